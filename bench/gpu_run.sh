@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# gpu_run.sh - one full GPU session in one command (for the device machine, where nothing
+# can be installed from a registry): unpack carried Debian packages if the image lacks
+# SQLite or libyaml headers, build, run every test (GPU tests included), tune a shapes
+# file on GPU 0 and benchmark it against cuBLAS. Logs and the database go to $OUT.
+#   OUT=/tmp/out BUDGET=150 bash bench/gpu_run.sh [shapes.yaml]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/mmtune-gpu}
+SHAPES=${1:-examples/shapes_gpu.yaml}
+BUDGET=${BUDGET:-150}
+STRATEGY=${STRATEGY:-random}
+TESTS=${TESTS:-.}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/run.log") 2>&1
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+if [ -d .debs ] && ! { [ -f /usr/include/yaml.h ] && [ -f /usr/include/sqlite3.h ]; }; then
+  mkdir -p /tmp/deps && for f in .debs/*.deb; do dpkg -x "$f" /tmp/deps; done
+  export CMAKE_PREFIX_PATH=/tmp/deps/usr PATH=/tmp/deps/usr/bin:$PATH
+  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+  echo "using carried packages from .debs"
+fi
+t0=$(date +%s)
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -m20 -B2 -A5 error "$OUT/build.log"; exit 1; }
+echo "built in $(( $(date +%s) - t0 )) s"
+export MMTUNE_CACHE_DIR=/tmp/mmtune-cache
+(cd build-gpu && ctest -R "$TESTS" --output-on-failure -j 4 --timeout 300) >"$OUT/ctest.log" 2>&1
+tail -25 "$OUT/ctest.log"
+[ "${TUNE:-1}" = 1 ] || exit 0
+DB=$OUT/gpu.db
+t1=$(date +%s)
+build-gpu/mmtune --device 0 --shapes "$SHAPES" --db "$DB" --strategy "$STRATEGY" --budget "$BUDGET" \
+  >"$OUT/tune.log" 2>&1
+echo "tune exit $? in $(( $(date +%s) - t1 )) s"
+tail -30 "$OUT/tune.log"
+build-gpu/mmtune bench --device 0 --shapes "$SHAPES" --db "$DB" 2>&1 | tee "$OUT/bench.log" | tail -20

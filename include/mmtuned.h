@@ -1,0 +1,105 @@
+/* mmtuned.h - the public API of libmmtuned, the mmtune runtime library.
+ *
+ * libmmtuned runs GEMM (C = alpha * op(A) * op(B) + beta * C) with the kernel that
+ * `mmtune` tuned for this device and problem, read from an SQLite database. An untuned
+ * shape takes the configuration of the nearest tuned shape, else the template default:
+ * never a wrong answer, never a crash. Every function returns MMT_OK (0) on success;
+ * details of the last failure are on the context (mmt_last_error). */
+#ifndef MMTUNED_H
+#define MMTUNED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MMT_VERSION_MAJOR 0
+#define MMT_VERSION_MINOR 1
+#define MMT_VERSION_PATCH 0
+#define MMT_VERSION_NUMBER (MMT_VERSION_MAJOR * 10000 + MMT_VERSION_MINOR * 100 + MMT_VERSION_PATCH)
+
+/* Every status once: name, number (never reused), message. */
+#define MMT_STATUS_MAP(X)                                                        \
+    X(OK,               0, "success")                                            \
+    X(INVALID_ARGUMENT, 1, "invalid argument")                                   \
+    X(OUT_OF_MEMORY,    2, "out of memory")                                      \
+    X(IO,               3, "file or process error")                              \
+    X(PARSE,            4, "error in a YAML file or expression")                 \
+    X(DATABASE,         5, "database error")                                     \
+    X(COMPILE,          6, "kernel compilation failed")                          \
+    X(LOAD,             7, "kernel could not be loaded")                         \
+    X(LAUNCH,           8, "kernel launch or execution failed")                  \
+    X(UNSUPPORTED,      9, "not supported by this device or build")              \
+    X(NOT_FOUND,       10, "not found")                                          \
+    X(INTERNAL,        11, "internal error")
+
+typedef enum mmt_status {
+#define MMT_STATUS_ENUM_(name, num, msg) MMT_##name = num,
+    MMT_STATUS_MAP(MMT_STATUS_ENUM_)
+#undef MMT_STATUS_ENUM_
+} mmt_status;
+
+/* Values match CBLAS, so cblas enums can be passed straight through. */
+typedef enum mmt_layout { MMT_ROW_MAJOR = 101, MMT_COL_MAJOR = 102 } mmt_layout;
+typedef enum mmt_transpose { MMT_NO_TRANS = 111, MMT_TRANS = 112 } mmt_transpose;
+
+/* Element types of a problem. */
+typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1 } mmt_dtype;
+
+/* Which rule chose the kernel of the last call on a context. */
+typedef enum mmt_choice { MMT_CHOICE_NONE = 0, MMT_CHOICE_EXACT = 1, MMT_CHOICE_NEAREST = 2,
+                          MMT_CHOICE_DEFAULT = 3 } mmt_choice;
+
+typedef struct mmt_ctx mmt_ctx;
+
+/* The version of the library, "MAJOR.MINOR.PATCH"; a static string. */
+const char *mmt_version_string(void);
+
+/* The fixed message of a status; never NULL. */
+const char *mmt_status_string(mmt_status status);
+
+/* Opens a context on a device.
+ *   device:  "cpu" (or NULL) for the host CPU, "0", "1", ... or "cuda:0" for a GPU.
+ *   db_path: the tuning database; NULL means $MMTUNE_DB, else $XDG_CACHE_HOME/mmtune/mmtune.db,
+ *            else ~/.cache/mmtune/mmtune.db. A missing database is not an error: every
+ *            shape then runs the template default.
+ * On success *out owns the context (free with mmt_close). On failure *out is NULL unless
+ * a context could be made to carry the message, in which case read mmt_last_error and
+ * close it. */
+mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path);
+
+/* Frees a context and everything it loaded; NULL is a no-op. */
+void mmt_close(mmt_ctx *ctx);
+
+/* The detailed message of the last failure on ctx ("" if none); owned by ctx, valid until
+ * the next call on ctx. Accepts NULL. */
+const char *mmt_last_error(const mmt_ctx *ctx);
+
+/* How the kernel of the last successful GEMM call on ctx was chosen, and its configuration
+ * in canonical text ("BM=64,BN=64,..."; owned by ctx). Either pointer may be NULL. */
+mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config);
+
+/* For a GPU context: the CUDA stream (a CUstream / cudaStream_t) later calls run on;
+ * NULL is the default stream. Ignored on the CPU. */
+mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream);
+
+/* GEMM with the CBLAS signature: C = alpha * op(A) * op(B) + beta * C, op(A) is m x k,
+ * op(B) is k x n, C is m x n. On a GPU context A, B and C are device pointers and the call
+ * is asynchronous on the context's stream. As in BLAS, beta == 0 means C is not read
+ * (NaN in C does not propagate), and alpha == 0 means A and B are not read.
+ * Returns MMT_INVALID_ARGUMENT for a negative size, a leading dimension too small, or a
+ * NULL pointer that the call would read or write; nothing is written then. */
+mmt_status mmt_sgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b,
+                     int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                     const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+
+mmt_status mmt_dgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b,
+                     int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
+                     const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MMTUNED_H */

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# install-deps.sh - installs what mmtune needs on a Debian-like machine, only what is
+# missing: the compiler and CMake, SQLite3, libyaml, OpenSSL's libcrypto (SHA-256),
+# OpenBLAS (the CPU baseline, opened at run time) and the sqlite3 shell. The CUDA toolkit
+# is optional: the CUDA backend opens libcuda and libnvrtc at run time when present.
+set -euo pipefail
+packages=(gcc make cmake pkg-config libsqlite3-dev libyaml-dev libssl-dev libopenblas-dev sqlite3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

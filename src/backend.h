@@ -1,0 +1,89 @@
+/* backend.h - the backend interface: one static table of function pointers per kind of
+ * device (after SQLite's sqlite3_io_methods). Generic code reaches devices only through
+ * it. The CPU backend is always there; CUDA registers only if libcuda and libnvrtc open.
+ *
+ * Every template family exports one entry point that takes mmt_gemm_params: on the CPU
+ * `void mmt_gemm(const mmt_gemm_params *p)`, on CUDA
+ * `extern "C" __global__ void mmt_gemm(mmt_gemm_params p)`. Kernels see the row-major
+ * problem only (problem.h). Templates repeat this struct; keep them in step. */
+#ifndef MMT_BACKEND_H
+#define MMT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "err.h"
+#include "space.h"
+
+typedef struct mmt_gemm_params {
+    int64_t m, n, k;
+    int64_t lda, ldb, ldc;
+    int32_t trans_a, trans_b;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    void *workspace; /* scratch of workspace_size bytes (split-K partial sums) or NULL */
+    int64_t workspace_size;
+} mmt_gemm_params;
+
+typedef struct mmt_module mmt_module; /* a loaded instance; defined by each backend */
+
+typedef enum mmt_copy_dir { MMT_H2D, MMT_D2H, MMT_D2D } mmt_copy_dir;
+
+#define MMT_BACKEND_VERSION 1
+
+typedef struct mmt_backend {
+    int version;      /* MMT_BACKEND_VERSION */
+    const char *name; /* "cpu", "cuda": the prefix of its templates (templates/cpu/...) */
+
+    int (*device_count)(void);
+    mmt_status (*probe)(int ordinal, mmt_device_info *out, mmt_err *err);
+
+    /* Compiles the template source with `defines` ("NAME=VALUE ..."); the result is an
+     * opaque binary (a shared object, a cubin). *log (malloc'd, may be NULL) holds the
+     * compiler's output; on failure the status is MMT_COMPILE and err quotes the log. */
+    mmt_status (*compile)(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
+                          size_t *size, char **log, mmt_err *err);
+    /* Compiler identity and flags, part of the compile-cache key. */
+    const char *(*compiler_id)(const mmt_device_info *dev);
+
+    mmt_status (*load)(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
+                       mmt_module **out, mmt_err *err);
+    /* Launches; asynchronous on GPUs (stream may be NULL). geometry is ignored on the CPU. */
+    mmt_status (*launch)(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
+                         mmt_err *err);
+    void (*unload)(mmt_module *mod);
+
+    /* Device memory; the identity of host memory on the CPU. */
+    mmt_status (*alloc)(const mmt_device_info *dev, size_t size, void **ptr, mmt_err *err);
+    void (*free)(void *ptr);
+    mmt_status (*copy)(void *dst, const void *src, size_t size, mmt_copy_dir dir, mmt_err *err);
+    mmt_status (*sync)(void *stream, mmt_err *err);
+
+    /* Times `reps` back-to-back calls of run (device events on GPUs, a monotonic clock on
+     * the CPU); *ms is the time of one call. */
+    mmt_status (*elapsed)(mmt_status (*run)(void *user, mmt_err *err), void *user, int reps, void *stream,
+                          double *ms, mmt_err *err);
+} mmt_backend;
+
+extern const mmt_backend mmt_backend_cpu;
+
+/* The CUDA backend, or NULL (with the reason in err) if its libraries do not open. */
+const mmt_backend *mmt_backend_cuda(mmt_err *err);
+
+/* Parses a device name ("cpu", "0", "cuda:1") into a backend and an ordinal. */
+mmt_status mmt_backend_for_device(const char *device, const mmt_backend **be, int *ordinal, mmt_err *err);
+
+/* CUDA-only helpers (backend_cuda.c; they fail with MMT_UNSUPPORTED without CUDA). */
+
+/* NVRTC-compiles source for an architecture ("sm_90") without needing a GPU: what the
+ * backend's compile does for a device of that arch (same flags, same log and errors). */
+mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
+                                     size_t *size, char **log, mmt_err *err);
+
+/* Makes GPU `ordinal`'s primary context (retained once, shared with the CUDA runtime and
+ * cuBLAS) current on the calling thread. */
+mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err);
+
+#endif

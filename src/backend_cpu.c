@@ -1,0 +1,322 @@
+/* backend_cpu.c - the CPU backend: a template instance is compiled by a `cc` subprocess
+ * into a shared object, loaded with dlopen, and called in the calling thread (the
+ * template brings its own OpenMP threads). Always available. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "fsutil.h"
+#include "hash.h"
+
+extern char **environ;
+
+#ifndef MMT_C_COMPILER
+#define MMT_C_COMPILER "cc"
+#endif
+
+/* -march=native: an instance is built for the machine that runs it; the device
+ * fingerprint carries the ISA and the compiler, so results never cross machines. */
+static const char *const cpu_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-std=gnu11", NULL};
+
+struct mmt_module {
+    void *handle;
+    void (*fn)(const mmt_gemm_params *p);
+};
+
+static const char *compiler_path(void)
+{
+    const char *cc = getenv("MMTUNE_CC");
+    if (!cc || !*cc) cc = getenv("CC");
+    return cc && *cc ? cc : MMT_C_COMPILER;
+}
+
+static int cpu_device_count(void) { return 1; }
+
+/* Runs argv with stdout and stderr into log_path; returns the exit status, -1 if it
+ * could not start. */
+static int run_logged(char *const argv[], const char *log_path)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return -1;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The compiler's first --version line and the flags: part of every cache key. */
+static pthread_once_t compiler_once = PTHREAD_ONCE_INIT;
+static char compiler_id[1024];
+
+static void make_compiler_id(void)
+{
+    char version[512], dir[] = "/tmp/mmtune-ccv-XXXXXX", log[64];
+    snprintf(version, sizeof version, "%s (unknown version)", compiler_path());
+    if (mkdtemp(dir)) {
+        snprintf(log, sizeof log, "%s/v", dir);
+        char *argv[] = {(char *)compiler_path(), "--version", NULL};
+        FILE *f = run_logged(argv, log) == 0 ? fopen(log, "r") : NULL;
+        char line[400];
+        if (f && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(version, sizeof version, "%s", line);
+        }
+        if (f) fclose(f);
+        unlink(log);
+        rmdir(dir);
+    }
+    size_t n = snprintf(compiler_id, sizeof compiler_id, "%s |", version);
+    for (int i = 0; cpu_flags[i] && n < sizeof compiler_id; i++)
+        n += snprintf(compiler_id + n, sizeof compiler_id - n, " %s", cpu_flags[i]);
+}
+
+static const char *cpu_compiler_id(const mmt_device_info *dev)
+{
+    (void)dev;
+    pthread_once(&compiler_once, make_compiler_id);
+    return compiler_id;
+}
+
+static void cpuinfo_model(char *buf, size_t size)
+{
+    snprintf(buf, size, "x86-64 CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *v = strchr(line, ':');
+            if (v) {
+                v++;
+                while (*v == ' ') v++;
+                v[strcspn(v, "\n")] = '\0';
+                snprintf(buf, size, "%s", v);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Cache size of a level from sysfs (glibc's sysconf reports 0 on some CPUs). */
+static long cache_bytes(int index)
+{
+    char path[128], text[64];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long v = 0;
+    if (fgets(text, sizeof text, f)) {
+        char unit = 0;
+        if (sscanf(text, "%ld%c", &v, &unit) >= 1) {
+            if (unit == 'K') v *= 1024;
+            else if (unit == 'M') v *= 1024 * 1024;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+static mmt_status cpu_probe(int ordinal, mmt_device_info *d, mmt_err *err)
+{
+    RETURN_ERROR_IF(ordinal != 0, err, MMT_INVALID_ARGUMENT, "the CPU backend has one device, not %d", ordinal);
+    memset(d, 0, sizeof *d);
+    snprintf(d->backend, sizeof d->backend, "cpu");
+    cpuinfo_model(d->name, sizeof d->name);
+    __builtin_cpu_init();
+    int isa = 0;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
+    if (isa && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) isa = 2;
+    static const char *const isa_names[] = {"x86_64", "x86_64-avx2", "x86_64-avx512"};
+    snprintf(d->arch, sizeof d->arch, "%s", isa_names[isa]);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    mmt_device_set_prop(d, "isa", isa);
+    mmt_device_set_prop(d, "cores", cores > 0 ? cores : 1);
+    mmt_device_set_prop(d, "l1d_bytes", cache_bytes(0) ? cache_bytes(0) : 32768);
+    mmt_device_set_prop(d, "l2_bytes", cache_bytes(2) ? cache_bytes(2) : 1 << 20);
+    mmt_device_set_prop(d, "l3_bytes", cache_bytes(3) ? cache_bytes(3) : 8 << 20);
+    snprintf(d->fingerprint, sizeof d->fingerprint, "cpu|%.120s|%s|cores=%ld|%.250s", d->name, d->arch, cores,
+             cpu_compiler_id(d));
+    return MMT_OK;
+}
+
+static mmt_status cpu_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
+                              size_t *size, char **log, mmt_err *err)
+{
+    (void)dev;
+    *bin = NULL;
+    *size = 0;
+    if (log) *log = NULL;
+    const char *tmpdir = getenv("TMPDIR");
+    char dir[512], src[600], out[600], logp[600];
+    snprintf(dir, sizeof dir, "%s/mmtune-cc-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    RETURN_ERROR_IF(!mkdtemp(dir), err, MMT_IO, "cannot create a temporary directory: %s", strerror(errno));
+    snprintf(src, sizeof src, "%s/kernel.c", dir);
+    snprintf(out, sizeof out, "%s/kernel.so", dir);
+    snprintf(logp, sizeof logp, "%s/log", dir);
+    mmt_status st = mmt_file_write_atomic(src, source, strlen(source), err);
+
+    /* argv: cc, flags, -DNAME=VALUE..., -o out src */
+    char *defs = strdup(defines ? defines : "");
+    char *argv[256];
+    int argc = 0;
+    argv[argc++] = (char *)compiler_path();
+    for (int i = 0; cpu_flags[i]; i++) argv[argc++] = (char *)cpu_flags[i];
+    char *dbuf[200];
+    int nd = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(defs, " ", &save); tok && nd < 200; tok = strtok_r(NULL, " ", &save)) {
+        size_t n = strlen(tok) + 3;
+        dbuf[nd] = malloc(n);
+        snprintf(dbuf[nd], n, "-D%s", tok);
+        argv[argc++] = dbuf[nd++];
+    }
+    argv[argc++] = "-o";
+    argv[argc++] = out;
+    argv[argc++] = src;
+    argv[argc] = NULL;
+
+    int rc = st == MMT_OK ? run_logged(argv, logp) : -1;
+    void *logtext = NULL;
+    size_t loglen = 0;
+    if (st == MMT_OK && mmt_file_read(logp, &logtext, &loglen, NULL) == MMT_OK && log) *log = logtext;
+    else free(logtext);
+    if (st != MMT_OK) {
+        /* err already set */
+    } else if (rc < 0) {
+        st = mmt_err_set(err, MMT_COMPILE, "cannot run the C compiler '%s'", compiler_path());
+    } else if (rc != 0) {
+        st = mmt_err_set(err, MMT_COMPILE, "%s exited with %d: %.3000s", compiler_path(), rc,
+                         log && *log ? *log : "");
+    } else {
+        st = mmt_file_read(out, bin, size, err);
+    }
+    for (int i = 0; i < nd; i++) free(dbuf[i]);
+    free(defs);
+    unlink(src);
+    unlink(out);
+    unlink(logp);
+    rmdir(dir);
+    return st;
+}
+
+static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
+                           mmt_module **out, mmt_err *err)
+{
+    (void)dev;
+    /* dlopen needs a file: the cache keeps one per distinct binary, named by its hash. */
+    char dir[1024], path[1200], hex[65];
+    FORWARD_IF_ERROR(mmt_cache_dir(dir, sizeof dir, err));
+    mmt_sha256_hex(bin, size, hex);
+    snprintf(path, sizeof path, "%s/%s.so", dir, hex);
+    if (access(path, R_OK) != 0) FORWARD_IF_ERROR(mmt_file_write_atomic(path, bin, size, err));
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    RETURN_ERROR_IF(!h, err, MMT_LOAD, "dlopen %s: %s", path, dlerror());
+    void *fn = dlsym(h, entry);
+    if (!fn) {
+        dlclose(h);
+        return mmt_err_set(err, MMT_LOAD, "%s has no entry point %s", path, entry);
+    }
+    mmt_module *m = malloc(sizeof *m);
+    if (!m) {
+        dlclose(h);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    m->handle = h;
+    *(void **)&m->fn = fn;
+    *out = m;
+    return MMT_OK;
+}
+
+static mmt_status cpu_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
+                             mmt_err *err)
+{
+    (void)g;
+    (void)stream;
+    (void)err;
+    mod->fn(p);
+    return MMT_OK;
+}
+
+static void cpu_unload(mmt_module *mod)
+{
+    if (!mod) return;
+    dlclose(mod->handle);
+    free(mod);
+}
+
+static mmt_status cpu_alloc(const mmt_device_info *dev, size_t size, void **ptr, mmt_err *err)
+{
+    (void)dev;
+    size_t n = (size + 63) / 64 * 64;
+    *ptr = aligned_alloc(64, n ? n : 64);
+    RETURN_ERROR_IF(!*ptr, err, MMT_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
+    return MMT_OK;
+}
+
+static void cpu_free(void *ptr) { free(ptr); }
+
+static mmt_status cpu_copy(void *dst, const void *src, size_t size, mmt_copy_dir dir, mmt_err *err)
+{
+    (void)dir;
+    (void)err;
+    memmove(dst, src, size);
+    return MMT_OK;
+}
+
+static mmt_status cpu_sync(void *stream, mmt_err *err)
+{
+    (void)stream;
+    (void)err;
+    return MMT_OK;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static mmt_status cpu_elapsed(mmt_status (*run)(void *user, mmt_err *err), void *user, int reps, void *stream,
+                              double *ms, mmt_err *err)
+{
+    (void)stream;
+    double t0 = now_ms();
+    for (int i = 0; i < reps; i++) FORWARD_IF_ERROR(run(user, err));
+    *ms = (now_ms() - t0) / (reps > 0 ? reps : 1);
+    return MMT_OK;
+}
+
+const mmt_backend mmt_backend_cpu = {
+    .version = MMT_BACKEND_VERSION,
+    .name = "cpu",
+    .device_count = cpu_device_count,
+    .probe = cpu_probe,
+    .compile = cpu_compile,
+    .compiler_id = cpu_compiler_id,
+    .load = cpu_load,
+    .launch = cpu_launch,
+    .unload = cpu_unload,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .copy = cpu_copy,
+    .sync = cpu_sync,
+    .elapsed = cpu_elapsed,
+};

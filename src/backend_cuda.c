@@ -1,0 +1,661 @@
+/* backend_cuda.c - the CUDA backend: templates are compiled by NVRTC to a cubin for the
+ * device's exact architecture, loaded and launched through the driver API. libcuda and
+ * libnvrtc are opened with dlopen, so libmmtuned loads (and serves the CPU) on machines
+ * without them; this is the only file that includes cuda.h and nvrtc.h.
+ *
+ * Contexts: every device is used through its primary context (the one the CUDA runtime
+ * and cuBLAS share), retained once and kept for the life of the process. Each entry point
+ * makes the right one current on the calling thread, so the tuner and the runtime library
+ * may call from any thread. */
+#define _GNU_SOURCE
+/* The headers come from the CUDA toolkit; the build should put its include directory on
+ * the path (CMake: CUDAToolkit_INCLUDE_DIRS). Without them this file builds a stub. */
+#if __has_include(<cuda.h>) && __has_include(<nvrtc.h>)
+#include <cuda.h>
+#include <nvrtc.h>
+#define MMT_HAVE_CUDA_HEADERS 1
+#else
+#define MMT_HAVE_CUDA_HEADERS 0
+#endif
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+#if !MMT_HAVE_CUDA_HEADERS
+/* Built without the CUDA toolkit's headers: the backend never registers. */
+const mmt_backend *mmt_backend_cuda(mmt_err *err)
+{
+    mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: built without the CUDA headers");
+    return NULL;
+}
+mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err)
+{
+    return mmt_err_set(err, MMT_UNSUPPORTED, "no CUDA device %d: built without the CUDA headers", ordinal);
+}
+mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
+                                     size_t *size, char **log, mmt_err *err)
+{
+    (void)arch, (void)source, (void)defines;
+    *bin = NULL, *size = 0;
+    if (log) *log = NULL;
+    return mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: built without the CUDA headers");
+}
+#else
+
+_Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this layout (112 bytes)");
+
+#define STR_(x) #x
+#define XSTR(x) STR_(x) /* the symbol a cuda.h name maps to: cuMemAlloc -> "cuMemAlloc_v2" */
+
+/* Driver and NVRTC functions: field name, API name (cuda.h's macros pick the versioned
+ * symbol, and __typeof__ its prototype). */
+#define CU_FUNCS(X)                                   \
+    X(Init, cuInit)                                   \
+    X(DriverGetVersion, cuDriverGetVersion)           \
+    X(DeviceGetCount, cuDeviceGetCount)               \
+    X(DeviceGet, cuDeviceGet)                         \
+    X(DeviceGetName, cuDeviceGetName)                 \
+    X(DeviceGetAttribute, cuDeviceGetAttribute)       \
+    X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) \
+    X(CtxGetCurrent, cuCtxGetCurrent)                 \
+    X(CtxSetCurrent, cuCtxSetCurrent)                 \
+    X(CtxSynchronize, cuCtxSynchronize)               \
+    X(ModuleLoadData, cuModuleLoadData)               \
+    X(ModuleUnload, cuModuleUnload)                   \
+    X(ModuleGetFunction, cuModuleGetFunction)         \
+    X(FuncSetAttribute, cuFuncSetAttribute)           \
+    X(LaunchKernel, cuLaunchKernel)                   \
+    X(MemAlloc, cuMemAlloc)                           \
+    X(MemFree, cuMemFree)                             \
+    X(MemcpyHtoD, cuMemcpyHtoD)                       \
+    X(MemcpyDtoH, cuMemcpyDtoH)                       \
+    X(MemcpyDtoD, cuMemcpyDtoD)                       \
+    X(StreamSynchronize, cuStreamSynchronize)         \
+    X(StreamGetCtx, cuStreamGetCtx)                   \
+    X(EventCreate, cuEventCreate)                     \
+    X(EventRecord, cuEventRecord)                     \
+    X(EventSynchronize, cuEventSynchronize)           \
+    X(EventElapsedTime, cuEventElapsedTime)           \
+    X(EventDestroy, cuEventDestroy)                   \
+    X(PointerGetAttribute, cuPointerGetAttribute)     \
+    X(GetErrorString, cuGetErrorString)               \
+    X(GetErrorName, cuGetErrorName)
+
+#define NVRTC_FUNCS(X)                          \
+    X(Version, nvrtcVersion)                    \
+    X(CreateProgram, nvrtcCreateProgram)        \
+    X(CompileProgram, nvrtcCompileProgram)      \
+    X(DestroyProgram, nvrtcDestroyProgram)      \
+    X(GetProgramLogSize, nvrtcGetProgramLogSize) \
+    X(GetProgramLog, nvrtcGetProgramLog)        \
+    X(GetCUBINSize, nvrtcGetCUBINSize)          \
+    X(GetCUBIN, nvrtcGetCUBIN)                  \
+    X(GetErrorString, nvrtcGetErrorString)
+
+#define DECLARE_FN_(field, sym) __typeof__(sym) *field;
+static struct {
+    void *lib;
+    CU_FUNCS(DECLARE_FN_)
+} cu;
+static struct {
+    void *lib;
+    int major, minor;
+    NVRTC_FUNCS(DECLARE_FN_)
+} nv;
+#undef DECLARE_FN_
+
+/* ---- opening the libraries ------------------------------------------------------------ */
+
+static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT, cuda_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
+static char nvrtc_why[512], cuda_why[512]; /* empty when the library opened */
+static CUresult init_rc = CUDA_ERROR_NOT_INITIALIZED;
+
+static void *open_first(const char *const *names, char *why, size_t size)
+{
+    for (int i = 0; names[i]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) return h;
+    }
+    const char *e = dlerror();
+    snprintf(why, size, "cannot open %s (%s)", names[0], e ? e : "not found");
+    return NULL;
+}
+
+static void open_nvrtc(void)
+{
+    static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                                        "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                        "/usr/local/cuda/lib64/libnvrtc.so.12", NULL};
+    nv.lib = open_first(names, nvrtc_why, sizeof nvrtc_why);
+    if (!nv.lib) return;
+#define LOAD_FN_(field, sym)                                                                    \
+    if (!(*(void **)&nv.field = dlsym(nv.lib, XSTR(sym)))) {                                    \
+        snprintf(nvrtc_why, sizeof nvrtc_why, "libnvrtc lacks %s (too old?)", XSTR(sym));       \
+        goto fail;                                                                              \
+    }
+    NVRTC_FUNCS(LOAD_FN_)
+#undef LOAD_FN_
+    if (nv.Version(&nv.major, &nv.minor) != NVRTC_SUCCESS) {
+        snprintf(nvrtc_why, sizeof nvrtc_why, "nvrtcVersion failed");
+        goto fail;
+    }
+    return;
+fail:
+    dlclose(nv.lib);
+    nv.lib = NULL;
+}
+
+static void open_cuda(void)
+{
+    static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
+    cu.lib = open_first(names, cuda_why, sizeof cuda_why);
+    if (!cu.lib) {
+        snprintf(cuda_why, sizeof cuda_why, "the CUDA driver (libcuda.so.1) is not installed");
+        return;
+    }
+#define LOAD_FN_(field, sym)                                                                  \
+    if (!(*(void **)&cu.field = dlsym(cu.lib, XSTR(sym)))) {                                  \
+        snprintf(cuda_why, sizeof cuda_why, "libcuda lacks %s (driver too old?)", XSTR(sym)); \
+        goto fail;                                                                            \
+    }
+    /* cuEventElapsedTime_v2 is CUDA 12.8+; older drivers have the same call unversioned. */
+    if (!dlsym(cu.lib, XSTR(cuEventElapsedTime))) {
+        *(void **)&cu.EventElapsedTime = dlsym(cu.lib, "cuEventElapsedTime");
+        if (!cu.EventElapsedTime) {
+            snprintf(cuda_why, sizeof cuda_why, "libcuda lacks cuEventElapsedTime");
+            goto fail;
+        }
+    }
+    CU_FUNCS(LOAD_FN_)
+#undef LOAD_FN_
+    return;
+fail:
+    dlclose(cu.lib);
+    cu.lib = NULL;
+}
+
+static void init_cuda(void)
+{
+    pthread_once(&cuda_once, open_cuda);
+    if (cu.lib) init_rc = cu.Init(0);
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+static mmt_status cu_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what)
+{
+    const char *name = NULL, *text = NULL;
+    if (cu.GetErrorName) cu.GetErrorName(rc, &name);
+    if (cu.GetErrorString) cu.GetErrorString(rc, &text);
+    return mmt_err_set(err, st, "%s: %s (%d): %s", what, name ? name : "CUDA error", (int)rc,
+                       text ? text : "unknown error");
+}
+
+#define CU_TRY(call, st, what)                                      \
+    do {                                                            \
+        CUresult rc_ = (call);                                      \
+        if (rc_ != CUDA_SUCCESS) return cu_fail(err, (st), rc_, (what)); \
+    } while (0)
+
+static mmt_status need_driver(mmt_err *err)
+{
+    pthread_once(&init_once, init_cuda);
+    RETURN_ERROR_IF(!cu.lib, err, MMT_UNSUPPORTED, "%s", cuda_why);
+    if (init_rc != CUDA_SUCCESS) return cu_fail(err, MMT_UNSUPPORTED, init_rc, "cuInit");
+    return MMT_OK;
+}
+
+/* ---- contexts -------------------------------------------------------------------------- */
+
+#define MAX_DEVICES 64
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext primary[MAX_DEVICES];
+static _Atomic(CUcontext) last_ctx; /* for calls that name no device: free(NULL stream) */
+
+static mmt_status enter(CUcontext ctx, mmt_err *err)
+{
+    CUcontext cur = NULL;
+    if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx) return MMT_OK;
+    CU_TRY(cu.CtxSetCurrent(ctx), MMT_LAUNCH, "cuCtxSetCurrent");
+    atomic_store(&last_ctx, ctx);
+    return MMT_OK;
+}
+
+/* The retained primary context of a device. */
+static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
+{
+    FORWARD_IF_ERROR(need_driver(err));
+    int count = 0;
+    CU_TRY(cu.DeviceGetCount(&count), MMT_UNSUPPORTED, "cuDeviceGetCount");
+    RETURN_ERROR_IF(ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES, err, MMT_NOT_FOUND,
+                    "no GPU %d (this machine has %d)", ordinal, count);
+    pthread_mutex_lock(&ctx_lock);
+    CUresult rc = CUDA_SUCCESS;
+    const char *what = "cuDeviceGet";
+    if (!primary[ordinal]) {
+        CUdevice dev;
+        rc = cu.DeviceGet(&dev, ordinal);
+        if (rc == CUDA_SUCCESS) {
+            what = "cuDevicePrimaryCtxRetain";
+            rc = cu.DevicePrimaryCtxRetain(&primary[ordinal], dev);
+        }
+    }
+    *out = primary[ordinal];
+    pthread_mutex_unlock(&ctx_lock);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_UNSUPPORTED, rc, what);
+    return MMT_OK;
+}
+
+mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err)
+{
+    CUcontext ctx;
+    FORWARD_IF_ERROR(primary_ctx(ordinal, &ctx, err));
+    return enter(ctx, err);
+}
+
+/* For calls that name no device: the current context if there is one, else the last one
+ * entered, else device 0's. */
+static mmt_status enter_default(mmt_err *err)
+{
+    FORWARD_IF_ERROR(need_driver(err));
+    CUcontext cur = NULL;
+    if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur) return MMT_OK;
+    CUcontext last = atomic_load(&last_ctx);
+    if (last) return enter(last, err);
+    return mmt_cuda_context_enter(0, err);
+}
+
+static mmt_status enter_for_ptr(const void *ptr, mmt_err *err)
+{
+    FORWARD_IF_ERROR(need_driver(err));
+    CUcontext ctx = NULL;
+    if (cu.PointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS &&
+        ctx)
+        return enter(ctx, err);
+    return enter_default(err);
+}
+
+static mmt_status enter_for_stream(void *stream, mmt_err *err)
+{
+    FORWARD_IF_ERROR(need_driver(err));
+    CUcontext ctx = NULL;
+    if (stream && cu.StreamGetCtx((CUstream)stream, &ctx) == CUDA_SUCCESS && ctx) return enter(ctx, err);
+    return enter_default(err);
+}
+
+/* ---- devices ----------------------------------------------------------------------------- */
+
+static int cuda_device_count(void)
+{
+    pthread_once(&init_once, init_cuda);
+    if (!cu.lib || init_rc != CUDA_SUCCESS) return 0; /* no driver or no device: no GPUs */
+    int n = 0;
+    return cu.DeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+}
+
+static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
+{
+    FORWARD_IF_ERROR(need_driver(err));
+    int count = cuda_device_count();
+    RETURN_ERROR_IF(ordinal < 0 || ordinal >= count, err, MMT_NOT_FOUND, "no GPU %d (this machine has %d)", ordinal,
+                    count);
+    CUdevice dev;
+    CU_TRY(cu.DeviceGet(&dev, ordinal), MMT_UNSUPPORTED, "cuDeviceGet");
+    memset(d, 0, sizeof *d);
+    snprintf(d->backend, sizeof d->backend, "cuda");
+    d->ordinal = ordinal;
+    CU_TRY(cu.DeviceGetName(d->name, (int)sizeof d->name, dev), MMT_UNSUPPORTED, "cuDeviceGetName");
+
+    static const struct {
+        const char *name;
+        CUdevice_attribute attr;
+    } attrs[] = {
+        {"cc_major", CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+        {"cc_minor", CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
+        {"max_threads_per_block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+        /* the opt-in maximum: kernels above 48 KiB get it at launch (cuFuncSetAttribute) */
+        {"max_smem_per_block", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN},
+        {"smem_per_sm", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR},
+        {"regs_per_block", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK},
+        {"regs_per_sm", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
+        {"max_threads_per_sm", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+        {"sm_count", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+        {"warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE},
+        {"l2_bytes", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE},
+    };
+    int cc[2] = {0, 0};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        int v = 0;
+        CU_TRY(cu.DeviceGetAttribute(&v, attrs[i].attr, dev), MMT_UNSUPPORTED, "cuDeviceGetAttribute");
+        mmt_device_set_prop(d, attrs[i].name, v);
+        if (i < 2) cc[i] = v;
+    }
+    snprintf(d->arch, sizeof d->arch, "sm_%d%d", cc[0], cc[1]);
+    int driver = 0;
+    CU_TRY(cu.DriverGetVersion(&driver), MMT_UNSUPPORTED, "cuDriverGetVersion");
+    pthread_once(&nvrtc_once, open_nvrtc);
+    snprintf(d->fingerprint, sizeof d->fingerprint, "cuda|%s|%s|driver=%d|nvrtc=%d.%d", d->name, d->arch, driver,
+             nv.major, nv.minor);
+    return MMT_OK;
+}
+
+/* ---- compiling ------------------------------------------------------------------------- */
+
+/* Fixed NVRTC options (besides --gpu-architecture and the -D definitions). No
+ * --use_fast_math: results must be IEEE (verification trusts them). */
+static const char *const nvrtc_flags[] = {"-std=c++17", "-default-device", "-lineinfo", NULL};
+
+mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
+                                     size_t *size, char **log, mmt_err *err)
+{
+    *bin = NULL;
+    *size = 0;
+    if (log) *log = NULL;
+    pthread_once(&nvrtc_once, open_nvrtc);
+    RETURN_ERROR_IF(!nv.lib, err, MMT_UNSUPPORTED, "NVRTC is not available: %s", nvrtc_why);
+
+    /* options: --gpu-architecture=ARCH, the fixed flags, -DNAME=VALUE per definition */
+    char *defs = strdup(defines ? defines : "");
+    size_t ntok = 1;
+    for (const char *s = defs ? defs : ""; *s; s++) ntok += *s == ' ';
+    const char **opts = calloc(ntok + 16, sizeof *opts);
+    char **owned = calloc(ntok + 2, sizeof *owned);
+    if (!defs || !opts || !owned) {
+        free(defs), free(opts), free(owned);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    int nopt = 0, nown = 0;
+    char archopt[96];
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
+    opts[nopt++] = archopt;
+    for (int i = 0; nvrtc_flags[i]; i++) opts[nopt++] = nvrtc_flags[i];
+    const char *verbose = getenv("MMTUNE_PTXAS_VERBOSE"); /* register / spill counts in the log */
+    if (verbose && *verbose && strcmp(verbose, "0") != 0) opts[nopt++] = "--ptxas-options=-v";
+    char *save = NULL;
+    for (char *tok = strtok_r(defs, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        size_t n = strlen(tok) + 3;
+        owned[nown] = malloc(n);
+        if (!owned[nown]) break;
+        snprintf(owned[nown], n, "-D%s", tok);
+        opts[nopt++] = owned[nown++];
+    }
+
+    mmt_status st = MMT_OK;
+    nvrtcProgram prog = NULL;
+    nvrtcResult rc = nv.CreateProgram(&prog, source, "mmt_template.cu", 0, NULL, NULL);
+    if (rc != NVRTC_SUCCESS) {
+        st = mmt_err_set(err, rc == NVRTC_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_COMPILE,
+                         "nvrtcCreateProgram: %s", nv.GetErrorString(rc));
+        goto done;
+    }
+    nvrtcResult crc = nv.CompileProgram(prog, nopt, opts);
+    size_t logsize = 0;
+    char *text = NULL;
+    if (nv.GetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1 && (text = malloc(logsize + 1))) {
+        if (nv.GetProgramLog(prog, text) == NVRTC_SUCCESS) text[logsize] = '\0';
+        else text[0] = '\0';
+    }
+    if (crc != NVRTC_SUCCESS) {
+        st = mmt_err_set(err, MMT_COMPILE, "nvrtc (%s, %s): %s: %.3500s", arch, defines ? defines : "",
+                         nv.GetErrorString(crc), text ? text : "");
+    } else {
+        size_t n = 0;
+        rc = nv.GetCUBINSize(prog, &n);
+        if (rc != NVRTC_SUCCESS || n == 0) {
+            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBINSize: %s (is %s a real architecture?)",
+                             rc != NVRTC_SUCCESS ? nv.GetErrorString(rc) : "empty cubin", arch);
+        } else if (!(*bin = malloc(n))) {
+            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+        } else if ((rc = nv.GetCUBIN(prog, *bin)) != NVRTC_SUCCESS) {
+            free(*bin);
+            *bin = NULL;
+            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBIN: %s", nv.GetErrorString(rc));
+        } else {
+            *size = n;
+        }
+    }
+    if (log) *log = text;
+    else free(text);
+done:
+    if (prog) nv.DestroyProgram(&prog);
+    for (int i = 0; i < nown; i++) free(owned[i]);
+    free(owned);
+    free(opts);
+    free(defs);
+    return st;
+}
+
+static mmt_status cuda_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
+                               size_t *size, char **log, mmt_err *err)
+{
+    return mmt_cuda_compile_for_arch(dev->arch, source, defines, bin, size, log, err);
+}
+
+/* "nvrtc-13.0 sm_90 -std=c++17 ...": one stable string per architecture. */
+static const char *cuda_compiler_id(const mmt_device_info *dev)
+{
+    static struct {
+        char arch[64];
+        char id[256];
+    } ids[16];
+    static int n_ids;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_once(&nvrtc_once, open_nvrtc);
+    pthread_mutex_lock(&lock);
+    const char *out = NULL;
+    for (int i = 0; i < n_ids && !out; i++)
+        if (strcmp(ids[i].arch, dev->arch) == 0) out = ids[i].id;
+    if (!out) {
+        int i = n_ids < 16 ? n_ids++ : 15;
+        snprintf(ids[i].arch, sizeof ids[i].arch, "%s", dev->arch);
+        size_t n = snprintf(ids[i].id, sizeof ids[i].id, "nvrtc-%d.%d %s", nv.major, nv.minor, dev->arch);
+        for (int f = 0; nvrtc_flags[f] && n < sizeof ids[i].id; f++)
+            n += snprintf(ids[i].id + n, sizeof ids[i].id - n, " %s", nvrtc_flags[f]);
+        out = ids[i].id;
+    }
+    pthread_mutex_unlock(&lock);
+    return out;
+}
+
+/* ---- modules and launches -------------------------------------------------------------- */
+
+struct mmt_module {
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction fn, pre; /* pre: "<entry>_pre" (split-K: C = beta * C first), or NULL */
+    int64_t sm_count;
+    pthread_mutex_t lock;
+    int64_t smem_opted; /* dynamic shared memory already allowed beyond 48 KiB */
+};
+
+static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
+                            mmt_module **out, mmt_err *err)
+{
+    (void)size; /* a cubin carries its size */
+    *out = NULL;
+    CUcontext ctx;
+    FORWARD_IF_ERROR(primary_ctx(dev->ordinal, &ctx, err));
+    FORWARD_IF_ERROR(enter(ctx, err));
+    mmt_module *m = calloc(1, sizeof *m);
+    RETURN_ERROR_IF(!m, err, MMT_OUT_OF_MEMORY, "out of memory");
+    m->ctx = ctx;
+    CUresult rc = cu.ModuleLoadData(&m->mod, bin);
+    if (rc != CUDA_SUCCESS) {
+        free(m);
+        return cu_fail(err, MMT_LOAD, rc, "cuModuleLoadData");
+    }
+    rc = cu.ModuleGetFunction(&m->fn, m->mod, entry);
+    if (rc != CUDA_SUCCESS) {
+        cu.ModuleUnload(m->mod);
+        free(m);
+        return cu_fail(err, MMT_LOAD, rc, entry);
+    }
+    char pre[256];
+    snprintf(pre, sizeof pre, "%s_pre", entry);
+    if (cu.ModuleGetFunction(&m->pre, m->mod, pre) != CUDA_SUCCESS) m->pre = NULL;
+    m->sm_count = 132;
+    mmt_device_get_prop(dev, "sm_count", 8, &m->sm_count);
+    pthread_mutex_init(&m->lock, NULL);
+    *out = m;
+    return MMT_OK;
+}
+
+static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
+                              mmt_err *err)
+{
+    FORWARD_IF_ERROR(enter(mod->ctx, err));
+    if (p->m <= 0 || p->n <= 0) return MMT_OK; /* C is empty: nothing to do */
+    RETURN_ERROR_IF(g->grid[0] < 1 || g->grid[1] < 1 || g->grid[2] < 1 || g->block[0] < 1 || g->block[1] < 1 ||
+                        g->block[2] < 1 || g->grid[0] > 0x7fffffff || g->grid[1] > 65535 || g->grid[2] > 65535 ||
+                        g->block[0] * g->block[1] * g->block[2] > 1024 || g->smem < 0 || g->smem > 0x7fffffff,
+                    err, MMT_LAUNCH, "bad launch geometry: grid %lld %lld %lld, block %lld %lld %lld, smem %lld",
+                    (long long)g->grid[0], (long long)g->grid[1], (long long)g->grid[2], (long long)g->block[0],
+                    (long long)g->block[1], (long long)g->block[2], (long long)g->smem);
+    void *args[] = {(void *)p};
+    if (mod->pre) {
+        int64_t total = p->m * p->n, blocks = (total + 255) / 256, cap = mod->sm_count * 8;
+        if (blocks > cap) blocks = cap; /* the kernel strides */
+        CU_TRY(cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
+               MMT_LAUNCH, "cuLaunchKernel (split-K beta pass)");
+    }
+    if (g->smem > 48 * 1024) {
+        pthread_mutex_lock(&mod->lock);
+        CUresult rc = CUDA_SUCCESS;
+        if (g->smem > mod->smem_opted) {
+            rc = cu.FuncSetAttribute(mod->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)g->smem);
+            if (rc == CUDA_SUCCESS) mod->smem_opted = g->smem;
+        }
+        pthread_mutex_unlock(&mod->lock);
+        if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuFuncSetAttribute (dynamic shared memory)");
+    }
+    CU_TRY(cu.LaunchKernel(mod->fn, (unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2],
+                           (unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2], (unsigned)g->smem,
+                           (CUstream)stream, args, NULL),
+           MMT_LAUNCH, "cuLaunchKernel");
+    return MMT_OK;
+}
+
+static void cuda_unload(mmt_module *mod)
+{
+    if (!mod) return;
+    if (enter(mod->ctx, NULL) == MMT_OK) cu.ModuleUnload(mod->mod);
+    pthread_mutex_destroy(&mod->lock);
+    free(mod);
+}
+
+/* ---- memory, synchronisation, timing --------------------------------------------------- */
+
+static mmt_status cuda_alloc(const mmt_device_info *dev, size_t size, void **ptr, mmt_err *err)
+{
+    *ptr = NULL;
+    FORWARD_IF_ERROR(mmt_cuda_context_enter(dev->ordinal, err));
+    CUdeviceptr d = 0;
+    CUresult rc = cu.MemAlloc(&d, size ? size : 1);
+    if (rc != CUDA_SUCCESS)
+        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
+    *ptr = (void *)(uintptr_t)d;
+    return MMT_OK;
+}
+
+static void cuda_free(void *ptr)
+{
+    if (!ptr || enter_for_ptr(ptr, NULL) != MMT_OK) return;
+    cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
+}
+
+static mmt_status cuda_copy(void *dst, const void *src, size_t size, mmt_copy_dir dir, mmt_err *err)
+{
+    if (size == 0) return MMT_OK;
+    FORWARD_IF_ERROR(enter_for_ptr(dir == MMT_D2H ? src : dst, err));
+    CUresult rc;
+    switch (dir) {
+    case MMT_H2D: rc = cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, size); break;
+    case MMT_D2H: rc = cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, size); break;
+    default: rc = cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, size); break;
+    }
+    /* a copy is where an earlier asynchronous kernel fault shows up */
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuMemcpy");
+    return MMT_OK;
+}
+
+static mmt_status cuda_sync(void *stream, mmt_err *err)
+{
+    FORWARD_IF_ERROR(enter_for_stream(stream, err));
+    if (stream) CU_TRY(cu.StreamSynchronize((CUstream)stream), MMT_LAUNCH, "cuStreamSynchronize");
+    else CU_TRY(cu.CtxSynchronize(), MMT_LAUNCH, "cuCtxSynchronize");
+    return MMT_OK;
+}
+
+static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void *user, int reps, void *stream,
+                               double *ms, mmt_err *err)
+{
+    *ms = 0;
+    FORWARD_IF_ERROR(enter_for_stream(stream, err));
+    CUevent e0 = NULL, e1 = NULL;
+    CU_TRY(cu.EventCreate(&e0, CU_EVENT_DEFAULT), MMT_LAUNCH, "cuEventCreate");
+    CUresult rc = cu.EventCreate(&e1, CU_EVENT_DEFAULT);
+    if (rc != CUDA_SUCCESS) {
+        cu.EventDestroy(e0);
+        return cu_fail(err, MMT_LAUNCH, rc, "cuEventCreate");
+    }
+    mmt_status st = MMT_OK;
+    float t = 0;
+    const char *what = "cuEventRecord";
+    rc = cu.EventRecord(e0, (CUstream)stream);
+    for (int i = 0; rc == CUDA_SUCCESS && st == MMT_OK && i < reps; i++) st = run(user, err);
+    if (rc == CUDA_SUCCESS && st == MMT_OK) rc = cu.EventRecord(e1, (CUstream)stream);
+    if (rc == CUDA_SUCCESS && st == MMT_OK) {
+        what = "cuEventSynchronize (a kernel failed)";
+        rc = cu.EventSynchronize(e1);
+    }
+    if (rc == CUDA_SUCCESS && st == MMT_OK) {
+        what = "cuEventElapsedTime";
+        rc = cu.EventElapsedTime(&t, e0, e1);
+    }
+    cu.EventDestroy(e0);
+    cu.EventDestroy(e1);
+    if (st != MMT_OK) return st;
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, what);
+    *ms = (double)t / (reps > 0 ? reps : 1);
+    return MMT_OK;
+}
+
+static const mmt_backend cuda_backend = {
+    .version = MMT_BACKEND_VERSION,
+    .name = "cuda",
+    .device_count = cuda_device_count,
+    .probe = cuda_probe,
+    .compile = cuda_compile,
+    .compiler_id = cuda_compiler_id,
+    .load = cuda_load,
+    .launch = cuda_launch,
+    .unload = cuda_unload,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .copy = cuda_copy,
+    .sync = cuda_sync,
+    .elapsed = cuda_elapsed,
+};
+
+const mmt_backend *mmt_backend_cuda(mmt_err *err)
+{
+    pthread_once(&nvrtc_once, open_nvrtc);
+    pthread_once(&init_once, init_cuda);
+    if (!cu.lib) {
+        mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: %s", cuda_why);
+        return NULL;
+    }
+    if (!nv.lib) {
+        mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: NVRTC: %s", nvrtc_why);
+        return NULL;
+    }
+    return &cuda_backend;
+}
+
+#endif /* MMT_HAVE_CUDA_HEADERS */

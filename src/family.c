@@ -1,0 +1,61 @@
+/* family.c - spaces with their templates (see family.h). */
+#include "family.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "resource.h"
+
+static mmt_status attach_template(mmt_space *space, mmt_family **out, mmt_err *err)
+{
+    mmt_family *f = calloc(1, sizeof *f);
+    if (!f) {
+        mmt_space_free(space);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    f->space = space;
+    snprintf(f->name, sizeof f->name, "%s", space->template);
+    char path[512];
+    snprintf(path, sizeof path, "templates/%s", space->template);
+    size_t size;
+    mmt_status st = mmt_resource_read(path, &f->source, &size, err);
+    if (st != MMT_OK) {
+        mmt_family_free(f);
+        return mmt_err_set(err, st, "%s: template %s: %s", space->file, space->template, err ? err->msg : "");
+    }
+    mmt_sha256_hex(f->source, size, f->source_hash);
+    *out = f;
+    return MMT_OK;
+}
+
+mmt_status mmt_family_load_file(const char *space_file, mmt_family **out, mmt_err *err)
+{
+    mmt_space *s;
+    FORWARD_IF_ERROR(mmt_space_load_file(space_file, &s, err));
+    return attach_template(s, out, err);
+}
+
+mmt_status mmt_family_find(const char *backend, mmt_dtype dtype, mmt_family **out, mmt_err *err)
+{
+    size_t blen = strlen(backend);
+    for (const mmt_resource *r = mmt_resources; r->path; r++) {
+        if (strncmp(r->path, "search_spaces/", 14) != 0) continue;
+        mmt_space *s;
+        FORWARD_IF_ERROR(mmt_space_load_text(r->path, (const char *)r->data, r->size, &s, err));
+        if (strncmp(s->template, backend, blen) == 0 && s->template[blen] == '/' && (s->dtypes & (1u << dtype)))
+            return attach_template(s, out, err);
+        mmt_space_free(s);
+    }
+    return mmt_err_set(err, MMT_UNSUPPORTED, "no template serves %s on the %s backend", mmt_dtype_name(dtype),
+                       backend);
+}
+
+void mmt_family_free(mmt_family *f)
+{
+    if (!f) return;
+    mmt_space_free(f->space);
+    free(f->source);
+    free(f);
+}

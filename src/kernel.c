@@ -1,0 +1,69 @@
+/* kernel.c - instantiation and the compile cache (see kernel.h). */
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "hash.h"
+
+mmt_status mmt_kernel_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
+                              size_t size, mmt_err *err)
+{
+    FORWARD_IF_ERROR(mmt_space_defines(s, c, env, buf, size, err));
+    size_t n = strlen(buf);
+    int w = snprintf(buf + n, size - n, "%sMMT_DTYPE_F64=%d", n ? " " : "", env->problem->dtype == MMT_F64);
+    RETURN_ERROR_IF(w < 0 || (size_t)w >= size - n, err, MMT_INTERNAL, "compile definitions too long");
+    return MMT_OK;
+}
+
+void mmt_kernel_key(const mmt_backend *be, const mmt_device_info *dev, const char *source, const char *defines,
+                    char key[65])
+{
+    mmt_hash *h = mmt_hash_begin();
+    mmt_hash_add_str(h, be->name);
+    mmt_hash_add_str(h, dev->arch);
+    mmt_hash_add_str(h, be->compiler_id(dev));
+    mmt_hash_add_str(h, source);
+    mmt_hash_add_str(h, defines);
+    mmt_hash_end(h, key);
+}
+
+static void cache_path(const char *dir, const char *key, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%s.bin", dir, key);
+}
+
+mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
+                             const char *template_name, const char *source, const char *defines, void **bin,
+                             size_t *size, char **log, int *cached, mmt_err *err)
+{
+    char key[65], dir[1024], path[1200];
+    *bin = NULL;
+    *size = 0;
+    if (log) *log = NULL;
+    if (cached) *cached = 1;
+    mmt_kernel_key(be, dev, source, defines, key);
+
+    if (st && mmt_store_binary_get(st, key, bin, size, NULL) == MMT_OK) return MMT_OK;
+    int have_dir = mmt_cache_dir(dir, sizeof dir, NULL) == MMT_OK;
+    if (have_dir) {
+        cache_path(dir, key, path, sizeof path);
+        if (mmt_file_read(path, bin, size, NULL) == MMT_OK) goto store;
+    }
+
+    if (cached) *cached = 0;
+    FORWARD_IF_ERROR(be->compile(dev, source, defines, bin, size, log, err));
+    if (have_dir) mmt_file_write_atomic(path, *bin, *size, NULL); /* a cache that fails to write is no error */
+
+store:
+    if (st) {
+        /* The source kept with the binary is the exact text compiled plus its definitions,
+         * so any result can be rebuilt. */
+        mmt_err ignore;
+        mmt_store_binary_put(st, key, template_name, defines, dev->arch, be->compiler_id(dev), source, *bin, *size,
+                             &ignore);
+    }
+    return MMT_OK;
+}

@@ -1,0 +1,31 @@
+/* kernel.h - template + configuration -> compile definitions -> binary. A binary is found
+ * in the database's binary table, else in the kernel cache directory, else compiled by
+ * the backend (and then stored in both). Its key hashes the template source, the
+ * definitions, the backend, the device's arch and the compiler identity and flags. */
+#ifndef MMT_KERNEL_H
+#define MMT_KERNEL_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "space.h"
+#include "store.h"
+
+/* The definitions of an instance: the space's params and derived values for this
+ * problem, then MMT_DTYPE_F64=0|1. */
+mmt_status mmt_kernel_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
+                              size_t size, mmt_err *err);
+
+/* The cache key of an instance (64 hex digits). */
+void mmt_kernel_key(const mmt_backend *be, const mmt_device_info *dev, const char *source, const char *defines,
+                    char key[65]);
+
+/* The binary of an instance: cached or compiled. st may be NULL (no database) or read-only
+ * (nothing is stored). On a compile failure the status is MMT_COMPILE and *log holds the
+ * compiler output (malloc'd; also on success if the compiler printed anything). *cached
+ * (may be NULL) tells whether it came from a cache. */
+mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
+                             const char *template_name, const char *source, const char *defines, void **bin,
+                             size_t *size, char **log, int *cached, mmt_err *err);
+
+#endif

@@ -1,0 +1,188 @@
+/* shapes.c - shapes files (see shapes.h, DESIGN.md section 4b): a list of problems whose
+ * values may be lists, expanded to every combination (the last key varies fastest, in the
+ * order m n k dtype layout trans_a trans_b). */
+#include "shapes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "yaml_util.h"
+
+#define MAX_SWEEP 256          /* values of one key */
+#define MAX_PROBLEMS 1000000   /* problems of one file */
+
+enum { K_M, K_N, K_K, K_DTYPE, K_LAYOUT, K_TRANS_A, K_TRANS_B, N_KEYS };
+static const char *const key_names[N_KEYS] = {"m", "n", "k", "dtype", "layout", "trans_a", "trans_b"};
+
+typedef struct sweep {
+    int n[N_KEYS];
+    int64_t v[N_KEYS][MAX_SWEEP];
+} sweep;
+
+static mmt_status read_value(mmt_yaml_doc *d, const char *file, int key, yaml_node_t *n, int64_t *v, mmt_err *err)
+{
+    const char *text;
+    FORWARD_IF_ERROR(mmt_yaml_scalar(file, n, key_names[key], &text, err));
+    switch (key) {
+    case K_M: case K_N: case K_K:
+        if (mmt_yaml_parse_int(text, v) != 0)
+            return mmt_yaml_error(err, file, n, "%s: '%s' is not an integer", key_names[key], text);
+        if (*v < 1) return mmt_yaml_error(err, file, n, "%s: %s is not a size (at least 1)", key_names[key], text);
+        return MMT_OK;
+    case K_DTYPE: {
+        mmt_dtype dt;
+        if (mmt_dtype_parse(text, &dt) != 0)
+            return mmt_yaml_error(err, file, n, "dtype '%s' is not supported (f32, f64)", text);
+        *v = dt;
+        return MMT_OK;
+    }
+    case K_LAYOUT: {
+        mmt_layout l;
+        if (mmt_layout_parse(text, &l) != 0)
+            return mmt_yaml_error(err, file, n, "layout '%s' is neither row nor col", text);
+        *v = l;
+        return MMT_OK;
+    }
+    default: {
+        int b;
+        if (mmt_yaml_parse_bool(text, &b) != 0)
+            return mmt_yaml_error(err, file, n, "%s: '%s' is neither true nor false", key_names[key], text);
+        *v = b;
+        return MMT_OK;
+    }
+    }
+    (void)d;
+}
+
+static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, sweep *sw, mmt_err *err)
+{
+    if (e->type != YAML_MAPPING_NODE)
+        return mmt_yaml_error(err, file, e, "a problem must be a mapping such as {m: 64, n: 64, k: 64}, not %s",
+                              mmt_yaml_kind(e));
+    memset(sw->n, 0, sizeof sw->n);
+    for (int i = 0; i < MMT_YAML_NPAIRS(e); i++) {
+        yaml_node_t *key = mmt_yaml_node(d, MMT_YAML_PAIRS(e)[i].key);
+        yaml_node_t *val = mmt_yaml_node(d, MMT_YAML_PAIRS(e)[i].value);
+        const char *name;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(file, key, "a key", &name, err));
+        int k = 0;
+        while (k < N_KEYS && strcmp(name, key_names[k]) != 0) k++;
+        if (k == N_KEYS)
+            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype layout trans_a trans_b)", name);
+        if (sw->n[k]) return mmt_yaml_error(err, file, key, "duplicate key '%s'", name);
+        if (val->type == YAML_SEQUENCE_NODE) {
+            int count = MMT_YAML_NITEMS(val);
+            if (count == 0) return mmt_yaml_error(err, file, val, "%s: the list is empty", name);
+            if (count > MAX_SWEEP)
+                return mmt_yaml_error(err, file, val, "%s: %d values (at most %d)", name, count, MAX_SWEEP);
+            for (int j = 0; j < count; j++)
+                FORWARD_IF_ERROR(read_value(d, file, k, MMT_YAML_ITEM(d, val, j), &sw->v[k][j], err));
+            sw->n[k] = count;
+        } else {
+            FORWARD_IF_ERROR(read_value(d, file, k, val, &sw->v[k][0], err));
+            sw->n[k] = 1;
+        }
+    }
+    for (int k = K_M; k <= K_K; k++)
+        if (!sw->n[k]) return mmt_yaml_error(err, file, e, "the problem has no '%s'", key_names[k]);
+    static const int64_t defaults[N_KEYS] = {0, 0, 0, MMT_F32, MMT_ROW_MAJOR, 0, 0};
+    for (int k = K_DTYPE; k < N_KEYS; k++)
+        if (!sw->n[k]) {
+            sw->v[k][0] = defaults[k];
+            sw->n[k] = 1;
+        }
+    return MMT_OK;
+}
+
+static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out, size_t *n, mmt_err *err)
+{
+    yaml_node_t *root = mmt_yaml_root(d);
+    if (root->type != YAML_MAPPING_NODE)
+        return mmt_yaml_error(err, file, root, "a shapes file must be a mapping with 'problems', not %s",
+                              mmt_yaml_kind(root));
+    yaml_node_t *list = NULL;
+    for (int i = 0; i < MMT_YAML_NPAIRS(root); i++) {
+        yaml_node_t *key = mmt_yaml_node(d, MMT_YAML_PAIRS(root)[i].key);
+        const char *name;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(file, key, "a key", &name, err));
+        if (strcmp(name, "problems") != 0) return mmt_yaml_error(err, file, key, "unknown key '%s' (problems)", name);
+        if (list) return mmt_yaml_error(err, file, key, "duplicate key 'problems'");
+        list = mmt_yaml_node(d, MMT_YAML_PAIRS(root)[i].value);
+    }
+    if (!list) return mmt_yaml_error(err, file, root, "missing key 'problems'");
+    if (list->type != YAML_SEQUENCE_NODE)
+        return mmt_yaml_error(err, file, list, "'problems' must be a list, not %s", mmt_yaml_kind(list));
+    if (MMT_YAML_NITEMS(list) == 0) return mmt_yaml_error(err, file, list, "'problems' is empty");
+    sweep *sw = malloc(sizeof *sw);
+    RETURN_ERROR_IF(!sw, err, MMT_OUT_OF_MEMORY, "out of memory");
+    mmt_problem *probs = NULL;
+    size_t count = 0, cap = 0;
+    mmt_status st = MMT_OK;
+    for (int i = 0; i < MMT_YAML_NITEMS(list) && st == MMT_OK; i++) {
+        yaml_node_t *e = MMT_YAML_ITEM(d, list, i);
+        st = read_entry(d, file, e, sw, err);
+        if (st != MMT_OK) break;
+        size_t combos = 1;
+        for (int k = 0; k < N_KEYS; k++) combos *= (size_t)sw->n[k]; /* at most 256^7: fits in 64 bits */
+        if (combos > MAX_PROBLEMS || count + combos > MAX_PROBLEMS) {
+            st = mmt_yaml_error(err, file, e, "too many problems (at most %d in a file)", MAX_PROBLEMS);
+            break;
+        }
+        if (count + combos > cap) {
+            size_t nc = cap ? cap : 16;
+            while (nc < count + combos) nc *= 2;
+            mmt_problem *np = realloc(probs, nc * sizeof *np);
+            if (!np) {
+                st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+                break;
+            }
+            probs = np;
+            cap = nc;
+        }
+        int idx[N_KEYS] = {0};
+        for (size_t c = 0; c < combos; c++) {
+            mmt_problem *p = &probs[count++];
+            p->m = sw->v[K_M][idx[K_M]];
+            p->n = sw->v[K_N][idx[K_N]];
+            p->k = sw->v[K_K][idx[K_K]];
+            p->dtype = (mmt_dtype)sw->v[K_DTYPE][idx[K_DTYPE]];
+            p->layout = (mmt_layout)sw->v[K_LAYOUT][idx[K_LAYOUT]];
+            p->trans_a = (int)sw->v[K_TRANS_A][idx[K_TRANS_A]];
+            p->trans_b = (int)sw->v[K_TRANS_B][idx[K_TRANS_B]];
+            for (int k = N_KEYS - 1; k >= 0 && ++idx[k] == sw->n[k]; k--) idx[k] = 0;
+        }
+    }
+    free(sw);
+    if (st != MMT_OK) {
+        free(probs);
+        return st;
+    }
+    *out = probs;
+    *n = count;
+    return MMT_OK;
+}
+
+mmt_status mmt_shapes_load_text(const char *name, const char *text, size_t size, mmt_problem **out, size_t *n,
+                                mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!name) name = "<shapes>";
+    mmt_yaml_doc d;
+    mmt_status st = mmt_yaml_load(&d, name, text, size, err);
+    if (st == MMT_OK) st = read_doc(&d, name, out, n, err);
+    mmt_yaml_free(&d);
+    return st;
+}
+
+mmt_status mmt_shapes_load_file(const char *path, mmt_problem **out, size_t *n, mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    char *text;
+    size_t size;
+    FORWARD_IF_ERROR(mmt_yaml_read_file(path, &text, &size, err));
+    mmt_status st = mmt_shapes_load_text(path, text, size, out, n, err);
+    free(text);
+    return st;
+}

@@ -1,0 +1,17 @@
+/* shapes.h - shapes files (DESIGN.md section 4b): the list of problems to tune. A list
+ * value of m, n, k, dtype, layout, trans_a or trans_b is a sweep over every combination. */
+#ifndef MMT_SHAPES_H
+#define MMT_SHAPES_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "problem.h"
+
+/* Loads a shapes file. Unknown keys, bad values and sizes < 1 are errors naming
+ * file:line:column. *out is malloc'd (the caller frees it). */
+mmt_status mmt_shapes_load_file(const char *path, mmt_problem **out, size_t *n, mmt_err *err);
+mmt_status mmt_shapes_load_text(const char *name, const char *text, size_t size, mmt_problem **out, size_t *n,
+                                mmt_err *err);
+
+#endif

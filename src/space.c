@@ -1,0 +1,793 @@
+/* space.c - search spaces (see space.h): loaded from YAML and checked once at load time
+ * (names, duplicates, defaults), then evaluated many times. Every name in an expression
+ * is bound at load time to a slot of one flat array (params, then derived values, then
+ * what the environment provides), so evaluating a configuration does no name lookups. */
+#include "space.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "yaml_util.h"
+
+/* Slots: params 0..31, derived 32..63, environment 64..127 (problem names, then device.*). */
+#define SLOT_DERIVED MMT_SPACE_MAX_PARAMS
+#define SLOT_ENV (SLOT_DERIVED + MMT_SPACE_MAX_DERIVED)
+#define MAX_ENV 64
+#define N_SLOTS (SLOT_ENV + MAX_ENV)
+#define MAX_ENUMERATE 100000000LL /* configurations walked by one enumeration */
+
+static const char *const problem_names[] = {"M", "N", "K", "TRANS_A", "TRANS_B", "elem_bytes"};
+#define N_PROBLEM 6
+
+static const char *const reserved_names[] = {"true", "false", "ceil_div", "min", "max", "log2", "pow2", "abs"};
+
+/* The public struct first, so an mmt_space * is also a space_impl *. */
+typedef struct space_impl {
+    mmt_space pub;
+    int n_env;
+    char env_names[MAX_ENV][64]; /* "M", ..., "device.max_smem_per_block" */
+    /* Which environment slots each expression reads (bit per slot) */
+    uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS];
+    uint64_t grid_mask[3], block_mask[3], smem_mask;
+} space_impl;
+
+enum { TOP_TEMPLATE, TOP_ENTRY, TOP_DTYPES, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_LAUNCH, TOP_DEFAULT, N_TOP };
+static const char *const top_keys[N_TOP] = {"template", "entry",  "dtypes", "params",
+                                            "derived",  "constraints", "launch", "default"};
+static const int top_required[N_TOP] = {1, 1, 1, 1, 0, 0, 0, 1};
+
+/* A plain scalar in a [ ] or { } list ends at a comma, so "max(A, B)" arrives as "max(A". */
+static const char comma_hint[] = " (in a [ ] or { } list, quote expressions that contain commas)";
+
+typedef struct loader {
+    space_impl *im;
+    mmt_yaml_doc *d;
+    const char *file;
+    mmt_err *err;
+    /* state of the name check of one expression */
+    const yaml_node_t *node;
+    const char *text;
+    int visible_derived; /* derived values [0, visible_derived) may be used */
+    uint64_t mask;
+    mmt_status st;
+} loader;
+
+static int find_param(const mmt_space *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->n_params; i++)
+        if (strlen(s->params[i].name) == len && memcmp(s->params[i].name, name, len) == 0) return i;
+    return -1;
+}
+
+static int find_derived(const mmt_space *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->n_derived; i++)
+        if (strlen(s->derived[i].name) == len && memcmp(s->derived[i].name, name, len) == 0) return i;
+    return -1;
+}
+
+static int find_env(const space_impl *im, const char *name, size_t len)
+{
+    for (int i = 0; i < im->n_env; i++)
+        if (strlen(im->env_names[i]) == len && memcmp(im->env_names[i], name, len) == 0) return i;
+    return -1;
+}
+
+/* Column of character off of a scalar's text, where that can be known. */
+static int col_in(const yaml_node_t *n, const char *text, size_t off)
+{
+    int c = mmt_yaml_col(n);
+    if (strchr(text, '\n')) return c;
+    switch (n->data.scalar.style) {
+    case YAML_PLAIN_SCALAR_STYLE: return c + (int)off;
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: return c + 1 + (int)off;
+    default: return c;
+    }
+}
+
+static void check_name(void *user, const char *name, size_t len)
+{
+    loader *L = user;
+    if (L->st != MMT_OK) return;
+    const mmt_space *s = &L->im->pub;
+    int col = col_in(L->node, L->text, (size_t)(name - L->text));
+    int line = mmt_yaml_line(L->node);
+    if (len > 7 && memcmp(name, "device.", 7) == 0) {
+        int k = find_env(L->im, name, len);
+        if (k < 0) {
+            if (len - 7 >= sizeof ((mmt_device_prop *)0)->name) {
+                L->st = mmt_yaml_error_at(L->err, L->file, line, col, "device property name '%.*s' is too long",
+                                          (int)len, name);
+                return;
+            }
+            if (L->im->n_env == MAX_ENV) {
+                L->st = mmt_yaml_error_at(L->err, L->file, line, col, "too many device properties");
+                return;
+            }
+            k = L->im->n_env++;
+            memcpy(L->im->env_names[k], name, len);
+            L->im->env_names[k][len] = '\0';
+        }
+        L->mask |= (uint64_t)1 << k;
+        return;
+    }
+    if (find_param(s, name, len) >= 0) return;
+    int j = find_derived(s, name, len);
+    if (j >= 0 && j < L->visible_derived) return;
+    if (j >= 0) {
+        L->st = mmt_yaml_error_at(L->err, L->file, line, col,
+                                  j == L->visible_derived ? "derived value '%.*s' uses itself"
+                                                          : "'%.*s' is used before it is derived (derived values "
+                                                            "may use only those above them)",
+                                  (int)len, name);
+        return;
+    }
+    for (int k = 0; k < N_PROBLEM; k++)
+        if (strlen(problem_names[k]) == len && memcmp(problem_names[k], name, len) == 0) {
+            L->mask |= (uint64_t)1 << k;
+            return;
+        }
+    L->st = mmt_yaml_error_at(L->err, L->file, line, col,
+                              "unknown name '%.*s' (not a param, an earlier derived value, M N K TRANS_A TRANS_B "
+                              "elem_bytes or device.NAME)",
+                              (int)len, name);
+}
+
+static int resolve_slot(void *user, const char *name, size_t len)
+{
+    const space_impl *im = user;
+    int i = find_param(&im->pub, name, len);
+    if (i >= 0) return i;
+    if ((i = find_derived(&im->pub, name, len)) >= 0) return SLOT_DERIVED + i;
+    if ((i = find_env(im, name, len)) >= 0) return SLOT_ENV + i;
+    return -1;
+}
+
+
+static int unbalanced(const char *text)
+{
+    int open = 0;
+    for (; *text; text++) open += (*text == '(') - (*text == ')');
+    return open != 0;
+}
+
+/* Parses the expression at node into x (owned by the space from here on), checks its
+ * names and binds them to slots. */
+static mmt_status load_expr(loader *L, const yaml_node_t *node, const char *what, mmt_space_expr *x,
+                            int visible_derived, uint64_t *mask)
+{
+    const char *text;
+    if (node->type != YAML_SCALAR_NODE && (!node->tag || !strncmp((const char *)node->tag, "tag:yaml.org,2002:", 18)))
+        return mmt_yaml_error(L->err, L->file, node,
+                              "%s must be an expression, not %s (quote expressions that start with '!' or "
+                              "contain ': ')",
+                              what, mmt_yaml_kind(node));
+    FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, node, what, &text, L->err));
+    x->line = mmt_yaml_line(node);
+    x->col = mmt_yaml_col(node);
+    x->text = strdup(text);
+    RETURN_ERROR_IF(!x->text, L->err, MMT_OUT_OF_MEMORY, "out of memory");
+    int ecol = 0;
+    mmt_err tmp;
+    if (mmt_expr_parse(text, &x->expr, &ecol, &tmp) != MMT_OK)
+        return mmt_yaml_error_at(L->err, L->file, x->line, col_in(node, text, ecol > 0 ? (size_t)ecol - 1 : 0),
+                                 "%s: %s%s", what, tmp.msg, unbalanced(text) ? comma_hint : "");
+    /* names point into the expression's own copy of the text */
+    L->node = node;
+    L->text = mmt_expr_text(x->expr);
+    L->visible_derived = visible_derived;
+    L->mask = 0;
+    L->st = MMT_OK;
+    mmt_expr_names(x->expr, check_name, L);
+    FORWARD_IF_ERROR(L->st);
+    mmt_expr_bind(x->expr, resolve_slot, L->im);
+    *mask = L->mask;
+    return MMT_OK;
+}
+
+/* A new param or derived name: an identifier, not taken, not reserved. */
+static mmt_status check_new_name(loader *L, const yaml_node_t *key, const char *name, const char *kind)
+{
+    const mmt_space *s = &L->im->pub;
+    int ok = name[0] && !(name[0] >= '0' && name[0] <= '9');
+    for (const char *p = name; *p; p++)
+        ok &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (!ok)
+        return mmt_yaml_error(L->err, L->file, key,
+                              "%s name '%s' is not a valid name (letters, digits and _, not starting with a digit)%s",
+                              kind, name, strpbrk(name, "()") ? comma_hint : "");
+    if (strlen(name) >= sizeof s->params[0].name)
+        return mmt_yaml_error(L->err, L->file, key, "%s name '%s' is too long (at most %d characters)", kind, name,
+                              (int)sizeof s->params[0].name - 1);
+    for (int k = 0; k < N_PROBLEM; k++)
+        if (!strcmp(name, problem_names[k]))
+            return mmt_yaml_error(L->err, L->file, key, "%s name '%s' is taken by the problem", kind, name);
+    for (size_t k = 0; k < sizeof reserved_names / sizeof reserved_names[0]; k++)
+        if (!strcmp(name, reserved_names[k]))
+            return mmt_yaml_error(L->err, L->file, key, "%s name '%s' is reserved", kind, name);
+    if (find_param(s, name, strlen(name)) >= 0)
+        return mmt_yaml_error(L->err, L->file, key, "%s '%s' repeats the name of a param", kind, name);
+    if (find_derived(s, name, strlen(name)) >= 0)
+        return mmt_yaml_error(L->err, L->file, key, "%s '%s' repeats the name of a derived value", kind, name);
+    return MMT_OK;
+}
+
+static mmt_status load_string(loader *L, const yaml_node_t *n, const char *key, char **out)
+{
+    const char *text;
+    char what[64];
+    snprintf(what, sizeof what, "'%s'", key);
+    FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, n, what, &text, L->err));
+    if (!text[0]) return mmt_yaml_error(L->err, L->file, n, "'%s' is empty", key);
+    *out = strdup(text);
+    RETURN_ERROR_IF(!*out, L->err, MMT_OUT_OF_MEMORY, "out of memory");
+    return MMT_OK;
+}
+
+static mmt_status load_dtypes(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    int count = n->type == YAML_SEQUENCE_NODE ? MMT_YAML_NITEMS(n) : 1;
+    if (count == 0) return mmt_yaml_error(L->err, L->file, n, "'dtypes' is empty");
+    for (int i = 0; i < count; i++) {
+        yaml_node_t *item = n->type == YAML_SEQUENCE_NODE ? MMT_YAML_ITEM(L->d, n, i) : n;
+        const char *text;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, item, "a dtype", &text, L->err));
+        mmt_dtype dt;
+        if (mmt_dtype_parse(text, &dt) != 0)
+            return mmt_yaml_error(L->err, L->file, item, "unknown dtype '%s' (f32, f64)", text);
+        s->dtypes |= 1u << dt;
+    }
+    return MMT_OK;
+}
+
+static mmt_status load_params(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    if (n->type != YAML_MAPPING_NODE)
+        return mmt_yaml_error(L->err, L->file, n, "'params' must be a mapping of NAME: [values], not %s",
+                              mmt_yaml_kind(n));
+    if (MMT_YAML_NPAIRS(n) == 0) return mmt_yaml_error(L->err, L->file, n, "'params' is empty");
+    for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
+        yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
+        yaml_node_t *val = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
+        const char *name;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a param name", &name, L->err));
+        if (find_param(s, name, strlen(name)) >= 0)
+            return mmt_yaml_error(L->err, L->file, key, "duplicate param '%s'", name);
+        FORWARD_IF_ERROR(check_new_name(L, key, name, "param"));
+        if (s->n_params == MMT_SPACE_MAX_PARAMS)
+            return mmt_yaml_error(L->err, L->file, key, "too many params (at most %d)", MMT_SPACE_MAX_PARAMS);
+        mmt_space_param *p = &s->params[s->n_params];
+        int count = val->type == YAML_SEQUENCE_NODE ? MMT_YAML_NITEMS(val) : 1;
+        if (val->type == YAML_MAPPING_NODE)
+            return mmt_yaml_error(L->err, L->file, val, "param '%s' needs a list of integers, not a mapping", name);
+        if (count == 0) return mmt_yaml_error(L->err, L->file, val, "param '%s' has no values", name);
+        if (count > MMT_SPACE_MAX_VALUES)
+            return mmt_yaml_error(L->err, L->file, val, "param '%s' has %d values (at most %d)", name, count,
+                                  MMT_SPACE_MAX_VALUES);
+        for (int j = 0; j < count; j++) {
+            yaml_node_t *item = val->type == YAML_SEQUENCE_NODE ? MMT_YAML_ITEM(L->d, val, j) : val;
+            const char *text;
+            int64_t v;
+            FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, item, "a param value", &text, L->err));
+            if (mmt_yaml_parse_int(text, &v) != 0)
+                return mmt_yaml_error(L->err, L->file, item, "value '%s' of param '%s' is not an integer", text,
+                                      name);
+            for (int k = 0; k < j; k++)
+                if (p->values[k] == v)
+                    return mmt_yaml_error(L->err, L->file, item, "value %lld of param '%s' is repeated",
+                                          (long long)v, name);
+            p->values[j] = v;
+        }
+        snprintf(p->name, sizeof p->name, "%s", name);
+        p->n_values = count;
+        s->n_params++;
+    }
+    return MMT_OK;
+}
+
+static mmt_status load_derived(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    if (n->type != YAML_MAPPING_NODE)
+        return mmt_yaml_error(L->err, L->file, n, "'derived' must be a mapping of NAME: expression, not %s",
+                              mmt_yaml_kind(n));
+    for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
+        yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
+        const char *name;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a derived name", &name, L->err));
+        if (find_derived(s, name, strlen(name)) >= 0)
+            return mmt_yaml_error(L->err, L->file, key, "duplicate derived value '%s'", name);
+        FORWARD_IF_ERROR(check_new_name(L, key, name, "derived value"));
+        if (s->n_derived == MMT_SPACE_MAX_DERIVED)
+            return mmt_yaml_error(L->err, L->file, key, "too many derived values (at most %d)",
+                                  MMT_SPACE_MAX_DERIVED);
+        snprintf(s->derived[s->n_derived++].name, sizeof s->derived[0].name, "%s", name);
+    }
+    /* every name is known before any expression, so a forward use gets a precise message */
+    for (int j = 0; j < s->n_derived; j++) {
+        char what[64];
+        snprintf(what, sizeof what, "derived %s", s->derived[j].name);
+        FORWARD_IF_ERROR(load_expr(L, mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[j].value), what, &s->derived[j], j,
+                                   &L->im->derived_mask[j]));
+    }
+    return MMT_OK;
+}
+
+static mmt_status load_constraints(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    if (n->type != YAML_SEQUENCE_NODE)
+        return mmt_yaml_error(L->err, L->file, n, "'constraints' must be a list of expressions, not %s",
+                              mmt_yaml_kind(n));
+    if (MMT_YAML_NITEMS(n) > MMT_SPACE_MAX_CONSTRAINTS)
+        return mmt_yaml_error(L->err, L->file, n, "too many constraints (at most %d)", MMT_SPACE_MAX_CONSTRAINTS);
+    for (int i = 0; i < MMT_YAML_NITEMS(n); i++) {
+        int j = s->n_constraints++;
+        FORWARD_IF_ERROR(load_expr(L, MMT_YAML_ITEM(L->d, n, i), "constraint", &s->constraints[j], s->n_derived,
+                                   &L->im->constraint_mask[j]));
+    }
+    return MMT_OK;
+}
+
+static mmt_status load_triple(loader *L, yaml_node_t *n, const char *key, mmt_space_expr *x, uint64_t *mask)
+{
+    if (n->type != YAML_SEQUENCE_NODE || MMT_YAML_NITEMS(n) != 3) {
+        int split = 0;
+        for (int i = 0; n->type == YAML_SEQUENCE_NODE && i < MMT_YAML_NITEMS(n); i++) {
+            yaml_node_t *item = MMT_YAML_ITEM(L->d, n, i);
+            split |= item->type == YAML_SCALAR_NODE && unbalanced((const char *)item->data.scalar.value);
+        }
+        return mmt_yaml_error(L->err, L->file, n, "launch '%s' must be a list of 3 expressions%s", key,
+                              split ? comma_hint : "");
+    }
+    char what[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(what, sizeof what, "launch %s[%d]", key, i);
+        FORWARD_IF_ERROR(load_expr(L, MMT_YAML_ITEM(L->d, n, i), what, &x[i], L->im->pub.n_derived, &mask[i]));
+    }
+    return MMT_OK;
+}
+
+static mmt_status load_launch(loader *L, yaml_node_t *n)
+{
+    space_impl *im = L->im;
+    mmt_space *s = &im->pub;
+    if (n->type != YAML_MAPPING_NODE)
+        return mmt_yaml_error(L->err, L->file, n, "'launch' must be a mapping with grid, block and smem, not %s",
+                              mmt_yaml_kind(n));
+    yaml_node_t *vals[3] = {NULL, NULL, NULL};
+    static const char *const keys[3] = {"grid", "block", "smem"};
+    for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
+        yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
+        const char *name;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a launch key", &name, L->err));
+        int k = 0;
+        while (k < 3 && strcmp(name, keys[k]) != 0) k++;
+        if (k == 3) return mmt_yaml_error(L->err, L->file, key, "unknown launch key '%s' (grid, block, smem)", name);
+        if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate launch key '%s'", name);
+        vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
+    }
+    for (int k = 0; k < 2; k++)
+        if (!vals[k]) return mmt_yaml_error(L->err, L->file, n, "launch is missing '%s'", keys[k]);
+    s->has_launch = 1;
+    FORWARD_IF_ERROR(load_triple(L, vals[0], "grid", s->grid, im->grid_mask));
+    FORWARD_IF_ERROR(load_triple(L, vals[1], "block", s->block, im->block_mask));
+    if (vals[2]) return load_expr(L, vals[2], "launch smem", &s->smem, s->n_derived, &im->smem_mask);
+    s->smem.line = mmt_yaml_line(n);
+    s->smem.col = mmt_yaml_col(n);
+    s->smem.text = strdup("0");
+    RETURN_ERROR_IF(!s->smem.text, L->err, MMT_OUT_OF_MEMORY, "out of memory");
+    mmt_err tmp;
+    int col;
+    return mmt_expr_parse("0", &s->smem.expr, &col, &tmp);
+}
+
+static mmt_status load_default(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    if (n->type != YAML_MAPPING_NODE)
+        return mmt_yaml_error(L->err, L->file, n, "'default' must be a mapping of param: value, not %s",
+                              mmt_yaml_kind(n));
+    int seen[MMT_SPACE_MAX_PARAMS] = {0};
+    for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
+        yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
+        yaml_node_t *val = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
+        const char *name, *text;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a param name", &name, L->err));
+        int p = find_param(s, name, strlen(name));
+        if (p < 0) return mmt_yaml_error(L->err, L->file, key, "default: '%s' is not a param", name);
+        if (seen[p]) return mmt_yaml_error(L->err, L->file, key, "default: duplicate param '%s'", name);
+        seen[p] = 1;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, val, "a default value", &text, L->err));
+        int64_t v;
+        if (mmt_yaml_parse_int(text, &v) != 0)
+            return mmt_yaml_error(L->err, L->file, val, "default value '%s' of '%s' is not an integer", text, name);
+        int found = 0;
+        for (int j = 0; j < s->params[p].n_values; j++) found |= s->params[p].values[j] == v;
+        if (!found)
+            return mmt_yaml_error(L->err, L->file, val, "default %s=%lld is not among the values of '%s'", name,
+                                  (long long)v, name);
+        s->defaults[p] = v;
+    }
+    for (int p = 0; p < s->n_params; p++)
+        if (!seen[p]) return mmt_yaml_error(L->err, L->file, n, "default is missing param '%s'", s->params[p].name);
+    return MMT_OK;
+}
+
+static mmt_status load_doc(loader *L)
+{
+    space_impl *im = L->im;
+    mmt_space *s = &im->pub;
+    /* the six problem names come first among the environment slots */
+    for (int k = 0; k < N_PROBLEM; k++) snprintf(im->env_names[k], sizeof im->env_names[k], "%s", problem_names[k]);
+    im->n_env = N_PROBLEM;
+    yaml_node_t *root = mmt_yaml_root(L->d);
+    if (root->type != YAML_MAPPING_NODE)
+        return mmt_yaml_error(L->err, L->file, root, "a search space must be a mapping (template, params, ...), not %s",
+                              mmt_yaml_kind(root));
+    yaml_node_t *vals[N_TOP] = {NULL};
+    for (int i = 0; i < MMT_YAML_NPAIRS(root); i++) {
+        yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(root)[i].key);
+        const char *name;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a key", &name, L->err));
+        int k = 0;
+        while (k < N_TOP && strcmp(name, top_keys[k]) != 0) k++;
+        if (k == N_TOP)
+            return mmt_yaml_error(L->err, L->file, key,
+                                  "unknown key '%s' (template entry dtypes params derived constraints launch default)",
+                                  name);
+        if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate key '%s'", name);
+        vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(root)[i].value);
+    }
+    for (int k = 0; k < N_TOP; k++)
+        if (top_required[k] && !vals[k]) return mmt_yaml_error(L->err, L->file, root, "missing key '%s'", top_keys[k]);
+    FORWARD_IF_ERROR(load_string(L, vals[TOP_TEMPLATE], "template", &s->template));
+    if (s->template[0] == '/' || strstr(s->template, ".."))
+        return mmt_yaml_error(L->err, L->file, vals[TOP_TEMPLATE],
+                              "template '%s' must be a path inside templates/ (no leading / or ..)", s->template);
+    FORWARD_IF_ERROR(load_string(L, vals[TOP_ENTRY], "entry", &s->entry));
+    FORWARD_IF_ERROR(load_dtypes(L, vals[TOP_DTYPES]));
+    FORWARD_IF_ERROR(load_params(L, vals[TOP_PARAMS]));
+    if (vals[TOP_DERIVED]) FORWARD_IF_ERROR(load_derived(L, vals[TOP_DERIVED]));
+    if (vals[TOP_CONSTRAINTS]) FORWARD_IF_ERROR(load_constraints(L, vals[TOP_CONSTRAINTS]));
+    if (vals[TOP_LAUNCH]) FORWARD_IF_ERROR(load_launch(L, vals[TOP_LAUNCH]));
+    return load_default(L, vals[TOP_DEFAULT]);
+}
+
+mmt_status mmt_space_load_text(const char *name, const char *text, size_t size, mmt_space **out, mmt_err *err)
+{
+    *out = NULL;
+    if (!name) name = "<space>";
+    space_impl *im = calloc(1, sizeof *im);
+    RETURN_ERROR_IF(!im, err, MMT_OUT_OF_MEMORY, "out of memory");
+    im->pub.file = strdup(name);
+    if (!im->pub.file) {
+        free(im);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    mmt_yaml_doc d;
+    mmt_status st = mmt_yaml_load(&d, im->pub.file, text, size, err);
+    if (st == MMT_OK) {
+        loader L = {.im = im, .d = &d, .file = im->pub.file, .err = err};
+        st = load_doc(&L);
+    }
+    mmt_yaml_free(&d);
+    if (st != MMT_OK) {
+        mmt_space_free(&im->pub);
+        return st;
+    }
+    *out = &im->pub;
+    return MMT_OK;
+}
+
+mmt_status mmt_space_load_file(const char *path, mmt_space **out, mmt_err *err)
+{
+    *out = NULL;
+    char *text;
+    size_t size;
+    FORWARD_IF_ERROR(mmt_yaml_read_file(path, &text, &size, err));
+    mmt_status st = mmt_space_load_text(path, text, size, out, err);
+    free(text);
+    return st;
+}
+
+static void free_expr(mmt_space_expr *x)
+{
+    free(x->text);
+    mmt_expr_free(x->expr);
+    x->text = NULL;
+    x->expr = NULL;
+}
+
+void mmt_space_free(mmt_space *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->n_derived; i++) free_expr(&s->derived[i]);
+    for (int i = 0; i < s->n_constraints; i++) free_expr(&s->constraints[i]);
+    for (int i = 0; i < 3; i++) free_expr(&s->grid[i]), free_expr(&s->block[i]);
+    free_expr(&s->smem);
+    free(s->file);
+    free(s->template);
+    free(s->entry);
+    free((space_impl *)s);
+}
+
+/* ---- evaluation ------------------------------------------------------------------------------ */
+
+typedef struct evaluation {
+    const space_impl *im;
+    const mmt_space_env *env;
+    uint64_t missing; /* environment slots without a value */
+    int64_t slots[N_SLOTS];
+} evaluation;
+
+static void eval_init(evaluation *ev, const mmt_space *s, const mmt_space_env *env)
+{
+    const space_impl *im = (const space_impl *)s;
+    ev->im = im;
+    ev->env = env;
+    ev->missing = 0;
+    const mmt_problem *p = env ? env->problem : NULL;
+    if (p) {
+        int64_t *e = ev->slots + SLOT_ENV;
+        e[0] = p->m, e[1] = p->n, e[2] = p->k, e[3] = p->trans_a, e[4] = p->trans_b, e[5] = mmt_dtype_size(p->dtype);
+    } else {
+        ev->missing |= ((uint64_t)1 << N_PROBLEM) - 1;
+    }
+    for (int k = N_PROBLEM; k < im->n_env; k++) {
+        const char *name = im->env_names[k] + 7; /* after "device." */
+        if (!env || !env->device || mmt_device_get_prop(env->device, name, strlen(name), &ev->slots[SLOT_ENV + k]) != 0)
+            ev->missing |= (uint64_t)1 << k;
+    }
+}
+
+static void eval_set_config(evaluation *ev, const mmt_config *c)
+{
+    memcpy(ev->slots, c->v, sizeof(int64_t) * (size_t)ev->im->pub.n_params);
+}
+
+/* "derived THREADS", "constraint", "launch grid[0]"... for messages. */
+static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, size_t size)
+{
+    const mmt_space *s = &im->pub;
+    if (x >= s->derived && x < s->derived + MMT_SPACE_MAX_DERIVED) snprintf(buf, size, "derived %s", x->name);
+    else if (x >= s->constraints && x < s->constraints + MMT_SPACE_MAX_CONSTRAINTS) snprintf(buf, size, "constraint");
+    else if (x >= s->grid && x < s->grid + 3) snprintf(buf, size, "launch grid[%d]", (int)(x - s->grid));
+    else if (x >= s->block && x < s->block + 3) snprintf(buf, size, "launch block[%d]", (int)(x - s->block));
+    else snprintf(buf, size, "launch smem");
+}
+
+static mmt_status eval_error(const evaluation *ev, const mmt_space_expr *x, uint64_t bits, mmt_err *err)
+{
+    if (!err) return MMT_PARSE;
+    char what[64], inner[sizeof err->msg];
+    expr_what(ev->im, x, what, sizeof what);
+    if (bits) {
+        int k = 0;
+        while (!(bits & ((uint64_t)1 << k))) k++;
+        const char *name = ev->im->env_names[k];
+        if (k < N_PROBLEM) snprintf(inner, sizeof inner, "'%s' needs a problem, and none was given", name);
+        else if (!ev->env || !ev->env->device)
+            snprintf(inner, sizeof inner, "'%s' needs a device, and none was given", name);
+        else snprintf(inner, sizeof inner, "device '%s' has no property '%s'", ev->env->device->name, name);
+        return mmt_err_set(err, MMT_PARSE, "%s:%d:%d: %s '%s': %s", ev->im->pub.file, x->line, x->col, what, x->text,
+                           inner);
+    }
+    snprintf(inner, sizeof inner, "%s", err->msg);
+    return mmt_err_set(err, err->status, "%s:%d:%d: %s: %s", ev->im->pub.file, x->line, x->col, what, inner);
+}
+
+static inline mmt_status eval_expr(const evaluation *ev, const mmt_space_expr *x, uint64_t mask, int64_t *out,
+                                   mmt_err *err)
+{
+    if (mask & ev->missing) return eval_error(ev, x, mask & ev->missing, err);
+    if (mmt_expr_eval_slots(x->expr, ev->slots, NULL, NULL, out, err) != MMT_OK) return eval_error(ev, x, 0, err);
+    return MMT_OK;
+}
+
+static mmt_status eval_derived(evaluation *ev, mmt_err *err)
+{
+    const space_impl *im = ev->im;
+    for (int j = 0; j < im->pub.n_derived; j++)
+        FORWARD_IF_ERROR(eval_expr(ev, &im->pub.derived[j], im->derived_mask[j], &ev->slots[SLOT_DERIVED + j], err));
+    return MMT_OK;
+}
+
+static mmt_status eval_valid(evaluation *ev, int *valid, mmt_err *err)
+{
+    const space_impl *im = ev->im;
+    FORWARD_IF_ERROR(eval_derived(ev, err));
+    for (int j = 0; j < im->pub.n_constraints; j++) {
+        int64_t v;
+        FORWARD_IF_ERROR(eval_expr(ev, &im->pub.constraints[j], im->constraint_mask[j], &v, err));
+        if (!v) {
+            *valid = 0;
+            return MMT_OK;
+        }
+    }
+    *valid = 1;
+    return MMT_OK;
+}
+
+mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, int *valid,
+                           int64_t *derived, mmt_err *err)
+{
+    evaluation ev;
+    eval_init(&ev, s, env);
+    eval_set_config(&ev, c);
+    *valid = 0;
+    const space_impl *im = ev.im;
+    FORWARD_IF_ERROR(eval_derived(&ev, err));
+    if (derived) memcpy(derived, ev.slots + SLOT_DERIVED, sizeof(int64_t) * (size_t)s->n_derived);
+    for (int j = 0; j < s->n_constraints; j++) {
+        int64_t v;
+        FORWARD_IF_ERROR(eval_expr(&ev, &s->constraints[j], im->constraint_mask[j], &v, err));
+        if (!v) return MMT_OK;
+    }
+    *valid = 1;
+    return MMT_OK;
+}
+
+mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
+                               mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    long long total = 1;
+    for (int i = 0; i < s->n_params; i++) {
+        total *= s->params[i].n_values;
+        RETURN_ERROR_IF(total > MAX_ENUMERATE, err, MMT_INVALID_ARGUMENT,
+                        "%s: the space has more than %lld configurations", s->file, MAX_ENUMERATE);
+    }
+    evaluation ev;
+    eval_init(&ev, s, env);
+    int idx[MMT_SPACE_MAX_PARAMS] = {0};
+    for (int i = 0; i < s->n_params; i++) ev.slots[i] = s->params[i].values[0];
+    mmt_config *list = NULL;
+    size_t count = 0, cap = 0;
+    int np = s->n_params;
+    for (;;) {
+        int valid;
+        mmt_status st = eval_valid(&ev, &valid, err);
+        if (st != MMT_OK) {
+            free(list);
+            return st;
+        }
+        if (valid) {
+            if (count == cap) {
+                size_t nc = cap ? cap * 2 : 256;
+                mmt_config *nl = realloc(list, nc * sizeof *nl);
+                if (!nl) {
+                    free(list);
+                    return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+                }
+                list = nl;
+                cap = nc;
+            }
+            mmt_config *c = &list[count++];
+            memcpy(c->v, ev.slots, sizeof(int64_t) * (size_t)np);
+            memset(c->v + np, 0, sizeof(int64_t) * (size_t)(MMT_SPACE_MAX_PARAMS - np));
+        }
+        int i = np - 1;
+        while (i >= 0 && ++idx[i] == s->params[i].n_values) {
+            idx[i] = 0;
+            ev.slots[i] = s->params[i].values[0];
+            i--;
+        }
+        if (i < 0) break;
+        ev.slots[i] = s->params[i].values[idx[i]];
+    }
+    if (count == 0) {
+        free(list);
+        list = NULL;
+    }
+    *out = list;
+    *n = count;
+    return MMT_OK;
+}
+
+void mmt_space_default(const mmt_space *s, mmt_config *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->v, s->defaults, sizeof(int64_t) * (size_t)s->n_params);
+}
+
+mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, mmt_geometry *g,
+                              mmt_err *err)
+{
+    memset(g, 0, sizeof *g);
+    if (!s->has_launch) return MMT_OK;
+    evaluation ev;
+    eval_init(&ev, s, env);
+    eval_set_config(&ev, c);
+    const space_impl *im = ev.im;
+    FORWARD_IF_ERROR(eval_derived(&ev, err));
+    for (int i = 0; i < 3; i++) {
+        FORWARD_IF_ERROR(eval_expr(&ev, &s->grid[i], im->grid_mask[i], &g->grid[i], err));
+        FORWARD_IF_ERROR(eval_expr(&ev, &s->block[i], im->block_mask[i], &g->block[i], err));
+    }
+    return eval_expr(&ev, &s->smem, im->smem_mask, &g->smem, err);
+}
+
+void mmt_config_format(const mmt_space *s, const mmt_config *c, char *buf, size_t size)
+{
+    if (!size) return;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->n_params && len < size; i++) {
+        int w = snprintf(buf + len, size - len, "%s%s=%lld", i ? "," : "", s->params[i].name, (long long)c->v[i]);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+mmt_status mmt_config_parse(const mmt_space *s, const char *text, mmt_config *out, mmt_err *err)
+{
+    mmt_config c;
+    memset(&c, 0, sizeof c);
+    int seen[MMT_SPACE_MAX_PARAMS] = {0};
+    RETURN_ERROR_IF(!text, err, MMT_INVALID_ARGUMENT, "no configuration text");
+    const char *p = text;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        RETURN_ERROR_IF(!eq, err, MMT_PARSE, "configuration '%s': '%.*s' is not NAME=VALUE", text, (int)(end - p), p);
+        const char *nb = p, *ne = eq;
+        while (nb < ne && *nb == ' ') nb++;
+        while (ne > nb && ne[-1] == ' ') ne--;
+        int i = find_param(s, nb, (size_t)(ne - nb));
+        RETURN_ERROR_IF(i < 0, err, MMT_PARSE, "configuration '%s': '%.*s' is not a param of %s", text,
+                        (int)(ne - nb), nb, s->file);
+        RETURN_ERROR_IF(seen[i], err, MMT_PARSE, "configuration '%s': '%s' appears twice", text, s->params[i].name);
+        char num[32];
+        const char *vb = eq + 1, *ve = end;
+        while (vb < ve && *vb == ' ') vb++;
+        while (ve > vb && ve[-1] == ' ') ve--;
+        int64_t v;
+        int ok = (size_t)(ve - vb) < sizeof num;
+        if (ok) {
+            memcpy(num, vb, (size_t)(ve - vb));
+            num[ve - vb] = '\0';
+            ok = mmt_yaml_parse_int(num, &v) == 0;
+        }
+        RETURN_ERROR_IF(!ok, err, MMT_PARSE, "configuration '%s': the value of '%s' is not an integer", text,
+                        s->params[i].name);
+        int found = 0;
+        for (int j = 0; j < s->params[i].n_values; j++) found |= s->params[i].values[j] == v;
+        RETURN_ERROR_IF(!found, err, MMT_PARSE, "configuration '%s': %s=%lld is not among the values in %s", text,
+                        s->params[i].name, (long long)v, s->file);
+        seen[i] = 1;
+        c.v[i] = v;
+        p = *end ? end + 1 : end;
+    }
+    for (int i = 0; i < s->n_params; i++)
+        RETURN_ERROR_IF(!seen[i], err, MMT_PARSE, "configuration '%s' is missing param '%s'", text, s->params[i].name);
+    *out = c;
+    return MMT_OK;
+}
+
+mmt_status mmt_space_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
+                             size_t size, mmt_err *err)
+{
+    evaluation ev;
+    eval_init(&ev, s, env);
+    eval_set_config(&ev, c);
+    FORWARD_IF_ERROR(eval_derived(&ev, err));
+    size_t len = 0;
+    RETURN_ERROR_IF(size == 0, err, MMT_INVALID_ARGUMENT, "no room for the defines");
+    buf[0] = '\0';
+    for (int i = 0; i < s->n_params + s->n_derived; i++) {
+        const char *name = i < s->n_params ? s->params[i].name : s->derived[i - s->n_params].name;
+        int64_t v = i < s->n_params ? ev.slots[i] : ev.slots[SLOT_DERIVED + i - s->n_params];
+        int w = snprintf(buf + len, size - len, "%s%s=%lld", i ? " " : "", name, (long long)v);
+        RETURN_ERROR_IF(w < 0 || (size_t)w >= size - len, err, MMT_INVALID_ARGUMENT,
+                        "the defines of %s do not fit in %zu bytes", s->file, size);
+        len += (size_t)w;
+    }
+    return MMT_OK;
+}

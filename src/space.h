@@ -1,0 +1,101 @@
+/* space.h - search spaces: a template's knobs, derived values, constraints, launch
+ * geometry and default, loaded from YAML (DESIGN.md section 4) and checked at load time.
+ *
+ * A configuration is one value per param, in the order the file lists them. Its
+ * canonical text is "NAME=VALUE,..." in that order; it is what the database stores. */
+#ifndef MMT_SPACE_H
+#define MMT_SPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "err.h"
+#include "expr.h"
+#include "problem.h"
+
+#define MMT_SPACE_MAX_PARAMS 32
+#define MMT_SPACE_MAX_VALUES 64
+#define MMT_SPACE_MAX_DERIVED 32
+#define MMT_SPACE_MAX_CONSTRAINTS 64
+
+typedef struct mmt_space_param {
+    char name[32];
+    int n_values;
+    int64_t values[MMT_SPACE_MAX_VALUES];
+} mmt_space_param;
+
+typedef struct mmt_space_expr {
+    char name[32]; /* derived values only */
+    char *text;
+    mmt_expr *expr;
+    int line, col; /* where the text starts in the file, 1-based */
+} mmt_space_expr;
+
+typedef struct mmt_space {
+    char *file;     /* for messages: path, or "<embedded>/search_spaces/x.yaml" */
+    char *template; /* "cpu/gemm_avx.c" (relative to templates/) */
+    char *entry;    /* "mmt_gemm" */
+    unsigned dtypes; /* bit (1u << mmt_dtype) per supported dtype */
+    int n_params;
+    mmt_space_param params[MMT_SPACE_MAX_PARAMS];
+    int n_derived;
+    mmt_space_expr derived[MMT_SPACE_MAX_DERIVED];
+    int n_constraints;
+    mmt_space_expr constraints[MMT_SPACE_MAX_CONSTRAINTS];
+    int has_launch; /* GPU spaces: grid, block, smem */
+    mmt_space_expr grid[3], block[3], smem;
+    int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
+} mmt_space;
+
+typedef struct mmt_config {
+    int64_t v[MMT_SPACE_MAX_PARAMS];
+} mmt_config;
+
+/* Launch geometry of one configuration for one problem. */
+typedef struct mmt_geometry {
+    int64_t grid[3], block[3], smem;
+} mmt_geometry;
+
+/* What expressions may read besides params and derived values: the row-major problem
+ * (M N K, TRANS_A TRANS_B, elem_bytes) and device.NAME. */
+typedef struct mmt_space_env {
+    const mmt_problem *problem; /* normalised (row-major) */
+    const mmt_device_info *device;
+} mmt_space_env;
+
+/* Loads a space from a file or from text (name is used in messages). Every error names
+ * file:line:column. Checks at load time: unknown names in expressions, duplicate or
+ * empty params, a default that is missing a param or lies outside its values. */
+mmt_status mmt_space_load_file(const char *path, mmt_space **out, mmt_err *err);
+mmt_status mmt_space_load_text(const char *name, const char *text, size_t size, mmt_space **out, mmt_err *err);
+void mmt_space_free(mmt_space *s);
+
+/* Evaluates the derived values (into derived[], may be NULL) and constraints for one
+ * configuration. *valid is 1 if every constraint holds. Errors (division by zero, ...)
+ * name the expression and its file:line:column. */
+mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, int *valid,
+                           int64_t *derived, mmt_err *err);
+
+/* Every valid configuration, in odometer order over the params (last param fastest).
+ * *out is malloc'd (the caller frees it). */
+mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
+                               mmt_err *err);
+
+/* The default configuration. */
+void mmt_space_default(const mmt_space *s, mmt_config *out);
+
+/* Launch geometry (zeros if the space has no launch section). */
+mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, mmt_geometry *g,
+                              mmt_err *err);
+
+/* Canonical text "BM=64,BN=64,..." and back. Parsing requires exactly the space's params. */
+void mmt_config_format(const mmt_space *s, const mmt_config *c, char *buf, size_t size);
+mmt_status mmt_config_parse(const mmt_space *s, const char *text, mmt_config *out, mmt_err *err);
+
+/* The -D definitions a template instance is compiled with: every param and every derived
+ * value, "NAME=VALUE" separated by single spaces, in file order. */
+mmt_status mmt_space_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
+                             size_t size, mmt_err *err);
+
+#endif

@@ -1,0 +1,542 @@
+/* store.c - the SQLite database (see store.h and db/schema.sql). */
+#include "store.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "resource.h"
+
+enum { SCHEMA_VERSION = 1, BUSY_TIMEOUT_MS = 30000 };
+
+struct mmt_store {
+    sqlite3 *db;
+    char path[1024];
+};
+
+static const char *const status_names[] = {"ok", "compile_error", "launch_error", "wrong_result", "timeout",
+                                           "crashed"};
+
+const char *mmt_trial_status_name(mmt_trial_status s)
+{
+    return (unsigned)s < sizeof status_names / sizeof *status_names ? status_names[s] : "unknown";
+}
+
+static mmt_trial_status status_parse(const char *name)
+{
+    for (size_t i = 0; i < sizeof status_names / sizeof *status_names; i++)
+        if (name && strcmp(name, status_names[i]) == 0) return (mmt_trial_status)i;
+    return MMT_TRIAL_CRASHED;
+}
+
+void mmt_store_default_path(char *buf, size_t size)
+{
+    const char *env = getenv("MMTUNE_DB"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (env && *env) snprintf(buf, size, "%s", env);
+    else if (xdg && *xdg) snprintf(buf, size, "%s/mmtune/mmtune.db", xdg);
+    else snprintf(buf, size, "%s/.cache/mmtune/mmtune.db", home && *home ? home : ".");
+}
+
+static mmt_status db_error(mmt_store *st, mmt_err *err, const char *what)
+{
+    return mmt_err_set(err, MMT_DATABASE, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+static mmt_status exec(mmt_store *st, const char *sql, mmt_err *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK) return MMT_OK;
+    mmt_status s = mmt_err_set(err, MMT_DATABASE, "%s: %s", st->path, msg ? msg : sqlite3_errmsg(st->db));
+    sqlite3_free(msg);
+    return s;
+}
+
+static mmt_status prepare(mmt_store *st, const char *sql, sqlite3_stmt **out, mmt_err *err)
+{
+    if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) == SQLITE_OK) return MMT_OK;
+    *out = NULL;
+    return db_error(st, err, "prepare");
+}
+
+/* Runs a statement to completion (no rows wanted) and finalizes it. */
+static mmt_status step_done(mmt_store *st, sqlite3_stmt *s, mmt_err *err)
+{
+    int rc = sqlite3_step(s);
+    mmt_status r = rc == SQLITE_DONE || rc == SQLITE_ROW ? MMT_OK : db_error(st, err, "step");
+    sqlite3_finalize(s);
+    return r;
+}
+
+static mmt_status user_version(mmt_store *st, int *v, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "PRAGMA user_version", &s, err));
+    *v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    sqlite3_finalize(s);
+    return MMT_OK;
+}
+
+static mmt_status too_new(mmt_store *st, int v, mmt_err *err)
+{
+    return mmt_err_set(err, MMT_DATABASE, "%s: schema version %d is newer than this mmtune knows (%d): update mmtune",
+                       st->path, v, SCHEMA_VERSION);
+}
+
+/* Brings the file to SCHEMA_VERSION in one write transaction: db/schema.sql for a new
+ * file (user_version 0), else db/migrate_N.sql for each N after the file's version.
+ * The version is read again under the write lock, so when two processes open a new
+ * file at once the second finds the first one's schema and does nothing. */
+static mmt_status upgrade(mmt_store *st, int readonly, mmt_err *err)
+{
+    int v;
+    FORWARD_IF_ERROR(user_version(st, &v, err));
+    if (v > SCHEMA_VERSION) return too_new(st, v, err);
+    if (v == SCHEMA_VERSION) return MMT_OK;
+    RETURN_ERROR_IF(readonly, err, MMT_DATABASE, "%s: schema version %d needs an upgrade to %d (open it writable)",
+                    st->path, v, SCHEMA_VERSION);
+    FORWARD_IF_ERROR(exec(st, "BEGIN IMMEDIATE", err));
+    mmt_status s = user_version(st, &v, err);
+    if (s == MMT_OK && v > SCHEMA_VERSION) s = too_new(st, v, err);
+    for (int next = v == 0 ? SCHEMA_VERSION : v + 1; s == MMT_OK && next <= SCHEMA_VERSION; next++) {
+        char name[64], pragma[64], *sql = NULL;
+        size_t n;
+        if (v == 0) snprintf(name, sizeof name, "db/schema.sql");
+        else snprintf(name, sizeof name, "db/migrate_%d.sql", next);
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", next);
+        s = mmt_resource_read(name, &sql, &n, err);
+        if (s == MMT_OK) s = exec(st, sql, err);
+        if (s == MMT_OK) s = exec(st, pragma, err);
+        free(sql);
+    }
+    if (s == MMT_OK) s = exec(st, "COMMIT", err);
+    if (s != MMT_OK) exec(st, "ROLLBACK", NULL);
+    return s;
+}
+
+mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err)
+{
+    *out = NULL;
+    mmt_store *st = calloc(1, sizeof *st);
+    RETURN_ERROR_IF(!st, err, MMT_OUT_OF_MEMORY, "out of memory");
+    snprintf(st->path, sizeof st->path, "%s", path);
+    if (!readonly) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            mmt_status s = mmt_mkdirs(dir, err);
+            if (s != MMT_OK) {
+                free(st);
+                return s;
+            }
+        }
+    }
+    if (readonly && access(path, F_OK) != 0) {
+        free(st);
+        return mmt_err_set(err, MMT_NOT_FOUND, "%s: no such database", path);
+    }
+    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_FULLMUTEX, NULL);
+    mmt_status s = MMT_OK;
+    if (rc != SQLITE_OK)
+        s = mmt_err_set(err, readonly && rc == SQLITE_CANTOPEN ? MMT_NOT_FOUND : MMT_DATABASE, "%s: %s", path,
+                        st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+    if (s == MMT_OK) {
+        sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+        s = exec(st, readonly ? "PRAGMA foreign_keys = ON" : "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON",
+                 err);
+    }
+    if (s == MMT_OK) s = upgrade(st, readonly, err);
+    if (s != MMT_OK) {
+        mmt_store_close(st);
+        return s;
+    }
+    *out = st;
+    return MMT_OK;
+}
+
+void mmt_store_close(mmt_store *st)
+{
+    if (!st) return;
+    sqlite3_close_v2(st->db);
+    free(st);
+}
+
+/* INSERT OR IGNORE, then the id of the row: a pair of statements over the same key. */
+static mmt_status id_of(mmt_store *st, sqlite3_stmt *ins, sqlite3_stmt *sel, int64_t *id, mmt_err *err)
+{
+    mmt_status s = sqlite3_step(ins) == SQLITE_DONE ? MMT_OK : db_error(st, err, "insert");
+    if (s == MMT_OK) {
+        if (sqlite3_step(sel) == SQLITE_ROW) *id = sqlite3_column_int64(sel, 0);
+        else s = db_error(st, err, "select id");
+    }
+    sqlite3_finalize(ins);
+    sqlite3_finalize(sel);
+    return s;
+}
+
+mmt_status mmt_store_device(mmt_store *st, const mmt_device_info *d, int64_t *id, mmt_err *err)
+{
+    char props[4096] = "";
+    size_t n = 0;
+    for (int i = 0; i < d->n_props && n < sizeof props; i++)
+        n += snprintf(props + n, sizeof props - n, "%s%s=%lld", i ? " " : "", d->props[i].name,
+                      (long long)d->props[i].value);
+    sqlite3_stmt *ins, *sel;
+    FORWARD_IF_ERROR(prepare(st,
+                             "INSERT OR IGNORE INTO device (backend, name, arch, fingerprint, props) "
+                             "VALUES (?, ?, ?, ?, ?)",
+                             &ins, err));
+    if (prepare(st, "SELECT id FROM device WHERE fingerprint = ?", &sel, err) != MMT_OK) {
+        sqlite3_finalize(ins);
+        return err ? err->status : MMT_DATABASE;
+    }
+    sqlite3_bind_text(ins, 1, d->backend, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 2, d->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 3, d->arch, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 4, d->fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 5, props, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(sel, 1, d->fingerprint, -1, SQLITE_TRANSIENT);
+    return id_of(st, ins, sel, id, err);
+}
+
+mmt_status mmt_store_template(mmt_store *st, const char *name, const char *source_hash, int64_t *id, mmt_err *err)
+{
+    sqlite3_stmt *ins, *sel;
+    FORWARD_IF_ERROR(prepare(st, "INSERT OR IGNORE INTO template (name, source_hash) VALUES (?, ?)", &ins, err));
+    if (prepare(st, "SELECT id FROM template WHERE name = ? AND source_hash = ?", &sel, err) != MMT_OK) {
+        sqlite3_finalize(ins);
+        return err ? err->status : MMT_DATABASE;
+    }
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *s = i ? sel : ins;
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, source_hash, -1, SQLITE_TRANSIENT);
+    }
+    return id_of(st, ins, sel, id, err);
+}
+
+mmt_status mmt_store_config(mmt_store *st, int64_t template_id, const char *params, int64_t *id, mmt_err *err)
+{
+    sqlite3_stmt *ins, *sel;
+    FORWARD_IF_ERROR(prepare(st, "INSERT OR IGNORE INTO config (template_id, params) VALUES (?, ?)", &ins, err));
+    if (prepare(st, "SELECT id FROM config WHERE template_id = ? AND params = ?", &sel, err) != MMT_OK) {
+        sqlite3_finalize(ins);
+        return err ? err->status : MMT_DATABASE;
+    }
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *s = i ? sel : ins;
+        sqlite3_bind_int64(s, 1, template_id);
+        sqlite3_bind_text(s, 2, params, -1, SQLITE_TRANSIENT);
+    }
+    return id_of(st, ins, sel, id, err);
+}
+
+mmt_status mmt_store_problem(mmt_store *st, const mmt_problem *p, int64_t *id, mmt_err *err)
+{
+    sqlite3_stmt *ins, *sel;
+    FORWARD_IF_ERROR(prepare(st,
+                             "INSERT OR IGNORE INTO problem (dtype, layout, trans_a, trans_b, m, n, k) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             &ins, err));
+    if (prepare(st,
+                "SELECT id FROM problem WHERE dtype = ? AND layout = ? AND trans_a = ? AND trans_b = ? "
+                "AND m = ? AND n = ? AND k = ?",
+                &sel, err) != MMT_OK) {
+        sqlite3_finalize(ins);
+        return err ? err->status : MMT_DATABASE;
+    }
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *s = i ? sel : ins;
+        sqlite3_bind_text(s, 1, mmt_dtype_name(p->dtype), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, mmt_layout_name(p->layout), -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 3, p->trans_a != 0);
+        sqlite3_bind_int(s, 4, p->trans_b != 0);
+        sqlite3_bind_int64(s, 5, p->m);
+        sqlite3_bind_int64(s, 6, p->n);
+        sqlite3_bind_int64(s, 7, p->k);
+    }
+    return id_of(st, ins, sel, id, err);
+}
+
+mmt_status mmt_store_session_begin(mmt_store *st, int64_t device_id, const char *command, const char *strategy,
+                                   const char *budget, int64_t *id, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "INSERT INTO session (device_id, command, strategy, budget) VALUES (?, ?, ?, ?)",
+                             &s, err));
+    sqlite3_bind_int64(s, 1, device_id);
+    sqlite3_bind_text(s, 2, command ? command : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, strategy ? strategy : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 4, budget ? budget : "", -1, SQLITE_TRANSIENT);
+    FORWARD_IF_ERROR(step_done(st, s, err));
+    *id = sqlite3_last_insert_rowid(st->db);
+    return MMT_OK;
+}
+
+mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "UPDATE session SET ended = datetime('now') WHERE id = ?", &s, err));
+    sqlite3_bind_int64(s, 1, session_id);
+    return step_done(st, s, err);
+}
+
+static void bind_real_or_null(sqlite3_stmt *s, int i, double v, int present)
+{
+    if (present && isfinite(v)) sqlite3_bind_double(s, i, v);
+    else sqlite3_bind_null(s, i);
+}
+
+/* Inside the trial's transaction: make it the best of its (device, problem, template) if
+ * it is faster than the current one, or the current one belongs to an older source. */
+static mmt_status update_best(mmt_store *st, const mmt_trial_rec *t, int64_t trial_id, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, "
+                             "trial_id, time_ms, gflops) "
+                             "SELECT ?1, ?2, tp.name, tp.id, ?3, ?4, ?5, ?6 "
+                             "FROM config c JOIN template tp ON tp.id = c.template_id WHERE c.id = ?3 "
+                             "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET "
+                             "template_id = excluded.template_id, config_id = excluded.config_id, "
+                             "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops "
+                             "WHERE excluded.time_ms < best.time_ms OR "
+                             "(SELECT source_hash FROM template WHERE id = best.template_id) <> "
+                             "(SELECT source_hash FROM template WHERE id = excluded.template_id)",
+                             &s, err));
+    sqlite3_bind_int64(s, 1, t->device_id);
+    sqlite3_bind_int64(s, 2, t->problem_id);
+    sqlite3_bind_int64(s, 3, t->config_id);
+    sqlite3_bind_int64(s, 4, trial_id);
+    sqlite3_bind_double(s, 5, t->time_ms_median);
+    sqlite3_bind_double(s, 6, t->gflops);
+    return step_done(st, s, err);
+}
+
+mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *trial_id, mmt_err *err)
+{
+    FORWARD_IF_ERROR(exec(st, "BEGIN IMMEDIATE", err));
+    sqlite3_stmt *s;
+    mmt_status r = prepare(st,
+                           "INSERT INTO trial (session_id, device_id, problem_id, config_id, status, "
+                           "time_ms_median, time_ms_min, time_ms_max, gflops, rel_error, reps, message) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           &s, err);
+    if (r == MMT_OK) {
+        int ok = t->status == MMT_TRIAL_OK;
+        if (t->session_id > 0) sqlite3_bind_int64(s, 1, t->session_id);
+        else sqlite3_bind_null(s, 1);
+        sqlite3_bind_int64(s, 2, t->device_id);
+        sqlite3_bind_int64(s, 3, t->problem_id);
+        sqlite3_bind_int64(s, 4, t->config_id);
+        sqlite3_bind_text(s, 5, mmt_trial_status_name(t->status), -1, SQLITE_STATIC);
+        bind_real_or_null(s, 6, t->time_ms_median, ok);
+        bind_real_or_null(s, 7, t->time_ms_min, ok);
+        bind_real_or_null(s, 8, t->time_ms_max, ok);
+        bind_real_or_null(s, 9, t->gflops, ok);
+        bind_real_or_null(s, 10, t->rel_error, t->rel_error >= 0);
+        if (ok) sqlite3_bind_int(s, 11, t->reps);
+        else sqlite3_bind_null(s, 11);
+        if (t->message) sqlite3_bind_text(s, 12, t->message, -1, SQLITE_TRANSIENT);
+        else sqlite3_bind_null(s, 12);
+        r = step_done(st, s, err);
+    }
+    int64_t id = sqlite3_last_insert_rowid(st->db);
+    if (r == MMT_OK && t->status == MMT_TRIAL_OK && isfinite(t->time_ms_median) && t->time_ms_median > 0)
+        r = update_best(st, t, id, err);
+    if (r == MMT_OK) r = exec(st, "COMMIT", err);
+    if (r != MMT_OK) {
+        exec(st, "ROLLBACK", NULL);
+        return r;
+    }
+    if (trial_id) *trial_id = id;
+    return MMT_OK;
+}
+
+mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t problem_id, const char *library,
+                                  double time_ms, double gflops, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "INSERT OR REPLACE INTO baseline (device_id, problem_id, library, time_ms, gflops) "
+                             "VALUES (?, ?, ?, ?, ?)",
+                             &s, err));
+    sqlite3_bind_int64(s, 1, device_id);
+    sqlite3_bind_int64(s, 2, problem_id);
+    sqlite3_bind_text(s, 3, library, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(s, 4, time_ms);
+    sqlite3_bind_double(s, 5, gflops);
+    return step_done(st, s, err);
+}
+
+static void problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    mmt_dtype_parse((const char *)sqlite3_column_text(s, col), &p->dtype);
+    mmt_layout_parse((const char *)sqlite3_column_text(s, col + 1), &p->layout);
+    p->trans_a = sqlite3_column_int(s, col + 2);
+    p->trans_b = sqlite3_column_int(s, col + 3);
+    p->m = sqlite3_column_int64(s, col + 4);
+    p->n = sqlite3_column_int64(s, col + 5);
+    p->k = sqlite3_column_int64(s, col + 6);
+}
+
+mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
+                               const char *source_hash, mmt_dtype dtype, mmt_best_rec **out, size_t *n,
+                               mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "SELECT p.dtype, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, c.params, b.gflops "
+                             "FROM best b JOIN device d ON d.id = b.device_id "
+                             "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "
+                             "JOIN problem p ON p.id = b.problem_id "
+                             "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.dtype = ? "
+                             "ORDER BY p.id",
+                             &s, err));
+    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 4, mmt_dtype_name(dtype), -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            mmt_best_rec *grown = realloc(*out, cap * sizeof **out);
+            if (!grown) {
+                sqlite3_finalize(s);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+            }
+            *out = grown;
+        }
+        mmt_best_rec *b = &(*out)[(*n)++];
+        problem_from_row(s, 0, &b->problem);
+        snprintf(b->params, sizeof b->params, "%s", (const char *)sqlite3_column_text(s, 7));
+        b->gflops = sqlite3_column_double(s, 8);
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best list");
+    sqlite3_finalize(s);
+    return r;
+}
+
+mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t problem_id, int64_t template_id,
+                                 int (*fn)(void *user, const char *params, mmt_trial_status status,
+                                           double time_ms_median, double gflops),
+                                 void *user, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "SELECT c.params, t.status, t.time_ms_median, t.gflops FROM trial t "
+                             "JOIN config c ON c.id = t.config_id "
+                             "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? ORDER BY t.id",
+                             &s, err));
+    sqlite3_bind_int64(s, 1, device_id);
+    sqlite3_bind_int64(s, 2, problem_id);
+    sqlite3_bind_int64(s, 3, template_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        double ms = sqlite3_column_type(s, 2) == SQLITE_NULL ? INFINITY : sqlite3_column_double(s, 2);
+        if (fn(user, (const char *)sqlite3_column_text(s, 0), status_parse((const char *)sqlite3_column_text(s, 1)),
+               ms, sqlite3_column_double(s, 3))) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "trials");
+    sqlite3_finalize(s);
+    return r;
+}
+
+mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err)
+{
+    *data = NULL;
+    *size = 0;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "SELECT data FROM binary WHERE key = ?", &s, err));
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(s);
+    mmt_status r = MMT_OK;
+    if (rc == SQLITE_ROW) {
+        int n = sqlite3_column_bytes(s, 0);
+        *data = malloc(n > 0 ? (size_t)n : 1);
+        if (!*data) r = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+        else {
+            if (n > 0) memcpy(*data, sqlite3_column_blob(s, 0), (size_t)n);
+            *size = (size_t)n;
+        }
+    } else if (rc == SQLITE_DONE) {
+        r = mmt_err_set(err, MMT_NOT_FOUND, "no binary %.16s... in %s", key, st->path);
+    } else {
+        r = db_error(st, err, "binary");
+    }
+    sqlite3_finalize(s);
+    return r;
+}
+
+mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *template_name, const char *params,
+                                const char *target, const char *compiler, const char *source, const void *data,
+                                size_t size, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "INSERT OR REPLACE INTO binary (key, template_name, params, target, compiler, source, "
+                             "data, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                             &s, err));
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, template_name ? template_name : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, params ? params : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 4, target ? target : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 5, compiler ? compiler : "", -1, SQLITE_TRANSIENT);
+    if (source) sqlite3_bind_text(s, 6, source, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(s, 6);
+    if (data && size) sqlite3_bind_blob64(s, 7, data, size, SQLITE_TRANSIENT);
+    else sqlite3_bind_zeroblob(s, 7, 0); /* an empty blob, not NULL */
+    sqlite3_bind_int64(s, 8, (sqlite3_int64)size);
+    return step_done(st, s, err);
+}
+
+mmt_status mmt_store_print_best(mmt_store *st, void *file, mmt_err *err)
+{
+    FILE *f = file;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "SELECT * FROM best_view", &s, err));
+    int cols = sqlite3_column_count(s);
+    /* two passes: widths, then rows (the view is small: one row per tuned problem) */
+    int width[32] = {0};
+    if (cols > 32) cols = 32;
+    for (int c = 0; c < cols; c++) width[c] = (int)strlen(sqlite3_column_name(s, c));
+    int rc, rows = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        rows++;
+        for (int c = 0; c < cols; c++) {
+            const unsigned char *t = sqlite3_column_text(s, c);
+            int w = t ? (int)strlen((const char *)t) : 0;
+            if (w > width[c]) width[c] = w;
+        }
+    }
+    sqlite3_reset(s);
+    /* the last column is not padded: no trailing blanks */
+    for (int c = 0; c < cols; c++)
+        fprintf(f, "%-*s%s", c + 1 < cols ? width[c] : 0, sqlite3_column_name(s, c), c + 1 < cols ? "  " : "\n");
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        for (int c = 0; c < cols; c++) {
+            const unsigned char *t = sqlite3_column_text(s, c);
+            fprintf(f, "%-*s%s", c + 1 < cols ? width[c] : 0, t ? (const char *)t : "", c + 1 < cols ? "  " : "\n");
+        }
+    if (rows == 0) fprintf(f, "(no tuned problems in %s)\n", st->path);
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
+    sqlite3_finalize(s);
+    return r;
+}

@@ -1,0 +1,103 @@
+/* store.h - the SQLite database (DESIGN.md section 5): devices, templates, configs,
+ * problems, every trial, the best config per (device, problem), the compile cache and
+ * tuning sessions. The schema text is db/schema.sql (embedded); the version is in
+ * PRAGMA user_version and older files are migrated forward with db/migrate_N.sql.
+ * WAL mode, a busy timeout, and one transaction per trial. The store knows nothing of
+ * CUDA or compilers: binaries are opaque blobs. */
+#ifndef MMT_STORE_H
+#define MMT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "err.h"
+#include "problem.h"
+
+typedef struct mmt_store mmt_store;
+
+/* Trial statuses, as stored in trial.status. */
+typedef enum mmt_trial_status {
+    MMT_TRIAL_OK = 0,
+    MMT_TRIAL_COMPILE_ERROR,
+    MMT_TRIAL_LAUNCH_ERROR,
+    MMT_TRIAL_WRONG_RESULT,
+    MMT_TRIAL_TIMEOUT,
+    MMT_TRIAL_CRASHED,
+} mmt_trial_status;
+
+/* "ok", "compile_error", "launch_error", "wrong_result", "timeout", "crashed". */
+const char *mmt_trial_status_name(mmt_trial_status s);
+
+typedef struct mmt_trial_rec {
+    int64_t session_id, device_id, problem_id, config_id;
+    mmt_trial_status status;
+    double time_ms_median, time_ms_min, time_ms_max; /* ok trials */
+    double gflops;                                   /* from the median */
+    double rel_error;                                /* against the reference; <0 if not measured */
+    int reps;
+    const char *message; /* compile log, fault, ...; may be NULL */
+} mmt_trial_rec;
+
+/* The default database path: $MMTUNE_DB, else $XDG_CACHE_HOME/mmtune/mmtune.db, else
+ * $HOME/.cache/mmtune/mmtune.db. */
+void mmt_store_default_path(char *buf, size_t size);
+
+/* Opens (creating the file and its directory if needed, unless readonly) and brings the
+ * schema to the current version. A readonly open of a missing file fails with
+ * MMT_NOT_FOUND. */
+mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err);
+void mmt_store_close(mmt_store *st);
+
+/* Ids of rows, inserted if missing. */
+mmt_status mmt_store_device(mmt_store *st, const mmt_device_info *d, int64_t *id, mmt_err *err);
+mmt_status mmt_store_template(mmt_store *st, const char *name, const char *source_hash, int64_t *id, mmt_err *err);
+mmt_status mmt_store_config(mmt_store *st, int64_t template_id, const char *params, int64_t *id, mmt_err *err);
+mmt_status mmt_store_problem(mmt_store *st, const mmt_problem *p, int64_t *id, mmt_err *err);
+
+/* Sessions: who tuned what, when, how. */
+mmt_status mmt_store_session_begin(mmt_store *st, int64_t device_id, const char *command, const char *strategy,
+                                   const char *budget, int64_t *id, mmt_err *err);
+mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, mmt_err *err);
+
+/* Records a trial in one transaction; an ok trial faster than the current best of its
+ * (device, problem) - or whose best is stale (another template hash) - becomes the best.
+ * *trial_id may be NULL. */
+mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *trial_id, mmt_err *err);
+
+/* A vendor library's figure for a problem, measured in the same run. */
+mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t problem_id, const char *library,
+                                  double time_ms, double gflops, mmt_err *err);
+
+/* One best entry, as lookups need it. */
+typedef struct mmt_best_rec {
+    mmt_problem problem;
+    char params[512];
+    double gflops;
+} mmt_best_rec;
+
+/* Every best entry for (device fingerprint, template name, template source hash), for
+ * all problems of the given dtype. *out is malloc'd. A device or template the database
+ * does not know gives zero entries, not an error. */
+mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
+                               const char *source_hash, mmt_dtype dtype, mmt_best_rec **out, size_t *n,
+                               mmt_err *err);
+
+/* The configs (canonical text) already measured for (device, problem, template) with
+ * their status and median time, in the order measured: for resuming and replay.
+ * Calls fn for each; stops early if fn returns non-zero. */
+mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t problem_id, int64_t template_id,
+                                 int (*fn)(void *user, const char *params, mmt_trial_status status,
+                                           double time_ms_median, double gflops),
+                                 void *user, mmt_err *err);
+
+/* Compile cache. get returns MMT_NOT_FOUND if the key is absent; *data is malloc'd. */
+mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err);
+mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *template_name, const char *params,
+                                const char *target, const char *compiler, const char *source, const void *data,
+                                size_t size, mmt_err *err);
+
+/* For `mmtune show`: prints best_view as an aligned table to f. */
+mmt_status mmt_store_print_best(mmt_store *st, void *file /* FILE* */, mmt_err *err);
+
+#endif

@@ -1,0 +1,60 @@
+/* gemm_ref.cu - the naive reference GEMM that verification trusts (after BLIS's
+ * ref_kernels and SGEMM_CUDA's 1_naive.cuh): obviously correct, not fast.
+ *
+ *   workspace[i * n + j] = sum_l op(A)[i][l] * op(B)[l][j]      (double, dense m x n)
+ *
+ * No alpha and no beta: the tuner applies them on the host in double. Inputs are float
+ * (MMT_DTYPE_F64=0) or double (MMT_DTYPE_F64=1), row-major with lda / ldb and the
+ * transposes of mmt_gemm_params. Every product is formed exactly (TwoProduct through fma)
+ * and summed in double-double (TwoSum), so the result is faithful to about 2^-100
+ * relative to the sum of |products| whatever K is: far below the error of any kernel.
+ * p.workspace must hold m * n doubles.
+ *
+ * Launch: block (16, 16, 1), grid (ceil(n / 16), ceil(m / 16), 1), no shared memory.
+ * Entry: extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p). There is no search
+ * space for it: the tuner compiles it directly. */
+
+#ifndef MMT_DTYPE_F64
+#define MMT_DTYPE_F64 0
+#endif
+#if MMT_DTYPE_F64
+typedef double T;
+#else
+typedef float T;
+#endif
+
+/* The same layout as mmt_gemm_params in src/backend.h. */
+struct mmt_gemm_params {
+    long long m, n, k;
+    long long lda, ldb, ldc;
+    int trans_a, trans_b;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    void *workspace;
+    long long workspace_size;
+};
+static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+
+extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p)
+{
+    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= p.m || j >= p.n) return;
+    const T *a = static_cast<const T *>(p.a);
+    const T *b = static_cast<const T *>(p.b);
+    double hi = 0.0, lo = 0.0;
+    for (long long l = 0; l < p.k; l++) {
+        const double x = (double)(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]);
+        const double y = (double)(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]);
+        /* explicit _rn intrinsics: the compiler must not contract these into other fmas */
+        const double prod = __dmul_rn(x, y);
+        const double prod_err = fma(x, y, -prod);           /* TwoProduct: x * y == prod + prod_err */
+        const double s = __dadd_rn(hi, prod);                /* TwoSum: hi + prod == s + sum_err */
+        const double bb = __dsub_rn(s, hi);
+        const double sum_err = __dadd_rn(__dsub_rn(hi, __dsub_rn(s, bb)), __dsub_rn(prod, bb));
+        hi = s;
+        lo = __dadd_rn(lo, __dadd_rn(sum_err, prod_err));
+    }
+    static_cast<double *>(p.workspace)[i * p.n + j] = __dadd_rn(hi, lo);
+}

@@ -1,0 +1,417 @@
+/* gemm_simt.cu - fp32 / fp64 GEMM on CUDA cores (SIMT), the template of
+ * search_spaces/cuda_gemm_simt.yaml.
+ *
+ *   C = alpha * op(A) * op(B) + beta * C      row-major, any M N K (odd ones too),
+ *                                             any lda ldb ldc, both transposes.
+ *
+ * BLAS rules: beta == 0 -> C is not read (NaN in C does not propagate); alpha == 0 or
+ * K == 0 -> A and B are not read.
+ *
+ * Structure: a block computes a BM x BN tile of C, walking K in steps of BK through shared
+ * memory (A stored k-major as As[BK][BM+PAD], B as Bs[BK][BN+PAD], so the inner loop reads
+ * both operands along their contiguous dimension). The block's warps tile it in WM x WN
+ * warp tiles; each lane owns TM x TN accumulators, split into chunks of up to 16 bytes
+ * spread across the warp tile (lanes read neighbouring 128-bit words of shared memory:
+ * no bank conflicts, full-width LDS). The next K tile is fetched from global memory into
+ * registers while the current one is multiplied.
+ *
+ * Launch (the space's launch section): grid (ceil(M/BM) * ceil(N/BN), 1, SPLITK),
+ * block (THREADS, 1, 1), dynamic shared memory SMEM bytes. With SPLITK > 1 the module
+ * also exports mmt_gemm_pre, which the backend launches first to apply C = beta * C
+ * (any 1-D grid: it strides); the slices then add alpha * partial into C with atomicAdd.
+ *
+ * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17). */
+
+/* ---- knobs ------------------------------------------------------------------------ */
+#ifndef MMT_DTYPE_F64
+#define MMT_DTYPE_F64 0 /* 1: double, 0: float */
+#endif
+#ifndef BM
+#define BM 64 /* block tile rows (M) */
+#endif
+#ifndef BN
+#define BN 64 /* block tile columns (N) */
+#endif
+#ifndef BK
+#define BK 8 /* K step held in shared memory */
+#endif
+#ifndef WM
+#define WM 32 /* warp tile rows */
+#endif
+#ifndef WN
+#define WN 16 /* warp tile columns */
+#endif
+#ifndef TM
+#define TM 4 /* thread tile rows: accumulators per lane = TM * TN */
+#endif
+#ifndef TN
+#define TN 4 /* thread tile columns */
+#endif
+#ifndef VEC
+#define VEC 1 /* 1: 128-bit global loads where the run-time alignment allows (checked per block) */
+#endif
+#ifndef STAGES
+#define STAGES 1 /* shared-memory buffers: 1 (two barriers per K step) or 2 (one barrier) */
+#endif
+#ifndef PAD
+#define PAD 0 /* elements of padding per shared-memory row (bank conflicts of the transposing stores) */
+#endif
+#ifndef SPLITK
+#define SPLITK 1 /* slices of K (gridDim.z); > 1 adds into C with atomicAdd after mmt_gemm_pre */
+#endif
+#ifndef GROUP_M
+#define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse of B) */
+#endif
+#ifndef EVEN
+#define EVEN 0 /* 1: M % BM == 0, N % BN == 0, K % (BK * SPLITK) == 0: no bounds checks */
+#endif
+
+/* ---- derived ------------------------------------------------------------------------ */
+#if MMT_DTYPE_F64
+typedef double T;
+typedef double2 T_VEC16;
+#define VW 2 /* elements per 16 bytes */
+#else
+typedef float T;
+typedef float4 T_VEC16;
+#define VW 4
+#endif
+
+#define THREADS_ ((BM / TM) * (BN / TN))
+#ifdef THREADS /* the space passes its derived THREADS: it must agree */
+#if THREADS != THREADS_
+#error "THREADS does not match (BM / TM) * (BN / TN)"
+#endif
+#else
+#define THREADS THREADS_
+#endif
+#define WTM (WM / TM)           /* lanes along a warp tile's rows */
+#define WTN (WN / TN)           /* lanes along its columns */
+#define RM (TM < VW ? TM : VW)  /* contiguous rows of a thread's chunk */
+#define RN (TN < VW ? TN : VW)  /* contiguous columns of a chunk */
+#define VL (VEC ? VW : 1)       /* elements per global load */
+#define AS_LD (BM + PAD)        /* shared-memory row strides (elements) */
+#define BS_LD (BN + PAD)
+#define A_STAGE (BK * AS_LD)
+#define B_STAGE (BK * BS_LD)
+#define A_UNITS (BM * BK / VL)  /* global loads per tile */
+#define B_UNITS (BN * BK / VL)
+#define A_LOADS ((A_UNITS + THREADS - 1) / THREADS) /* per thread */
+#define B_LOADS ((B_UNITS + THREADS - 1) / THREADS)
+#define SMEM_ ((STAGES) * (A_STAGE + B_STAGE) * (int)sizeof(T))
+
+#if WTM * WTN != 32
+#error "a warp tile must hold 32 lanes: (WM / TM) * (WN / TN) == 32"
+#endif
+#if BM % WM || BN % WN || WM % TM || WN % TN
+#error "BM % WM, BN % WN, WM % TM and WN % TN must be 0"
+#endif
+#if TM % RM || TN % RN
+#error "TM and TN must be 1, 2 or multiples of the 16-byte vector width"
+#endif
+#if BK % VL || BM % VL || BN % VL
+#error "BK, BM and BN must be multiples of the global load width"
+#endif
+#if PAD % VW
+#error "PAD must keep shared-memory rows 16-byte aligned"
+#endif
+#if STAGES != 1 && STAGES != 2
+#error "STAGES is 1 or 2"
+#endif
+#if SPLITK < 1 || GROUP_M < 1
+#error "SPLITK and GROUP_M are >= 1"
+#endif
+
+/* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
+struct mmt_gemm_params {
+    long long m, n, k;
+    long long lda, ldb, ldc;
+    int trans_a, trans_b;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    void *workspace;
+    long long workspace_size;
+};
+static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+
+/* R contiguous elements, with one 8- or 16-byte access where R allows it; both pointers
+ * must then be aligned to R * sizeof(T) (the callers guarantee it). */
+template <int R> __device__ __forceinline__ void copy_r(T *d, const T *s)
+{
+#if MMT_DTYPE_F64
+    if constexpr (R == 2) {
+        double2 v = *reinterpret_cast<const double2 *>(s);
+        d[0] = v.x, d[1] = v.y;
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; r++) d[r] = s[r];
+    }
+#else
+    if constexpr (R == 4) {
+        float4 v = *reinterpret_cast<const float4 *>(s);
+        d[0] = v.x, d[1] = v.y, d[2] = v.z, d[3] = v.w;
+    } else if constexpr (R == 2) {
+        float2 v = *reinterpret_cast<const float2 *>(s);
+        d[0] = v.x, d[1] = v.y;
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; r++) d[r] = s[r];
+    }
+#endif
+}
+
+template <int R> __device__ __forceinline__ void store_r(T *d, const T *s)
+{
+#if MMT_DTYPE_F64
+    if constexpr (R == 2) {
+        *reinterpret_cast<double2 *>(d) = make_double2(s[0], s[1]);
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; r++) d[r] = s[r];
+    }
+#else
+    if constexpr (R == 4) {
+        *reinterpret_cast<float4 *>(d) = make_float4(s[0], s[1], s[2], s[3]);
+    } else if constexpr (R == 2) {
+        *reinterpret_cast<float2 *>(d) = make_float2(s[0], s[1]);
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; r++) d[r] = s[r];
+    }
+#endif
+}
+
+/* What a block needs to fetch tiles: the problem, its place, its K range. */
+struct tile_src {
+    const T *a, *b;
+    long long lda, ldb, m, n, m0, n0, kend;
+    bool ta, tb, va, vb; /* transposes; 128-bit loads allowed */
+};
+
+/* Loads VL elements starting at src into r. `full`: all VL are in bounds; otherwise
+ * element v is in bounds iff v < avail. `vec`: src is 16-byte aligned. */
+__device__ __forceinline__ void fetch_unit(T *r, const T *src, bool full, long long avail, bool vec)
+{
+    if (EVEN || full) {
+        if (VL > 1 && vec) {
+            copy_r<VL>(r, src);
+        } else {
+#pragma unroll
+            for (int v = 0; v < VL; v++) r[v] = src[v];
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < VL; v++) r[v] = v < avail ? src[v] : T(0);
+    }
+}
+
+/* Global -> registers: the A and B tiles at k0. */
+__device__ __forceinline__ void fetch_tiles(const tile_src &s, long long k0, T (&ra)[A_LOADS][VL],
+                                            T (&rb)[B_LOADS][VL])
+{
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int l = 0; l < A_LOADS; l++) {
+        const int u = tid + l * THREADS;
+        if (A_UNITS % THREADS == 0 || u < A_UNITS) {
+            if (!s.ta) { /* A[i * lda + kk]: contiguous along k */
+                const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
+                const long long gi = s.m0 + r, gk = k0 + c;
+                const long long avail = gi < s.m ? s.kend - gk : 0;
+                fetch_unit(ra[l], s.a + gi * s.lda + gk, gi < s.m && gk + VL <= s.kend, avail, s.va);
+            } else { /* A[kk * lda + i]: contiguous along m */
+                const int r = u / (BM / VL), c = (u % (BM / VL)) * VL;
+                const long long gk = k0 + r, gi = s.m0 + c;
+                const long long avail = gk < s.kend ? s.m - gi : 0;
+                fetch_unit(ra[l], s.a + gk * s.lda + gi, gk < s.kend && gi + VL <= s.m, avail, s.va);
+            }
+        }
+    }
+#pragma unroll
+    for (int l = 0; l < B_LOADS; l++) {
+        const int u = tid + l * THREADS;
+        if (B_UNITS % THREADS == 0 || u < B_UNITS) {
+            if (!s.tb) { /* B[kk * ldb + j]: contiguous along n */
+                const int r = u / (BN / VL), c = (u % (BN / VL)) * VL;
+                const long long gk = k0 + r, gj = s.n0 + c;
+                const long long avail = gk < s.kend ? s.n - gj : 0;
+                fetch_unit(rb[l], s.b + gk * s.ldb + gj, gk < s.kend && gj + VL <= s.n, avail, s.vb);
+            } else { /* B[j * ldb + kk]: contiguous along k */
+                const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
+                const long long gj = s.n0 + r, gk = k0 + c;
+                const long long avail = gj < s.n ? s.kend - gk : 0;
+                fetch_unit(rb[l], s.b + gj * s.ldb + gk, gj < s.n && gk + VL <= s.kend, avail, s.vb);
+            }
+        }
+    }
+}
+
+/* Registers -> shared memory, k-major for both operands. */
+__device__ __forceinline__ void store_tiles(bool ta, bool tb, T *As, T *Bs, const T (&ra)[A_LOADS][VL],
+                                            const T (&rb)[B_LOADS][VL])
+{
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int l = 0; l < A_LOADS; l++) {
+        const int u = tid + l * THREADS;
+        if (A_UNITS % THREADS == 0 || u < A_UNITS) {
+            if (!ta) {
+                const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
+#pragma unroll
+                for (int v = 0; v < VL; v++) As[(c + v) * AS_LD + r] = ra[l][v];
+            } else {
+                const int r = u / (BM / VL), c = (u % (BM / VL)) * VL;
+                store_r<VL>(As + r * AS_LD + c, ra[l]);
+            }
+        }
+    }
+#pragma unroll
+    for (int l = 0; l < B_LOADS; l++) {
+        const int u = tid + l * THREADS;
+        if (B_UNITS % THREADS == 0 || u < B_UNITS) {
+            if (!tb) {
+                const int r = u / (BN / VL), c = (u % (BN / VL)) * VL;
+                store_r<VL>(Bs + r * BS_LD + c, rb[l]);
+            } else {
+                const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
+#pragma unroll
+                for (int v = 0; v < VL; v++) Bs[(c + v) * BS_LD + r] = rb[l][v];
+            }
+        }
+    }
+}
+
+/* acc += the BK step held in As, Bs. am / bn: this lane's first row / column in the tile. */
+__device__ __forceinline__ void multiply(const T *As, const T *Bs, int am, int bn, T (&acc)[TM][TN])
+{
+#pragma unroll
+    for (int kk = 0; kk < BK; kk++) {
+        T a[TM], b[TN];
+#pragma unroll
+        for (int i = 0; i < TM / RM; i++) copy_r<RM>(a + i * RM, As + kk * AS_LD + am + i * (WTM * RM));
+#pragma unroll
+        for (int j = 0; j < TN / RN; j++) copy_r<RN>(b + j * RN, Bs + kk * BS_LD + bn + j * (WTN * RN));
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p)
+{
+    extern __shared__ __align__(16) unsigned char mmt_smem[];
+    T *const As = reinterpret_cast<T *>(mmt_smem);
+    T *const Bs = As + STAGES * A_STAGE;
+
+    const long long M = p.m, N = p.n, K = p.k;
+    const T alpha = (T)p.alpha, beta = (T)p.beta;
+
+    /* Which tile: blocks sweep GROUP_M tile rows column by column, so the blocks resident
+     * together share both A rows and B columns in L2. */
+    const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const long long pid = blockIdx.x;
+    const long long group = (long long)GROUP_M * tiles_n;
+    const long long first_m = pid / group * GROUP_M;
+    const long long rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
+    const long long tile_m = first_m + (pid % group) % rows, tile_n = (pid % group) / rows;
+    if (tile_m >= tiles_m || tile_n >= tiles_n) return;
+
+    /* This slice's K range; alpha == 0 reads neither A nor B. */
+    long long kbeg = 0, kend = K;
+#if SPLITK > 1
+    {
+        const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
+        kbeg = blockIdx.z * chunk;
+        kend = kbeg + chunk < K ? kbeg + chunk : K;
+        if (kbeg >= kend || alpha == T(0)) return; /* adds nothing; mmt_gemm_pre did beta * C */
+    }
+#endif
+    if (alpha == T(0)) kend = kbeg;
+
+    tile_src s;
+    s.a = static_cast<const T *>(p.a);
+    s.b = static_cast<const T *>(p.b);
+    s.lda = p.lda, s.ldb = p.ldb, s.m = M, s.n = N;
+    s.m0 = tile_m * BM, s.n0 = tile_n * BN, s.kend = kend;
+    s.ta = p.trans_a != 0, s.tb = p.trans_b != 0;
+    s.va = VEC && (reinterpret_cast<unsigned long long>(p.a) % 16 == 0) && (p.lda % VW == 0);
+    s.vb = VEC && (reinterpret_cast<unsigned long long>(p.b) % 16 == 0) && (p.ldb % VW == 0);
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
+    const int am = wm0 + (lane / WTN) * RM, bn = wn0 + (lane % WTN) * RN;
+
+    T acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = T(0);
+
+    const long long ntiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    T ra[A_LOADS][VL], rb[B_LOADS][VL];
+    if (ntiles > 0) {
+        fetch_tiles(s, kbeg, ra, rb);
+        store_tiles(s.ta, s.tb, As, Bs, ra, rb);
+    }
+    __syncthreads();
+    for (long long t = 0; t < ntiles; t++) {
+        const bool more = t + 1 < ntiles;
+#if STAGES == 2
+        const int cur = (int)(t & 1);
+        if (more) fetch_tiles(s, kbeg + (t + 1) * BK, ra, rb); /* in flight during the multiply */
+        multiply(As + cur * A_STAGE, Bs + cur * B_STAGE, am, bn, acc);
+        if (more) store_tiles(s.ta, s.tb, As + (cur ^ 1) * A_STAGE, Bs + (cur ^ 1) * B_STAGE, ra, rb);
+        __syncthreads();
+#else
+        if (more) fetch_tiles(s, kbeg + (t + 1) * BK, ra, rb);
+        multiply(As, Bs, am, bn, acc);
+        __syncthreads();
+        if (more) {
+            store_tiles(s.ta, s.tb, As, Bs, ra, rb);
+            __syncthreads();
+        }
+#endif
+    }
+
+    /* Epilogue: C = alpha * acc + beta * C (beta == 0: C is not read), or atomically
+     * C += alpha * acc for split-K slices. */
+    T *const C = static_cast<T *>(p.c);
+    const long long ldc = p.ldc;
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        const long long gi = s.m0 + am + (i / RM) * (WTM * RM) + i % RM;
+        if (!EVEN && gi >= M) continue;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            const long long gj = s.n0 + bn + (j / RN) * (WTN * RN) + j % RN;
+            if (!EVEN && gj >= N) continue;
+            T *const cp = C + gi * ldc + gj;
+#if SPLITK > 1
+            (void)beta;
+            atomicAdd(cp, alpha * acc[i][j]);
+#else
+            /* one rounding fewer than alpha * acc + beta * c */
+            *cp = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *cp);
+#endif
+        }
+    }
+}
+
+#if SPLITK > 1
+/* C = beta * C over the whole of C (beta == 0 writes zeros without reading), before the
+ * split-K slices add into it. Any 1-D launch: the loop strides over the grid. */
+extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
+{
+    if (p.beta == 1.0) return;
+    T *const C = static_cast<T *>(p.c);
+    const T beta = (T)p.beta;
+    const long long total = p.m * p.n;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x; x < total; x += stride) {
+        T *const cp = C + (x / p.n) * p.ldc + x % p.n;
+        *cp = beta == T(0) ? T(0) : beta * *cp;
+    }
+}
+#endif

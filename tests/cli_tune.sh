@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# cli_tune.sh - the real mmtune binary end to end: usage errors exit 2 and write nothing,
+# a tiny tune records trials and a best per problem, a rerun resumes without measuring
+# again, and `mmtune show` prints what the database holds.
+set -u
+MMTUNE=$1
+DATA=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # check DESCRIPTION EXPECTED_RC CMD...
+  local what=$1 want=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL: $what: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fail=1
+  else
+    echo "ok: $what"
+  fi
+}
+
+check "help" 0 "$MMTUNE" --help
+grep -q -- "--shapes" "$tmp/out" || { echo "FAIL: help text"; fail=1; }
+check "unknown option" 2 "$MMTUNE" --bogus
+check "missing shapes" 2 "$MMTUNE" --device cpu --db "$tmp/x.db"
+check "unknown device" 2 "$MMTUNE" --device tpu0 --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/x.db"
+check "bad budget" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --budget ten --db "$tmp/x.db"
+check "bad shapes file" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_bad_key.yaml" --db "$tmp/x.db"
+grep -q "shapes_bad_key.yaml:3:" "$tmp/err" || { echo "FAIL: no file:line in: $(cat "$tmp/err")"; fail=1; }
+check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"
+[ -e "$tmp/x.db" ] && { echo "FAIL: bad input wrote a database"; fail=1; }
+
+check "tiny tune" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 3
+cat "$tmp/out"
+[ "$(grep -c 'x.*x' "$tmp/out")" -ge 3 ] || { echo "FAIL: the table lacks rows"; fail=1; }
+check "show" 0 "$MMTUNE" show --db "$tmp/t.db"
+cat "$tmp/out"
+if command -v sqlite3 >/dev/null; then
+  best=$(sqlite3 "$tmp/t.db" 'select count(*) from best_view')
+  trials=$(sqlite3 "$tmp/t.db" 'select count(*) from trial')
+  [ "$best" = 3 ] || { echo "FAIL: best_view has $best rows, wanted 3"; fail=1; }
+  [ "$trials" -ge 3 ] || { echo "FAIL: $trials trials"; fail=1; }
+  check "resume" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 3
+  again=$(sqlite3 "$tmp/t.db" 'select count(*) from trial')
+  [ "$again" = "$trials" ] || { echo "FAIL: the rerun measured again ($trials -> $again trials)"; fail=1; }
+  ok=$(sqlite3 "$tmp/t.db" "select count(*) from trial where status='ok' and rel_error >= 0")
+  [ "$ok" -ge 3 ] || { echo "FAIL: only $ok verified trials"; fail=1; }
+else
+  echo "sqlite3 is not installed: database checks skipped"
+fi
+[ $fail = 0 ] && echo "cli_tune: all passed"
+exit $fail

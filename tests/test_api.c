@@ -1,0 +1,199 @@
+/* test_api.c - the public API on the CPU: BLAS semantics for both layouts and every
+ * transpose, argument errors that write nothing, and the lookup order exact -> nearest ->
+ * default against a real database file. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "check.h"
+#include "family.h"
+#include "gemm_check.h"
+#include "mmtuned.h"
+#include "store.h"
+
+static char dir[] = "/tmp/mmtune-test-api-XXXXXX";
+
+/* One call through mmt_sgemm/mmt_dgemm with padded leading dimensions; returns rel error. */
+static double api_case(mmt_ctx *ctx, int f64, int col, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                       double alpha, double beta)
+{
+    int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    int64_t lda = (col ? ar : ac) + 2, ldb = (col ? br : bc) + 5, ldc = (col ? m : n) + 1;
+    void *a = gc_matrix(f64, col, ar, ac, lda, 0), *b = gc_matrix(f64, col, br, bc, ldb, 0);
+    void *c = gc_matrix(f64, col, m, n, ldc, beta == 0);
+    void *c0 = gc_matrix(f64, col, m, n, ldc, 0);
+    memcpy(c0, c, (size_t)(f64 ? 8 : 4) * (col ? n : m) * ldc);
+    double *ref = gc_ref_alloc(m, n);
+    gc_reference(f64, col, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc, ref);
+    mmt_layout L = col ? MMT_COL_MAJOR : MMT_ROW_MAJOR;
+    mmt_transpose A = ta ? MMT_TRANS : MMT_NO_TRANS, B = tb ? MMT_TRANS : MMT_NO_TRANS;
+    mmt_status st = f64 ? mmt_dgemm(ctx, L, A, B, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+                        : mmt_sgemm(ctx, L, A, B, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
+    if (st != MMT_OK) fprintf(stderr, "gemm failed: %s\n", mmt_last_error(ctx));
+    double e = st == MMT_OK ? gc_rel_error(f64, col, m, n, c, ldc, ref) : INFINITY;
+    free(a), free(b), free(c), free(c0), free(ref);
+    return e;
+}
+
+static void test_semantics(void)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/none.db", dir);
+    setenv("MMTUNE_DB", db, 1); /* a missing default database: every shape runs the default */
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    static const int64_t sizes[][3] = {{1, 1, 1}, {5, 7, 3}, {33, 17, 65}, {100, 3, 1}, {64, 64, 64}};
+    int bad = 0;
+    for (int f64 = 0; f64 < 2; f64++)
+        for (int col = 0; col < 2; col++)
+            for (int t = 0; t < 4; t++)
+                for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                    double e1 = api_case(ctx, f64, col, t & 1, t >> 1, sizes[s][0], sizes[s][1], sizes[s][2], 1, 0);
+                    double e2 = api_case(ctx, f64, col, t & 1, t >> 1, sizes[s][0], sizes[s][1], sizes[s][2], -0.5,
+                                         1.5);
+                    if (!(e1 <= gc_bound(f64, sizes[s][2])) || !(e2 <= gc_bound(f64, sizes[s][2]))) {
+                        fprintf(stderr, "f64=%d col=%d t=%d %lldx%lldx%lld: errors %g %g\n", f64, col, t,
+                                (long long)sizes[s][0], (long long)sizes[s][1], (long long)sizes[s][2], e1, e2);
+                        bad++;
+                    }
+                }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_DEFAULT);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_DB");
+}
+
+static void test_errors(void)
+{
+    mmt_ctx *ctx = NULL;
+    CHECK(mmt_open(&ctx, "gpu7", NULL) == MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "gpu7") != NULL);
+    mmt_close(ctx);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/no/such.db", dir);
+    CHECK(mmt_open(&ctx, "cpu", missing) == MMT_NOT_FOUND);
+    mmt_close(ctx);
+    mmt_close(NULL);
+
+    setenv("MMTUNE_DB", missing, 1);
+    CHECK_EQ_INT(mmt_open(&ctx, NULL, NULL), MMT_OK);
+    float a[16], b[16], c[16];
+    for (int i = 0; i < 16; i++) a[i] = b[i] = 1, c[i] = 42;
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, -1, 4, 4, 1, a, 4, b, 4, 0, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 1, a, 3, b, 4, 0, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "lda") != NULL);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_COL_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 2, 4, 1, a, 4, b, 4, 0, c, 3),
+                 MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_sgemm(ctx, (mmt_layout)7, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 1, a, 4, b, 4, 0, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, (mmt_transpose)0, MMT_NO_TRANS, 4, 4, 4, 1, a, 4, b, 4, 0, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 1, NULL, 4, b, 4, 0, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 1, a, 4, b, 4, 0, NULL, 4),
+                 MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_sgemm(NULL, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 1, a, 4, b, 4, 0, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    for (int i = 0; i < 16; i++) CHECK(c[i] == 42); /* nothing written */
+    /* empty problems are no-ops; alpha == 0 reads neither A nor B */
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 0, 4, 4, 1, NULL, 4, NULL, 4, 0, NULL, 4),
+                 MMT_OK);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 0, NULL, 4, NULL, 4, 0.5f, c, 4),
+                 MMT_OK);
+    for (int i = 0; i < 16; i++) CHECK(c[i] == 21);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_DB");
+    for (int s = 0; s <= 11; s++) CHECK(mmt_status_string((mmt_status)s) != NULL);
+    CHECK_EQ_STR(mmt_status_string(MMT_OK), "success");
+    CHECK(strlen(mmt_version_string()) >= 5);
+}
+
+/* A database with one tuned f32 problem, written through the store as mmtune does. */
+static void make_db(const char *path, const char *params)
+{
+    mmt_err err;
+    mmt_store *st;
+    mmt_device_info dev;
+    mmt_family *fam;
+    CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
+    CHECK_OK(mmt_family_find("cpu", MMT_F32, &fam, &err), &err);
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    int64_t dev_id, tpl, cfg, prob, sess;
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 256, .n = 256, .k = 256};
+    CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
+    CHECK_OK(mmt_store_template(st, fam->name, fam->source_hash, &tpl, &err), &err);
+    CHECK_OK(mmt_store_config(st, tpl, params, &cfg, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+    CHECK_OK(mmt_store_session_begin(st, dev_id, "test_api", "exhaustive", "0", &sess, &err), &err);
+    mmt_trial_rec t = {.session_id = sess, .device_id = dev_id, .problem_id = prob, .config_id = cfg,
+                       .status = MMT_TRIAL_OK, .time_ms_median = 1, .time_ms_min = 1, .time_ms_max = 1,
+                       .gflops = 33.5, .rel_error = 1e-7, .reps = 5};
+    CHECK_OK(mmt_store_trial_add(st, &t, NULL, &err), &err);
+    mmt_store_close(st);
+    mmt_family_free(fam);
+}
+
+static void test_lookup(void)
+{
+    mmt_err err;
+    mmt_family *fam;
+    CHECK_OK(mmt_family_find("cpu", MMT_F32, &fam, &err), &err);
+    mmt_device_info dev;
+    mmt_backend_cpu.probe(0, &dev, &err);
+    /* a valid configuration that is not the default */
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 256, .n = 256, .k = 256};
+    mmt_space_env env = {.problem = &p, .device = &dev};
+    mmt_config *all, def;
+    size_t n;
+    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &n, &err), &err);
+    mmt_space_default(fam->space, &def);
+    char tuned[512] = "", deftext[512];
+    mmt_config_format(fam->space, &def, deftext, sizeof deftext);
+    for (size_t i = n; i-- > 0 && !tuned[0];) {
+        mmt_config_format(fam->space, &all[i], tuned, sizeof tuned);
+        if (strcmp(tuned, deftext) == 0) tuned[0] = '\0';
+    }
+    free(all);
+    mmt_family_free(fam);
+    CHECK(tuned[0] != '\0');
+
+    char db[600];
+    snprintf(db, sizeof db, "%s/tuned.db", dir);
+    make_db(db, tuned);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    const char *cfg;
+    CHECK(api_case(ctx, 0, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(cfg, tuned);
+    /* column-major C = A B is the row-major problem n x m: the same tuned entry */
+    CHECK(api_case(ctx, 0, 1, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 300, 200, 250, 1, 0) <= gc_bound(0, 250));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_NEAREST);
+    CHECK_EQ_STR(cfg, tuned);
+    /* other transposes and dtypes have no tuned neighbour */
+    CHECK(api_case(ctx, 0, 0, 1, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_DEFAULT);
+    CHECK_EQ_STR(cfg, deftext);
+    CHECK(api_case(ctx, 1, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(1, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_DEFAULT);
+    mmt_close(ctx);
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    test_errors();
+    test_semantics();
+    test_lookup();
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return check_result();
+}

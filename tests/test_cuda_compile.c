@@ -1,0 +1,175 @@
+/* test_cuda_compile.c - the CUDA templates through NVRTC for sm_90, no GPU needed: the
+ * SIMT space's default and a spread sample of its valid configs for several problems
+ * (f32 and f64, split-K and EVEN ones among them), the reference kernel, and a broken
+ * source that must fail with MMT_COMPILE and its log. Register and spill counts are
+ * printed (ptxas -v). Skips (77) only when NVRTC itself is unavailable. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "family.h"
+#include "resource.h"
+
+/* An H100 SXM as the CUDA backend probes it. */
+static void h100(mmt_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->backend, sizeof d->backend, "cuda");
+    snprintf(d->name, sizeof d->name, "NVIDIA H100 80GB HBM3 (test)");
+    snprintf(d->arch, sizeof d->arch, "sm_90");
+    mmt_device_set_prop(d, "cc_major", 9);
+    mmt_device_set_prop(d, "cc_minor", 0);
+    mmt_device_set_prop(d, "max_threads_per_block", 1024);
+    mmt_device_set_prop(d, "max_smem_per_block", 232448);
+    mmt_device_set_prop(d, "smem_per_sm", 233472);
+    mmt_device_set_prop(d, "regs_per_block", 65536);
+    mmt_device_set_prop(d, "regs_per_sm", 65536);
+    mmt_device_set_prop(d, "max_threads_per_sm", 2048);
+    mmt_device_set_prop(d, "sm_count", 132);
+    mmt_device_set_prop(d, "warp_size", 32);
+    mmt_device_set_prop(d, "l2_bytes", 52428800);
+}
+
+static int spills, compiled;
+
+/* Compiles one instance; prints its ptxas summary. */
+static void compile_one(const char *what, const char *source, const char *defines)
+{
+    void *bin = NULL;
+    size_t size = 0;
+    char *log = NULL;
+    mmt_err err;
+    mmt_status st = mmt_cuda_compile_for_arch("sm_90", source, defines, &bin, &size, &log, &err);
+    if (st != MMT_OK) fprintf(stderr, "%s [%s]: %s\n", what, defines, err.msg);
+    CHECK_EQ_INT(st, MMT_OK);
+    CHECK(st != MMT_OK || (bin && size > 0));
+    /* "ptxas info    : Used 127 registers, ..." and "N bytes spill stores" per kernel */
+    int regs = -1, spill = 0;
+    for (const char *s = log ? log : ""; (s = strstr(s, "Used ")); s += 5) {
+        int r;
+        if (sscanf(s, "Used %d registers", &r) == 1 && r > regs) regs = r;
+    }
+    for (const char *s = log ? log : ""; (s = strstr(s, "bytes spill stores")); s++) {
+        const char *b = s;
+        while (b > log && b[-1] == ' ') b--;
+        while (b > log && b[-1] >= '0' && b[-1] <= '9') b--;
+        spill += atoi(b);
+    }
+    if (spill) spills++;
+    compiled += st == MMT_OK;
+    printf("%-14s regs %3d spill %4d B  cubin %7zu B  %s\n", what, regs, spill, size, defines);
+    free(bin);
+    free(log);
+}
+
+/* What mmt_kernel_defines makes (kernel.c is not linked here: it needs the store). */
+static mmt_status defines_of(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
+                             size_t size, mmt_err *err)
+{
+    FORWARD_IF_ERROR(mmt_space_defines(s, c, env, buf, size, err));
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, "%sMMT_DTYPE_F64=%d", n ? " " : "", env->problem->dtype == MMT_F64);
+    return MMT_OK;
+}
+
+static void sample_space(const mmt_family *fam, const mmt_device_info *dev, mmt_dtype dtype, int64_t m, int64_t n,
+                         int64_t k, int samples)
+{
+    mmt_problem p = {.dtype = dtype, .layout = MMT_ROW_MAJOR, .m = m, .n = n, .k = k};
+    mmt_space_env env = {.problem = &p, .device = dev};
+    mmt_err err;
+    char defines[4096], what[64];
+    snprintf(what, sizeof what, "%s %lldx%lldx%lld", dtype == MMT_F64 ? "f64" : "f32", (long long)m, (long long)n,
+             (long long)k);
+
+    mmt_config def;
+    mmt_space_default(fam->space, &def);
+    int valid = 0;
+    CHECK_OK(mmt_space_check(fam->space, &def, &env, &valid, NULL, &err), &err);
+    CHECK_EQ_INT(valid, 1); /* the default serves every shape */
+    CHECK_OK(defines_of(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+    compile_one("default", fam->source, defines);
+
+    mmt_config *all = NULL;
+    size_t count = 0;
+    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
+    printf("%s: %zu valid configs\n", what, count);
+    CHECK(count > 0);
+    for (int i = 0; count && i < samples; i++) {
+        const mmt_config *c = &all[((size_t)i * 2 + 1) * count / (2 * (size_t)samples)];
+        CHECK_OK(defines_of(fam->space, c, &env, defines, sizeof defines, &err), &err);
+        compile_one(what, fam->source, defines);
+    }
+    free(all);
+}
+
+int main(void)
+{
+    mmt_err err;
+    void *bin = NULL;
+    size_t size = 0;
+    char *log = NULL;
+    setenv("MMTUNE_PTXAS_VERBOSE", "1", 1);
+
+    /* NVRTC missing is the only reason to skip. */
+    mmt_status st = mmt_cuda_compile_for_arch("sm_90", "extern \"C\" __global__ void k() {}", "", &bin, &size, &log,
+                                              &err);
+    if (st == MMT_UNSUPPORTED) {
+        printf("skipped: %s\n", err.msg);
+        return 77;
+    }
+    CHECK_OK(st, &err);
+    free(bin);
+    free(log);
+
+    /* A compile error is MMT_COMPILE, with the compiler's words in the log and in err. */
+    st = mmt_cuda_compile_for_arch("sm_90", "extern \"C\" __global__ void k() { undeclared_thing(); }", "X=1", &bin,
+                                   &size, &log, &err);
+    CHECK_EQ_INT(st, MMT_COMPILE);
+    CHECK(bin == NULL && size == 0);
+    CHECK(log && strstr(log, "undeclared_thing"));
+    CHECK(strstr(err.msg, "undeclared_thing") != NULL);
+    free(log);
+    /* A template #error too (a warp tile that is not 32 lanes). */
+    char *simt = NULL;
+    size_t simt_size = 0;
+    CHECK_OK(mmt_resource_read("templates/cuda/gemm_simt.cu", &simt, &simt_size, &err), &err);
+    if (simt) {
+        st = mmt_cuda_compile_for_arch("sm_90", simt, "WM=64 WN=64", &bin, &size, &log, &err);
+        CHECK_EQ_INT(st, MMT_COMPILE);
+        CHECK(log && strstr(log, "warp tile"));
+        free(log);
+        /* the template compiles by itself, every knob defaulted, f32 and f64 */
+        compile_one("bare f32", simt, "");
+        compile_one("bare f64", simt, "MMT_DTYPE_F64=1");
+        free(simt);
+    }
+
+    /* The reference kernel. */
+    char *ref = NULL;
+    size_t ref_size = 0;
+    CHECK_OK(mmt_resource_read("templates/cuda/gemm_ref.cu", &ref, &ref_size, &err), &err);
+    if (ref) {
+        compile_one("ref f32", ref, "MMT_DTYPE_F64=0");
+        compile_one("ref f64", ref, "MMT_DTYPE_F64=1");
+        free(ref);
+    }
+
+    /* The real space: default and samples for several problems. */
+    mmt_family *fam = NULL;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_simt.yaml", &fam, &err), &err);
+    if (fam) {
+        mmt_device_info dev;
+        h100(&dev);
+        sample_space(fam, &dev, MMT_F32, 4096, 4096, 4096, 8);  /* EVEN configs among them */
+        sample_space(fam, &dev, MMT_F64, 4096, 4096, 4096, 4);
+        sample_space(fam, &dev, MMT_F32, 1000, 1001, 999, 4);   /* odd: checked paths */
+        sample_space(fam, &dev, MMT_F32, 128, 128, 8192, 4);    /* split-K */
+        sample_space(fam, &dev, MMT_F64, 96, 64, 4096, 3);      /* split-K, f64 atomics */
+        mmt_family_free(fam);
+    }
+    printf("%d instances compiled, %d with spills\n", compiled, spills);
+    return check_result();
+}

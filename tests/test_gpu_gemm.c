@@ -1,0 +1,334 @@
+/* test_gpu_gemm.c - the CUDA templates through the real backend on GPU 0: the SIMT
+ * space's default and a sample of its configs (split-K and EVEN ones among them), f32
+ * and f64, odd shapes, every transpose, padded leading dimensions and the BLAS alpha/beta
+ * rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), against a long double
+ * host reference; the reference kernel gemm_ref.cu and the cuBLAS wrapper likewise.
+ * Exits 77 (skipped) without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "family.h"
+#include "gemm_check.h"
+#include "resource.h"
+
+#include "../tuner/cublas.c" /* the tuner's wrapper, built into this test */
+
+typedef struct shape {
+    int64_t m, n, k;
+} shape;
+
+static const shape shapes[] = {{1, 1, 1},    {7, 5, 3},       {63, 65, 17},  {65, 63, 129}, {1, 300, 7},
+                               {300, 1, 70}, {129, 257, 300}, {17, 33, 0},   {64, 48, 2100}};
+static const shape even_shape = {256, 256, 512};
+
+typedef struct ab {
+    double alpha, beta;
+    int nan_c, nan_ab; /* poison C (beta = 0) or A and B (alpha = 0) */
+} ab;
+
+static const ab cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 1}, {-1.5, 1.0, 0, 0}};
+
+static const mmt_backend *be;
+static mmt_device_info dev;
+
+/* Runs one GEMM: fn launches it on device copies; returns the relative error (INFINITY if
+ * the padding of C changed or a call failed). */
+typedef mmt_status (*gemm_fn)(void *user, const mmt_gemm_params *p, mmt_err *err);
+
+static double run_case(gemm_fn fn, void *user, int f64, shape s, int ta, int tb, ab c)
+{
+    int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
+    int64_t lda = ac + 3, ldb = bc + 1, ldc = s.n + 2; /* padded: leading dims are honoured */
+    size_t es = f64 ? 8 : 4, asz = es * ar * lda, bsz = es * br * ldb, csz = es * s.m * ldc;
+    void *a = gc_matrix(f64, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix(f64, 0, br, bc, ldb, c.nan_ab);
+    void *cm = gc_matrix(f64, 0, s.m, s.n, ldc, c.nan_c);
+    void *c0 = malloc(csz ? csz : 1);
+    memcpy(c0, cm, csz);
+    double *ref = gc_ref_alloc(s.m, s.n);
+    gc_reference(f64, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
+
+    double e = INFINITY;
+    mmt_err err;
+    void *da = NULL, *db = NULL, *dc = NULL;
+    if (be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&
+        be->alloc(&dev, csz, &dc, &err) == MMT_OK && be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK &&
+        be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK && be->copy(dc, cm, csz, MMT_H2D, &err) == MMT_OK) {
+        mmt_gemm_params p = {.m = s.m, .n = s.n, .k = s.k, .lda = lda, .ldb = ldb, .ldc = ldc, .trans_a = ta,
+                             .trans_b = tb, .alpha = c.alpha, .beta = c.beta, .a = da, .b = db, .c = dc};
+        if (fn(user, &p, &err) == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
+            be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
+            e = gc_rel_error(f64, 0, s.m, s.n, cm, ldc, ref);
+            for (int64_t i = 0; i < s.m; i++) /* the padding past each row of C is untouched */
+                for (int64_t j = s.n; j < ldc; j++) {
+                    double x = gc_get(cm, f64, 0, ldc, i, j), y = gc_get(c0, f64, 0, ldc, i, j);
+                    if (x != y && !(isnan(x) && isnan(y))) e = INFINITY;
+                }
+        } else {
+            fprintf(stderr, "launch failed: %s\n", err.msg);
+        }
+    } else {
+        fprintf(stderr, "device memory: %s\n", err.msg);
+    }
+    be->free(da), be->free(db), be->free(dc);
+    free(a), free(b), free(cm), free(c0), free(ref);
+    return e;
+}
+
+/* ---- template instances ------------------------------------------------------------------ */
+
+typedef struct instance {
+    const mmt_family *fam;
+    const mmt_config *cfg;
+    mmt_module *mod;
+    int f64;
+} instance;
+
+static mmt_status launch_instance(void *user, const mmt_gemm_params *p, mmt_err *err)
+{
+    instance *in = user;
+    mmt_problem prob = {.dtype = in->f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .trans_a = p->trans_a,
+                        .trans_b = p->trans_b, .m = p->m, .n = p->n, .k = p->k};
+    mmt_space_env env = {.problem = &prob, .device = &dev};
+    mmt_geometry g;
+    FORWARD_IF_ERROR(mmt_space_geometry(in->fam->space, in->cfg, &env, &g, err));
+    return be->launch(in->mod, p, &g, NULL, err);
+}
+
+static int param_index(const mmt_space *s, const char *name)
+{
+    for (int i = 0; i < s->n_params; i++)
+        if (strcmp(s->params[i].name, name) == 0) return i;
+    return -1;
+}
+
+static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, shape extra)
+{
+    char text[512], defines[4096];
+    mmt_config_format(fam->space, cfg, text, sizeof text);
+    mmt_problem p0 = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64};
+    mmt_space_env env0 = {.problem = &p0, .device = &dev};
+    mmt_err err;
+    void *bin = NULL;
+    size_t size = 0;
+    char *log = NULL;
+    instance in = {.fam = fam, .cfg = cfg, .f64 = f64};
+    mmt_status st = mmt_space_defines(fam->space, cfg, &env0, defines, sizeof defines, &err);
+    if (st == MMT_OK) {
+        size_t n = strlen(defines);
+        snprintf(defines + n, sizeof defines - n, " MMT_DTYPE_F64=%d", f64);
+        st = be->compile(&dev, fam->source, defines, &bin, &size, &log, &err);
+    }
+    if (st == MMT_OK) st = be->load(&dev, bin, size, fam->space->entry, &in.mod, &err);
+    free(bin);
+    free(log);
+    if (st != MMT_OK) {
+        fprintf(stderr, "build of %s failed: %s\n", text, err.msg);
+        CHECK_EQ_INT(st, MMT_OK);
+        return;
+    }
+    int even_i = param_index(fam->space, "EVEN");
+    int even = even_i >= 0 && cfg->v[even_i];
+    int bad = 0, runs = 0;
+    size_t nshapes = sizeof shapes / sizeof shapes[0];
+    for (size_t si = 0; si <= nshapes; si++) {
+        shape s = si < nshapes ? shapes[si] : even_shape;
+        if (even) { /* the EVEN path only where the space allows it */
+            mmt_problem p = {.dtype = p0.dtype, .layout = MMT_ROW_MAJOR, .m = s.m, .n = s.n, .k = s.k};
+            mmt_space_env env = {.problem = &p, .device = &dev};
+            int valid = 0;
+            if (mmt_space_check(fam->space, cfg, &env, &valid, NULL, &err) != MMT_OK || !valid) continue;
+        }
+        for (int t = 0; t < 4; t++)
+            for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+                double e = run_case(launch_instance, &in, f64, s, t & 1, t >> 1, cases[ci]);
+                runs++;
+                if (!(e <= gc_bound(f64, s.k))) {
+                    fprintf(stderr, "%s %s: %lldx%lldx%lld ta=%d tb=%d alpha=%g beta=%g: rel error %g\n",
+                            f64 ? "f64" : "f32", text, (long long)s.m, (long long)s.n, (long long)s.k, t & 1, t >> 1,
+                            cases[ci].alpha, cases[ci].beta, e);
+                    bad++;
+                }
+            }
+    }
+    if (extra.m) /* the problem the config was sampled for (valid there even if EVEN) */
+        for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+            double e = run_case(launch_instance, &in, f64, extra, 0, 0, cases[ci]);
+            runs++;
+            if (!(e <= gc_bound(f64, extra.k))) {
+                fprintf(stderr, "%s %s: %lldx%lldx%lld: rel error %g\n", f64 ? "f64" : "f32", text,
+                        (long long)extra.m, (long long)extra.n, (long long)extra.k, e);
+                bad++;
+            }
+        }
+    CHECK(runs > 0);
+    CHECK_EQ_INT(bad, 0);
+    printf("%s %-100s %d cases ok\n", f64 ? "f64" : "f32", text, runs - bad);
+    be->unload(in.mod);
+}
+
+/* Up to `want` valid configs for problem m x n x k whose param `name` is != 0 (name NULL:
+ * any), spread over the space. */
+static void sample(const mmt_family *fam, int f64, int64_t m, int64_t n, int64_t k, const char *name, int want)
+{
+    mmt_problem p = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = m, .n = n, .k = k};
+    mmt_space_env env = {.problem = &p, .device = &dev};
+    mmt_config *all = NULL;
+    size_t count = 0, picked = 0;
+    mmt_err err;
+    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
+    int idx = name ? param_index(fam->space, name) : -1;
+    mmt_config *match = malloc(sizeof *match * (count + 1));
+    for (size_t i = 0; i < count; i++)
+        if (idx < 0 || all[i].v[idx] > (strcmp(name, "SPLITK") == 0 ? 1 : 0)) match[picked++] = all[i];
+    CHECK(picked > 0);
+    for (int i = 0; picked && i < want; i++)
+        test_config(fam, &match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)], f64, (shape){m, n, k});
+    free(match);
+    free(all);
+}
+
+/* ---- the reference kernel ----------------------------------------------------------------- */
+
+static mmt_status launch_ref(void *user, const mmt_gemm_params *p, mmt_err *err)
+{
+    mmt_module *mod = user;
+    mmt_geometry g = {.grid = {(p->n + 15) / 16, (p->m + 15) / 16, 1}, .block = {16, 16, 1}, .smem = 0};
+    return be->launch(mod, p, &g, NULL, err);
+}
+
+static void test_ref(int f64)
+{
+    char *src = NULL;
+    size_t srcsize;
+    void *bin = NULL;
+    size_t size = 0;
+    char *log = NULL;
+    mmt_module *mod = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_resource_read("templates/cuda/gemm_ref.cu", &src, &srcsize, &err), &err);
+    if (!src) return;
+    CHECK_OK(be->compile(&dev, src, f64 ? "MMT_DTYPE_F64=1" : "MMT_DTYPE_F64=0", &bin, &size, &log, &err), &err);
+    free(src);
+    free(log);
+    if (!bin) return;
+    CHECK_OK(be->load(&dev, bin, size, "mmt_gemm_ref64", &mod, &err), &err);
+    free(bin);
+    if (!mod) return;
+    int bad = 0;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int t = 0; t < 4; t++) {
+            shape s = shapes[si];
+            if (s.m * s.n == 0) continue;
+            int64_t ar = t & 1 ? s.k : s.m, ac = t & 1 ? s.m : s.k, br = t >> 1 ? s.n : s.k,
+                    bc = t >> 1 ? s.k : s.n;
+            int64_t lda = ac + 1, ldb = bc + 2;
+            size_t es = f64 ? 8 : 4, asz = es * ar * lda, bsz = es * br * ldb, wsz = 8 * s.m * s.n;
+            void *a = gc_matrix(f64, 0, ar, ac, lda, 0), *b = gc_matrix(f64, 0, br, bc, ldb, 0);
+            double *ref = gc_ref_alloc(s.m, s.n), *out = malloc(wsz);
+            gc_reference(f64, 0, t & 1, t >> 1, s.m, s.n, s.k, 1.0, a, lda, b, ldb, 0.0, NULL, 1, ref);
+            void *da = NULL, *db = NULL, *dw = NULL;
+            double e = INFINITY;
+            if (be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&
+                be->alloc(&dev, wsz, &dw, &err) == MMT_OK && be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK &&
+                be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK) {
+                mmt_gemm_params p = {.m = s.m, .n = s.n, .k = s.k, .lda = lda, .ldb = ldb, .ldc = s.n,
+                                     .trans_a = t & 1, .trans_b = t >> 1, .alpha = 1, .beta = 0, .a = da, .b = db,
+                                     .workspace = dw, .workspace_size = (int64_t)wsz};
+                if (launch_ref(mod, &p, &err) == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
+                    be->copy(out, dw, wsz, MMT_D2H, &err) == MMT_OK)
+                    e = gc_rel_error(1, 0, s.m, s.n, out, s.n, ref);
+            }
+            if (!(e <= 1e-15)) {
+                fprintf(stderr, "ref %s %lldx%lldx%lld t=%d: rel error %g (%s)\n", f64 ? "f64" : "f32",
+                        (long long)s.m, (long long)s.n, (long long)s.k, t, e, err.msg);
+                bad++;
+            }
+            be->free(da), be->free(db), be->free(dw);
+            free(a), free(b), free(ref), free(out);
+        }
+    CHECK_EQ_INT(bad, 0);
+    printf("ref %s ok\n", f64 ? "f64" : "f32");
+    be->unload(mod);
+}
+
+/* ---- cuBLAS --------------------------------------------------------------------------------- */
+
+typedef struct cublas_call {
+    mmt_cublas *cb;
+    mmt_dtype dtype;
+} cublas_call;
+
+static mmt_status launch_cublas(void *user, const mmt_gemm_params *p, mmt_err *err)
+{
+    cublas_call *c = user;
+    return mmt_cublas_gemm(c->cb, c->dtype, p, NULL, err);
+}
+
+static void test_cublas(void)
+{
+    mmt_err err;
+    mmt_cublas *cb = NULL;
+    mmt_status st = mmt_cublas_open(0, &cb, &err);
+    if (st == MMT_NOT_FOUND) {
+        printf("cuBLAS not installed: %s\n", err.msg);
+        return;
+    }
+    CHECK_OK(st, &err);
+    if (!cb) return;
+    printf("%s\n", mmt_cublas_name(cb));
+    CHECK(strncmp(mmt_cublas_name(cb), "cuBLAS ", 7) == 0);
+    for (int f64 = 0; f64 < 2; f64++) {
+        cublas_call call = {cb, f64 ? MMT_F64 : MMT_F32};
+        int bad = 0;
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (int t = 0; t < 4; t++)
+                for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+                    double e = run_case(launch_cublas, &call, f64, shapes[si], t & 1, t >> 1, cases[ci]);
+                    if (!(e <= gc_bound(f64, shapes[si].k))) {
+                        fprintf(stderr, "cuBLAS %s %lldx%lldx%lld t=%d case %zu: rel error %g\n", f64 ? "f64" : "f32",
+                                (long long)shapes[si].m, (long long)shapes[si].n, (long long)shapes[si].k, t, ci, e);
+                        bad++;
+                    }
+                }
+        CHECK_EQ_INT(bad, 0);
+    }
+    mmt_cublas_close(cb);
+}
+
+int main(void)
+{
+    mmt_err err;
+    be = mmt_backend_cuda(&err);
+    if (!be) {
+        printf("skipped: %s\n", err.msg);
+        return 77;
+    }
+    if (be->device_count() == 0) {
+        printf("skipped: no GPU\n");
+        return 77;
+    }
+    CHECK_OK(be->probe(0, &dev, &err), &err);
+    printf("%s %s | %s\n", dev.name, dev.arch, dev.fingerprint);
+
+    test_ref(0);
+    test_ref(1);
+    test_cublas();
+
+    mmt_family *fam = NULL;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_simt.yaml", &fam, &err), &err);
+    if (!fam) return check_result();
+    for (int f64 = 0; f64 < 2; f64++) {
+        mmt_config def;
+        mmt_space_default(fam->space, &def);
+        test_config(fam, &def, f64, (shape){1000, 1001, 999});
+        sample(fam, f64, 512, 512, 512, NULL, f64 ? 2 : 4);
+        sample(fam, f64, 128, 128, 8192, "SPLITK", 2);
+        sample(fam, f64, even_shape.m, even_shape.n, even_shape.k, "EVEN", 2);
+    }
+    mmt_family_free(fam);
+    return check_result();
+}

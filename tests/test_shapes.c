@@ -1,0 +1,192 @@
+/* test_shapes.c - shapes files: defaults, sweeps and their order, the fixtures, errors
+ * with file:line:column, and byte mutations that must never crash. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "problem.h"
+#include "shapes.h"
+
+static void test_sweep(void)
+{
+    mmt_problem *p = NULL;
+    size_t n = 0;
+    mmt_err err = {0};
+    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_sweep.yaml", &p, &n, &err), &err);
+    CHECK_EQ_INT(n, 1 + 2 + 2 * 3 * 2 * 2);
+    if (n != 27) {
+        free(p);
+        return;
+    }
+    CHECK_EQ_INT(p[0].m, 4096);
+    CHECK_EQ_INT(p[0].dtype, MMT_F32);
+    CHECK_EQ_INT(p[0].layout, MMT_ROW_MAJOR);
+    CHECK_EQ_INT(p[0].trans_a, 0);
+    CHECK_EQ_INT(p[0].trans_b, 0);
+    CHECK_EQ_INT(p[1].m, 1024);
+    CHECK_EQ_INT(p[2].m, 2048);
+    CHECK_EQ_INT(p[2].trans_a, 1);
+    /* the third entry: m n k dtype layout trans_a trans_b, the last varying fastest */
+    char buf[128];
+    mmt_problem_format(&p[3], buf, sizeof buf);
+    CHECK_EQ_STR(buf, "f32 col NT 1x3x7");
+    mmt_problem_format(&p[4], buf, sizeof buf);
+    CHECK_EQ_STR(buf, "f32 col TT 1x3x7");
+    mmt_problem_format(&p[5], buf, sizeof buf);
+    CHECK_EQ_STR(buf, "f64 col NT 1x3x7");
+    mmt_problem_format(&p[7], buf, sizeof buf);
+    CHECK_EQ_STR(buf, "f32 col NT 1x4x7");
+    mmt_problem_format(&p[26], buf, sizeof buf);
+    CHECK_EQ_STR(buf, "f64 col TT 2x5x7");
+    free(p);
+}
+
+static void test_fixtures(void)
+{
+    mmt_problem *p = NULL;
+    size_t n = 0;
+    mmt_err err = {0};
+    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_tiny.yaml", &p, &n, &err), &err);
+    CHECK_EQ_INT(n, 3);
+    if (n == 3) {
+        CHECK_EQ_INT(p[1].m, 33);
+        CHECK_EQ_INT(p[1].trans_a, 1);
+        CHECK_EQ_INT(p[1].layout, MMT_COL_MAJOR);
+        CHECK_EQ_INT(p[2].dtype, MMT_F64);
+    }
+    free(p);
+    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_faulty.yaml", &p, &n, &err), &err);
+    CHECK_EQ_INT(n, 1);
+    free(p);
+    p = (mmt_problem *)1;
+    CHECK_EQ_INT(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_bad_key.yaml", &p, &n, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "shapes_bad_key.yaml:3:") != NULL);
+    CHECK(strstr(err.msg, "shapes_bad_key.yaml:3:20: unknown key 'kk'") != NULL);
+    CHECK(p == NULL);
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_INT(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_no_such_file.yaml", &p, &n, &err), MMT_NOT_FOUND);
+    CHECK(strstr(err.msg, "shapes_no_such_file.yaml") != NULL);
+    /* the examples shipped with the source parse */
+    CHECK_OK(mmt_shapes_load_file(MMT_SOURCE_DIR "/examples/shapes.yaml", &p, &n, &err), &err);
+    CHECK(n >= 8 && n <= 12);
+    free(p);
+    CHECK_OK(mmt_shapes_load_file(MMT_SOURCE_DIR "/examples/shapes_gpu.yaml", &p, &n, &err), &err);
+    CHECK(n > 0);
+    free(p);
+}
+
+static void test_errors(void)
+{
+    static const struct {
+        const char *text, *where, *what;
+    } cases[] = {
+        {"problems:\n  - {m: 1, n: 2, k: 0}\n", "s.yaml:2:21:", "at least 1"},
+        {"problems:\n  - {m: -4, n: 2, k: 1}\n", "s.yaml:2:9:", "at least 1"},
+        {"problems:\n  - {m: x, n: 2, k: 1}\n", "s.yaml:2:9:", "not an integer"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, dtype: bf16}\n", "s.yaml:2:31:", "'bf16' is not supported"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, dtype: [f32, f16]}\n", "s.yaml:2:37:", "'f16'"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, layout: diag}\n", "s.yaml:2:32:", "'diag'"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, trans_a: yes}\n", "s.yaml:2:33:", "true nor false"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, trans_b: [true, 2]}\n", "s.yaml:2:40:", "true nor false"},
+        {"problems:\n  - {m: 1, n: 2}\n", "s.yaml:2:5:", "no 'k'"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, m: 4}\n", "s.yaml:2:24:", "duplicate key 'm'"},
+        {"problems:\n  - {m: [], n: 2, k: 3}\n", "s.yaml:2:9:", "empty"},
+        {"problems:\n  - {m: {a: 1}, n: 2, k: 3}\n", "s.yaml:2:9:", "single value"},
+        {"problems:\n  - [1, 2, 3]\n", "s.yaml:2:5:", "mapping"},
+        {"problems: []\n", "s.yaml:1:11:", "empty"},
+        {"problems: {m: 1}\n", "s.yaml:1:11:", "list"},
+        {"problem:\n  - {m: 1, n: 1, k: 1}\n", "s.yaml:1:1:", "unknown key 'problem'"},
+        {"shapes: 1\n", "s.yaml:1:1:", "unknown key"},
+        {"{}\n", "s.yaml:1:1:", "missing key 'problems'"},
+        {"- 1\n", "s.yaml:1:1:", "mapping"},
+        {"", "s.yaml:1:1:", "empty"},
+        {"# only a comment\n", "s.yaml:", "empty"},
+        {"problems:\n  - {m: 1, n: 2, k: 3\n", "s.yaml:3:", ""},
+        {"problems:\n  - {m: 99999999999999999999, n: 2, k: 3}\n", "s.yaml:2:9:", "not an integer"},
+        {"problems:\n  - {m: !big 1, n: 2, k: 3}\n", "s.yaml:2:9:", "tag"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mmt_problem *p = NULL;
+        size_t n = 99;
+        mmt_err err = {0};
+        mmt_status st = mmt_shapes_load_text("s.yaml", cases[i].text, strlen(cases[i].text), &p, &n, &err);
+        if (st != MMT_PARSE || p != NULL || n != 0 || strncmp(err.msg, cases[i].where, strlen(cases[i].where)) != 0 ||
+            !strstr(err.msg, cases[i].what)) {
+            fprintf(stderr, "case %zu: status %d, want %s ... %s, got: %s\n", i, (int)st, cases[i].where,
+                    cases[i].what, err.msg);
+            check_failures_++;
+        }
+        free(p);
+    }
+    /* a sweep too large is refused, not allocated */
+    char big[4096] = "problems:\n  - {m: [";
+    for (int i = 1; i <= 200; i++) snprintf(big + strlen(big), sizeof big - strlen(big), "%d,", i);
+    big[strlen(big) - 1] = '\0';
+    strcat(big, "], n: [1,2,3,4,5,6,7,8,9,10], k: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,"
+                "27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,"
+                "61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,"
+                "94,95,96,97,98,99,100,101,102,103,104,105,106,107,108,109,110,111,112,113,114,115,116,117,118,119,"
+                "120,121,122,123,124,125,126,127,128,129,130,131,132,133,134,135,136,137,138,139,140,141,142,143,"
+                "144,145,146,147,148,149,150,151,152,153,154,155,156,157,158,159,160,161,162,163,164,165,166,167,"
+                "168,169,170,171,172,173,174,175,176,177,178,179,180,181,182,183,184,185,186,187,188,189,190,191,"
+                "192,193,194,195,196,197,198,199,200,201,202,203,204,205,206,207,208,209,210,211,212,213,214,215,"
+                "216,217,218,219,220,221,222,223,224,225,226,227,228,229,230,231,232,233,234,235,236,237,238,239,"
+                "240,241,242,243,244,245,246,247,248,249,250], dtype: [f32, f64, f32]}\n");
+    mmt_problem *p = NULL;
+    size_t n = 0;
+    mmt_err err = {0};
+    CHECK_EQ_INT(mmt_shapes_load_text("big.yaml", big, strlen(big), &p, &n, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "big.yaml:2:5: too many problems") != NULL);
+    CHECK(p == NULL);
+}
+
+/* Random byte mutations of a valid file: OK or an error with a message, never a crash. */
+static void test_fuzz(void)
+{
+    static const char good[] = "# shapes\nproblems:\n"
+                               "  - {m: 4096, n: 4096, k: 4096}\n"
+                               "  - {m: [1024, 2048], n: 1024, k: 512, trans_a: true}\n"
+                               "  - {m: 33, n: 17, k: 65, dtype: f64, layout: col, trans_b: [false, true]}\n"
+                               "  - m: 5\n    n: [1, 2]\n    k: 3\n";
+    static const char interesting[] = "[]{},:-#&*!|>'\"\n 0123456789";
+    size_t len = sizeof good - 1;
+    char text[sizeof good];
+    srand(7);
+    int ok = 0;
+    for (int it = 0; it < 5000; it++) {
+        memcpy(text, good, sizeof good);
+        size_t tl = len;
+        for (int m = rand() % 4; m >= 0; m--) {
+            size_t at = (size_t)rand() % tl;
+            switch (rand() % 3) {
+            case 0: text[at] = (char)(rand() % 256); break;
+            case 1: text[at] = interesting[rand() % (sizeof interesting - 1)]; break;
+            default: memmove(text + at, text + at + 1, tl - at), tl--; break;
+            }
+        }
+        mmt_problem *p = NULL;
+        size_t n = 0;
+        mmt_err err = {0};
+        if (mmt_shapes_load_text("fuzz.yaml", text, tl, &p, &n, &err) == MMT_OK) {
+            ok++;
+            int sane = n > 0;
+            for (size_t i = 0; i < n; i++) sane &= p[i].m >= 1 && p[i].n >= 1 && p[i].k >= 1;
+            CHECK(sane);
+        } else {
+            CHECK(err.msg[0] != '\0');
+            CHECK(p == NULL);
+        }
+        free(p);
+    }
+    printf("fuzz: %d of 5000 mutations loaded\n", ok);
+}
+
+int main(void)
+{
+    test_sweep();
+    test_fixtures();
+    test_errors();
+    test_fuzz();
+    return check_result();
+}

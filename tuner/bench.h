@@ -1,0 +1,56 @@
+/* bench.h - measuring one GEMM implementation on one problem: inputs on the device
+ * (random, never zeros, several rotating sets so that small problems are not timed out of
+ * the cache), verification against a host reference in higher precision with the output
+ * poisoned by NaN first, and timing after warm-up until the median is stable. */
+#ifndef MMT_BENCH_H
+#define MMT_BENCH_H
+
+#include "backend.h"
+#include "problem.h"
+
+#define MMT_BENCH_MAX_SETS 16
+
+typedef struct mmt_bench {
+    const mmt_backend *be;
+    const mmt_device_info *dev;
+    void *stream;
+    mmt_problem p; /* row-major form */
+    int n_sets, next_set;
+    void *a[MMT_BENCH_MAX_SETS], *b[MMT_BENCH_MAX_SETS], *c[MMT_BENCH_MAX_SETS];
+    size_t a_bytes, b_bytes, c_bytes;
+    int64_t lda, ldb, ldc;
+    void *host_a, *host_b, *host_c; /* set 0 and a download buffer for C */
+    double *ref;                     /* op(A) op(B) of set 0, m x n */
+    double ref_norm;                 /* its Frobenius norm */
+    double alpha;
+} mmt_bench;
+
+/* A GEMM implementation under test: runs p (device pointers) and returns a status. */
+typedef mmt_status (*mmt_gemm_fn)(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err);
+
+typedef struct mmt_timing {
+    double median_ms, min_ms, max_ms;
+    int samples;       /* timed samples (each of one or more calls) */
+    int stopped_early; /* clearly slower than the time to beat: measurement cut short */
+} mmt_timing;
+
+/* Allocates and fills the inputs of p (any layout: it is normalised) and computes the
+ * reference. cache_bytes is the size of the caches to defeat (rotation covers twice it). */
+mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, void *stream, const mmt_problem *p,
+                           int64_t cache_bytes, mmt_bench **out, mmt_err *err);
+void mmt_bench_free(mmt_bench *b);
+
+/* Runs fn once on set 0 with C full of NaN (beta = 0) and measures the relative
+ * Frobenius error against the reference; *ok is 1 if it is within the bound of
+ * mmt_bench_error_bound (NaN never passes). */
+mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, double *rel_error, int *ok, mmt_err *err);
+
+/* The error bound for a problem: 8 sqrt(K) u, u the unit roundoff of the dtype. */
+double mmt_bench_error_bound(const mmt_problem *p);
+
+/* Times fn: one warm-up call, then samples until the median is stable (or the limits
+ * below). If beat_ms > 0 and the candidate is clearly slower than beat_ms after a few
+ * samples, it stops early. */
+mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double beat_ms, mmt_timing *t, mmt_err *err);
+
+#endif

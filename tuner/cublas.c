@@ -1,0 +1,117 @@
+/* cublas.c - cuBLAS through dlopen (see cublas.h). The few declarations needed are
+ * repeated here (values from cublas_api.h), so the tuner builds without the cuBLAS
+ * headers and runs without the library. */
+#define _GNU_SOURCE
+#include "cublas.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void *cublas_handle;
+enum { CUBLAS_OK = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
+
+struct mmt_cublas {
+    void *lib;
+    cublas_handle h;
+    int ordinal;
+    char name[64];
+    int (*create)(cublas_handle *);
+    int (*destroy)(cublas_handle);
+    int (*set_stream)(cublas_handle, void *);
+    int (*set_math_mode)(cublas_handle, int);
+    int (*get_version)(cublas_handle, int *);
+    int (*sgemm)(cublas_handle, int, int, int, int, int, const float *, const float *, int, const float *, int,
+                 const float *, float *, int);
+    int (*dgemm)(cublas_handle, int, int, int, int, int, const double *, const double *, int, const double *, int,
+                 const double *, double *, int);
+};
+
+mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
+{
+    *out = NULL;
+    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                                        "/usr/local/cuda/lib64/libcublas.so.13",
+                                        "/usr/local/cuda/lib64/libcublas.so.12", NULL};
+    mmt_cublas *cb = calloc(1, sizeof *cb);
+    RETURN_ERROR_IF(!cb, err, MMT_OUT_OF_MEMORY, "out of memory");
+    cb->ordinal = ordinal;
+    for (int i = 0; names[i] && !cb->lib; i++) cb->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!cb->lib) {
+        free(cb);
+        return mmt_err_set(err, MMT_NOT_FOUND, "cuBLAS is not installed (libcublas.so.13 or .12)");
+    }
+    struct {
+        void **fn;
+        const char *sym;
+    } syms[] = {
+        {(void **)&cb->create, "cublasCreate_v2"},          {(void **)&cb->destroy, "cublasDestroy_v2"},
+        {(void **)&cb->set_stream, "cublasSetStream_v2"},   {(void **)&cb->set_math_mode, "cublasSetMathMode"},
+        {(void **)&cb->get_version, "cublasGetVersion_v2"}, {(void **)&cb->sgemm, "cublasSgemm_v2"},
+        {(void **)&cb->dgemm, "cublasDgemm_v2"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (!(*syms[i].fn = dlsym(cb->lib, syms[i].sym))) {
+            mmt_err_set(err, MMT_NOT_FOUND, "cuBLAS lacks %s", syms[i].sym);
+            mmt_cublas_close(cb);
+            return MMT_NOT_FOUND;
+        }
+    /* cuBLAS adopts the current context: make it the primary one the backend uses */
+    mmt_status st = mmt_cuda_context_enter(ordinal, err);
+    if (st != MMT_OK) {
+        mmt_cublas_close(cb);
+        return st;
+    }
+    int rc = cb->create(&cb->h);
+    if (rc != CUBLAS_OK) {
+        cb->h = NULL;
+        mmt_cublas_close(cb);
+        return mmt_err_set(err, MMT_UNSUPPORTED, "cublasCreate failed (status %d)", rc);
+    }
+    cb->set_math_mode(cb->h, CUBLAS_DEFAULT_MATH); /* FP32 stays FP32: no TF32 */
+    int v = 0;
+    if (cb->get_version(cb->h, &v) == CUBLAS_OK && v > 0)
+        snprintf(cb->name, sizeof cb->name, "cuBLAS %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+    else
+        snprintf(cb->name, sizeof cb->name, "cuBLAS");
+    *out = cb;
+    return MMT_OK;
+}
+
+void mmt_cublas_close(mmt_cublas *cb)
+{
+    if (!cb) return;
+    if (cb->h && mmt_cuda_context_enter(cb->ordinal, NULL) == MMT_OK) cb->destroy(cb->h);
+    if (cb->lib) dlclose(cb->lib);
+    free(cb);
+}
+
+const char *mmt_cublas_name(const mmt_cublas *cb) { return cb ? cb->name : "cuBLAS"; }
+
+mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_dtype dtype, const mmt_gemm_params *p, void *stream, mmt_err *err)
+{
+    RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
+                        p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
+                    err, MMT_UNSUPPORTED, "cuBLAS takes 32-bit sizes");
+    if (p->m == 0 || p->n == 0) return MMT_OK;
+    FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, err));
+    int rc = cb->set_stream(cb->h, stream);
+    RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "cublasSetStream failed (status %d)", rc);
+    /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the row-major
+     * storage of B read column-major is B^T, so B goes first with its own transpose flag,
+     * and m and n swap. */
+    int opb = p->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, opa = p->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int m = (int)p->m, n = (int)p->n, k = (int)p->k;
+    int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
+    if (dtype == MMT_F64) {
+        double alpha = p->alpha, beta = p->beta;
+        rc = cb->dgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
+    } else {
+        float alpha = (float)p->alpha, beta = (float)p->beta;
+        rc = cb->sgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
+    }
+    RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "cublas%cgemm failed (status %d)", dtype == MMT_F64 ? 'D' : 'S',
+                    rc);
+    return MMT_OK;
+}

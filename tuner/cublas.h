@@ -1,0 +1,26 @@
+/* cublas.h - cuBLAS, opened with dlopen, as the vendor baseline on CUDA devices. The
+ * handle uses the device's primary context (the one the CUDA backend launches in) and
+ * cuBLAS's default math mode: plain FP32 SGEMM, no TF32 tensor cores. */
+#ifndef MMT_CUBLAS_H
+#define MMT_CUBLAS_H
+
+#include "backend.h"
+#include "mmtuned.h"
+
+typedef struct mmt_cublas mmt_cublas;
+
+/* Opens libcublas and creates a handle on GPU `ordinal`. On failure *out is NULL and err
+ * says why (MMT_NOT_FOUND when cuBLAS is not installed). */
+mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err);
+
+/* Destroys the handle; NULL is a no-op. */
+void mmt_cublas_close(mmt_cublas *cb);
+
+/* "cuBLAS 13.1.0"; owned by cb. */
+const char *mmt_cublas_name(const mmt_cublas *cb);
+
+/* The row-major GEMM of p (device pointers; alpha and beta as in BLAS) on stream (a
+ * CUstream, NULL for the default stream); asynchronous. Sizes must fit in 32 bits. */
+mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_dtype dtype, const mmt_gemm_params *p, void *stream, mmt_err *err);
+
+#endif

@@ -1,0 +1,435 @@
+/* main.c - the mmtune command line: tune, bench, show. Exit codes: 0 ok, 2 bad input
+ * (nothing is written then), 1 failure. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "shapes.h"
+#include "search.h"
+#include "tune.h"
+#include "vendor.h"
+#include "worker.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
+
+static const char usage[] =
+    "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
+    "       mmtune bench --device DEV --shapes FILE [--db PATH]  tuned kernels vs the vendor library\n"
+    "       mmtune show [--db PATH]                               what the database holds\n"
+    "\n"
+    "  --device DEV      cpu, a GPU number (0, 1, ...), or all (every GPU in parallel)\n"
+    "  --shapes FILE     the problems (YAML; see examples/shapes.yaml)\n"
+    "  --db PATH         the database (default $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db)\n"
+    "  --strategy NAME   exhaustive (default) or random\n"
+    "  --budget N        measure at most N configurations per problem (0 = all)\n"
+    "  --seed N          seed of the random strategy (default 1)\n"
+    "  --space FILE      a search space YAML instead of the built-in one\n"
+    "  --fresh           measure again configurations the database already has\n"
+    "  --quiet           no progress output\n"
+    "  --help, --version\n";
+
+typedef struct options {
+    const char *command, *device, *shapes, *db, *strategy, *space;
+    size_t budget;
+    uint64_t seed;
+    int fresh, quiet;
+} options;
+
+static int bad_input(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mmtune: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(mmtune --help shows the usage)\n");
+    return EXIT_BAD_INPUT;
+}
+
+static int parse_number(const char *text, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (!*text || *end || text[0] == '-') return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longs[] = {
+        {"device", required_argument, 0, 'd'}, {"shapes", required_argument, 0, 's'},
+        {"db", required_argument, 0, 'b'},     {"strategy", required_argument, 0, 'S'},
+        {"budget", required_argument, 0, 'B'}, {"seed", required_argument, 0, 'e'},
+        {"space", required_argument, 0, 'p'},  {"fresh", no_argument, 0, 'f'},
+        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->command = "tune";
+    o->strategy = "exhaustive";
+    o->seed = 1;
+    int first = 1;
+    if (argc > 1 && argv[1][0] != '-') {
+        o->command = argv[1];
+        first = 2;
+    }
+    optind = first;
+    opterr = 0;
+    int c;
+    uint64_t v;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        switch (c) {
+        case 'd': o->device = optarg; break;
+        case 's': o->shapes = optarg; break;
+        case 'b': o->db = optarg; break;
+        case 'S': o->strategy = optarg; break;
+        case 'p': o->space = optarg; break;
+        case 'f': o->fresh = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'B':
+            if (parse_number(optarg, &v)) return bad_input("--budget takes a number, not '%s'", optarg);
+            o->budget = (size_t)v;
+            break;
+        case 'e':
+            if (parse_number(optarg, &v)) return bad_input("--seed takes a number, not '%s'", optarg);
+            o->seed = v;
+            break;
+        case 'h': fputs(usage, stdout); exit(EXIT_OK);
+        case 'V': printf("mmtune %s\n", mmt_version_string()); exit(EXIT_OK);
+        default: return bad_input("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return bad_input("unexpected argument '%s'", argv[optind]);
+    if (strcmp(o->command, "tune") && strcmp(o->command, "bench") && strcmp(o->command, "show"))
+        return bad_input("unknown command '%s' (tune, bench, show)", o->command);
+    if (strcmp(o->command, "show") != 0) {
+        if (!o->device) return bad_input("%s needs --device (cpu or a GPU number)", o->command);
+        if (!o->shapes) return bad_input("%s needs --shapes FILE", o->command);
+    }
+    if (!mmt_search_known(o->strategy)) return bad_input("unknown strategy '%s' (exhaustive, random)", o->strategy);
+    return EXIT_OK;
+}
+
+static void db_path(const options *o, char *buf, size_t size)
+{
+    if (o->db) snprintf(buf, size, "%s", o->db);
+    else mmt_store_default_path(buf, size);
+}
+
+static int cmd_show(const options *o)
+{
+    char path[4096];
+    db_path(o, path, sizeof path);
+    mmt_store *st;
+    mmt_err err;
+    if (mmt_store_open(path, 1, &st, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    printf("database: %s\n", path);
+    mmt_status s = mmt_store_print_best(st, stdout, &err);
+    mmt_store_close(st);
+    if (s != MMT_OK) fprintf(stderr, "mmtune: %s\n", err.msg);
+    return s == MMT_OK ? EXIT_OK : EXIT_FAIL;
+}
+
+/* The command line as one string, for the session row. */
+static void join_args(int argc, char **argv, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < argc && n < size; i++) n += snprintf(buf + n, size - n, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* Everything that can be checked before anything is written: shapes, device, spaces. */
+typedef struct plan {
+    mmt_problem *problems;
+    size_t n;
+    const mmt_backend *be;
+    mmt_device_info dev;
+    mmt_family *families[2];
+} plan;
+
+static void free_plan(plan *pl)
+{
+    free(pl->problems);
+    for (int i = 0; i < 2; i++) mmt_family_free(pl->families[i]);
+}
+
+static int make_plan(const options *o, plan *pl)
+{
+    mmt_err err;
+    memset(pl, 0, sizeof *pl);
+    if (mmt_shapes_load_file(o->shapes, &pl->problems, &pl->n, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_BAD_INPUT;
+    }
+    int ordinal;
+    mmt_status s = mmt_backend_for_device(o->device, &pl->be, &ordinal, &err);
+    if (s != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND ? EXIT_BAD_INPUT : EXIT_FAIL;
+    }
+    if (pl->be->probe(ordinal, &pl->dev, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        mmt_dtype dt = pl->problems[i].dtype;
+        if (pl->families[dt]) continue;
+        s = o->space ? mmt_family_load_file(o->space, &pl->families[dt], &err)
+                     : mmt_family_find(pl->be->name, dt, &pl->families[dt], &err);
+        if (s == MMT_OK && !(pl->families[dt]->space->dtypes & (1u << dt)))
+            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s does not list dtype %s", pl->families[dt]->space->file,
+                            mmt_dtype_name(dt));
+        if (s == MMT_OK && strncmp(pl->families[dt]->name, pl->be->name, strlen(pl->be->name)) != 0)
+            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s is a template for another backend than %s",
+                            pl->families[dt]->name, pl->be->name);
+        if (s != MMT_OK) {
+            fprintf(stderr, "mmtune: %s\n", err.msg);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return EXIT_OK;
+}
+
+/* GPUs: compile ahead on the cores the worker does not need (two are left for it and the
+ * loop). The CPU compiles in turn: a compile beside a measurement steals timed cores. */
+static int compile_threads(const mmt_backend *be)
+{
+    if (strcmp(be->name, "cpu") == 0) return 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN) - 2;
+    return cores < 1 ? 1 : cores > 12 ? 12 : (int)cores;
+}
+
+static int cmd_tune(const options *o, int argc, char **argv)
+{
+    plan pl;
+    int rc = make_plan(o, &pl);
+    if (rc != EXIT_OK) {
+        free_plan(&pl);
+        return rc;
+    }
+    char path[4096], command[2048];
+    db_path(o, path, sizeof path);
+    join_args(argc, argv, command, sizeof command);
+    mmt_err err;
+    mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget, .seed = o->seed,
+                   .fresh = o->fresh, .compile_threads = compile_threads(pl.be)};
+    memcpy(t.families, pl.families, sizeof t.families);
+    char budget[32];
+    snprintf(budget, sizeof budget, "%zu", o->budget);
+    if (mmt_store_open(path, 0, &t.st, &err) != MMT_OK ||
+        mmt_store_device(t.st, &t.dev, &t.device_id, &err) != MMT_OK ||
+        mmt_store_session_begin(t.st, t.device_id, command, o->strategy, budget, &t.session_id, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        mmt_store_close(t.st);
+        free_plan(&pl);
+        return EXIT_FAIL;
+    }
+    char exe[1024];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    snprintf(exe + (len > 0 ? len : 0), sizeof exe - (len > 0 ? len : 0), "%s", len > 0 ? "" : argv[0]);
+    if (mmt_worker_start(exe, o->device, &t.worker, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        mmt_store_session_end(t.st, t.session_id, &err);
+        mmt_store_close(t.st);
+        free_plan(&pl);
+        return EXIT_FAIL;
+    }
+    t.progress = mmt_progress_new(stderr, pl.n, o->quiet);
+    if (!o->quiet) fprintf(stderr, "mmtune %s: tuning %zu problem(s) on %s (%s) into %s\n", mmt_version_string(),
+                           pl.n, t.dev.name, t.dev.arch, path);
+
+    mmt_tune_result *res = calloc(pl.n, sizeof *res);
+    mmt_report_row *rows = calloc(pl.n, sizeof *rows);
+    for (size_t i = 0; res && rows && i < pl.n; i++) {
+        mmt_err_clear(&err);
+        if (mmt_tune_problem(&t, &pl.problems[i], &res[i], &err) != MMT_OK) {
+            fprintf(stderr, "mmtune: %s\n", err.msg);
+            snprintf(res[i].message, sizeof res[i].message, "%.500s", err.msg);
+            rc = EXIT_FAIL;
+        }
+        rows[i] = (mmt_report_row){.problem = &pl.problems[i], .params = res[i].ok ? res[i].params : NULL,
+                                   .gflops = res[i].gflops, .vendor_gflops = res[i].vendor_gflops,
+                                   .note = res[i].message};
+        if (!res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;
+    }
+    mmt_store_session_end(t.st, t.session_id, &err);
+    char vendor[256] = "not measured";
+    for (size_t i = 0; res && i < pl.n; i++)
+        if (res[i].vendor[0]) {
+            snprintf(vendor, sizeof vendor, "%.128s, measured in the same run", res[i].vendor);
+            break;
+        } else if (res[i].message[0]) {
+            snprintf(vendor, sizeof vendor, "%.240s", res[i].message);
+        }
+    char title[512];
+    snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time", t.dev.name,
+             t.dev.arch);
+    if (res && rows) mmt_report_table(stdout, title, vendor, rows, pl.n);
+    free(res);
+    free(rows);
+    mmt_progress_free(t.progress);
+    mmt_worker_stop(t.worker);
+    mmt_store_close(t.st);
+    free_plan(&pl);
+    return rc;
+}
+
+/* bench: the runtime library exactly as applications call it, against the vendor. */
+typedef struct runtime_call {
+    mmt_ctx *ctx;
+    mmt_dtype dtype;
+} runtime_call;
+
+static mmt_status runtime_gemm(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err)
+{
+    (void)stream;
+    runtime_call *rc = user;
+    mmt_transpose ta = p->trans_a ? MMT_TRANS : MMT_NO_TRANS, tb = p->trans_b ? MMT_TRANS : MMT_NO_TRANS;
+    mmt_status s = rc->dtype == MMT_F64
+                       ? mmt_dgemm(rc->ctx, MMT_ROW_MAJOR, ta, tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
+                                   p->ldb, p->beta, p->c, p->ldc)
+                       : mmt_sgemm(rc->ctx, MMT_ROW_MAJOR, ta, tb, p->m, p->n, p->k, (float)p->alpha, p->a,
+                                   p->lda, p->b, p->ldb, (float)p->beta, p->c, p->ldc);
+    if (s != MMT_OK) return mmt_err_set(err, s, "%s", mmt_last_error(rc->ctx));
+    return MMT_OK;
+}
+
+static const char *choice_name(mmt_choice c)
+{
+    switch (c) {
+    case MMT_CHOICE_EXACT: return "tuned";
+    case MMT_CHOICE_NEAREST: return "nearest tuned shape";
+    case MMT_CHOICE_DEFAULT: return "template default (untuned)";
+    default: return "";
+    }
+}
+
+static int cmd_bench(const options *o)
+{
+    plan pl;
+    int rc = make_plan(o, &pl);
+    if (rc != EXIT_OK) {
+        free_plan(&pl);
+        return rc;
+    }
+    char path[4096];
+    db_path(o, path, sizeof path);
+    mmt_ctx *ctx;
+    mmt_err err;
+    if (mmt_open(&ctx, o->device, path) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", mmt_last_error(ctx));
+        mmt_close(ctx);
+        free_plan(&pl);
+        return EXIT_FAIL;
+    }
+    mmt_vendor *vendor = NULL;
+    char vendor_why[256];
+    if (mmt_vendor_open(pl.be, &pl.dev, &vendor, &err) != MMT_OK)
+        snprintf(vendor_why, sizeof vendor_why, "not measured: %.200s", err.msg);
+    else
+        snprintf(vendor_why, sizeof vendor_why, "%s, measured in the same run", mmt_vendor_name(vendor));
+    mmt_report_row *rows = calloc(pl.n, sizeof *rows);
+    char (*params)[512] = calloc(pl.n, sizeof *params);
+    char (*notes)[512] = calloc(pl.n, sizeof *notes);
+    double *ours = calloc(pl.n, sizeof *ours), *theirs = calloc(pl.n, sizeof *theirs);
+    for (size_t i = 0; rows && params && notes && ours && theirs && i < pl.n; i++) {
+        mmt_problem *p = &pl.problems[i];
+        rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
+        mmt_bench *b = NULL;
+        runtime_call call = {ctx, p->dtype};
+        double rel;
+        int ok = 0;
+        mmt_timing tm;
+        if (mmt_bench_setup(pl.be, &pl.dev, NULL, p, mmt_tune_cache_bytes(&pl.dev), &b, &err) != MMT_OK ||
+            mmt_bench_verify(b, runtime_gemm, &call, &rel, &ok, &err) != MMT_OK ||
+            (!ok && mmt_err_set(&err, MMT_INTERNAL, "wrong result: relative error %.3g", rel)) ||
+            mmt_bench_time(b, runtime_gemm, &call, 0, &tm, &err) != MMT_OK) {
+            snprintf(notes[i], sizeof notes[i], "%.500s", err.msg);
+            rc = EXIT_FAIL;
+        } else {
+            const char *cfg;
+            mmt_choice how = mmt_last_choice(ctx, &cfg);
+            snprintf(params[i], sizeof params[i], "%s", cfg);
+            snprintf(notes[i], sizeof notes[i], "%s", choice_name(how));
+            rows[i].params = params[i];
+            rows[i].gflops = mmt_problem_flops(p) / (tm.median_ms * 1e6);
+            mmt_vendor_call vc = {vendor, p->dtype};
+            if (vendor && mmt_bench_verify(b, mmt_vendor_gemm, &vc, &rel, &ok, &err) == MMT_OK && ok &&
+                mmt_bench_time(b, mmt_vendor_gemm, &vc, 0, &tm, &err) == MMT_OK)
+                rows[i].vendor_gflops = mmt_problem_flops(p) / (tm.median_ms * 1e6);
+        }
+        mmt_bench_free(b);
+        if (!o->quiet) {
+            char name[128];
+            mmt_problem_format(p, name, sizeof name);
+            fprintf(stderr, "  %s: %.1f GFLOP/s, vendor %.1f\n", name, rows[i].gflops, rows[i].vendor_gflops);
+        }
+    }
+    char title[512];
+    snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s", pl.dev.name, pl.dev.arch, path);
+    if (rows) mmt_report_table(stdout, title, vendor_why, rows, pl.n);
+    free(rows);
+    free(params);
+    free(notes);
+    free(ours);
+    free(theirs);
+    mmt_vendor_close(vendor);
+    mmt_close(ctx);
+    free_plan(&pl);
+    return rc;
+}
+
+/* --device all: one mmtune per GPU, in parallel, into the same database (WAL and the
+ * busy timeout let the processes commit trials side by side). */
+static int tune_all_gpus(int argc, char **argv)
+{
+    mmt_err err;
+    const mmt_backend *cuda = mmt_backend_cuda(&err);
+    int n = cuda ? cuda->device_count() : 0;
+    if (n == 0) {
+        fprintf(stderr, "mmtune: --device all: no GPU%s%s\n", cuda ? "" : ": ", cuda ? "" : err.msg);
+        return EXIT_BAD_INPUT;
+    }
+    pid_t *pids = calloc(n, sizeof *pids);
+    char exe[1024];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (!pids || len <= 0) return EXIT_FAIL;
+    exe[len] = '\0';
+    for (int g = 0; g < n; g++) {
+        char **args = calloc(argc + 1, sizeof *args), num[16];
+        snprintf(num, sizeof num, "%d", g);
+        for (int i = 0; i < argc; i++) args[i] = strcmp(argv[i], "all") == 0 && i > 0 && strcmp(argv[i - 1], "--device") == 0 ? num : argv[i];
+        pids[g] = fork();
+        if (pids[g] == 0) {
+            execv(exe, args);
+            _exit(127);
+        }
+        free(args);
+    }
+    int rc = EXIT_OK;
+    for (int g = 0; g < n; g++) {
+        int status = 0;
+        if (pids[g] > 0) waitpid(pids[g], &status, 0);
+        int r = pids[g] > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
+        if (r > rc) rc = r;
+    }
+    free(pids);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "__worker") == 0) return mmt_worker_main(argv[2]);
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != EXIT_OK) return rc;
+    if (strcmp(o.command, "show") == 0) return cmd_show(&o);
+    if (strcmp(o.command, "bench") == 0) return cmd_bench(&o);
+    if (strcmp(o.device, "all") == 0) return tune_all_gpus(argc, argv);
+    return cmd_tune(&o, argc, argv);
+}

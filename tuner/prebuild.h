@@ -1,0 +1,30 @@
+/* prebuild.h - compiling candidates ahead on a pool of threads while the device measures
+ * earlier ones (NVRTC and cc are CPU work). A prebuild only warms the kernel file cache
+ * (kernel.h); the tuning loop then finds the binary there, so the pool never touches the
+ * database and its results need no hand-over. Used for GPUs only: on the CPU, compiling
+ * beside a measurement would steal the cores being timed. */
+#ifndef MMT_PREBUILD_H
+#define MMT_PREBUILD_H
+
+#include "backend.h"
+
+typedef struct mmt_prebuild mmt_prebuild;
+
+/* A pool of `threads` compile threads. source is borrowed and must outlive the pool. */
+mmt_status mmt_prebuild_new(const mmt_backend *be, const mmt_device_info *dev, const char *source, int threads,
+                            mmt_prebuild **out, mmt_err *err);
+
+/* Queues a compile of the instance with these definitions, unless it is queued already. */
+void mmt_prebuild_push(mmt_prebuild *pb, const char *defines);
+
+/* Before building an instance itself: drops it from the queue if no thread has taken it,
+ * or waits until the thread compiling it is done. */
+void mmt_prebuild_claim(mmt_prebuild *pb, const char *defines);
+
+/* How many instances are queued or compiling (the loop keeps this near the pool size). */
+int mmt_prebuild_pending(mmt_prebuild *pb);
+
+/* Drops queued work, waits for running compiles and frees. NULL is a no-op. */
+void mmt_prebuild_free(mmt_prebuild *pb);
+
+#endif

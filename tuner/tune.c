@@ -1,0 +1,257 @@
+/* tune.c - the tuning loop (see tune.h). */
+#include "tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "lookup.h"
+#include "prebuild.h"
+#include "search.h"
+
+int64_t mmt_tune_cache_bytes(const mmt_device_info *dev)
+{
+    int64_t total = 0, v;
+    static const char *const levels[] = {"l2_bytes", "l3_bytes", NULL};
+    for (int i = 0; levels[i]; i++)
+        if (mmt_device_get_prop(dev, levels[i], strlen(levels[i]), &v) == 0) total += v;
+    return total;
+}
+
+/* Trials already in the database, by config text, so a rerun resumes. */
+typedef struct prior {
+    char **params;
+    mmt_trial_status *status;
+    double *ms;
+    size_t n, cap;
+} prior;
+
+static int collect_prior(void *user, const char *params, mmt_trial_status status, double ms, double gflops)
+{
+    (void)gflops;
+    prior *pr = user;
+    if (pr->n == pr->cap) {
+        size_t cap = pr->cap ? 2 * pr->cap : 64;
+        char **np = realloc(pr->params, cap * sizeof *np);
+        if (np) pr->params = np;
+        mmt_trial_status *ns = realloc(pr->status, cap * sizeof *ns);
+        if (ns) pr->status = ns;
+        double *nm = realloc(pr->ms, cap * sizeof *nm);
+        if (nm) pr->ms = nm;
+        if (!np || !ns || !nm) return 1;
+        pr->cap = cap;
+    }
+    pr->params[pr->n] = strdup(params);
+    pr->status[pr->n] = status;
+    pr->ms[pr->n] = ms;
+    pr->n++;
+    return 0;
+}
+
+static long find_prior(const prior *pr, const char *params)
+{
+    for (size_t i = pr->n; i-- > 0;)
+        if (strcmp(pr->params[i], params) == 0) return (long)i;
+    return -1;
+}
+
+static void free_prior(prior *pr)
+{
+    for (size_t i = 0; i < pr->n; i++) free(pr->params[i]);
+    free(pr->params);
+    free(pr->status);
+    free(pr->ms);
+}
+
+/* Builds one configuration here and has the worker verify and time it; fills rec. */
+static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config *cfg, const mmt_space_env *env,
+                          mmt_prebuild *pb, double beat_ms, mmt_trial_rec *rec, char **message, mmt_err *err)
+{
+    char defines[4096];
+    mmt_geometry g;
+    FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, cfg, env, defines, sizeof defines, err));
+    mmt_prebuild_claim(pb, defines);
+    FORWARD_IF_ERROR(mmt_space_geometry(fam->space, cfg, env, &g, err));
+    void *bin = NULL;
+    size_t size = 0;
+    char *log = NULL;
+    mmt_err kerr;
+    mmt_err_clear(&kerr);
+    mmt_status st = mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, &bin, &size, &log,
+                                      NULL, &kerr);
+    if (st == MMT_COMPILE) {
+        rec->status = MMT_TRIAL_COMPILE_ERROR;
+        *message = log ? log : strdup(kerr.msg);
+        return MMT_OK;
+    }
+    free(log);
+    if (st != MMT_OK) return mmt_err_set(err, st, "%s", kerr.msg);
+    mmt_measure m;
+    st = mmt_worker_measure(t->worker, bin, size, fam->space->entry, &g, beat_ms, &m, err);
+    free(bin);
+    FORWARD_IF_ERROR(st);
+    rec->status = m.status;
+    rec->rel_error = isnan(m.rel_error) ? -1 : m.rel_error;
+    if (m.status == MMT_TRIAL_OK) {
+        rec->time_ms_median = m.timing.median_ms;
+        rec->time_ms_min = m.timing.min_ms;
+        rec->time_ms_max = m.timing.max_ms;
+        rec->reps = m.timing.samples;
+        rec->gflops = mmt_problem_flops(env->problem) / (m.timing.median_ms * 1e6);
+    }
+    if (m.message[0]) *message = strdup(m.message);
+    return MMT_OK;
+}
+
+/* The vendor library on the same inputs, in the same worker; verified like any candidate. */
+static void measure_vendor(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, mmt_tune_result *r)
+{
+    mmt_measure m;
+    mmt_err e;
+    if (mmt_worker_vendor(t->worker, &m, r->vendor, sizeof r->vendor, &e) != MMT_OK) {
+        snprintf(r->message, sizeof r->message, "vendor: %.400s", e.msg);
+        return;
+    }
+    if (m.status != MMT_TRIAL_OK) {
+        snprintf(r->message, sizeof r->message, "%.60s%s%.400s", r->vendor, r->vendor[0] ? ": " : "", m.message);
+        return;
+    }
+    r->vendor_gflops = mmt_problem_flops(p) / (m.timing.median_ms * 1e6);
+    mmt_store_baseline_put(t->st, t->device_id, problem_id, r->vendor, m.timing.median_ms, r->vendor_gflops, &e);
+}
+
+/* Indices of the default and of the configurations that won on neighbouring problems,
+ * nearest first: they are measured first (search.h). */
+static size_t warm_start(mmt_tuner *t, const mmt_family *fam, const mmt_config *cands, size_t n,
+                         const mmt_problem *np, size_t *first, size_t max_first)
+{
+    size_t k = 0;
+    mmt_config def;
+    mmt_space_default(fam->space, &def);
+    mmt_best_rec *bests = NULL;
+    size_t nb = 0;
+    mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np->dtype, &bests, &nb, NULL);
+    /* order the neighbours by distance (selection: lists are short) */
+    for (size_t pass = 0; pass <= nb && k < max_first; pass++) {
+        const mmt_config *want = &def;
+        mmt_config c;
+        if (pass > 0) {
+            double best_d = INFINITY;
+            long pick = -1;
+            for (size_t i = 0; i < nb; i++) {
+                if (!bests[i].params[0]) continue;
+                mmt_problem q = mmt_problem_normalise(&bests[i].problem);
+                if (q.trans_a != np->trans_a || q.trans_b != np->trans_b) continue;
+                double d = mmt_lookup_distance(np, &q);
+                if (d < best_d) best_d = d, pick = (long)i;
+            }
+            if (pick < 0) break;
+            int bad = mmt_config_parse(fam->space, bests[pick].params, &c, NULL) != MMT_OK;
+            bests[pick].params[0] = '\0';
+            if (bad) continue;
+            want = &c;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(&cands[i], want, sizeof *want) == 0) {
+                first[k++] = i;
+                break;
+            }
+    }
+    free(bests);
+    return k;
+}
+
+mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->problem = *p;
+    const mmt_family *fam = t->families[p->dtype];
+    mmt_problem np = mmt_problem_normalise(p);
+    mmt_space_env env = {.problem = &np, .device = &t->dev};
+    mmt_config *cands = NULL;
+    size_t n = 0;
+    FORWARD_IF_ERROR(mmt_space_enumerate(fam->space, &env, &cands, &n, err));
+    if (n == 0) {
+        snprintf(r->message, sizeof r->message, "no valid configuration in %s for this problem", fam->space->file);
+        free(cands);
+        return MMT_OK;
+    }
+    int64_t problem_id, template_id;
+    mmt_status st = mmt_store_problem(t->st, p, &problem_id, err);
+    if (st == MMT_OK) st = mmt_store_template(t->st, fam->name, fam->source_hash, &template_id, err);
+    prior pr = {0};
+    if (st == MMT_OK && !t->fresh)
+        st = mmt_store_trials_each(t->st, t->device_id, problem_id, template_id, collect_prior, &pr, err);
+    if (st == MMT_OK) st = mmt_worker_setup(t->worker, p, err);
+    size_t first[16];
+    size_t n_first = st == MMT_OK ? warm_start(t, fam, cands, n, &np, first, 16) : 0;
+    mmt_search *search = NULL;
+    if (st == MMT_OK) st = mmt_search_new(t->strategy, n, first, n_first, t->budget, t->seed, &search, err);
+    if (st == MMT_OK) mmt_progress_problem(t->progress, p, mmt_search_planned(search));
+
+    mmt_prebuild *pb = NULL;
+    if (st == MMT_OK && t->compile_threads > 0)
+        st = mmt_prebuild_new(t->be, &t->dev, fam->source, t->compile_threads, &pb, err);
+
+    double best_ms = INFINITY;
+    long idx;
+    size_t done = 0, ahead = 0; /* ahead: proposals (counted from the first) sent to the pool */
+    while (st == MMT_OK && (idx = mmt_search_next(search)) >= 0) {
+        char params[512];
+        if (ahead < done + 1) ahead = done + 1;
+        for (long next; pb && mmt_prebuild_pending(pb) < 2 * t->compile_threads &&
+                        (next = mmt_search_ahead(search, ahead - done - 1)) >= 0;
+             ahead++) {
+            char defines[4096];
+            mmt_config_format(fam->space, &cands[next], params, sizeof params);
+            if (find_prior(&pr, params) < 0 &&
+                mmt_kernel_defines(fam->space, &cands[next], &env, defines, sizeof defines, NULL) == MMT_OK)
+                mmt_prebuild_push(pb, defines);
+        }
+        mmt_config_format(fam->space, &cands[idx], params, sizeof params);
+        long prev = find_prior(&pr, params);
+        double ms = INFINITY;
+        const char *status_name;
+        if (prev >= 0) {
+            r->reused++;
+            status_name = mmt_trial_status_name(pr.status[prev]);
+            if (pr.status[prev] == MMT_TRIAL_OK) ms = pr.ms[prev];
+        } else {
+            mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
+                                 .rel_error = -1};
+            char *message = NULL;
+            st = mmt_store_config(t->st, template_id, params, &rec.config_id, err);
+            if (st == MMT_OK) st = measure(t, fam, &cands[idx], &env, pb, best_ms, &rec, &message, err);
+            rec.message = message;
+            if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, NULL, err);
+            free(message);
+            r->measured++;
+            status_name = mmt_trial_status_name(rec.status);
+            if (rec.status == MMT_TRIAL_OK) ms = rec.time_ms_median;
+            else r->failed++;
+        }
+        mmt_search_report(search, idx, ms);
+        if (ms < best_ms) {
+            best_ms = ms;
+            snprintf(r->params, sizeof r->params, "%s", params);
+        }
+        double flops = mmt_problem_flops(&np);
+        mmt_progress_trial(t->progress, ++done, params, status_name, isfinite(ms) ? flops / (ms * 1e6) : 0,
+                           isfinite(best_ms) ? flops / (best_ms * 1e6) : 0);
+    }
+    if (st == MMT_OK && isfinite(best_ms)) {
+        r->ok = 1;
+        r->time_ms = best_ms;
+        r->gflops = mmt_problem_flops(&np) / (best_ms * 1e6);
+    } else if (st == MMT_OK) {
+        snprintf(r->message, sizeof r->message, "no configuration passed verification");
+    }
+    mmt_prebuild_free(pb);
+    if (st == MMT_OK) measure_vendor(t, p, problem_id, r);
+    mmt_progress_end_problem(t->progress);
+    mmt_search_free(search);
+    free_prior(&pr);
+    free(cands);
+    return st;
+}

@@ -1,0 +1,49 @@
+/* tune.h - the tuning loop for one (device, problem): enumerate the valid configurations,
+ * let the strategy order them, build each (compile cache first), verify, time, and commit
+ * every trial as it finishes; then measure the vendor library in the same run. Trials
+ * already in the database for this template source are not measured again (resume).
+ * Candidates are compiled here and measured in a worker process (worker.h). */
+#ifndef MMT_TUNE_H
+#define MMT_TUNE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "family.h"
+#include "report.h"
+#include "store.h"
+#include "worker.h"
+
+typedef struct mmt_tuner {
+    const mmt_backend *be;
+    mmt_device_info dev;
+    mmt_store *st;
+    int64_t device_id, session_id;
+    mmt_family *families[2]; /* per dtype; from --space or the embedded spaces */
+    const char *strategy;
+    size_t budget;
+    uint64_t seed;
+    int fresh;                /* measure again what the database already has */
+    int compile_threads;      /* compile ahead on this many threads (0: no; the CPU backend) */
+    mmt_worker *worker;       /* measures; the tuner itself never runs a candidate */
+    mmt_progress *progress;
+} mmt_tuner;
+
+typedef struct mmt_tune_result {
+    mmt_problem problem;
+    int ok; /* a verified best exists */
+    char params[512];
+    double gflops, time_ms;
+    double vendor_gflops; /* 0: not measured */
+    char vendor[128];     /* the vendor library's name, if it opened */
+    int measured, failed, reused;
+    char message[512]; /* why there is no result, or the vendor's failure */
+} mmt_tune_result;
+
+mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err);
+
+/* The cache size a bench of this device must defeat. */
+int64_t mmt_tune_cache_bytes(const mmt_device_info *dev);
+
+#endif

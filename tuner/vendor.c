@@ -1,0 +1,93 @@
+/* vendor.c - OpenBLAS (and cuBLAS, through cublas.c) behind one call (see vendor.h). */
+#define _GNU_SOURCE
+#include "vendor.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cublas.h"
+#include "device.h"
+
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *,
+                         int);
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int, double,
+                         double *, int);
+
+struct mmt_vendor {
+    char name[128];
+    void *lib;
+    sgemm_fn sgemm;
+    dgemm_fn dgemm;
+    mmt_cublas *cublas; /* set on CUDA devices instead of the above */
+};
+
+static mmt_status open_openblas(const mmt_device_info *dev, mmt_vendor *v, mmt_err *err)
+{
+    static const char *const names[] = {"libopenblas.so.0", "libopenblas.so", NULL};
+    for (int i = 0; names[i] && !v->lib; i++) v->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    RETURN_ERROR_IF(!v->lib, err, MMT_NOT_FOUND, "OpenBLAS is not installed (Debian: apt-get install libopenblas0)");
+    *(void **)&v->sgemm = dlsym(v->lib, "cblas_sgemm");
+    *(void **)&v->dgemm = dlsym(v->lib, "cblas_dgemm");
+    RETURN_ERROR_IF(!v->sgemm || !v->dgemm, err, MMT_NOT_FOUND, "OpenBLAS has no cblas_sgemm");
+    void (*set_threads)(int);
+    *(void **)&set_threads = dlsym(v->lib, "openblas_set_num_threads");
+    int64_t cores = 1;
+    mmt_device_get_prop(dev, "cores", 5, &cores);
+    if (set_threads) set_threads((int)cores); /* the same cores our kernels may use */
+    char *(*config)(void);
+    *(void **)&config = dlsym(v->lib, "openblas_get_config");
+    snprintf(v->name, sizeof v->name, "OpenBLAS%s%.100s", config ? " " : "", config ? config() : "");
+    /* keep the name short: "OpenBLAS 0.3.21 ..." -> up to the version */
+    char *space = strchr(v->name + 9, ' ');
+    if (space) *space = '\0';
+    return MMT_OK;
+}
+
+mmt_status mmt_vendor_open(const mmt_backend *be, const mmt_device_info *dev, mmt_vendor **out, mmt_err *err)
+{
+    *out = NULL;
+    int cuda = strcmp(be->name, "cuda") == 0;
+    RETURN_ERROR_IF(!cuda && strcmp(be->name, "cpu") != 0, err, MMT_UNSUPPORTED, "no vendor library for %s",
+                    be->name);
+    mmt_vendor *v = calloc(1, sizeof *v);
+    RETURN_ERROR_IF(!v, err, MMT_OUT_OF_MEMORY, "out of memory");
+    mmt_status st = cuda ? mmt_cublas_open(dev->ordinal, &v->cublas, err) : open_openblas(dev, v, err);
+    if (st == MMT_OK && cuda) snprintf(v->name, sizeof v->name, "%s", mmt_cublas_name(v->cublas));
+    if (st != MMT_OK) {
+        mmt_vendor_close(v);
+        return st;
+    }
+    *out = v;
+    return MMT_OK;
+}
+
+void mmt_vendor_close(mmt_vendor *v)
+{
+    if (!v) return;
+    mmt_cublas_close(v->cublas);
+    if (v->lib) dlclose(v->lib);
+    free(v);
+}
+
+const char *mmt_vendor_name(const mmt_vendor *v) { return v ? v->name : "none"; }
+
+mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err)
+{
+    mmt_vendor_call *call = user;
+    mmt_vendor *v = call->v;
+    if (v->cublas) return mmt_cublas_gemm(v->cublas, call->dtype, p, stream, err);
+    RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff, err, MMT_UNSUPPORTED,
+                    "the vendor library takes 32-bit sizes");
+    int ta = p->trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS, tb = p->trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS;
+    if (call->dtype == MMT_F64)
+        v->dgemm(CBLAS_ROW_MAJOR, ta, tb, (int)p->m, (int)p->n, (int)p->k, p->alpha, p->a, (int)p->lda, p->b,
+                 (int)p->ldb, p->beta, p->c, (int)p->ldc);
+    else
+        v->sgemm(CBLAS_ROW_MAJOR, ta, tb, (int)p->m, (int)p->n, (int)p->k, (float)p->alpha, p->a, (int)p->lda, p->b,
+                 (int)p->ldb, (float)p->beta, p->c, (int)p->ldc);
+    return MMT_OK;
+}

@@ -1,0 +1,345 @@
+/* worker.c - the measuring process and the tuner's handle on it (see worker.h). Requests
+ * and replies are fixed structs followed by a blob, over two pipes; both ends are the
+ * same binary, so the layouts agree. */
+#define _GNU_SOURCE
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tune.h"
+#include "vendor.h"
+
+enum { REQ_SETUP = 1, REQ_MEASURE = 2, REQ_VENDOR = 3 };
+
+typedef struct request {
+    int32_t kind;
+    mmt_problem problem;    /* setup */
+    mmt_geometry geometry;  /* measure */
+    double beat_ms;         /* measure */
+    char entry[64];         /* measure */
+    uint64_t blob_size;     /* measure: the binary follows */
+} request;
+
+typedef struct reply {
+    int32_t status; /* mmt_status of the request itself */
+    mmt_measure m;
+    char text[256]; /* vendor: its name */
+    int32_t retire; /* the worker exits after this reply: its device state is not to be trusted */
+} reply;
+
+struct mmt_worker {
+    char exe[1024], device[64];
+    pid_t pid;
+    int to, from; /* our ends of the pipes */
+    int have_problem;
+    mmt_problem problem;
+};
+
+/* Watchdogs: a measurement has its warm-up, verification and a time-capped timing loop,
+ * so anything far past that is a hang. MMTUNE_WATCHDOG_S overrides (tests use short ones). */
+static double watchdog_s(double base)
+{
+    const char *env = getenv("MMTUNE_WATCHDOG_S");
+    double v = env ? atof(env) : 0;
+    return v > 0 ? v : base;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads n bytes; with a deadline (seconds from now, <= 0: none). Returns 0, -1 on EOF or
+ * error, -2 on timeout. */
+static int read_all(int fd, void *buf, size_t n, double timeout_s)
+{
+    char *p = buf;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (n) {
+        if (timeout_s > 0) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            double left = timeout_s - ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9);
+            if (left <= 0) return -2;
+            struct pollfd pf = {.fd = fd, .events = POLLIN};
+            int r = poll(&pf, 1, (int)(left * 1000) + 1);
+            if (r < 0 && errno == EINTR) continue;
+            if (r == 0) return -2;
+            if (r < 0) return -1;
+        }
+        ssize_t got = read(fd, p, n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        p += got, n -= (size_t)got;
+    }
+    return 0;
+}
+
+/* ---- the tuner's side --------------------------------------------------------------- */
+
+static void reap(mmt_worker *w, int *status)
+{
+    if (w->pid > 0) {
+        kill(w->pid, SIGKILL);
+        while (waitpid(w->pid, status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    if (w->to >= 0) close(w->to);
+    if (w->from >= 0) close(w->from);
+    w->pid = -1;
+    w->to = w->from = -1;
+}
+
+static mmt_status spawn(mmt_worker *w, mmt_err *err)
+{
+    int req[2], rep[2];
+    RETURN_ERROR_IF(pipe2(req, O_CLOEXEC) != 0, err, MMT_IO, "pipe: %s", strerror(errno));
+    if (pipe2(rep, O_CLOEXEC) != 0) {
+        close(req[0]), close(req[1]);
+        return mmt_err_set(err, MMT_IO, "pipe: %s", strerror(errno));
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* fds 3 and 4 for the protocol; stdout and stderr stay the tuner's */
+        if (dup2(req[0], 3) < 0 || dup2(rep[1], 4) < 0) _exit(127);
+        execl(w->exe, w->exe, "__worker", w->device, (char *)NULL);
+        _exit(127);
+    }
+    close(req[0]);
+    close(rep[1]);
+    if (pid < 0) {
+        close(req[1]), close(rep[0]);
+        return mmt_err_set(err, MMT_IO, "fork: %s", strerror(errno));
+    }
+    w->pid = pid;
+    w->to = req[1];
+    w->from = rep[0];
+    return MMT_OK;
+}
+
+mmt_status mmt_worker_start(const char *exe, const char *device, mmt_worker **out, mmt_err *err)
+{
+    mmt_worker *w = calloc(1, sizeof *w);
+    RETURN_ERROR_IF(!w, err, MMT_OUT_OF_MEMORY, "out of memory");
+    snprintf(w->exe, sizeof w->exe, "%s", exe);
+    snprintf(w->device, sizeof w->device, "%s", device);
+    w->to = w->from = w->pid = -1;
+    signal(SIGPIPE, SIG_IGN); /* a dead worker shows as a write error, not a dead tuner */
+    mmt_status st = spawn(w, err);
+    if (st != MMT_OK) {
+        free(w);
+        return st;
+    }
+    *out = w;
+    return MMT_OK;
+}
+
+void mmt_worker_stop(mmt_worker *w)
+{
+    if (!w) return;
+    if (w->to >= 0) close(w->to); /* EOF: the worker exits by itself */
+    w->to = -1;
+    int status;
+    for (int i = 0; i < 200 && w->pid > 0 && waitpid(w->pid, &status, WNOHANG) == 0; i++) usleep(10000);
+    reap(w, &status);
+    free(w);
+}
+
+/* One round trip. On a dead or silent worker: *lost is set, with the reason in m. */
+static mmt_status round_trip(mmt_worker *w, const request *rq, const void *blob, double timeout_s, reply *rp,
+                             int *lost, mmt_err *err)
+{
+    *lost = 0;
+    if (w->pid < 0) FORWARD_IF_ERROR(spawn(w, err));
+    int rc = write_all(w->to, rq, sizeof *rq);
+    if (rc == 0 && rq->blob_size) rc = write_all(w->to, blob, rq->blob_size);
+    if (rc == 0) rc = read_all(w->from, rp, sizeof *rp, timeout_s);
+    if (rc == 0) {
+        int status;
+        if (rp->retire) reap(w, &status); /* the next round trip starts a fresh one */
+        return MMT_OK;
+    }
+    *lost = 1;
+    memset(rp, 0, sizeof *rp);
+    int status = 0;
+    if (rc == -2) {
+        rp->m.status = MMT_TRIAL_TIMEOUT;
+        snprintf(rp->m.message, sizeof rp->m.message, "no answer within %.0f s: killed by the watchdog", timeout_s);
+        reap(w, &status);
+    } else {
+        reap(w, &status);
+        rp->m.status = MMT_TRIAL_CRASHED;
+        if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+            snprintf(rp->m.message, sizeof rp->m.message, "the worker died of signal %d (%s)", WTERMSIG(status),
+                     strsignal(WTERMSIG(status)));
+        else
+            snprintf(rp->m.message, sizeof rp->m.message, "the worker exited with status %d",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    rp->m.rel_error = NAN;
+    return MMT_OK;
+}
+
+mmt_status mmt_worker_setup(mmt_worker *w, const mmt_problem *p, mmt_err *err)
+{
+    request rq = {.kind = REQ_SETUP, .problem = *p};
+    reply rp;
+    int lost;
+    FORWARD_IF_ERROR(round_trip(w, &rq, NULL, watchdog_s(600), &rp, &lost, err));
+    RETURN_ERROR_IF(lost, err, MMT_LAUNCH, "setting up the problem in the worker failed: %s", rp.m.message);
+    RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
+    w->problem = *p;
+    w->have_problem = 1;
+    return MMT_OK;
+}
+
+/* After losing a worker, a fresh one gets the problem again. */
+static mmt_status restore(mmt_worker *w, mmt_err *err)
+{
+    return w->have_problem ? mmt_worker_setup(w, &w->problem, err) : MMT_OK;
+}
+
+mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const char *entry, const mmt_geometry *g,
+                              double beat_ms, mmt_measure *m, mmt_err *err)
+{
+    request rq = {.kind = REQ_MEASURE, .geometry = *g, .beat_ms = beat_ms, .blob_size = size};
+    snprintf(rq.entry, sizeof rq.entry, "%s", entry);
+    reply rp;
+    int lost;
+    FORWARD_IF_ERROR(round_trip(w, &rq, bin, watchdog_s(60), &rp, &lost, err));
+    *m = rp.m;
+    if (lost || rp.retire) return restore(w, err);
+    RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
+    return MMT_OK;
+}
+
+mmt_status mmt_worker_vendor(mmt_worker *w, mmt_measure *m, char *vendor_name, size_t size, mmt_err *err)
+{
+    request rq = {.kind = REQ_VENDOR};
+    reply rp;
+    int lost;
+    FORWARD_IF_ERROR(round_trip(w, &rq, NULL, watchdog_s(600), &rp, &lost, err));
+    *m = rp.m;
+    snprintf(vendor_name, size, "%s", rp.text);
+    if (lost || rp.retire) return restore(w, err);
+    return MMT_OK;
+}
+
+/* ---- the worker's side -------------------------------------------------------------- */
+
+typedef struct kernel_call {
+    const mmt_backend *be;
+    mmt_module *mod;
+    mmt_geometry g;
+} kernel_call;
+
+static mmt_status kernel_gemm(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err)
+{
+    kernel_call *kc = user;
+    return kc->be->launch(kc->mod, p, &kc->g, stream, err);
+}
+
+static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double beat_ms, mmt_measure *m)
+{
+    mmt_err e;
+    int ok = 0;
+    m->rel_error = NAN;
+    if (mmt_bench_verify(b, fn, user, &m->rel_error, &ok, &e) != MMT_OK) {
+        m->status = MMT_TRIAL_LAUNCH_ERROR;
+        snprintf(m->message, sizeof m->message, "%.2000s", e.msg);
+    } else if (!ok) {
+        m->status = MMT_TRIAL_WRONG_RESULT;
+        snprintf(m->message, sizeof m->message, "relative error %.3g exceeds the bound %.3g", m->rel_error,
+                 mmt_bench_error_bound(&b->p));
+    } else if (mmt_bench_time(b, fn, user, beat_ms, &m->timing, &e) != MMT_OK) {
+        m->status = MMT_TRIAL_LAUNCH_ERROR;
+        snprintf(m->message, sizeof m->message, "%.2000s", e.msg);
+    } else {
+        m->status = MMT_TRIAL_OK;
+        if (m->timing.stopped_early)
+            snprintf(m->message, sizeof m->message, "stopped early: clearly slower than the best");
+    }
+}
+
+int mmt_worker_main(const char *device)
+{
+    const mmt_backend *be;
+    mmt_device_info dev;
+    int ordinal;
+    mmt_err err;
+    if (mmt_backend_for_device(device, &be, &ordinal, &err) != MMT_OK || be->probe(ordinal, &dev, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune worker: %s\n", err.msg);
+        return 1;
+    }
+    mmt_bench *b = NULL;
+    mmt_vendor *vendor = NULL;
+    int vendor_tried = 0;
+    char vendor_why[256] = "";
+    request rq;
+    while (read_all(3, &rq, sizeof rq, 0) == 0) {
+        reply rp;
+        memset(&rp, 0, sizeof rp);
+        rp.m.rel_error = NAN;
+        void *blob = NULL;
+        if (rq.blob_size) {
+            blob = malloc(rq.blob_size);
+            if (!blob || read_all(3, blob, rq.blob_size, 0) != 0) return 1;
+        }
+        if (rq.kind == REQ_SETUP) {
+            mmt_bench_free(b);
+            b = NULL;
+            rp.status = mmt_bench_setup(be, &dev, NULL, &rq.problem, mmt_tune_cache_bytes(&dev), &b, &err);
+            if (rp.status != MMT_OK) snprintf(rp.m.message, sizeof rp.m.message, "%.2000s", err.msg);
+        } else if (rq.kind == REQ_MEASURE && b) {
+            kernel_call kc = {.be = be, .g = rq.geometry};
+            if (be->load(&dev, blob, rq.blob_size, rq.entry, &kc.mod, &err) != MMT_OK) {
+                rp.m.status = MMT_TRIAL_LAUNCH_ERROR;
+                snprintf(rp.m.message, sizeof rp.m.message, "%.2000s", err.msg);
+            } else {
+                measure_with(b, kernel_gemm, &kc, rq.beat_ms, &rp.m);
+                be->unload(kc.mod);
+            }
+        } else if (rq.kind == REQ_VENDOR && b) {
+            if (!vendor_tried && mmt_vendor_open(be, &dev, &vendor, &err) != MMT_OK)
+                snprintf(vendor_why, sizeof vendor_why, "%.200s", err.msg);
+            vendor_tried = 1;
+            if (vendor) {
+                mmt_vendor_call call = {vendor, b->p.dtype};
+                measure_with(b, mmt_vendor_gemm, &call, 0, &rp.m);
+                snprintf(rp.text, sizeof rp.text, "%s", mmt_vendor_name(vendor));
+            } else {
+                rp.m.status = MMT_TRIAL_LAUNCH_ERROR;
+                snprintf(rp.m.message, sizeof rp.m.message, "not measured: %s", vendor_why);
+            }
+        } else {
+            rp.status = MMT_INTERNAL;
+            snprintf(rp.m.message, sizeof rp.m.message, "worker: request %d before setup", rq.kind);
+        }
+        free(blob);
+        /* A failed launch on a GPU may leave a sticky error in the context (an illegal
+         * address poisons it for good): answer, then make way for a fresh worker. */
+        rp.retire = rp.m.status == MMT_TRIAL_LAUNCH_ERROR && strcmp(be->name, "cpu") != 0;
+        if (write_all(4, &rp, sizeof rp) != 0 || rp.retire) break;
+    }
+    mmt_vendor_close(vendor);
+    mmt_bench_free(b);
+    return 0;
+}

@@ -1,0 +1,41 @@
+/* worker.h - measurement in an isolated process. The tuner compiles; a worker process
+ * (`mmtune __worker DEVICE`, started with fork + exec) holds the device, the inputs and
+ * the reference of one problem, and loads, verifies and times each binary it is sent. A
+ * candidate that faults, or hangs past the watchdog, kills only the worker: the trial is
+ * recorded as crashed or timeout, and a fresh worker is started and set up again. */
+#ifndef MMT_WORKER_H
+#define MMT_WORKER_H
+
+#include "bench.h"
+#include "space.h"
+#include "store.h"
+
+typedef struct mmt_worker mmt_worker;
+
+typedef struct mmt_measure {
+    mmt_trial_status status;
+    double rel_error; /* NAN if not verified */
+    mmt_timing timing;
+    char message[2048];
+} mmt_measure;
+
+/* Starts a worker for a device ("cpu", "0"); exe is the mmtune binary (/proc/self/exe). */
+mmt_status mmt_worker_start(const char *exe, const char *device, mmt_worker **out, mmt_err *err);
+
+/* Inputs and reference of a problem; replaces the previous ones. */
+mmt_status mmt_worker_setup(mmt_worker *w, const mmt_problem *p, mmt_err *err);
+
+/* Loads, verifies and times one binary. A worker failure becomes the trial's status
+ * (crashed, timeout), not an error; errors are for the tuner's own failures. */
+mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const char *entry, const mmt_geometry *g,
+                              double beat_ms, mmt_measure *m, mmt_err *err);
+
+/* The vendor library on the same inputs (status ok with its timing, or why not in message). */
+mmt_status mmt_worker_vendor(mmt_worker *w, mmt_measure *m, char *vendor_name, size_t size, mmt_err *err);
+
+void mmt_worker_stop(mmt_worker *w);
+
+/* The worker's side: serves requests on fds 3 (in) and 4 (out) until the tuner closes them. */
+int mmt_worker_main(const char *device);
+
+#endif
