@@ -4,6 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 DEVICE ?= cpu
 SHAPES ?= examples/shapes.yaml
+TUNE_ARGS ?=
 
 .PHONY: all deps build test tune bench clean
 all: build
@@ -19,7 +20,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 tune: build
-	$(BUILD)/mmtune --device $(DEVICE) --shapes $(SHAPES)
+	$(BUILD)/mmtune --device $(DEVICE) --shapes $(SHAPES) $(TUNE_ARGS)
 
 bench: build
 	$(BUILD)/mmtune bench --device $(DEVICE) --shapes $(SHAPES)

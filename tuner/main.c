@@ -29,6 +29,7 @@ static const char usage[] =
     "  --budget N        measure at most N configurations per problem (0 = all)\n"
     "  --seed N          seed of the random strategy (default 1)\n"
     "  --space FILE      a search space YAML instead of the built-in one\n"
+    "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
     "  --fresh           measure again configurations the database already has\n"
     "  --quiet           no progress output\n"
     "  --help, --version\n";
@@ -38,6 +39,7 @@ typedef struct options {
     size_t budget;
     uint64_t seed;
     int fresh, quiet;
+    int jobs; /* -1: the default */
 } options;
 
 static int bad_input(const char *fmt, const char *arg)
@@ -65,11 +67,13 @@ static int parse_options(int argc, char **argv, options *o)
         {"budget", required_argument, 0, 'B'}, {"seed", required_argument, 0, 'e'},
         {"space", required_argument, 0, 'p'},  {"fresh", no_argument, 0, 'f'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'},      {"jobs", required_argument, 0, 'j'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
     o->strategy = "exhaustive";
     o->seed = 1;
+    o->jobs = -1;
     int first = 1;
     if (argc > 1 && argv[1][0] != '-') {
         o->command = argv[1];
@@ -91,6 +95,11 @@ static int parse_options(int argc, char **argv, options *o)
         case 'B':
             if (parse_number(optarg, &v)) return bad_input("--budget takes a number, not '%s'", optarg);
             o->budget = (size_t)v;
+            break;
+        case 'j':
+            if (parse_number(optarg, &v) || v > 256)
+                return bad_input("--jobs takes a number up to 256, not '%s'", optarg);
+            o->jobs = (int)v;
             break;
         case 'e':
             if (parse_number(optarg, &v)) return bad_input("--seed takes a number, not '%s'", optarg);
@@ -197,9 +206,10 @@ static int make_plan(const options *o, plan *pl)
 
 /* GPUs: compile ahead on the cores the worker does not need (two are left for it and the
  * loop). The CPU compiles in turn: a compile beside a measurement steals timed cores. */
-static int compile_threads(const mmt_backend *be)
+static int compile_threads(const mmt_backend *be, int jobs)
 {
     if (strcmp(be->name, "cpu") == 0) return 0;
+    if (jobs >= 0) return jobs;
     long cores = sysconf(_SC_NPROCESSORS_ONLN) - 2;
     return cores < 1 ? 1 : cores > 12 ? 12 : (int)cores;
 }
@@ -217,7 +227,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
     join_args(argc, argv, command, sizeof command);
     mmt_err err;
     mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget, .seed = o->seed,
-                   .fresh = o->fresh, .compile_threads = compile_threads(pl.be)};
+                   .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs)};
     memcpy(t.families, pl.families, sizeof t.families);
     char budget[32];
     snprintf(budget, sizeof budget, "%zu", o->budget);

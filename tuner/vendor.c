@@ -40,9 +40,10 @@ static mmt_status open_openblas(const mmt_device_info *dev, mmt_vendor *v, mmt_e
     if (set_threads) set_threads((int)cores); /* the same cores our kernels may use */
     char *(*config)(void);
     *(void **)&config = dlsym(v->lib, "openblas_get_config");
-    snprintf(v->name, sizeof v->name, "OpenBLAS%s%.100s", config ? " " : "", config ? config() : "");
-    /* keep the name short: "OpenBLAS 0.3.21 ..." -> up to the version */
-    char *space = strchr(v->name + 9, ' ');
+    /* openblas_get_config(): "OpenBLAS 0.3.21 DYNAMIC_ARCH ...": keep the name and version */
+    snprintf(v->name, sizeof v->name, "%.100s", config ? config() : "OpenBLAS");
+    char *space = strchr(v->name, ' ');
+    if (space) space = strchr(space + 1, ' ');
     if (space) *space = '\0';
     return MMT_OK;
 }

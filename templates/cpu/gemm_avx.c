@@ -454,6 +454,9 @@ void mmt_gemm(const mmt_gemm_params *p)
     T *scratch = scratch_get(total, &cached);
     if (!scratch) return; /* out of memory: nothing sensible to do without a status */
 
+    /* K in equal blocks of at most KC: 4097 = 17 x 241, not 16 x 256 + 1 (a block of depth
+     * one would cost a full pass over C for a rank-one update) */
+    const int64_t kblk = CEIL_DIV(K, CEIL_DIV(K, KC));
     const gemm_args g = {.A = A, .B = B, .C = C, .lda = lda, .ldb = ldb, .ldc = ldc, .ta = ta, .tb = tb, .alpha = alpha};
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -469,8 +472,8 @@ void mmt_gemm(const mmt_gemm_params *p)
         for (int64_t jc = 0; jc < N; jc += NCB) {
             const int64_t nc = MIN(NCB, N - jc), npanels = CEIL_DIV(nc, NR);
             const int64_t jp0 = npanels * tid / nth, jp1 = npanels * (tid + 1) / nth;
-            for (int64_t pc = 0; pc < K; pc += KC) {
-                const int64_t kc = MIN(KC, K - pc);
+            for (int64_t pc = 0; pc < K; pc += kblk) {
+                const int64_t kc = MIN(kblk, K - pc);
                 const T beta_k = pc == 0 ? beta : (T)1;
                 const int64_t mc0 = MIN(MC, m1 - m0);
                 if (mc0 > 0) pack_a(mc0, kc, A, lda, ta, m0, pc, Ap);
@@ -499,8 +502,8 @@ void mmt_gemm(const mmt_gemm_params *p)
         const int64_t n0 = MIN(N, nblocks * tid / nth * NR), n1 = MIN(N, nblocks * (tid + 1) / nth * NR);
         for (int64_t jc = n0; jc < n1; jc += NCB) {
             const int64_t nc = MIN(NCB, n1 - jc), npanels = CEIL_DIV(nc, NR);
-            for (int64_t pc = 0; pc < K; pc += KC) {
-                const int64_t kc = MIN(KC, K - pc);
+            for (int64_t pc = 0; pc < K; pc += kblk) {
+                const int64_t kc = MIN(kblk, K - pc);
                 const T beta_k = pc == 0 ? beta : (T)1;
                 for (int64_t ic = 0; ic < M; ic += MC) {
                     const int64_t mc = MIN(MC, M - ic);
