@@ -70,6 +70,7 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
     X(ModuleUnload, cuModuleUnload)                   \
     X(ModuleGetFunction, cuModuleGetFunction)         \
     X(FuncSetAttribute, cuFuncSetAttribute)           \
+    X(FuncGetAttribute, cuFuncGetAttribute)           \
     X(LaunchKernel, cuLaunchKernel)                   \
     X(MemAlloc, cuMemAlloc)                           \
     X(MemFree, cuMemFree)                             \
@@ -340,8 +341,10 @@ static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     int driver = 0;
     CU_TRY(cu.DriverGetVersion(&driver), MMT_UNSUPPORTED, "cuDriverGetVersion");
     pthread_once(&nvrtc_once, open_nvrtc);
-    snprintf(d->fingerprint, sizeof d->fingerprint, "cuda|%s|%s|driver=%d|nvrtc=%d.%d", d->name, d->arch, driver,
-             nv.major, nv.minor);
+    int64_t sms = 0;
+    mmt_device_get_prop(d, "sm_count", 8, &sms);
+    snprintf(d->fingerprint, sizeof d->fingerprint, "cuda|%s|%s|sms=%lld|driver=%d|nvrtc=%d.%d", d->name, d->arch,
+             (long long)sms, driver, nv.major, nv.minor);
     return MMT_OK;
 }
 
@@ -470,6 +473,7 @@ struct mmt_module {
     CUmodule mod;
     CUfunction fn, pre; /* pre: "<entry>_pre" (split-K: C = beta * C first), or NULL */
     int64_t sm_count;
+    int max_threads, regs; /* what the compiled kernel allows: its registers limit its block */
     pthread_mutex_t lock;
     int64_t smem_opted; /* dynamic shared memory already allowed beyond 48 KiB */
 };
@@ -501,6 +505,9 @@ static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t 
     if (cu.ModuleGetFunction(&m->pre, m->mod, pre) != CUDA_SUCCESS) m->pre = NULL;
     m->sm_count = 132;
     mmt_device_get_prop(dev, "sm_count", 8, &m->sm_count);
+    m->max_threads = 1024;
+    cu.FuncGetAttribute(&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn);
+    cu.FuncGetAttribute(&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn);
     pthread_mutex_init(&m->lock, NULL);
     *out = m;
     return MMT_OK;
@@ -517,6 +524,10 @@ static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const m
                     err, MMT_LAUNCH, "bad launch geometry: grid %lld %lld %lld, block %lld %lld %lld, smem %lld",
                     (long long)g->grid[0], (long long)g->grid[1], (long long)g->grid[2], (long long)g->block[0],
                     (long long)g->block[1], (long long)g->block[2], (long long)g->smem);
+    /* checked here rather than met as a launch failure: the message says what to change */
+    RETURN_ERROR_IF(g->block[0] * g->block[1] * g->block[2] > mod->max_threads, err, MMT_LAUNCH,
+                    "a block of %lld threads exceeds this kernel's limit of %d (it uses %d registers per thread)",
+                    (long long)(g->block[0] * g->block[1] * g->block[2]), mod->max_threads, mod->regs);
     void *args[] = {(void *)p};
     if (mod->pre) {
         int64_t total = p->m * p->n, blocks = (total + 255) / 256, cap = mod->sm_count * 8;
