@@ -328,6 +328,8 @@ int main(void)
         sample(fam, f64, 512, 512, 512, NULL, f64 ? 2 : 4);
         sample(fam, f64, 128, 128, 8192, "SPLITK", 2);
         sample(fam, f64, even_shape.m, even_shape.n, even_shape.k, "EVEN", 2);
+        sample(fam, f64, 1000, 1001, 999, "ASYNC", f64 ? 2 : 4); /* cp.async ring: odd shapes, edges */
+        sample(fam, f64, 512, 512, 512, "REGCAP", f64 ? 1 : 2);
     }
     mmt_family_free(fam);
     return check_result();

@@ -13,7 +13,9 @@
  * warp tiles; each lane owns TM x TN accumulators, split into chunks of up to 16 bytes
  * spread across the warp tile (lanes read neighbouring 128-bit words of shared memory:
  * no bank conflicts, full-width LDS). The next K tile is fetched from global memory into
- * registers while the current one is multiplied.
+ * registers while the current one is multiplied; with ASYNC, cp.async copies the next
+ * STAGES - 1 tiles straight into a ring of shared-memory stages instead (no register
+ * staging; operands contiguous along k are transposed one element per copy).
  *
  * Launch (the space's launch section): grid (ceil(M/BM) * ceil(N/BN), 1, SPLITK),
  * block (THREADS, 1, 1), dynamic shared memory SMEM bytes. With SPLITK > 1 the module
@@ -51,7 +53,13 @@
 #define VEC 1 /* 1: 128-bit global loads where the run-time alignment allows (checked per block) */
 #endif
 #ifndef STAGES
-#define STAGES 1 /* shared-memory buffers: 1 (two barriers per K step) or 2 (one barrier) */
+#define STAGES 1 /* shared-memory buffers: 1 (two barriers per K step) or 2 (one barrier); with ASYNC 2-4 */
+#endif
+#ifndef ASYNC
+#define ASYNC 0 /* 1: cp.async global -> shared memory (no register staging), STAGES-deep ring */
+#endif
+#ifndef REGCAP
+#define REGCAP 0 /* registers per thread: 0 the compiler's choice, 1 up to 255 (a launch bound of one block), 2 at most 128 */
 #endif
 #ifndef PAD
 #define PAD 0 /* elements of padding per shared-memory row (bank conflicts of the transposing stores) */
@@ -115,8 +123,15 @@ typedef float4 T_VEC16;
 #if PAD % VW
 #error "PAD must keep shared-memory rows 16-byte aligned"
 #endif
-#if STAGES != 1 && STAGES != 2
+#if ASYNC
+#if STAGES < 2 || STAGES > 4
+#error "with ASYNC, STAGES is 2, 3 or 4"
+#endif
+#elif STAGES != 1 && STAGES != 2
 #error "STAGES is 1 or 2"
+#endif
+#if REGCAP < 0 || REGCAP > 2
+#error "REGCAP is 0, 1 or 2"
 #endif
 #if SPLITK < 1 || GROUP_M < 1
 #error "SPLITK and GROUP_M are >= 1"
@@ -282,6 +297,171 @@ __device__ __forceinline__ void store_tiles(bool ta, bool tb, T *As, T *Bs, cons
     }
 }
 
+#if ASYNC
+/* cp.async of BYTES (sizeof(T) or 16) from global src to shared dst; the first src_bytes
+ * are copied and the rest zero-filled (0: src is not read). Below sm_80 a plain copy. */
+template <int BYTES> __device__ __forceinline__ void cp_async(T *dst, const T *src, int src_bytes)
+{
+#if __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(src_bytes) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
+                     "r"(src_bytes) : "memory");
+#else
+#pragma unroll
+    for (int e = 0; e < BYTES / (int)sizeof(T); e++) dst[e] = (e + 1) * (int)sizeof(T) <= src_bytes ? src[e] : T(0);
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* Waits until at most N of this thread's committed groups are still in flight. */
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* VL elements from src (contiguous) to dst (contiguous): one 16-byte copy where `vec`
+ * and all are in bounds, else element by element (v in bounds iff full or v < avail;
+ * the others are zero-filled without reading, from the valid address `safe`). */
+__device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long long avail, bool vec, const T *safe)
+{
+    if (VL > 1 && vec && (EVEN || full)) {
+        cp_async<16>(dst, src, 16);
+    } else {
+#pragma unroll
+        for (int v = 0; v < VL; v++) {
+            const bool ok = EVEN || full || v < avail;
+            cp_async<(int)sizeof(T)>(dst + v, ok ? src + v : safe, ok ? (int)sizeof(T) : 0);
+        }
+    }
+}
+
+/* Global -> shared memory with cp.async: the A and B tiles at k0, k-major as in
+ * store_tiles. An operand contiguous along k is transposed element by element (one
+ * element per copy; lanes take neighbouring k of a few rows, so the global reads stay
+ * coalesced); the other copies VL-wide units. Out of bounds elements are zero-filled. */
+#define A_ELEMS (BM * BK)
+#define B_ELEMS (BN * BK)
+__device__ __forceinline__ void fetch_tiles_async(const tile_src &s, long long k0, T *As, T *Bs)
+{
+    const int tid = threadIdx.x;
+    if (!s.ta) { /* A[i * lda + kk] -> As[kk][i] */
+#pragma unroll
+        for (int l = 0; l < (A_ELEMS + THREADS - 1) / THREADS; l++) {
+            const int u = tid + l * THREADS;
+            if (A_ELEMS % THREADS == 0 || u < A_ELEMS) {
+                const int r = u / BK, c = u % BK;
+                const long long gi = s.m0 + r, gk = k0 + c;
+                const bool ok = EVEN || (gi < s.m && gk < s.kend);
+                cp_async<(int)sizeof(T)>(As + c * AS_LD + r, ok ? s.a + gi * s.lda + gk : s.a, ok ? (int)sizeof(T) : 0);
+            }
+        }
+    } else { /* A[kk * lda + i] -> As[kk][i] */
+#pragma unroll
+        for (int l = 0; l < A_LOADS; l++) {
+            const int u = tid + l * THREADS;
+            if (A_UNITS % THREADS == 0 || u < A_UNITS) {
+                const int r = u / (BM / VL), c = (u % (BM / VL)) * VL;
+                const long long gk = k0 + r, gi = s.m0 + c;
+                const long long avail = gk < s.kend ? s.m - gi : 0;
+                async_unit(As + r * AS_LD + c, s.a + gk * s.lda + gi, gk < s.kend && gi + VL <= s.m, avail, s.va, s.a);
+            }
+        }
+    }
+    if (!s.tb) { /* B[kk * ldb + j] -> Bs[kk][j] */
+#pragma unroll
+        for (int l = 0; l < B_LOADS; l++) {
+            const int u = tid + l * THREADS;
+            if (B_UNITS % THREADS == 0 || u < B_UNITS) {
+                const int r = u / (BN / VL), c = (u % (BN / VL)) * VL;
+                const long long gk = k0 + r, gj = s.n0 + c;
+                const long long avail = gk < s.kend ? s.n - gj : 0;
+                async_unit(Bs + r * BS_LD + c, s.b + gk * s.ldb + gj, gk < s.kend && gj + VL <= s.n, avail, s.vb, s.b);
+            }
+        }
+    } else { /* B[j * ldb + kk] -> Bs[kk][j] */
+#pragma unroll
+        for (int l = 0; l < (B_ELEMS + THREADS - 1) / THREADS; l++) {
+            const int u = tid + l * THREADS;
+            if (B_ELEMS % THREADS == 0 || u < B_ELEMS) {
+                const int r = u / BK, c = u % BK;
+                const long long gj = s.n0 + r, gk = k0 + c;
+                const bool ok = EVEN || (gj < s.n && gk < s.kend);
+                cp_async<(int)sizeof(T)>(Bs + c * BS_LD + r, ok ? s.b + gj * s.ldb + gk : s.b, ok ? (int)sizeof(T) : 0);
+            }
+        }
+    }
+}
+
+/* The same copies with the address arithmetic out of the K loop, where every thread's
+ * copies fall on a fixed pattern (THREADS a multiple of the units per row): one operand's
+ * copies for this thread start at p (the next tile to fetch), copy l is RP rows further,
+ * and the next tile is BK along k. XB: the tile's extent along m (A) or n (B). */
+#define ASYNC_FAST (THREADS % BK == 0 && THREADS % (BM / VL) == 0 && THREADS % (BN / VL) == 0)
+template <int XB, int XLD> struct async_op {
+    const T *p;
+    long long ld, x0, xn;
+    int r0, c;
+    bool kc, vec; /* contiguous along k (transposed element by element); 16-byte copies allowed */
+
+    __device__ __forceinline__ void init(const T *base, long long ld_, long long x0_, long long xn_, long long kbeg,
+                                         bool kc_, bool vec_)
+    {
+        const int tid = threadIdx.x;
+        ld = ld_, x0 = x0_, xn = xn_, kc = kc_, vec = vec_;
+        if (kc) { /* element (x0 + r0, kbeg + c) */
+            r0 = tid / BK, c = tid % BK;
+            p = base + (x0 + r0) * ld + kbeg + c;
+        } else { /* unit (kbeg + r0, x0 + c) */
+            r0 = tid / (XB / VL), c = (tid % (XB / VL)) * VL;
+            p = base + (kbeg + r0) * ld + x0 + c;
+        }
+    }
+
+    /* The tile at k0 into S (k-major), then on to the next tile. */
+    __device__ __forceinline__ void fetch(T *S, long long k0, long long kend, const T *safe)
+    {
+        if (kc) {
+            constexpr int RP = THREADS / BK, P = (XB + RP - 1) / RP;
+            const bool kok = k0 + c < kend;
+#pragma unroll
+            for (int l = 0; l < P; l++) {
+                const int r = r0 + l * RP;
+                if (XB % RP == 0 || r < XB) {
+                    const bool ok = EVEN || (kok && x0 + r < xn);
+                    cp_async<(int)sizeof(T)>(S + c * XLD + r, ok ? p + (long long)(l * RP) * ld : safe,
+                                             ok ? (int)sizeof(T) : 0);
+                }
+            }
+            p += BK;
+        } else {
+            constexpr int RP = THREADS / (XB / VL), P = (BK + RP - 1) / RP;
+#pragma unroll
+            for (int l = 0; l < P; l++) {
+                const int r = r0 + l * RP;
+                if (BK % RP == 0 || r < BK) {
+                    const long long gk = k0 + r;
+                    const long long avail = gk < kend ? xn - x0 - c : 0;
+                    async_unit(S + r * XLD + c, p + (long long)(l * RP) * ld, gk < kend && x0 + c + VL <= xn, avail,
+                               vec, safe);
+                }
+            }
+            p += BK * ld;
+        }
+    }
+};
+#endif
+
 /* acc += the BK step held in As, Bs. am / bn: this lane's first row / column in the tile. */
 __device__ __forceinline__ void multiply(const T *As, const T *Bs, int am, int bn, T (&acc)[TM][TN])
 {
@@ -299,7 +479,18 @@ __device__ __forceinline__ void multiply(const T *As, const T *Bs, int am, int b
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p)
+/* REGCAP: the register budget ptxas works to. The bare bound (0) lets it choose; a bound
+ * of one block (1) makes it spend more registers (deeper prefetch of the fragments); 2
+ * holds it to 128, two blocks of 256 threads per SM (with ASYNC it would otherwise keep
+ * every copy's address live across the K loop, 150-200 registers). */
+#if REGCAP == 0
+#define MMT_BOUNDS __launch_bounds__(THREADS)
+#elif REGCAP == 1 || THREADS >= 512
+#define MMT_BOUNDS __launch_bounds__(THREADS, 1)
+#else
+#define MMT_BOUNDS __launch_bounds__(THREADS, 512 / THREADS)
+#endif
+extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
 {
     extern __shared__ __align__(16) unsigned char mmt_smem[];
     T *const As = reinterpret_cast<T *>(mmt_smem);
@@ -350,6 +541,36 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
         for (int j = 0; j < TN; j++) acc[i][j] = T(0);
 
     const long long ntiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+#if ASYNC
+    /* STAGES-deep ring: tiles t+1 .. t+STAGES-1 are in flight while tile t is multiplied;
+     * one barrier per K step (it also frees the stage that the next copies overwrite). */
+#if ASYNC_FAST
+    async_op<BM, AS_LD> oa;
+    async_op<BN, BS_LD> ob;
+    oa.init(s.a, s.lda, s.m0, M, kbeg, !s.ta, s.va);
+    ob.init(s.b, s.ldb, s.n0, N, kbeg, s.tb, s.vb);
+#define FETCH_ASYNC(k0, as, bs) (oa.fetch(as, k0, kend, s.a), ob.fetch(bs, k0, kend, s.b))
+#else
+#define FETCH_ASYNC(k0, as, bs) fetch_tiles_async(s, k0, as, bs)
+#endif
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < ntiles) FETCH_ASYNC(kbeg + (long long)st * BK, As + st * A_STAGE, Bs + st * B_STAGE);
+        cp_async_commit(); /* empty groups too: the count stays uniform */
+    }
+    int rd = 0, wr = STAGES - 1;
+    for (long long t = 0; t < ntiles; t++) {
+        cp_async_wait<STAGES - 2>(); /* this thread's copies of tile t have landed */
+        __syncthreads();             /* everyone's; and stage wr (tile t - 1) is free */
+        if (t + STAGES - 1 < ntiles)
+            FETCH_ASYNC(kbeg + (t + STAGES - 1) * BK, As + wr * A_STAGE, Bs + wr * B_STAGE);
+        cp_async_commit();
+        multiply(As + rd * A_STAGE, Bs + rd * B_STAGE, am, bn, acc);
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
+    }
+    cp_async_wait<0>();
+#else
     T ra[A_LOADS][VL], rb[B_LOADS][VL];
     if (ntiles > 0) {
         fetch_tiles(s, kbeg, ra, rb);
@@ -375,26 +596,56 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
 #endif
     }
 
+#endif
+
     /* Epilogue: C = alpha * acc + beta * C (beta == 0: C is not read), or atomically
      * C += alpha * acc for split-K slices. */
     T *const C = static_cast<T *>(p.c);
     const long long ldc = p.ldc;
+#if SPLITK == 1 && ASYNC && VEC
+    /* 16-byte accesses of C where a chunk is whole and C allows it */
+    const bool cvec = RN == VW && (reinterpret_cast<unsigned long long>(p.c) % 16 == 0) && (ldc % VW == 0);
+#else
+    const bool cvec = false;
+#endif
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         const long long gi = s.m0 + am + (i / RM) * (WTM * RM) + i % RM;
         if (!EVEN && gi >= M) continue;
 #pragma unroll
-        for (int j = 0; j < TN; j++) {
-            const long long gj = s.n0 + bn + (j / RN) * (WTN * RN) + j % RN;
-            if (!EVEN && gj >= N) continue;
-            T *const cp = C + gi * ldc + gj;
-#if SPLITK > 1
-            (void)beta;
-            atomicAdd(cp, alpha * acc[i][j]);
-#else
-            /* one rounding fewer than alpha * acc + beta * c */
-            *cp = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *cp);
+        for (int jc = 0; jc < TN / RN; jc++) {
+            const long long gj0 = s.n0 + bn + jc * (WTN * RN);
+#if SPLITK == 1
+            if (cvec && (EVEN || gj0 + RN <= N)) {
+                T *const cp = C + gi * ldc + gj0;
+                T v[RN];
+                if (beta == T(0)) {
+#pragma unroll
+                    for (int r = 0; r < RN; r++) v[r] = alpha * acc[i][jc * RN + r];
+                } else {
+                    copy_r<RN>(v, cp);
+#pragma unroll
+                    for (int r = 0; r < RN; r++) v[r] = fma(alpha, acc[i][jc * RN + r], beta * v[r]);
+                }
+                store_r<RN>(cp, v);
+                continue;
+            }
 #endif
+#pragma unroll
+            for (int r = 0; r < RN; r++) {
+                const int j = jc * RN + r;
+                const long long gj = gj0 + r;
+                if (!EVEN && gj >= N) continue;
+                T *const cp = C + gi * ldc + gj;
+#if SPLITK > 1
+                (void)beta;
+                (void)cvec;
+                atomicAdd(cp, alpha * acc[i][j]);
+#else
+                /* one rounding fewer than alpha * acc + beta * c */
+                *cp = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *cp);
+#endif
+            }
         }
     }
 }
