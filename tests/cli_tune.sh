@@ -23,6 +23,7 @@ grep -q -- "--shapes" "$tmp/out" || { echo "FAIL: help text"; fail=1; }
 check "unknown option" 2 "$MMTUNE" --bogus
 check "missing shapes" 2 "$MMTUNE" --device cpu --db "$tmp/x.db"
 check "unknown device" 2 "$MMTUNE" --device tpu0 --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/x.db"
+check "absent GPU" 2 "$MMTUNE" --device 99 --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/x.db"
 check "bad budget" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --budget ten --db "$tmp/x.db"
 check "bad jobs" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --jobs -3 --db "$tmp/x.db"
 check "bad shapes file" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_bad_key.yaml" --db "$tmp/x.db"

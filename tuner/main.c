@@ -179,7 +179,8 @@ static int make_plan(const options *o, plan *pl)
     mmt_status s = mmt_backend_for_device(o->device, &pl->be, &ordinal, &err);
     if (s != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
-        return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND ? EXIT_BAD_INPUT : EXIT_FAIL;
+        /* a device this machine does not have is bad input, like a misspelt one */
+        return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND || s == MMT_UNSUPPORTED ? EXIT_BAD_INPUT : EXIT_FAIL;
     }
     if (pl->be->probe(ordinal, &pl->dev, &err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
