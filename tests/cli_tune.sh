@@ -26,6 +26,7 @@ check "unknown device" 2 "$MMTUNE" --device tpu0 --shapes "$DATA/shapes_tiny.yam
 check "absent GPU" 2 "$MMTUNE" --device 99 --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/x.db"
 check "bad budget" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --budget ten --db "$tmp/x.db"
 check "bad jobs" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --jobs -3 --db "$tmp/x.db"
+check "bad time budget" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --budget 5x --db "$tmp/x.db"
 check "bad shapes file" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_bad_key.yaml" --db "$tmp/x.db"
 grep -q "shapes_bad_key.yaml:3:" "$tmp/err" || { echo "FAIL: no file:line in: $(cat "$tmp/err")"; fail=1; }
 check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"
@@ -46,6 +47,10 @@ if command -v sqlite3 >/dev/null; then
   [ "$again" = "$trials" ] || { echo "FAIL: the rerun measured again ($trials -> $again trials)"; fail=1; }
   ok=$(sqlite3 "$tmp/t.db" "select count(*) from trial where status='ok' and rel_error >= 0")
   [ "$ok" -ge 3 ] || { echo "FAIL: only $ok verified trials"; fail=1; }
+  check "time budget" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/s.db" --budget 1s
+  timed=$(sqlite3 "$tmp/s.db" 'select count(*) from trial')
+  [ "$timed" -ge 3 ] && [ "$timed" -lt 100 ] || { echo "FAIL: --budget 1s measured $timed trials"; fail=1; }
+  [ "$(sqlite3 "$tmp/s.db" 'select budget from session')" = 1s ] || { echo "FAIL: session budget"; fail=1; }
 else
   echo "sqlite3 is not installed: database checks skipped"
 fi

@@ -26,7 +26,8 @@ static const char usage[] =
     "  --shapes FILE     the problems (YAML; see examples/shapes.yaml)\n"
     "  --db PATH         the database (default $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db)\n"
     "  --strategy NAME   exhaustive (default) or random\n"
-    "  --budget N        measure at most N configurations per problem (0 = all)\n"
+    "  --budget N|Ts|Tm  per problem: measure at most N configurations (0 = all), or stop\n"
+    "                    starting new ones after T seconds / minutes (90s, 2m)\n"
     "  --seed N          seed of the random strategy (default 1)\n"
     "  --space FILE      a search space YAML instead of the built-in one\n"
     "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
@@ -37,6 +38,8 @@ static const char usage[] =
 typedef struct options {
     const char *command, *device, *shapes, *db, *strategy, *space;
     size_t budget;
+    double budget_s; /* 0: no time budget */
+    const char *budget_text;
     uint64_t seed;
     int fresh, quiet;
     int jobs; /* -1: the default */
@@ -56,6 +59,19 @@ static int parse_number(const char *text, uint64_t *out)
     unsigned long long v = strtoull(text, &end, 10);
     if (!*text || *end || text[0] == '-') return -1;
     *out = v;
+    return 0;
+}
+
+/* "200" (candidates) or "90s" / "2m" (time per problem). */
+static int parse_budget(const char *text, size_t *count, double *seconds)
+{
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || text[0] == '-') return -1;
+    if (!*end) *count = (size_t)v;
+    else if (strcmp(end, "s") == 0 && v > 0) *seconds = (double)v;
+    else if (strcmp(end, "m") == 0 && v > 0) *seconds = 60.0 * (double)v;
+    else return -1;
     return 0;
 }
 
@@ -93,8 +109,9 @@ static int parse_options(int argc, char **argv, options *o)
         case 'f': o->fresh = 1; break;
         case 'q': o->quiet = 1; break;
         case 'B':
-            if (parse_number(optarg, &v)) return bad_input("--budget takes a number, not '%s'", optarg);
-            o->budget = (size_t)v;
+            if (parse_budget(optarg, &o->budget, &o->budget_s))
+                return bad_input("--budget takes a count or a time (90s, 2m), not '%s'", optarg);
+            o->budget_text = optarg;
             break;
         case 'j':
             if (parse_number(optarg, &v) || v > 256)
@@ -227,11 +244,11 @@ static int cmd_tune(const options *o, int argc, char **argv)
     db_path(o, path, sizeof path);
     join_args(argc, argv, command, sizeof command);
     mmt_err err;
-    mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget, .seed = o->seed,
+    mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget,
+                   .budget_s = o->budget_s, .seed = o->seed,
                    .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs)};
     memcpy(t.families, pl.families, sizeof t.families);
-    char budget[32];
-    snprintf(budget, sizeof budget, "%zu", o->budget);
+    const char *budget = o->budget_text ? o->budget_text : "0";
     if (mmt_store_open(path, 0, &t.st, &err) != MMT_OK ||
         mmt_store_device(t.st, &t.dev, &t.device_id, &err) != MMT_OK ||
         mmt_store_session_begin(t.st, t.device_id, command, o->strategy, budget, &t.session_id, &err) != MMT_OK) {

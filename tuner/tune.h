@@ -22,7 +22,8 @@ typedef struct mmt_tuner {
     int64_t device_id, session_id;
     mmt_family *families[2]; /* per dtype; from --space or the embedded spaces */
     const char *strategy;
-    size_t budget;
+    size_t budget;            /* candidates per problem (0: all) */
+    double budget_s;          /* or seconds per problem: no new candidate after it (0: none) */
     uint64_t seed;
     int fresh;                /* measure again what the database already has */
     int compile_threads;      /* compile ahead on this many threads (0: no; the CPU backend) */
