@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "fsutil.h"
 #include "hash.h"
 
@@ -287,20 +287,13 @@ static mmt_status cpu_sync(void *stream, mmt_err *err)
     return MMT_OK;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 static mmt_status cpu_elapsed(mmt_status (*run)(void *user, mmt_err *err), void *user, int reps, void *stream,
                               double *ms, mmt_err *err)
 {
     (void)stream;
-    double t0 = now_ms();
+    double t0 = mmt_now_s();
     for (int i = 0; i < reps; i++) FORWARD_IF_ERROR(run(user, err));
-    *ms = (now_ms() - t0) / (reps > 0 ? reps : 1);
+    *ms = 1e3 * (mmt_now_s() - t0) / (reps > 0 ? reps : 1);
     return MMT_OK;
 }
 

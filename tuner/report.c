@@ -4,8 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 struct mmt_progress {
     FILE *f;
@@ -13,13 +14,6 @@ struct mmt_progress {
     size_t n_problems, problem, planned;
     double problem_start;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 mmt_progress *mmt_progress_new(FILE *f, size_t n_problems, int quiet)
 {
@@ -39,7 +33,7 @@ void mmt_progress_problem(mmt_progress *pr, const mmt_problem *p, size_t planned
     if (!pr) return;
     pr->problem++;
     pr->planned = planned;
-    pr->problem_start = now_s();
+    pr->problem_start = mmt_now_s();
     if (pr->quiet) return;
     char name[128];
     mmt_problem_format(p, name, sizeof name);
@@ -58,7 +52,7 @@ void mmt_progress_trial(mmt_progress *pr, size_t done, const char *params, const
                         double best_gflops)
 {
     if (!pr || pr->quiet) return;
-    double spent = now_s() - pr->problem_start;
+    double spent = mmt_now_s() - pr->problem_start;
     char eta[32];
     format_eta(done ? spent / done * (pr->planned - done) : NAN, eta, sizeof eta);
     if (pr->tty) {

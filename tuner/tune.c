@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "kernel.h"
 #include "lookup.h"
 #include "prebuild.h"
@@ -195,17 +195,13 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     if (st == MMT_OK && t->compile_threads > 0)
         st = mmt_prebuild_new(t->be, &t->dev, fam->source, t->compile_threads, &pb, err);
 
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = mmt_now_s();
     double best_ms = INFINITY;
     long idx;
     size_t done = 0, ahead = 0; /* ahead: proposals (counted from the first) sent to the pool */
     while (st == MMT_OK && (idx = mmt_search_next(search)) >= 0) {
         char params[512];
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (t->budget_s > 0 && done > 0 &&
-            (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > t->budget_s)
-            break;
+        if (t->budget_s > 0 && done > 0 && mmt_now_s() - t0 > t->budget_s) break;
         if (ahead < done + 1) ahead = done + 1;
         for (long next; pb && mmt_prebuild_pending(pb) < 2 * t->compile_threads &&
                         (next = mmt_search_ahead(search, ahead - done - 1)) >= 0;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "tune.h"
 #include "vendor.h"
 
@@ -71,13 +71,10 @@ static int write_all(int fd, const void *buf, size_t n)
 static int read_all(int fd, void *buf, size_t n, double timeout_s)
 {
     char *p = buf;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = mmt_now_s();
     while (n) {
         if (timeout_s > 0) {
-            struct timespec t;
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            double left = timeout_s - ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9);
+            double left = timeout_s - (mmt_now_s() - t0);
             if (left <= 0) return -2;
             struct pollfd pf = {.fd = fd, .events = POLLIN};
             int r = poll(&pf, 1, (int)(left * 1000) + 1);
