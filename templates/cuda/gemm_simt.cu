@@ -346,68 +346,17 @@ __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long
     }
 }
 
-/* Global -> shared memory with cp.async: the A and B tiles at k0, k-major as in
- * store_tiles. An operand contiguous along k is transposed element by element (one
- * element per copy; lanes take neighbouring k of a few rows, so the global reads stay
- * coalesced); the other copies VL-wide units. Out of bounds elements are zero-filled. */
-#define A_ELEMS (BM * BK)
-#define B_ELEMS (BN * BK)
-__device__ __forceinline__ void fetch_tiles_async(const tile_src &s, long long k0, T *As, T *Bs)
-{
-    const int tid = threadIdx.x;
-    if (!s.ta) { /* A[i * lda + kk] -> As[kk][i] */
-#pragma unroll
-        for (int l = 0; l < (A_ELEMS + THREADS - 1) / THREADS; l++) {
-            const int u = tid + l * THREADS;
-            if (A_ELEMS % THREADS == 0 || u < A_ELEMS) {
-                const int r = u / BK, c = u % BK;
-                const long long gi = s.m0 + r, gk = k0 + c;
-                const bool ok = EVEN || (gi < s.m && gk < s.kend);
-                cp_async<(int)sizeof(T)>(As + c * AS_LD + r, ok ? s.a + gi * s.lda + gk : s.a, ok ? (int)sizeof(T) : 0);
-            }
-        }
-    } else { /* A[kk * lda + i] -> As[kk][i] */
-#pragma unroll
-        for (int l = 0; l < A_LOADS; l++) {
-            const int u = tid + l * THREADS;
-            if (A_UNITS % THREADS == 0 || u < A_UNITS) {
-                const int r = u / (BM / VL), c = (u % (BM / VL)) * VL;
-                const long long gk = k0 + r, gi = s.m0 + c;
-                const long long avail = gk < s.kend ? s.m - gi : 0;
-                async_unit(As + r * AS_LD + c, s.a + gk * s.lda + gi, gk < s.kend && gi + VL <= s.m, avail, s.va, s.a);
-            }
-        }
-    }
-    if (!s.tb) { /* B[kk * ldb + j] -> Bs[kk][j] */
-#pragma unroll
-        for (int l = 0; l < B_LOADS; l++) {
-            const int u = tid + l * THREADS;
-            if (B_UNITS % THREADS == 0 || u < B_UNITS) {
-                const int r = u / (BN / VL), c = (u % (BN / VL)) * VL;
-                const long long gk = k0 + r, gj = s.n0 + c;
-                const long long avail = gk < s.kend ? s.n - gj : 0;
-                async_unit(Bs + r * BS_LD + c, s.b + gk * s.ldb + gj, gk < s.kend && gj + VL <= s.n, avail, s.vb, s.b);
-            }
-        }
-    } else { /* B[j * ldb + kk] -> Bs[kk][j] */
-#pragma unroll
-        for (int l = 0; l < (B_ELEMS + THREADS - 1) / THREADS; l++) {
-            const int u = tid + l * THREADS;
-            if (B_ELEMS % THREADS == 0 || u < B_ELEMS) {
-                const int r = u / BK, c = u % BK;
-                const long long gj = s.n0 + r, gk = k0 + c;
-                const bool ok = EVEN || (gj < s.n && gk < s.kend);
-                cp_async<(int)sizeof(T)>(Bs + c * BS_LD + r, ok ? s.b + gj * s.ldb + gk : s.b, ok ? (int)sizeof(T) : 0);
-            }
-        }
-    }
-}
-
-/* The same copies with the address arithmetic out of the K loop, where every thread's
- * copies fall on a fixed pattern (THREADS a multiple of the units per row): one operand's
- * copies for this thread start at p (the next tile to fetch), copy l is RP rows further,
- * and the next tile is BK along k. XB: the tile's extent along m (A) or n (B). */
-#define ASYNC_FAST (THREADS % BK == 0 && THREADS % (BM / VL) == 0 && THREADS % (BN / VL) == 0)
+/* Global -> shared memory with cp.async, one operand: its tiles land k-major as in
+ * store_tiles. An operand contiguous along k is transposed element by element (one element
+ * per copy; lanes take neighbouring k of a few rows, so the global reads stay coalesced);
+ * the other copies VL-wide units; out of bounds elements are zero-filled. The address
+ * arithmetic is out of the K loop: every thread's copies fall on a fixed pattern (THREADS
+ * a multiple of the units per row, which the space requires with ASYNC), so they start at
+ * p (the next tile to fetch), copy l is RP rows further, and the next tile is BK along k.
+ * XB: the tile's extent along m (A) or n (B); XLD its shared-memory row stride. */
+#if THREADS % BK || THREADS % (BM / VL) || THREADS % (BN / VL)
+#error "ASYNC needs THREADS to be a multiple of BK, BM / VL and BN / VL"
+#endif
 template <int XB, int XLD> struct async_op {
     const T *p;
     long long ld, x0, xn;
@@ -544,15 +493,11 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
 #if ASYNC
     /* STAGES-deep ring: tiles t+1 .. t+STAGES-1 are in flight while tile t is multiplied;
      * one barrier per K step (it also frees the stage that the next copies overwrite). */
-#if ASYNC_FAST
     async_op<BM, AS_LD> oa;
     async_op<BN, BS_LD> ob;
     oa.init(s.a, s.lda, s.m0, M, kbeg, !s.ta, s.va);
     ob.init(s.b, s.ldb, s.n0, N, kbeg, s.tb, s.vb);
 #define FETCH_ASYNC(k0, as, bs) (oa.fetch(as, k0, kend, s.a), ob.fetch(bs, k0, kend, s.b))
-#else
-#define FETCH_ASYNC(k0, as, bs) fetch_tiles_async(s, k0, as, bs)
-#endif
 #pragma unroll
     for (int st = 0; st < STAGES - 1; st++) {
         if (st < ntiles) FETCH_ASYNC(kbeg + (long long)st * BK, As + st * A_STAGE, Bs + st * B_STAGE);
