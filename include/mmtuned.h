@@ -45,8 +45,17 @@ typedef enum mmt_status {
 typedef enum mmt_layout { MMT_ROW_MAJOR = 101, MMT_COL_MAJOR = 102 } mmt_layout;
 typedef enum mmt_transpose { MMT_NO_TRANS = 111, MMT_TRANS = 112 } mmt_transpose;
 
-/* Element types of a problem. */
-typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1 } mmt_dtype;
+/* Element types of a problem. bf16 and f16 are stored as their 16-bit patterns. */
+typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1, MMT_BF16 = 2, MMT_F16 = 3 } mmt_dtype;
+
+/* How the products are formed (the precision mode of a problem):
+ *   MMT_COMPUTE_NATIVE  the input type's own: f32 and f64 on CUDA cores or the CPU, bf16 and
+ *                       f16 on tensor cores with fp32 accumulation;
+ *   MMT_COMPUTE_TF32    f32 inputs rounded to tf32 (10-bit mantissa) on tensor cores, fp32
+ *                       accumulation: about 1e-3 relative error, much faster;
+ *   MMT_COMPUTE_F32X3   f32 inputs, each split into a tf32 part and a tf32 residual, three
+ *                       tensor-core products per step: fp32-level accuracy. */
+typedef enum mmt_compute { MMT_COMPUTE_NATIVE = 0, MMT_COMPUTE_TF32 = 1, MMT_COMPUTE_F32X3 = 2 } mmt_compute;
 
 /* Which rule chose the kernel of the last call on a context. */
 typedef enum mmt_choice { MMT_CHOICE_NONE = 0, MMT_CHOICE_EXACT = 1, MMT_CHOICE_NEAREST = 2,
@@ -98,6 +107,32 @@ mmt_status mmt_sgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt
 mmt_status mmt_dgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b,
                      int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
                      const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
+
+/* What a general GEMM computes besides its sizes. */
+typedef struct mmt_gemm_desc {
+    mmt_dtype ab_type;       /* A and B: MMT_F32, MMT_F64, MMT_BF16, MMT_F16 */
+    mmt_dtype c_type;        /* C: ab_type, or MMT_F32 for bf16 and f16 inputs */
+    mmt_compute compute;     /* TF32 and F32X3 need f32 inputs and output */
+    mmt_layout layout;
+    mmt_transpose trans_a, trans_b;
+} mmt_gemm_desc;
+
+/* C = alpha * op(A) * op(B) + beta * C for any combination the descriptor allows, with the
+ * rules of mmt_sgemm (pointers and leading dimensions count elements of each matrix's
+ * type; alpha and beta are applied in fp32 for every type but f64). Returns
+ * MMT_INVALID_ARGUMENT for a descriptor no kernel can serve (f64 with TF32, say) or bad
+ * sizes, and MMT_UNSUPPORTED where this device has no template for the mode (bf16 on the
+ * CPU); nothing is written then. */
+mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
+                       const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                       int64_t ldc);
+
+/* Which kernels mmt_sgemm may run. MMT_SGEMM_F32 (the default): plain fp32 only.
+ * MMT_SGEMM_ALLOW_F32X3: per shape, the faster of the tuned fp32 and f32x3 kernels (f32x3
+ * keeps fp32-level accuracy but rounds differently). The environment variable
+ * MMTUNE_SGEMM=f32x3 sets MMT_SGEMM_ALLOW_F32X3 on every context when it is opened. */
+typedef enum mmt_sgemm_policy { MMT_SGEMM_F32 = 0, MMT_SGEMM_ALLOW_F32X3 = 1 } mmt_sgemm_policy;
+mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,7 @@ struct mmt_ctx {
     mmt_store *st; /* NULL without a database */
     void *stream;
     pthread_mutex_t lock; /* guards the tables below; launches run outside it */
-    served dtypes[2];
+    served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
     loaded *modules;
     mmt_err err;
@@ -100,9 +100,9 @@ void mmt_close(mmt_ctx *ctx)
         ctx->be->unload(l->mod);
         free(l);
     }
-    for (int d = 0; d < 2; d++) {
-        mmt_family_free(ctx->dtypes[d].family);
-        free(ctx->dtypes[d].bests);
+    for (int d = 0; d < MMT_N_MODES; d++) {
+        mmt_family_free(ctx->modes[d].family);
+        free(ctx->modes[d].bests);
     }
     mmt_store_close(ctx->st);
     pthread_mutex_destroy(&ctx->lock);
@@ -137,15 +137,15 @@ static int same_problem(const mmt_problem *a, const mmt_problem *b)
            a->trans_b == b->trans_b;
 }
 
-/* The family and tuned entries of a dtype, read once. Called under the lock. */
-static mmt_status serve_dtype(mmt_ctx *ctx, mmt_dtype dtype, served **out)
+/* The family and tuned entries of a mode, read once. Called under the lock. */
+static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out)
 {
-    served *sv = &ctx->dtypes[dtype];
+    served *sv = &ctx->modes[mode];
     if (!sv->ready) {
-        FORWARD_IF_ERROR(mmt_family_find(ctx->be->name, dtype, &sv->family, &ctx->err));
+        FORWARD_IF_ERROR(mmt_family_find(ctx->be->name, mode, &sv->family, &ctx->err));
         if (ctx->st)
             FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sv->family->name,
-                                                 sv->family->source_hash, dtype, &sv->bests, &sv->n_bests,
+                                                 sv->family->source_hash, mode, &sv->bests, &sv->n_bests,
                                                  &ctx->err));
         sv->ready = 1;
     }
@@ -194,7 +194,7 @@ static mmt_status find_entry(mmt_ctx *ctx, const mmt_problem *p, entry **out)
             return MMT_OK;
         }
     served *sv;
-    FORWARD_IF_ERROR(serve_dtype(ctx, p->dtype, &sv));
+    FORWARD_IF_ERROR(serve_mode(ctx, p->mode, &sv));
     const mmt_space *s = sv->family->space;
     mmt_space_env env = {.problem = p, .device = &ctx->dev};
     entry *e = calloc(1, sizeof *e);
@@ -246,7 +246,7 @@ static mmt_status gemm(mmt_ctx *ctx, mmt_dtype dtype, mmt_layout layout, mmt_tra
     RETURN_ERROR_IF(!c, err, MMT_INVALID_ARGUMENT, "C is NULL");
     RETURN_ERROR_IF(k > 0 && alpha != 0 && (!a || !b), err, MMT_INVALID_ARGUMENT, "A or B is NULL");
 
-    mmt_problem user = {.dtype = dtype, .layout = layout, .trans_a = tra, .trans_b = trb, .m = m, .n = n, .k = k};
+    mmt_problem user = {.dtype = dtype, .out = dtype, .mode = (mmt_mode)dtype, .layout = layout, .trans_a = tra, .trans_b = trb, .m = m, .n = n, .k = k};
     mmt_problem p = mmt_problem_normalise(&user);
     int swap = layout == MMT_COL_MAJOR;
     mmt_gemm_params gp = {.m = p.m, .n = p.n, .k = p.k, .lda = swap ? ldb : lda, .ldb = swap ? lda : ldb,

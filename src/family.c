@@ -37,18 +37,18 @@ mmt_status mmt_family_load_file(const char *space_file, mmt_family **out, mmt_er
     return attach_template(s, out, err);
 }
 
-mmt_status mmt_family_find(const char *backend, mmt_dtype dtype, mmt_family **out, mmt_err *err)
+mmt_status mmt_family_find(const char *backend, mmt_mode mode, mmt_family **out, mmt_err *err)
 {
     size_t blen = strlen(backend);
     for (const mmt_resource *r = mmt_resources; r->path; r++) {
         if (strncmp(r->path, "search_spaces/", 14) != 0) continue;
         mmt_space *s;
         FORWARD_IF_ERROR(mmt_space_load_text(r->path, (const char *)r->data, r->size, &s, err));
-        if (strncmp(s->template, backend, blen) == 0 && s->template[blen] == '/' && (s->dtypes & (1u << dtype)))
+        if (strncmp(s->template, backend, blen) == 0 && s->template[blen] == '/' && (s->modes & (1u << mode)))
             return attach_template(s, out, err);
         mmt_space_free(s);
     }
-    return mmt_err_set(err, MMT_UNSUPPORTED, "no template serves %s on the %s backend", mmt_dtype_name(dtype),
+    return mmt_err_set(err, MMT_UNSUPPORTED, "no template serves %s on the %s backend", mmt_mode_name(mode),
                        backend);
 }
 

@@ -15,9 +15,10 @@ typedef struct mmt_family {
 /* Loads the space in a user's YAML file and its template. */
 mmt_status mmt_family_load_file(const char *space_file, mmt_family **out, mmt_err *err);
 
-/* The embedded family serving dtype on a backend ("cpu", "cuda"): the first space, in
- * name order, whose template lives under templates/<backend>/ and that lists dtype. */
-mmt_status mmt_family_find(const char *backend, mmt_dtype dtype, mmt_family **out, mmt_err *err);
+/* The embedded family serving a precision mode on a backend ("cpu", "cuda"): the first
+ * space, in name order, whose template lives under templates/<backend>/ and that lists
+ * the mode. */
+mmt_status mmt_family_find(const char *backend, mmt_mode mode, mmt_family **out, mmt_err *err);
 
 void mmt_family_free(mmt_family *f);
 

@@ -4,24 +4,56 @@
 #include <stdio.h>
 #include <string.h>
 
+static const char *const dtype_names[] = {"f32", "f64", "bf16", "f16"};
+static const char *const mode_names[MMT_N_MODES] = {"f32", "f64", "bf16", "f16", "tf32", "f32x3"};
+
 const char *mmt_dtype_name(mmt_dtype dtype)
 {
-    switch (dtype) {
-    case MMT_F32: return "f32";
-    case MMT_F64: return "f64";
-    }
-    return NULL;
+    return (unsigned)dtype < sizeof dtype_names / sizeof *dtype_names ? dtype_names[dtype] : NULL;
 }
 
 int mmt_dtype_parse(const char *name, mmt_dtype *out)
 {
-    if (strcmp(name, "f32") == 0) *out = MMT_F32;
-    else if (strcmp(name, "f64") == 0) *out = MMT_F64;
+    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
+        if (strcmp(name, dtype_names[i]) == 0) {
+            *out = (mmt_dtype)i;
+            return 0;
+        }
+    return -1;
+}
+
+int mmt_dtype_size(mmt_dtype dtype) { return dtype == MMT_F64 ? 8 : dtype == MMT_F32 ? 4 : 2; }
+
+const char *mmt_mode_name(mmt_mode mode) { return (unsigned)mode < MMT_N_MODES ? mode_names[mode] : NULL; }
+
+int mmt_mode_parse(const char *name, mmt_mode *out)
+{
+    for (int i = 0; i < MMT_N_MODES; i++)
+        if (strcmp(name, mode_names[i]) == 0) {
+            *out = (mmt_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+mmt_dtype mmt_mode_dtype(mmt_mode mode)
+{
+    switch (mode) {
+    case MMT_MODE_F64: return MMT_F64;
+    case MMT_MODE_BF16: return MMT_BF16;
+    case MMT_MODE_F16: return MMT_F16;
+    default: return MMT_F32;
+    }
+}
+
+int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out)
+{
+    if (compute == MMT_COMPUTE_NATIVE && mmt_dtype_name(dtype)) *out = (mmt_mode)dtype; /* same numbers */
+    else if (compute == MMT_COMPUTE_TF32 && dtype == MMT_F32) *out = MMT_MODE_TF32;
+    else if (compute == MMT_COMPUTE_F32X3 && dtype == MMT_F32) *out = MMT_MODE_F32X3;
     else return -1;
     return 0;
 }
-
-int mmt_dtype_size(mmt_dtype dtype) { return dtype == MMT_F64 ? 8 : 4; }
 
 const char *mmt_layout_name(mmt_layout layout) { return layout == MMT_COL_MAJOR ? "col" : "row"; }
 
@@ -31,6 +63,15 @@ int mmt_layout_parse(const char *name, mmt_layout *out)
     else if (strcmp(name, "col") == 0) *out = MMT_COL_MAJOR;
     else return -1;
     return 0;
+}
+
+const char *mmt_problem_check(const mmt_problem *p)
+{
+    if (!mmt_mode_name(p->mode) || !mmt_dtype_name(p->dtype) || !mmt_dtype_name(p->out)) return "unknown type or mode";
+    if (mmt_mode_dtype(p->mode) != p->dtype) return "the mode does not compute this input type";
+    if (p->out != p->dtype && !(p->out == MMT_F32 && (p->dtype == MMT_BF16 || p->dtype == MMT_F16)))
+        return "the output type is the input type, or f32 for bf16 and f16 inputs";
+    return NULL;
 }
 
 mmt_problem mmt_problem_normalise(const mmt_problem *p)
@@ -48,9 +89,10 @@ mmt_problem mmt_problem_normalise(const mmt_problem *p)
 
 void mmt_problem_format(const mmt_problem *p, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s %s %c%c %lldx%lldx%lld", mmt_dtype_name(p->dtype), mmt_layout_name(p->layout),
-             p->trans_a ? 'T' : 'N', p->trans_b ? 'T' : 'N', (long long)p->m, (long long)p->n,
-             (long long)p->k);
+    const char *mode = mmt_mode_name(p->mode), *out = mmt_dtype_name(p->out);
+    snprintf(buf, size, "%s%s%s %s %c%c %lldx%lldx%lld", mode ? mode : "?", p->out != p->dtype ? "->" : "",
+             p->out != p->dtype && out ? out : "", mmt_layout_name(p->layout), p->trans_a ? 'T' : 'N',
+             p->trans_b ? 'T' : 'N', (long long)p->m, (long long)p->n, (long long)p->k);
 }
 
 double mmt_problem_flops(const mmt_problem *p) { return 2.0 * (double)p->m * (double)p->n * (double)p->k; }

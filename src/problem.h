@@ -9,28 +9,56 @@
 
 #include "mmtuned.h"
 
+/* Precision modes: how the products of a problem are computed, i.e. its input type with
+ * mmtuned.h's mmt_compute. A search space lists the modes its template serves (the
+ * number is the mode's bit there); shapes files write the name as the dtype. */
+typedef enum mmt_mode {
+    MMT_MODE_F32 = 0,   /* f32 in, fp32 FMA */
+    MMT_MODE_F64 = 1,   /* f64 in, fp64 FMA */
+    MMT_MODE_BF16 = 2,  /* bf16 in, tensor cores, fp32 accumulation */
+    MMT_MODE_F16 = 3,   /* f16 in, likewise */
+    MMT_MODE_TF32 = 4,  /* f32 in, rounded to tf32 on tensor cores */
+    MMT_MODE_F32X3 = 5, /* f32 in, three tf32 products: fp32-level accuracy */
+} mmt_mode;
+#define MMT_N_MODES 6
+
 typedef struct mmt_problem {
-    mmt_dtype dtype;
+    mmt_dtype dtype; /* A and B */
+    mmt_dtype out;   /* C: dtype, or f32 for bf16 and f16 */
+    mmt_mode mode;
     mmt_layout layout;
     int trans_a, trans_b; /* 0 or 1 */
     int64_t m, n, k;
 } mmt_problem;
 
-/* "f32", "f64"; NULL for an unknown value. */
+/* "f32", "f64", "bf16", "f16"; NULL for an unknown value. */
 const char *mmt_dtype_name(mmt_dtype dtype);
 /* Parses a dtype name; returns 0 on success, -1 if unknown. */
 int mmt_dtype_parse(const char *name, mmt_dtype *out);
 /* Bytes per element. */
 int mmt_dtype_size(mmt_dtype dtype);
+
+/* "f32", "f64", "bf16", "f16", "tf32", "f32x3"; NULL for an unknown value. */
+const char *mmt_mode_name(mmt_mode mode);
+int mmt_mode_parse(const char *name, mmt_mode *out);
+/* The input type of a mode (f32 for tf32 and f32x3). */
+mmt_dtype mmt_mode_dtype(mmt_mode mode);
+/* The mode of an input type computed a given way; -1 if there is none (f64 in tf32). */
+int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out);
+
 /* "row", "col". */
 const char *mmt_layout_name(mmt_layout layout);
 int mmt_layout_parse(const char *name, mmt_layout *out);
+
+/* NULL if dtype, out and mode agree (out is the input type, or f32 for bf16 and f16
+ * inputs), else why not. */
+const char *mmt_problem_check(const mmt_problem *p);
 
 /* The row-major problem the kernel runs: column-major C = op(A) op(B) is row-major
  * C^T = op(B)^T op(A)^T, so m/n and the operands (and their transposes) swap. */
 mmt_problem mmt_problem_normalise(const mmt_problem *p);
 
-/* One line a person can read: "f32 row NN 4096x4096x4096". */
+/* One line a person can read: "f32 row NN 4096x4096x4096", "bf16->f32 row NT 64x64x64". */
 void mmt_problem_format(const mmt_problem *p, char *buf, size_t size);
 
 /* 2*m*n*k. */

@@ -1,6 +1,7 @@
 /* shapes.c - shapes files (see shapes.h, DESIGN.md section 4b): a list of problems whose
  * values may be lists, expanded to every combination (the last key varies fastest, in the
- * order m n k dtype layout trans_a trans_b). */
+ * order m n k dtype out layout trans_a trans_b). dtype is the precision mode (f32 f64 bf16
+ * f16 tf32 f32x3); out the type of C (default: the input type). */
 #include "shapes.h"
 
 #include <stdlib.h>
@@ -11,8 +12,9 @@
 #define MAX_SWEEP 256          /* values of one key */
 #define MAX_PROBLEMS 1000000   /* problems of one file */
 
-enum { K_M, K_N, K_K, K_DTYPE, K_LAYOUT, K_TRANS_A, K_TRANS_B, N_KEYS };
-static const char *const key_names[N_KEYS] = {"m", "n", "k", "dtype", "layout", "trans_a", "trans_b"};
+enum { K_M, K_N, K_K, K_DTYPE, K_OUT, K_LAYOUT, K_TRANS_A, K_TRANS_B, N_KEYS };
+static const char *const key_names[N_KEYS] = {"m", "n", "k", "dtype", "out", "layout", "trans_a", "trans_b"};
+#define OUT_AS_INPUT (-1) /* the default of out */
 
 typedef struct sweep {
     int n[N_KEYS];
@@ -30,9 +32,16 @@ static mmt_status read_value(mmt_yaml_doc *d, const char *file, int key, yaml_no
         if (*v < 1) return mmt_yaml_error(err, file, n, "%s: %s is not a size (at least 1)", key_names[key], text);
         return MMT_OK;
     case K_DTYPE: {
+        mmt_mode mode;
+        if (mmt_mode_parse(text, &mode) != 0)
+            return mmt_yaml_error(err, file, n, "dtype '%s' is not supported (f32 f64 bf16 f16 tf32 f32x3)", text);
+        *v = mode;
+        return MMT_OK;
+    }
+    case K_OUT: {
         mmt_dtype dt;
         if (mmt_dtype_parse(text, &dt) != 0)
-            return mmt_yaml_error(err, file, n, "dtype '%s' is not supported (f32, f64)", text);
+            return mmt_yaml_error(err, file, n, "out '%s' is not a type (f32 f64 bf16 f16)", text);
         *v = dt;
         return MMT_OK;
     }
@@ -68,7 +77,7 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
         int k = 0;
         while (k < N_KEYS && strcmp(name, key_names[k]) != 0) k++;
         if (k == N_KEYS)
-            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype layout trans_a trans_b)", name);
+            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype out layout trans_a trans_b)", name);
         if (sw->n[k]) return mmt_yaml_error(err, file, key, "duplicate key '%s'", name);
         if (val->type == YAML_SEQUENCE_NODE) {
             int count = MMT_YAML_NITEMS(val);
@@ -85,7 +94,7 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
     }
     for (int k = K_M; k <= K_K; k++)
         if (!sw->n[k]) return mmt_yaml_error(err, file, e, "the problem has no '%s'", key_names[k]);
-    static const int64_t defaults[N_KEYS] = {0, 0, 0, MMT_F32, MMT_ROW_MAJOR, 0, 0};
+    static const int64_t defaults[N_KEYS] = {0, 0, 0, MMT_MODE_F32, OUT_AS_INPUT, MMT_ROW_MAJOR, 0, 0};
     for (int k = K_DTYPE; k < N_KEYS; k++)
         if (!sw->n[k]) {
             sw->v[k][0] = defaults[k];
@@ -145,11 +154,20 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
             p->m = sw->v[K_M][idx[K_M]];
             p->n = sw->v[K_N][idx[K_N]];
             p->k = sw->v[K_K][idx[K_K]];
-            p->dtype = (mmt_dtype)sw->v[K_DTYPE][idx[K_DTYPE]];
+            p->mode = (mmt_mode)sw->v[K_DTYPE][idx[K_DTYPE]];
+            p->dtype = mmt_mode_dtype(p->mode);
+            p->out = sw->v[K_OUT][idx[K_OUT]] == OUT_AS_INPUT ? p->dtype : (mmt_dtype)sw->v[K_OUT][idx[K_OUT]];
             p->layout = (mmt_layout)sw->v[K_LAYOUT][idx[K_LAYOUT]];
             p->trans_a = (int)sw->v[K_TRANS_A][idx[K_TRANS_A]];
             p->trans_b = (int)sw->v[K_TRANS_B][idx[K_TRANS_B]];
             for (int k = N_KEYS - 1; k >= 0 && ++idx[k] == sw->n[k]; k--) idx[k] = 0;
+            const char *why = mmt_problem_check(p);
+            if (why) {
+                char name[128];
+                mmt_problem_format(p, name, sizeof name);
+                st = mmt_yaml_error(err, file, e, "%s: %s", name, why);
+                break;
+            }
         }
     }
     free(sw);

@@ -17,8 +17,9 @@
 #define N_SLOTS (SLOT_ENV + MAX_ENV)
 #define MAX_ENUMERATE 100000000LL /* configurations walked by one enumeration */
 
-static const char *const problem_names[] = {"M", "N", "K", "TRANS_A", "TRANS_B", "elem_bytes"};
-#define N_PROBLEM 6
+static const char *const problem_names[] = {"M",          "N",       "K",       "TRANS_A", "TRANS_B",
+                                            "elem_bytes", "c_bytes", "ALIGN_A", "ALIGN_B"};
+#define N_PROBLEM 9
 
 static const char *const reserved_names[] = {"true", "false", "ceil_div", "min", "max", "log2", "pow2", "abs"};
 
@@ -32,8 +33,8 @@ typedef struct space_impl {
     uint64_t grid_mask[3], block_mask[3], smem_mask;
 } space_impl;
 
-enum { TOP_TEMPLATE, TOP_ENTRY, TOP_DTYPES, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_LAUNCH, TOP_DEFAULT, N_TOP };
-static const char *const top_keys[N_TOP] = {"template", "entry",  "dtypes", "params",
+enum { TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_LAUNCH, TOP_DEFAULT, N_TOP };
+static const char *const top_keys[N_TOP] = {"template", "entry",  "modes", "params",
                                             "derived",  "constraints", "launch", "default"};
 static const int top_required[N_TOP] = {1, 1, 1, 1, 0, 0, 0, 1};
 
@@ -131,7 +132,7 @@ static void check_name(void *user, const char *name, size_t len)
         }
     L->st = mmt_yaml_error_at(L->err, L->file, line, col,
                               "unknown name '%.*s' (not a param, an earlier derived value, M N K TRANS_A TRANS_B "
-                              "elem_bytes or device.NAME)",
+                              "elem_bytes c_bytes ALIGN_A ALIGN_B or device.NAME)",
                               (int)len, name);
 }
 
@@ -226,19 +227,19 @@ static mmt_status load_string(loader *L, const yaml_node_t *n, const char *key, 
     return MMT_OK;
 }
 
-static mmt_status load_dtypes(loader *L, yaml_node_t *n)
+static mmt_status load_modes(loader *L, yaml_node_t *n)
 {
     mmt_space *s = &L->im->pub;
     int count = n->type == YAML_SEQUENCE_NODE ? MMT_YAML_NITEMS(n) : 1;
-    if (count == 0) return mmt_yaml_error(L->err, L->file, n, "'dtypes' is empty");
+    if (count == 0) return mmt_yaml_error(L->err, L->file, n, "'modes' is empty");
     for (int i = 0; i < count; i++) {
         yaml_node_t *item = n->type == YAML_SEQUENCE_NODE ? MMT_YAML_ITEM(L->d, n, i) : n;
         const char *text;
-        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, item, "a dtype", &text, L->err));
-        mmt_dtype dt;
-        if (mmt_dtype_parse(text, &dt) != 0)
-            return mmt_yaml_error(L->err, L->file, item, "unknown dtype '%s' (f32, f64)", text);
-        s->dtypes |= 1u << dt;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, item, "a mode", &text, L->err));
+        mmt_mode m;
+        if (mmt_mode_parse(text, &m) != 0)
+            return mmt_yaml_error(L->err, L->file, item, "unknown mode '%s' (f32 f64 bf16 f16 tf32 f32x3)", text);
+        s->modes |= 1u << m;
     }
     return MMT_OK;
 }
@@ -422,7 +423,7 @@ static mmt_status load_doc(loader *L)
 {
     space_impl *im = L->im;
     mmt_space *s = &im->pub;
-    /* the six problem names come first among the environment slots */
+    /* the problem names come first among the environment slots */
     for (int k = 0; k < N_PROBLEM; k++) snprintf(im->env_names[k], sizeof im->env_names[k], "%s", problem_names[k]);
     im->n_env = N_PROBLEM;
     yaml_node_t *root = mmt_yaml_root(L->d);
@@ -436,9 +437,10 @@ static mmt_status load_doc(loader *L)
         FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a key", &name, L->err));
         int k = 0;
         while (k < N_TOP && strcmp(name, top_keys[k]) != 0) k++;
+        if (strcmp(name, "dtypes") == 0) k = TOP_MODES; /* the older name of modes */
         if (k == N_TOP)
             return mmt_yaml_error(L->err, L->file, key,
-                                  "unknown key '%s' (template entry dtypes params derived constraints launch default)",
+                                  "unknown key '%s' (template entry modes params derived constraints launch default)",
                                   name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(root)[i].value);
@@ -450,7 +452,7 @@ static mmt_status load_doc(loader *L)
         return mmt_yaml_error(L->err, L->file, vals[TOP_TEMPLATE],
                               "template '%s' must be a path inside templates/ (no leading / or ..)", s->template);
     FORWARD_IF_ERROR(load_string(L, vals[TOP_ENTRY], "entry", &s->entry));
-    FORWARD_IF_ERROR(load_dtypes(L, vals[TOP_DTYPES]));
+    FORWARD_IF_ERROR(load_modes(L, vals[TOP_MODES]));
     FORWARD_IF_ERROR(load_params(L, vals[TOP_PARAMS]));
     if (vals[TOP_DERIVED]) FORWARD_IF_ERROR(load_derived(L, vals[TOP_DERIVED]));
     if (vals[TOP_CONSTRAINTS]) FORWARD_IF_ERROR(load_constraints(L, vals[TOP_CONSTRAINTS]));
@@ -518,6 +520,13 @@ void mmt_space_free(mmt_space *s)
 
 /* ---- evaluation ------------------------------------------------------------------------------ */
 
+int mmt_align_bytes(uintptr_t address, int64_t pitch_bytes)
+{
+    int a = 16;
+    while (a > 1 && (address % (uintptr_t)a || pitch_bytes % a)) a /= 2;
+    return a;
+}
+
 typedef struct evaluation {
     const space_impl *im;
     const mmt_space_env *env;
@@ -534,7 +543,12 @@ static void eval_init(evaluation *ev, const mmt_space *s, const mmt_space_env *e
     const mmt_problem *p = env ? env->problem : NULL;
     if (p) {
         int64_t *e = ev->slots + SLOT_ENV;
-        e[0] = p->m, e[1] = p->n, e[2] = p->k, e[3] = p->trans_a, e[4] = p->trans_b, e[5] = mmt_dtype_size(p->dtype);
+        const int64_t es = mmt_dtype_size(p->dtype);
+        e[0] = p->m, e[1] = p->n, e[2] = p->k, e[3] = p->trans_a, e[4] = p->trans_b, e[5] = es;
+        e[6] = mmt_dtype_size(p->out);
+        /* dense storage: A is m x k (k x m transposed), B k x n (n x k) */
+        e[7] = env->align_a ? env->align_a : mmt_align_bytes(0, (p->trans_a ? p->m : p->k) * es);
+        e[8] = env->align_b ? env->align_b : mmt_align_bytes(0, (p->trans_b ? p->k : p->n) * es);
     } else {
         ev->missing |= ((uint64_t)1 << N_PROBLEM) - 1;
     }

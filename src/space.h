@@ -36,7 +36,7 @@ typedef struct mmt_space {
     char *file;     /* for messages: path, or "<embedded>/search_spaces/x.yaml" */
     char *template; /* "cpu/gemm_avx.c" (relative to templates/) */
     char *entry;    /* "mmt_gemm" */
-    unsigned dtypes; /* bit (1u << mmt_dtype) per supported dtype */
+    unsigned modes;  /* bit (1u << mmt_mode) per precision mode served (the file's `modes:`) */
     int n_params;
     mmt_space_param params[MMT_SPACE_MAX_PARAMS];
     int n_derived;
@@ -58,11 +58,17 @@ typedef struct mmt_geometry {
 } mmt_geometry;
 
 /* What expressions may read besides params and derived values: the row-major problem
- * (M N K, TRANS_A TRANS_B, elem_bytes) and device.NAME. */
+ * (M N K, TRANS_A TRANS_B, elem_bytes of A and B, c_bytes of C), the alignment of the
+ * operands (ALIGN_A ALIGN_B: the largest of 16, 8, 4, 2, 1 bytes that divides both the
+ * pointer and the row pitch) and device.NAME. */
 typedef struct mmt_space_env {
     const mmt_problem *problem; /* normalised (row-major) */
     const mmt_device_info *device;
+    int align_a, align_b; /* bytes; 0: as dense storage of the problem (lda = K or M, ...) */
 } mmt_space_env;
+
+/* The largest of 16, 8, 4, 2, 1 that divides both an address and a row pitch in bytes. */
+int mmt_align_bytes(uintptr_t address, int64_t pitch_bytes);
 
 /* Loads a space from a file or from text (name is used in messages). Every error names
  * file:line:column. Checks at load time: unknown names in expressions, duplicate or

@@ -388,7 +388,7 @@ static void problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
 }
 
 mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
-                               const char *source_hash, mmt_dtype dtype, mmt_best_rec **out, size_t *n,
+                               const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
                                mmt_err *err)
 {
     *out = NULL;
@@ -405,7 +405,7 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
     sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 4, mmt_dtype_name(dtype), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, mmt_dtype_name(mmt_mode_dtype(mode)), -1, SQLITE_STATIC); /* until the mode column */
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

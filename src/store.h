@@ -77,10 +77,10 @@ typedef struct mmt_best_rec {
 } mmt_best_rec;
 
 /* Every best entry for (device fingerprint, template name, template source hash), for
- * all problems of the given dtype. *out is malloc'd. A device or template the database
- * does not know gives zero entries, not an error. */
+ * all problems of the given precision mode (any output type). *out is malloc'd. A device
+ * or template the database does not know gives zero entries, not an error. */
 mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
-                               const char *source_hash, mmt_dtype dtype, mmt_best_rec **out, size_t *n,
+                               const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
                                mmt_err *err);
 
 /* The configs (canonical text) already measured for (device, problem, template) with

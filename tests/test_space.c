@@ -56,7 +56,7 @@ static void test_good(void)
     if (!s) return;
     CHECK_EQ_STR(s->template, "cuda/gemm_simt.cu");
     CHECK_EQ_STR(s->entry, "mmt_gemm");
-    CHECK_EQ_INT(s->dtypes, (1u << MMT_F32) | (1u << MMT_F64));
+    CHECK_EQ_INT(s->modes, (1u << MMT_F32) | (1u << MMT_F64));
     CHECK_EQ_INT(s->n_params, 7);
     CHECK_EQ_STR(s->params[6].name, "STAGES");
     CHECK_EQ_INT(s->params[2].n_values, 3);
@@ -183,7 +183,7 @@ static void test_faulty_fixture(void)
     CHECK_OK(mmt_space_load_file(MMT_TEST_DATA "/space_faulty.yaml", &s, &err), &err);
     if (!s) return;
     CHECK_EQ_STR(s->template, "cpu/gemm_faulty.c");
-    CHECK_EQ_INT(s->dtypes, 1u << MMT_F32);
+    CHECK_EQ_INT(s->modes, 1u << MMT_F32);
     CHECK(!s->has_launch);
     mmt_problem p = problem(MMT_F32, 40, 30, 20);
     mmt_device_info dev = {0};
@@ -277,8 +277,8 @@ static void test_bad(void)
         {"template: ''\nentry: e\ndtypes: [f32]\nparams: {A: [1]}\ndefault: {A: 1}\n", "bad.yaml:1:11:", "empty"},
         {"template: ../x.c\nentry: e\ndtypes: [f32]\nparams: {A: [1]}\ndefault: {A: 1}\n", "bad.yaml:1:11:",
          "inside templates"},
-        {"template: t\nentry: e\ndtypes: [f32, bf16]\nparams: {A: [1]}\ndefault: {A: 1}\n", "bad.yaml:3:15:",
-         "unknown dtype 'bf16'"},
+        {"template: t\nentry: e\nmodes: [f32, bf32]\nparams: {A: [1]}\ndefault: {A: 1}\n", "bad.yaml:3:14:",
+         "unknown mode 'bf32'"},
         {"template: t\nentry: e\ndtypes: []\nparams: {A: [1]}\ndefault: {A: 1}\n", "bad.yaml:3:9:", "empty"},
         {"template: [t]\nentry: e\ndtypes: [f32]\nparams: {A: [1]}\ndefault: {A: 1}\n", "bad.yaml:1:11:",
          "single value"},

@@ -183,7 +183,7 @@ int main(void)
     /* lookups see only this device, template name and source, and dtype */
     mmt_best_rec *bests;
     size_t n;
-    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", MMT_F32, &bests, &n, &err), &err);
+    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", MMT_MODE_F32, &bests, &n, &err), &err);
     CHECK_EQ_INT(n, 1);
     if (n == 1) {
         CHECK_EQ_STR(bests[0].params, "MR=8,NV=1");
@@ -191,16 +191,16 @@ int main(void)
         CHECK_EQ_INT(bests[0].problem.k, 40);
     }
     free(bests);
-    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "aaaa", MMT_F32, &bests, &n, &err), &err);
+    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "aaaa", MMT_MODE_F32, &bests, &n, &err), &err);
     CHECK_EQ_INT(n, 0);
     free(bests);
-    CHECK_OK(mmt_store_best_list(st, "other-cpu", "cpu/gemm_avx.c", "bbbb", MMT_F32, &bests, &n, &err), &err);
+    CHECK_OK(mmt_store_best_list(st, "other-cpu", "cpu/gemm_avx.c", "bbbb", MMT_MODE_F32, &bests, &n, &err), &err);
     CHECK_EQ_INT(n, 0);
     free(bests);
-    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", MMT_F64, &bests, &n, &err), &err);
+    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", MMT_MODE_F64, &bests, &n, &err), &err);
     CHECK_EQ_INT(n, 0);
     free(bests);
-    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_other.c", "bbbb", MMT_F32, &bests, &n, &err), &err);
+    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_other.c", "bbbb", MMT_MODE_F32, &bests, &n, &err), &err);
     CHECK_EQ_INT(n, 1);
     if (n == 1) CHECK_EQ_STR(bests[0].params, "X=1");
     free(bests);
@@ -310,7 +310,7 @@ int main(void)
 
     /* a reader of an existing file */
     CHECK_OK(mmt_store_open(path, 1, &st, &err), &err);
-    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", MMT_F32, &bests, &n, &err), &err);
+    CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", MMT_MODE_F32, &bests, &n, &err), &err);
     CHECK_EQ_INT(n, 1);
     free(bests);
     mmt_store_close(st);

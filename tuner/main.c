@@ -175,13 +175,13 @@ typedef struct plan {
     size_t n;
     const mmt_backend *be;
     mmt_device_info dev;
-    mmt_family *families[2];
+    mmt_family *families[MMT_N_MODES];
 } plan;
 
 static void free_plan(plan *pl)
 {
     free(pl->problems);
-    for (int i = 0; i < 2; i++) mmt_family_free(pl->families[i]);
+    for (int i = 0; i < MMT_N_MODES; i++) mmt_family_free(pl->families[i]);
 }
 
 static int make_plan(const options *o, plan *pl)
@@ -204,13 +204,13 @@ static int make_plan(const options *o, plan *pl)
         return EXIT_FAIL;
     }
     for (size_t i = 0; i < pl->n; i++) {
-        mmt_dtype dt = pl->problems[i].dtype;
+        mmt_mode dt = pl->problems[i].mode;
         if (pl->families[dt]) continue;
         s = o->space ? mmt_family_load_file(o->space, &pl->families[dt], &err)
                      : mmt_family_find(pl->be->name, dt, &pl->families[dt], &err);
-        if (s == MMT_OK && !(pl->families[dt]->space->dtypes & (1u << dt)))
-            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s does not list dtype %s", pl->families[dt]->space->file,
-                            mmt_dtype_name(dt));
+        if (s == MMT_OK && !(pl->families[dt]->space->modes & (1u << dt)))
+            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s does not list mode %s", pl->families[dt]->space->file,
+                            mmt_mode_name(dt));
         if (s == MMT_OK && strncmp(pl->families[dt]->name, pl->be->name, strlen(pl->be->name)) != 0)
             s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s is a template for another backend than %s",
                             pl->families[dt]->name, pl->be->name);

@@ -132,7 +132,7 @@ static size_t warm_start(mmt_tuner *t, const mmt_family *fam, const mmt_config *
     mmt_space_default(fam->space, &def);
     mmt_best_rec *bests = NULL;
     size_t nb = 0;
-    mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np->dtype, &bests, &nb, NULL);
+    mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np->mode, &bests, &nb, NULL);
     /* order the neighbours by distance (selection: lists are short) */
     for (size_t pass = 0; pass <= nb && k < max_first; pass++) {
         const mmt_config *want = &def;
@@ -167,7 +167,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
 {
     memset(r, 0, sizeof *r);
     r->problem = *p;
-    const mmt_family *fam = t->families[p->dtype];
+    const mmt_family *fam = t->families[p->mode];
     mmt_problem np = mmt_problem_normalise(p);
     mmt_space_env env = {.problem = &np, .device = &t->dev};
     mmt_config *cands = NULL;

@@ -20,7 +20,7 @@ typedef struct mmt_tuner {
     mmt_device_info dev;
     mmt_store *st;
     int64_t device_id, session_id;
-    mmt_family *families[2]; /* per dtype; from --space or the embedded spaces */
+    mmt_family *families[MMT_N_MODES]; /* per mode; from --space or the embedded spaces */
     const char *strategy;
     size_t budget;            /* candidates per problem (0: all) */
     double budget_s;          /* or seconds per problem: no new candidate after it (0: none) */
