@@ -1,8 +1,10 @@
 /* test_cuda_compile.c - the CUDA templates through NVRTC for sm_90, no GPU needed: the
  * SIMT space's default and a spread sample of its valid configs for several problems
- * (f32 and f64, split-K and EVEN ones among them), the reference kernel, and a broken
- * source that must fail with MMT_COMPILE and its log. Register and spill counts are
- * printed (ptxas -v). Skips (77) only when NVRTC itself is unavailable. */
+ * (f32 and f64, split-K and EVEN ones among them), the tensor-core space likewise for every
+ * mode, output type and transpose (odd leading dimensions too), the reference kernel, and
+ * a broken source that must fail with MMT_COMPILE and its log. Register and spill counts
+ * are printed (ptxas -v); the tensor-core samples must not spill. Skips (77) only when
+ * NVRTC itself is unavailable. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +36,8 @@ static void h100(mmt_device_info *d)
 
 static int spills, compiled;
 
-/* Compiles one instance; prints its ptxas summary. */
-static void compile_one(const char *what, const char *source, const char *defines)
+/* Compiles one instance; prints its ptxas summary; returns the bytes it spilled. */
+static int compile_one(const char *what, const char *source, const char *defines)
 {
     void *bin = NULL;
     size_t size = 0;
@@ -62,6 +64,7 @@ static void compile_one(const char *what, const char *source, const char *define
     printf("%-14s regs %3d spill %4d B  cubin %7zu B  %s\n", what, regs, spill, size, defines);
     free(bin);
     free(log);
+    return spill;
 }
 
 /* What mmt_kernel_defines makes (kernel.c is not linked here: it needs the store). */
@@ -70,19 +73,22 @@ static mmt_status defines_of(const mmt_space *s, const mmt_config *c, const mmt_
 {
     FORWARD_IF_ERROR(mmt_space_defines(s, c, env, buf, size, err));
     size_t n = strlen(buf);
-    snprintf(buf + n, size - n, "%sMMT_DTYPE_F64=%d", n ? " " : "", env->problem->dtype == MMT_F64);
+    snprintf(buf + n, size - n, "%sMMT_DTYPE_F64=%d MMT_MODE=%d MMT_OUT=%d", n ? " " : "",
+             env->problem->dtype == MMT_F64, (int)env->problem->mode, (int)env->problem->out);
     return MMT_OK;
 }
 
-static void sample_space(const mmt_family *fam, const mmt_device_info *dev, mmt_dtype dtype, int64_t m, int64_t n,
-                         int64_t k, int samples)
+/* Compiles the default (if with_default) and `samples` configs spread over the valid ones
+ * of problem p; returns how many of them spilled. */
+static int sample_problem(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *pp, int with_default,
+                          int samples)
 {
-    mmt_problem p = {.dtype = dtype, .layout = MMT_ROW_MAJOR, .m = m, .n = n, .k = k};
+    mmt_problem p = *pp;
     mmt_space_env env = {.problem = &p, .device = dev};
     mmt_err err;
     char defines[4096], what[64];
-    snprintf(what, sizeof what, "%s %lldx%lldx%lld", dtype == MMT_F64 ? "f64" : "f32", (long long)m, (long long)n,
-             (long long)k);
+    int spilled = 0;
+    mmt_problem_format(&p, what, sizeof what);
 
     mmt_config def;
     mmt_space_default(fam->space, &def);
@@ -90,7 +96,7 @@ static void sample_space(const mmt_family *fam, const mmt_device_info *dev, mmt_
     CHECK_OK(mmt_space_check(fam->space, &def, &env, &valid, NULL, &err), &err);
     CHECK_EQ_INT(valid, 1); /* the default serves every shape */
     CHECK_OK(defines_of(fam->space, &def, &env, defines, sizeof defines, &err), &err);
-    compile_one("default", fam->source, defines);
+    if (with_default) spilled += compile_one("default", fam->source, defines) > 0;
 
     mmt_config *all = NULL;
     size_t count = 0;
@@ -100,9 +106,48 @@ static void sample_space(const mmt_family *fam, const mmt_device_info *dev, mmt_
     for (int i = 0; count && i < samples; i++) {
         const mmt_config *c = &all[((size_t)i * 2 + 1) * count / (2 * (size_t)samples)];
         CHECK_OK(defines_of(fam->space, c, &env, defines, sizeof defines, &err), &err);
-        compile_one(what, fam->source, defines);
+        spilled += compile_one(what, fam->source, defines) > 0;
     }
     free(all);
+    return spilled;
+}
+
+static void sample_space(const mmt_family *fam, const mmt_device_info *dev, mmt_dtype dtype, int64_t m, int64_t n,
+                         int64_t k, int samples)
+{
+    mmt_problem p = {.dtype = dtype, .out = dtype, .mode = (mmt_mode)dtype, .layout = MMT_ROW_MAJOR, .m = m, .n = n,
+                     .k = k};
+    sample_problem(fam, dev, &p, 1, samples);
+}
+
+/* The tensor-core space: every mode, both output types, every transpose, aligned and odd
+ * leading dimensions (which only admit narrow copies). */
+static void sample_mma(const mmt_device_info *dev)
+{
+    mmt_family *fam = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_mma.yaml", &fam, &err), &err);
+    if (!fam) return;
+    static const struct {
+        mmt_mode mode;
+        mmt_dtype out;
+    } kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
+                 {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32}};
+    int spilled = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        for (int t = 0; t < 4; t++) {
+            mmt_problem p = {.dtype = mmt_mode_dtype(kinds[i].mode), .out = kinds[i].out, .mode = kinds[i].mode,
+                             .layout = MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4096,
+                             .k = 4096};
+            spilled += sample_problem(fam, dev, &p, t == 0, t == 0 ? 3 : 1);
+            p.m = p.n = p.k = 4097; /* 2-byte rows for 16-bit inputs: register-staged copies */
+            spilled += sample_problem(fam, dev, &p, 0, 1);
+        }
+    mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32X3, .layout = MMT_ROW_MAJOR, .m = 128,
+                      .n = 128, .k = 8192};
+    spilled += sample_problem(fam, dev, &sk, 0, 2); /* split-K */
+    CHECK_EQ_INT(spilled, 0);
+    mmt_family_free(fam);
 }
 
 int main(void)
@@ -146,6 +191,19 @@ int main(void)
         compile_one("bare f64", simt, "MMT_DTYPE_F64=1");
         free(simt);
     }
+    char *mma = NULL;
+    size_t mma_size = 0;
+    CHECK_OK(mmt_resource_read("templates/cuda/gemm_mma.cu", &mma, &mma_size, &err), &err);
+    if (mma) {
+        /* bare, every mode; and an #error for a tile the warps cannot split */
+        static const char *const modes[] = {"MMT_MODE=2", "MMT_MODE=3 MMT_OUT=3", "MMT_MODE=4", "MMT_MODE=5"};
+        for (int i = 0; i < 4; i++) compile_one("bare mma", mma, modes[i]);
+        st = mmt_cuda_compile_for_arch("sm_90", mma, "BM=64 WARPS_M=8", &bin, &size, &log, &err);
+        CHECK_EQ_INT(st, MMT_COMPILE);
+        CHECK(log && strstr(log, "warp tiles"));
+        free(log);
+        free(mma);
+    }
 
     /* The reference kernel. */
     char *ref = NULL;
@@ -169,6 +227,7 @@ int main(void)
         sample_space(fam, &dev, MMT_F32, 128, 128, 8192, 4);    /* split-K */
         sample_space(fam, &dev, MMT_F64, 96, 64, 4096, 3);      /* split-K, f64 atomics */
         mmt_family_free(fam);
+        sample_mma(&dev);
     }
     printf("%d instances compiled, %d with spills\n", compiled, spills);
     return check_result();
