@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fsutil.h"
 #include "resource.h"
 
@@ -117,6 +118,20 @@ static mmt_status upgrade(mmt_store *st, int readonly, mmt_err *err)
     return s;
 }
 
+/* Switching a file to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once,
+ * without the busy handler (it would risk a deadlock), while another connection opening
+ * the same file holds a read lock: so the switch is retried for as long as the busy
+ * timeout, or processes opening a new file together fail with "database is locked". */
+static mmt_status wal_mode(mmt_store *st, mmt_err *err)
+{
+    const double deadline = mmt_now_s() + BUSY_TIMEOUT_MS / 1000.0;
+    int rc;
+    while ((rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL)) == SQLITE_BUSY &&
+           mmt_now_s() < deadline)
+        usleep(10000);
+    return rc == SQLITE_OK ? MMT_OK : db_error(st, err, "journal_mode = WAL");
+}
+
 mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err)
 {
     *out = NULL;
@@ -148,8 +163,8 @@ mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_e
                         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
     if (s == MMT_OK) {
         sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-        s = exec(st, readonly ? "PRAGMA foreign_keys = ON" : "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON",
-                 err);
+        if (!readonly) s = wal_mode(st, err);
+        if (s == MMT_OK) s = exec(st, "PRAGMA foreign_keys = ON", err);
     }
     if (s == MMT_OK) s = upgrade(st, readonly, err);
     if (s != MMT_OK) {
