@@ -1,4 +1,4 @@
--- schema.sql - the mmtune database, version 1 (PRAGMA user_version; src/store.c applies it
+-- schema.sql - the mmtune database, version 2 (PRAGMA user_version; src/store.c applies it
 -- to a new file and db/migrate_N.sql files bring older files forward). Plain tables a
 -- person can read with sqlite3; best_view joins the winners into one readable row.
 
@@ -27,14 +27,18 @@ CREATE TABLE config (
     UNIQUE (template_id, params)
 );
 
+-- The same shape in another precision mode or output type is another problem: it is
+-- tuned and looked up on its own.
 CREATE TABLE problem (
-    id      INTEGER PRIMARY KEY,
-    dtype   TEXT NOT NULL,                -- f32, f64
-    layout  TEXT NOT NULL,                -- row, col (as the user wrote it)
-    trans_a INTEGER NOT NULL,
-    trans_b INTEGER NOT NULL,
+    id        INTEGER PRIMARY KEY,
+    dtype     TEXT NOT NULL,              -- A and B: f32, f64, bf16, f16
+    out_dtype TEXT NOT NULL,              -- C: dtype, or f32 for bf16 and f16
+    mode      TEXT NOT NULL,              -- precision mode: f32, f64, bf16, f16, tf32, f32x3
+    layout    TEXT NOT NULL,              -- row, col (as the user wrote it)
+    trans_a   INTEGER NOT NULL,
+    trans_b   INTEGER NOT NULL,
     m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,
-    UNIQUE (dtype, layout, trans_a, trans_b, m, n, k)
+    UNIQUE (dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k)
 );
 
 CREATE TABLE session (
@@ -109,7 +113,7 @@ CREATE TABLE binary (
 
 CREATE VIEW best_view AS
 SELECT d.name AS device,
-       p.dtype, p.layout,
+       p.mode, p.dtype, p.out_dtype, p.layout,
        (CASE p.trans_a WHEN 1 THEN 'T' ELSE 'N' END) || (CASE p.trans_b WHEN 1 THEN 'T' ELSE 'N' END) AS trans,
        p.m, p.n, p.k,
        b.template_name AS template,
@@ -131,4 +135,4 @@ JOIN trial tr ON tr.id = b.trial_id
 LEFT JOIN baseline v ON v.rowid = (SELECT rowid FROM baseline
                                    WHERE device_id = b.device_id AND problem_id = b.problem_id
                                    ORDER BY gflops DESC LIMIT 1)
-ORDER BY d.name, p.dtype, p.layout, trans, p.m, p.n, p.k, b.template_name;
+ORDER BY d.name, p.dtype, p.mode, p.out_dtype, p.layout, trans, p.m, p.n, p.k, b.template_name;

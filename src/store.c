@@ -8,10 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fsutil.h"
 #include "resource.h"
 
-enum { SCHEMA_VERSION = 1, BUSY_TIMEOUT_MS = 30000 };
+enum { SCHEMA_VERSION = 2, BUSY_TIMEOUT_MS = 30000 };
 
 struct mmt_store {
     sqlite3 *db;
@@ -86,18 +87,29 @@ static mmt_status too_new(mmt_store *st, int v, mmt_err *err)
                        st->path, v, SCHEMA_VERSION);
 }
 
-/* Brings the file to SCHEMA_VERSION in one write transaction: db/schema.sql for a new
- * file (user_version 0), else db/migrate_N.sql for each N after the file's version.
- * The version is read again under the write lock, so when two processes open a new
- * file at once the second finds the first one's schema and does nothing. */
-static mmt_status upgrade(mmt_store *st, int readonly, mmt_err *err)
+/* Fails if a row names a missing parent. The rebuild of a table in a migration runs with
+ * foreign keys off, so this is what proves that it kept every id. */
+static mmt_status foreign_keys_hold(mmt_store *st, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "PRAGMA foreign_key_check", &s, err));
+    int rc = sqlite3_step(s);
+    mmt_status r = MMT_OK;
+    if (rc == SQLITE_ROW)
+        r = mmt_err_set(err, MMT_DATABASE, "%s: schema upgrade stopped: %s row %lld names a missing %s row", st->path,
+                        (const char *)sqlite3_column_text(s, 0), (long long)sqlite3_column_int64(s, 1),
+                        (const char *)sqlite3_column_text(s, 2));
+    else if (rc != SQLITE_DONE) r = db_error(st, err, "foreign_key_check");
+    sqlite3_finalize(s);
+    return r;
+}
+
+/* The schema steps of upgrade(), in one write transaction. The version is read again
+ * under the write lock, so when two processes open an old or new file at once the
+ * second finds the first one's work and does nothing. */
+static mmt_status upgrade_locked(mmt_store *st, mmt_err *err)
 {
     int v;
-    FORWARD_IF_ERROR(user_version(st, &v, err));
-    if (v > SCHEMA_VERSION) return too_new(st, v, err);
-    if (v == SCHEMA_VERSION) return MMT_OK;
-    RETURN_ERROR_IF(readonly, err, MMT_DATABASE, "%s: schema version %d needs an upgrade to %d (open it writable)",
-                    st->path, v, SCHEMA_VERSION);
     FORWARD_IF_ERROR(exec(st, "BEGIN IMMEDIATE", err));
     mmt_status s = user_version(st, &v, err);
     if (s == MMT_OK && v > SCHEMA_VERSION) s = too_new(st, v, err);
@@ -112,9 +124,42 @@ static mmt_status upgrade(mmt_store *st, int readonly, mmt_err *err)
         if (s == MMT_OK) s = exec(st, pragma, err);
         free(sql);
     }
+    if (s == MMT_OK) s = foreign_keys_hold(st, err);
     if (s == MMT_OK) s = exec(st, "COMMIT", err);
     if (s != MMT_OK) exec(st, "ROLLBACK", NULL);
     return s;
+}
+
+/* Brings the file to SCHEMA_VERSION: db/schema.sql for a new file (user_version 0), else
+ * db/migrate_N.sql for each N after the file's version. Migrations rebuild tables
+ * (SQLite's documented procedure), which needs foreign keys off; the pragma is a no-op
+ * inside a transaction, so it goes around it, and back on whatever happened. */
+static mmt_status upgrade(mmt_store *st, int readonly, mmt_err *err)
+{
+    int v;
+    FORWARD_IF_ERROR(user_version(st, &v, err));
+    if (v > SCHEMA_VERSION) return too_new(st, v, err);
+    if (v == SCHEMA_VERSION) return MMT_OK;
+    RETURN_ERROR_IF(readonly, err, MMT_DATABASE, "%s: schema version %d needs an upgrade to %d (open it writable)",
+                    st->path, v, SCHEMA_VERSION);
+    FORWARD_IF_ERROR(exec(st, "PRAGMA foreign_keys = OFF", err));
+    mmt_status s = upgrade_locked(st, err);
+    mmt_status on = exec(st, "PRAGMA foreign_keys = ON", s == MMT_OK ? err : NULL);
+    return s != MMT_OK ? s : on;
+}
+
+/* Switching a file to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once,
+ * without the busy handler (it would risk a deadlock), while another connection opening
+ * the same file holds a read lock: so the switch is retried for as long as the busy
+ * timeout, or processes opening a new file together fail with "database is locked". */
+static mmt_status wal_mode(mmt_store *st, mmt_err *err)
+{
+    const double deadline = mmt_now_s() + BUSY_TIMEOUT_MS / 1000.0;
+    int rc;
+    while ((rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL)) == SQLITE_BUSY &&
+           mmt_now_s() < deadline)
+        usleep(10000);
+    return rc == SQLITE_OK ? MMT_OK : db_error(st, err, "journal_mode = WAL");
 }
 
 mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err)
@@ -148,8 +193,8 @@ mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_e
                         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
     if (s == MMT_OK) {
         sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-        s = exec(st, readonly ? "PRAGMA foreign_keys = ON" : "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON",
-                 err);
+        if (!readonly) s = wal_mode(st, err);
+        if (s == MMT_OK) s = exec(st, "PRAGMA foreign_keys = ON", err);
     }
     if (s == MMT_OK) s = upgrade(st, readonly, err);
     if (s != MMT_OK) {
@@ -239,14 +284,21 @@ mmt_status mmt_store_config(mmt_store *st, int64_t template_id, const char *para
 
 mmt_status mmt_store_problem(mmt_store *st, const mmt_problem *p, int64_t *id, mmt_err *err)
 {
+    /* a mode that does not fit the types would be a row no lookup ever asks for */
+    const char *why = mmt_problem_check(p);
+    if (why) {
+        char name[128];
+        mmt_problem_format(p, name, sizeof name);
+        return mmt_err_set(err, MMT_INVALID_ARGUMENT, "%s: problem %s: %s", st->path, name, why);
+    }
     sqlite3_stmt *ins, *sel;
     FORWARD_IF_ERROR(prepare(st,
-                             "INSERT OR IGNORE INTO problem (dtype, layout, trans_a, trans_b, m, n, k) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             "INSERT OR IGNORE INTO problem (dtype, out_dtype, mode, layout, trans_a, trans_b, "
+                             "m, n, k) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              &ins, err));
     if (prepare(st,
-                "SELECT id FROM problem WHERE dtype = ? AND layout = ? AND trans_a = ? AND trans_b = ? "
-                "AND m = ? AND n = ? AND k = ?",
+                "SELECT id FROM problem WHERE dtype = ? AND out_dtype = ? AND mode = ? AND layout = ? "
+                "AND trans_a = ? AND trans_b = ? AND m = ? AND n = ? AND k = ?",
                 &sel, err) != MMT_OK) {
         sqlite3_finalize(ins);
         return err ? err->status : MMT_DATABASE;
@@ -254,12 +306,14 @@ mmt_status mmt_store_problem(mmt_store *st, const mmt_problem *p, int64_t *id, m
     for (int i = 0; i < 2; i++) {
         sqlite3_stmt *s = i ? sel : ins;
         sqlite3_bind_text(s, 1, mmt_dtype_name(p->dtype), -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, mmt_layout_name(p->layout), -1, SQLITE_STATIC);
-        sqlite3_bind_int(s, 3, p->trans_a != 0);
-        sqlite3_bind_int(s, 4, p->trans_b != 0);
-        sqlite3_bind_int64(s, 5, p->m);
-        sqlite3_bind_int64(s, 6, p->n);
-        sqlite3_bind_int64(s, 7, p->k);
+        sqlite3_bind_text(s, 2, mmt_dtype_name(p->out), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, mmt_mode_name(p->mode), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, mmt_layout_name(p->layout), -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 5, p->trans_a != 0);
+        sqlite3_bind_int(s, 6, p->trans_b != 0);
+        sqlite3_bind_int64(s, 7, p->m);
+        sqlite3_bind_int64(s, 8, p->n);
+        sqlite3_bind_int64(s, 9, p->k);
     }
     return id_of(st, ins, sel, id, err);
 }
@@ -375,16 +429,23 @@ mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t prob
     return step_done(st, s, err);
 }
 
+/* The columns problem_from_row reads, of problem p, in its order. */
+#define PROBLEM_COLS "p.dtype, p.out_dtype, p.mode, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k"
+enum { PROBLEM_NCOLS = 9 };
+
+/* Reads PROBLEM_COLS from column col on. */
 static void problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
 {
     memset(p, 0, sizeof *p);
     mmt_dtype_parse((const char *)sqlite3_column_text(s, col), &p->dtype);
-    mmt_layout_parse((const char *)sqlite3_column_text(s, col + 1), &p->layout);
-    p->trans_a = sqlite3_column_int(s, col + 2);
-    p->trans_b = sqlite3_column_int(s, col + 3);
-    p->m = sqlite3_column_int64(s, col + 4);
-    p->n = sqlite3_column_int64(s, col + 5);
-    p->k = sqlite3_column_int64(s, col + 6);
+    mmt_dtype_parse((const char *)sqlite3_column_text(s, col + 1), &p->out);
+    mmt_mode_parse((const char *)sqlite3_column_text(s, col + 2), &p->mode);
+    mmt_layout_parse((const char *)sqlite3_column_text(s, col + 3), &p->layout);
+    p->trans_a = sqlite3_column_int(s, col + 4);
+    p->trans_b = sqlite3_column_int(s, col + 5);
+    p->m = sqlite3_column_int64(s, col + 6);
+    p->n = sqlite3_column_int64(s, col + 7);
+    p->k = sqlite3_column_int64(s, col + 8);
 }
 
 mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
@@ -395,17 +456,17 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
     *n = 0;
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(prepare(st,
-                             "SELECT p.dtype, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, c.params, b.gflops "
+                             "SELECT " PROBLEM_COLS ", c.params, b.gflops "
                              "FROM best b JOIN device d ON d.id = b.device_id "
                              "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "
                              "JOIN problem p ON p.id = b.problem_id "
-                             "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.dtype = ? "
+                             "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? "
                              "ORDER BY p.id",
                              &s, err));
     sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 4, mmt_dtype_name(mmt_mode_dtype(mode)), -1, SQLITE_STATIC); /* until the mode column */
+    sqlite3_bind_text(s, 4, mmt_mode_name(mode), -1, SQLITE_STATIC);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -423,8 +484,8 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
         }
         mmt_best_rec *b = &(*out)[(*n)++];
         problem_from_row(s, 0, &b->problem);
-        snprintf(b->params, sizeof b->params, "%s", (const char *)sqlite3_column_text(s, 7));
-        b->gflops = sqlite3_column_double(s, 8);
+        snprintf(b->params, sizeof b->params, "%s", (const char *)sqlite3_column_text(s, PROBLEM_NCOLS));
+        b->gflops = sqlite3_column_double(s, PROBLEM_NCOLS + 1);
     }
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best list");
     sqlite3_finalize(s);

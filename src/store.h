@@ -49,7 +49,9 @@ void mmt_store_default_path(char *buf, size_t size);
 mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err);
 void mmt_store_close(mmt_store *st);
 
-/* Ids of rows, inserted if missing. */
+/* Ids of rows, inserted if missing. A problem is its shape with its input type, output
+ * type and precision mode (the same shape in tf32 and f32x3 is two rows); one whose types
+ * and mode disagree (mmt_problem_check) is refused with MMT_INVALID_ARGUMENT. */
 mmt_status mmt_store_device(mmt_store *st, const mmt_device_info *d, int64_t *id, mmt_err *err);
 mmt_status mmt_store_template(mmt_store *st, const char *name, const char *source_hash, int64_t *id, mmt_err *err);
 mmt_status mmt_store_config(mmt_store *st, int64_t template_id, const char *params, int64_t *id, mmt_err *err);
@@ -71,7 +73,7 @@ mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t prob
 
 /* One best entry, as lookups need it. */
 typedef struct mmt_best_rec {
-    mmt_problem problem;
+    mmt_problem problem; /* with its dtype, out and mode as stored */
     char params[512];
     double gflops;
 } mmt_best_rec;

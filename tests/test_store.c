@@ -1,6 +1,7 @@
 /* test_store.c - the SQLite store on a real file: schema and version, ids, the best
  * rule (faster wins, wrong results never, a changed template source replaces), lookups,
- * baselines in best_view, the compile cache, resume order, and two writers at once. */
+ * baselines in best_view, the compile cache, resume order, two writers at once,
+ * precision modes as distinct problems, and the migration of a version-1 file. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fsutil.h"
 #include "store.h"
 
 static char dir[] = "/tmp/mmtune-test-store-XXXXXX";
@@ -47,11 +49,10 @@ static void query(const char *path, const char *sql, char *out, size_t size)
     sqlite3_close(db);
 }
 
-/* Opens a new database from several processes at once: exactly one applies the schema. */
-static void test_concurrent_create(void)
+/* Opens path from several processes at once, each adding the device "race"; the
+ * schema work (a new file, or a migration) must happen exactly once. */
+static void open_from_children(const char *path)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/race/r.db", dir);
     pid_t kids[4];
     for (int i = 0; i < 4; i++) {
         kids[i] = fork();
@@ -73,11 +74,19 @@ static void test_concurrent_create(void)
         waitpid(kids[i], &status, 0);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
+}
+
+/* Opens a new database from several processes at once: exactly one applies the schema. */
+static void test_concurrent_create(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/race/r.db", dir);
+    open_from_children(path);
     char text[64];
     query(path, "SELECT count(*) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "1");
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "1");
+    CHECK_EQ_STR(text, "2");
 }
 
 typedef struct seen {
@@ -99,6 +108,327 @@ static int stop_after_two(void *user, const char *params, mmt_trial_status statu
     return ((seen *)user)->n == 2;
 }
 
+/* best_list's entries for one mode, as "params dtype->out" joined by spaces. */
+static void list_mode(mmt_store *st, const char *hash, mmt_mode mode, char *out, size_t size)
+{
+    mmt_err err;
+    mmt_best_rec *bests = NULL;
+    size_t n = 0, len = 0;
+    out[0] = '\0';
+    CHECK_OK(mmt_store_best_list(st, "modes-cpu", "cpu/gemm_avx.c", hash, mode, &bests, &n, &err), &err);
+    for (size_t i = 0; i < n && len < size; i++) {
+        CHECK_EQ_INT(bests[i].problem.mode, mode);
+        CHECK_EQ_INT(bests[i].problem.dtype, mmt_mode_dtype(mode));
+        len += snprintf(out + len, size - len, "%s%s %s->%s", i ? " " : "", bests[i].params,
+                        mmt_dtype_name(bests[i].problem.dtype), mmt_dtype_name(bests[i].problem.out));
+    }
+    free(bests);
+}
+
+/* The same shape in several modes and output types: distinct problems, each with its
+ * own best, listed by its own mode, and told apart in best_view. */
+static void test_modes(void)
+{
+    mmt_err err;
+    char path[256], text[1024];
+    snprintf(path, sizeof path, "%s/modes.db", dir);
+    mmt_store *st;
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    mmt_device_info d = device("modes-cpu");
+    int64_t dev, tpl, cfg[6], prob[5], again;
+    CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
+    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "mmmm", &tpl, &err), &err);
+    for (int i = 0; i < 6; i++) {
+        char params[16];
+        snprintf(params, sizeof params, "A=%d", i + 1);
+        CHECK_OK(mmt_store_config(st, tpl, params, &cfg[i], &err), &err);
+    }
+    /* f32, tf32, f32x3, bf16->bf16, bf16->f32 of one shape */
+    const mmt_problem base = {.layout = MMT_ROW_MAJOR, .m = 128, .n = 96, .k = 64};
+    const struct { mmt_dtype dtype, out; mmt_mode mode; } kinds[5] = {
+        {MMT_F32, MMT_F32, MMT_MODE_F32},   {MMT_F32, MMT_F32, MMT_MODE_TF32},  {MMT_F32, MMT_F32, MMT_MODE_F32X3},
+        {MMT_BF16, MMT_BF16, MMT_MODE_BF16}, {MMT_BF16, MMT_F32, MMT_MODE_BF16},
+    };
+    const double ms[5] = {4.0, 2.0, 3.0, 1.0, 1.5};
+    for (int i = 0; i < 5; i++) {
+        mmt_problem p = base;
+        p.dtype = kinds[i].dtype, p.out = kinds[i].out, p.mode = kinds[i].mode;
+        CHECK_OK(mmt_store_problem(st, &p, &prob[i], &err), &err);
+        CHECK_OK(mmt_store_problem(st, &p, &again, &err), &err);
+        CHECK_EQ_INT(prob[i], again);
+        for (int j = 0; j < i; j++) CHECK(prob[i] != prob[j]);
+        add(st, dev, prob[i], cfg[i], MMT_TRIAL_OK, ms[i]);
+    }
+    query(path, "SELECT count(*) FROM problem", text, sizeof text);
+    CHECK_EQ_STR(text, "5");
+    /* a faster tf32 result replaces the tf32 best only */
+    add(st, dev, prob[1], cfg[5], MMT_TRIAL_OK, 0.5);
+    query(path, "SELECT count(*) FROM best", text, sizeof text);
+    CHECK_EQ_STR(text, "5");
+
+    list_mode(st, "mmmm", MMT_MODE_TF32, text, sizeof text);
+    CHECK_EQ_STR(text, "A=6 f32->f32");
+    list_mode(st, "mmmm", MMT_MODE_F32, text, sizeof text);
+    CHECK_EQ_STR(text, "A=1 f32->f32");
+    list_mode(st, "mmmm", MMT_MODE_F32X3, text, sizeof text);
+    CHECK_EQ_STR(text, "A=3 f32->f32");
+    list_mode(st, "mmmm", MMT_MODE_BF16, text, sizeof text); /* any output type */
+    CHECK_EQ_STR(text, "A=4 bf16->bf16 A=5 bf16->f32");
+    list_mode(st, "mmmm", MMT_MODE_F16, text, sizeof text);
+    CHECK_EQ_STR(text, "");
+    mmt_best_rec *bests = NULL;
+    size_t n = 0;
+    CHECK_OK(mmt_store_best_list(st, "modes-cpu", "cpu/gemm_avx.c", "mmmm", MMT_MODE_TF32, &bests, &n, &err), &err);
+    CHECK_EQ_INT(n, 1);
+    if (n == 1) {
+        char name[128];
+        mmt_problem_format(&bests[0].problem, name, sizeof name);
+        CHECK_EQ_STR(name, "tf32 row NN 128x96x64");
+    }
+    free(bests);
+
+    /* what a person reads: the mode tells the rows of one shape apart */
+    query(path,
+          "SELECT group_concat(mode || ' ' || dtype || '->' || out_dtype || ' ' || params, ', ') "
+          "FROM (SELECT * FROM best_view)",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "bf16 bf16->bf16 A=4, bf16 bf16->f32 A=5, f32 f32->f32 A=1, f32x3 f32->f32 A=3, "
+                       "tf32 f32->f32 A=6");
+    FILE *f = tmpfile();
+    CHECK_OK(mmt_store_print_best(st, f, &err), &err);
+    rewind(f);
+    char line[1024];
+    int tf32_rows = 0;
+    while (fgets(line, sizeof line, f)) tf32_rows += strstr(line, " tf32 ") != NULL;
+    CHECK_EQ_INT(tf32_rows, 1);
+    fclose(f);
+
+    /* types and mode that disagree are refused, and nothing is written */
+    mmt_problem bad = base;
+    bad.dtype = MMT_F64, bad.out = MMT_F64, bad.mode = MMT_MODE_TF32;
+    CHECK(mmt_store_problem(st, &bad, &again, &err) == MMT_INVALID_ARGUMENT);
+    CHECK(strstr(err.msg, "mode") != NULL);
+    bad.dtype = MMT_F32, bad.out = MMT_BF16, bad.mode = MMT_MODE_F32;
+    CHECK(mmt_store_problem(st, &bad, &again, &err) == MMT_INVALID_ARGUMENT);
+    query(path, "SELECT count(*) FROM problem", text, sizeof text);
+    CHECK_EQ_STR(text, "5");
+    mmt_store_close(st);
+}
+
+/* A version-1 file made the way version 1 of mmtune made it: tests/data/schema_v1.sql
+ * (db/schema.sql as it was), user_version 1, then rows through plain SQL. */
+static void make_v1(const char *path, const char *rows)
+{
+    mmt_err err;
+    void *schema = NULL;
+    size_t size;
+    CHECK_OK(mmt_file_read(MMT_TEST_DATA "/schema_v1.sql", &schema, &size, &err), &err);
+    sqlite3 *db;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    char *msg = NULL;
+    const char *steps[] = {schema ? schema : "", "PRAGMA user_version = 1", rows};
+    for (int i = 0; i < 3; i++) {
+        if (sqlite3_exec(db, steps[i], NULL, NULL, &msg) != SQLITE_OK) {
+            fprintf(stderr, "make_v1 step %d: %s\n", i, msg ? msg : "?");
+            CHECK(0);
+        }
+        sqlite3_free(msg);
+        msg = NULL;
+    }
+    sqlite3_close(db);
+    free(schema);
+}
+
+/* Rows of every table, with ids that are not 1, 2, 3 (the rebuild must keep them). */
+static const char v1_rows[] =
+    "PRAGMA foreign_keys = ON;"
+    "INSERT INTO device (id, backend, name, arch, fingerprint, props) "
+    "  VALUES (3, 'cpu', 'Old CPU', 'x86_64-avx2', 'old-cpu', 'cores=2');"
+    "INSERT INTO template (id, name, source_hash) VALUES (4, 'cpu/gemm_avx.c', 'cccc');"
+    "INSERT INTO config (id, template_id, params) VALUES (7, 4, 'MR=6,NV=2'), (8, 4, 'MR=4,NV=3');"
+    "INSERT INTO problem (id, dtype, layout, trans_a, trans_b, m, n, k) "
+    "  VALUES (11, 'f32', 'row', 0, 0, 64, 48, 40), (12, 'f64', 'col', 1, 0, 33, 17, 65);"
+    "INSERT INTO session (id, device_id, command, strategy, budget) VALUES (2, 3, 'mmtune', 'exhaustive', '');"
+    "INSERT INTO trial (id, session_id, device_id, problem_id, config_id, status, time_ms_median, time_ms_min, "
+    "  time_ms_max, gflops, rel_error, reps) VALUES "
+    "  (21, 2, 3, 11, 7, 'ok', 2.0, 2.0, 2.0, 500, 1e-7, 5), (22, 2, 3, 12, 8, 'ok', 4.0, 4.0, 4.0, 250, 1e-15, 5),"
+    "  (23, 2, 3, 11, 8, 'wrong_result', NULL, NULL, NULL, NULL, 0.5, NULL);"
+    "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, trial_id, time_ms, gflops) "
+    "  VALUES (3, 11, 'cpu/gemm_avx.c', 4, 7, 21, 2.0, 500), (3, 12, 'cpu/gemm_avx.c', 4, 8, 22, 4.0, 250);"
+    "INSERT INTO baseline (device_id, problem_id, library, time_ms, gflops) "
+    "  VALUES (3, 11, 'OpenBLAS 0.3.21', 4.0, 250);"
+    "INSERT INTO binary (key, template_name, params, target, compiler, source, data, size) "
+    "  VALUES ('kv1', 'cpu/gemm_avx.c', 'MR=6', 'x86_64', 'gcc', 'int x;', x'7f454c46', 4);";
+
+/* The schema as text (objects by type and name), to compare a migrated file with a new
+ * one. The rename leaves the rebuilt table's name quoted: that is the only difference
+ * allowed. */
+static void schema_text(const char *path, char *out, size_t size)
+{
+    query(path,
+          "SELECT group_concat(type || ' ' || name || ' ' || replace(sql, '\"problem\"', 'problem'), char(10)) "
+          "FROM (SELECT * FROM sqlite_schema ORDER BY type, name)",
+          out, size);
+}
+
+/* A version-1 file opened by this mmtune: read-only is refused, writable migrates it to
+ * version 2 with every row and id kept, and the problems read back in their own type. */
+static void test_migrate(void)
+{
+    mmt_err err;
+    char path[256], fresh[256], text[1024];
+    snprintf(path, sizeof path, "%s/v1.db", dir);
+    snprintf(fresh, sizeof fresh, "%s/v2.db", dir);
+    make_v1(path, v1_rows);
+
+    mmt_store *st = NULL;
+    CHECK(mmt_store_open(path, 1, &st, &err) == MMT_DATABASE);
+    CHECK(strstr(err.msg, "needs an upgrade") != NULL && strstr(err.msg, path) != NULL);
+    CHECK(st == NULL);
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "1");
+
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "2");
+    query(path,
+          "SELECT (SELECT count(*) FROM device) || (SELECT count(*) FROM template) || (SELECT count(*) FROM config) "
+          "|| (SELECT count(*) FROM problem) || (SELECT count(*) FROM session) || (SELECT count(*) FROM trial) "
+          "|| (SELECT count(*) FROM best) || (SELECT count(*) FROM baseline) || (SELECT count(*) FROM binary)",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "112213211");
+    query(path,
+          "SELECT group_concat(id || ' ' || dtype || ' ' || out_dtype || ' ' || mode || ' ' || layout || ' ' "
+          "|| trans_a || trans_b || ' ' || m || 'x' || n || 'x' || k, '; ') FROM (SELECT * FROM problem ORDER BY id)",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "11 f32 f32 f32 row 00 64x48x40; 12 f64 f64 f64 col 10 33x17x65");
+    query(path,
+          "SELECT group_concat(id || ':' || session_id || ':' || device_id || ':' || problem_id || ':' || config_id, "
+          "' ') FROM (SELECT * FROM trial ORDER BY id)",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "21:2:3:11:7 22:2:3:12:8 23:2:3:11:8");
+    query(path,
+          "SELECT group_concat(device_id || ':' || problem_id || ':' || template_id || ':' || config_id || ':' "
+          "|| trial_id, ' ') FROM (SELECT * FROM best ORDER BY problem_id)",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "3:11:4:7:21 3:12:4:8:22");
+    query(path, "SELECT device_id || ':' || problem_id || ':' || library FROM baseline", text, sizeof text);
+    CHECK_EQ_STR(text, "3:11:OpenBLAS 0.3.21");
+    query(path, "SELECT count(*) FROM pragma_foreign_key_check", text, sizeof text);
+    CHECK_EQ_STR(text, "0");
+    query(path, "PRAGMA integrity_check", text, sizeof text);
+    CHECK_EQ_STR(text, "ok");
+    void *data;
+    size_t size;
+    CHECK_OK(mmt_store_binary_get(st, "kv1", &data, &size, &err), &err);
+    CHECK_EQ_INT(size, 4);
+    free(data);
+
+    /* the same schema as a new file: migrate_2.sql and schema.sql agree */
+    mmt_store *fs;
+    CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
+    mmt_store_close(fs);
+    static char migrated_schema[16384], fresh_schema[16384];
+    schema_text(path, migrated_schema, sizeof migrated_schema);
+    schema_text(fresh, fresh_schema, sizeof fresh_schema);
+    CHECK(strstr(migrated_schema, "out_dtype") != NULL);
+    CHECK_EQ_STR(migrated_schema, fresh_schema);
+
+    /* lookups and best_view on the migrated rows */
+    mmt_best_rec *bests;
+    size_t n;
+    CHECK_OK(mmt_store_best_list(st, "old-cpu", "cpu/gemm_avx.c", "cccc", MMT_MODE_F32, &bests, &n, &err), &err);
+    CHECK_EQ_INT(n, 1);
+    if (n == 1) {
+        CHECK_EQ_STR(bests[0].params, "MR=6,NV=2");
+        CHECK_EQ_INT(bests[0].problem.dtype, MMT_F32);
+        CHECK_EQ_INT(bests[0].problem.out, MMT_F32);
+        CHECK_EQ_INT(bests[0].problem.mode, MMT_MODE_F32);
+        CHECK_EQ_INT(bests[0].problem.m, 64);
+    }
+    free(bests);
+    CHECK_OK(mmt_store_best_list(st, "old-cpu", "cpu/gemm_avx.c", "cccc", MMT_MODE_F64, &bests, &n, &err), &err);
+    CHECK_EQ_INT(n, 1);
+    if (n == 1) {
+        CHECK_EQ_STR(bests[0].params, "MR=4,NV=3");
+        CHECK_EQ_INT(bests[0].problem.dtype, MMT_F64);
+        CHECK_EQ_INT(bests[0].problem.out, MMT_F64);
+        CHECK_EQ_INT(bests[0].problem.mode, MMT_MODE_F64);
+        CHECK_EQ_INT(bests[0].problem.layout, MMT_COL_MAJOR);
+        CHECK_EQ_INT(bests[0].problem.trans_a, 1);
+    }
+    free(bests);
+    CHECK_OK(mmt_store_best_list(st, "old-cpu", "cpu/gemm_avx.c", "cccc", MMT_MODE_TF32, &bests, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    free(bests);
+    query(path, "SELECT count(*) FROM best_view", text, sizeof text);
+    CHECK_EQ_STR(text, "2");
+    query(path,
+          "SELECT mode || ' ' || out_dtype || ' ' || params || ' ' || vendor || ' ' || ratio FROM best_view "
+          "WHERE dtype = 'f32'",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "f32 f32 MR=6,NV=2 OpenBLAS 0.3.21 2.0");
+
+    /* the old rows are found by their full key; the same shape in tf32 is a new row */
+    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .m = 64, .n = 48, .k = 40};
+    int64_t id;
+    CHECK_OK(mmt_store_problem(st, &p, &id, &err), &err);
+    CHECK_EQ_INT(id, 11);
+    p.mode = MMT_MODE_TF32;
+    CHECK_OK(mmt_store_problem(st, &p, &id, &err), &err);
+    CHECK(id != 11 && id != 12);
+    add(st, 3, id, 7, MMT_TRIAL_OK, 1.0);
+    query(path, "SELECT count(*) FROM best_view WHERE m = 64", text, sizeof text);
+    CHECK_EQ_STR(text, "2");
+    /* foreign keys are enforced again after the upgrade */
+    mmt_trial_rec bad = {.device_id = 3, .problem_id = 11, .config_id = 9999, .status = MMT_TRIAL_OK,
+                         .time_ms_median = 0.1, .gflops = 1, .rel_error = -1};
+    CHECK(mmt_store_trial_add(st, &bad, NULL, &err) == MMT_DATABASE);
+    CHECK(strstr(err.msg, "FOREIGN KEY") != NULL);
+    mmt_store_close(st);
+
+    CHECK_OK(mmt_store_open(path, 1, &st, &err), &err); /* now a reader is served */
+    mmt_store_close(st);
+}
+
+/* A version-1 file whose rows name a missing parent (written without foreign keys) is
+ * not migrated: the check before COMMIT stops it, and the file stays version 1. */
+static void test_migrate_broken(void)
+{
+    mmt_err err;
+    char path[256], text[256];
+    snprintf(path, sizeof path, "%s/v1-broken.db", dir);
+    make_v1(path, "INSERT INTO device (id, backend, name, arch, fingerprint) VALUES (1, 'cpu', 'c', 'a', 'f');"
+                  "INSERT INTO template (id, name, source_hash) VALUES (1, 't', 'h');"
+                  "INSERT INTO config (id, template_id, params) VALUES (1, 1, 'X=1');"
+                  "INSERT INTO trial (id, device_id, problem_id, config_id, status) VALUES (5, 1, 99, 1, 'crashed');");
+    mmt_store *st = NULL;
+    CHECK(mmt_store_open(path, 0, &st, &err) == MMT_DATABASE);
+    CHECK(st == NULL);
+    CHECK(strstr(err.msg, "trial row 5") != NULL && strstr(err.msg, "problem") != NULL);
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "1");
+    query(path, "SELECT count(*) FROM pragma_table_info('problem') WHERE name = 'mode'", text, sizeof text);
+    CHECK_EQ_STR(text, "0");
+    query(path, "SELECT count(*) FROM sqlite_schema WHERE name IN ('best_view', 'problem')", text, sizeof text);
+    CHECK_EQ_STR(text, "2");
+}
+
+/* Several processes open a version-1 file at once: one migrates, the others find it done. */
+static void test_concurrent_migrate(void)
+{
+    char path[256], text[64];
+    snprintf(path, sizeof path, "%s/v1-race.db", dir);
+    make_v1(path, v1_rows);
+    open_from_children(path);
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "2");
+    query(path, "SELECT count(*) || ' ' || (SELECT count(*) FROM problem) FROM device", text, sizeof text);
+    CHECK_EQ_STR(text, "2 2");
+}
+
 int main(void)
 {
     mmt_err err;
@@ -111,13 +441,14 @@ int main(void)
     CHECK(st == NULL);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "1");
+    CHECK_EQ_STR(text, "2");
     query(path, "PRAGMA journal_mode", text, sizeof text);
     CHECK_EQ_STR(text, "wal");
 
     mmt_device_info d = device("test-cpu-1");
     mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 48, .k = 40};
-    mmt_problem q = {.dtype = MMT_F64, .layout = MMT_COL_MAJOR, .trans_a = 1, .m = 33, .n = 17, .k = 65};
+    mmt_problem q = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_COL_MAJOR, .trans_a = 1,
+                     .m = 33, .n = 17, .k = 65};
     int64_t dev, dev2, tpl, tpl2, c1, c2, c3, prob, prob2, again;
     CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
     CHECK_OK(mmt_store_device(st, &d, &again, &err), &err);
@@ -180,7 +511,7 @@ int main(void)
     query(path, "SELECT params FROM best_view WHERE template = 'cpu/gemm_avx.c'", text, sizeof text);
     CHECK_EQ_STR(text, "MR=8,NV=1");
 
-    /* lookups see only this device, template name and source, and dtype */
+    /* lookups see only this device, template name and source, and mode */
     mmt_best_rec *bests;
     size_t n;
     CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", MMT_MODE_F32, &bests, &n, &err), &err);
@@ -189,6 +520,9 @@ int main(void)
         CHECK_EQ_STR(bests[0].params, "MR=8,NV=1");
         CHECK_EQ_INT(bests[0].problem.m, 64);
         CHECK_EQ_INT(bests[0].problem.k, 40);
+        CHECK_EQ_INT(bests[0].problem.mode, MMT_MODE_F32);
+        CHECK_EQ_INT(bests[0].problem.dtype, MMT_F32);
+        CHECK_EQ_INT(bests[0].problem.out, MMT_F32);
     }
     free(bests);
     CHECK_OK(mmt_store_best_list(st, "test-cpu-1", "cpu/gemm_avx.c", "aaaa", MMT_MODE_F32, &bests, &n, &err), &err);
@@ -298,6 +632,7 @@ int main(void)
         if (lines == 0) {
             CHECK(strncmp(line, "device", 6) == 0);
             CHECK(strstr(line, "vendor_gflops") != NULL);
+            CHECK(strstr(line, "mode") != NULL && strstr(line, "out_dtype") != NULL);
             col_ratio = strstr(line, "ratio") ? (size_t)(strstr(line, "ratio") - line) : 0;
         } else if (strstr(line, "MR=8,NV=1")) {
             CHECK(col_ratio > 0 && strncmp(line + col_ratio, "0.5", 3) == 0); /* columns line up */
@@ -328,6 +663,10 @@ int main(void)
     CHECK(mmt_store_open(path, 1, &st, &err) == MMT_DATABASE);
 
     test_concurrent_create();
+    test_modes();
+    test_migrate();
+    test_migrate_broken();
+    test_concurrent_migrate();
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
