@@ -1,0 +1,308 @@
+/* test_gpu_mma.c - the tensor-core template (cuda/gemm_mma.cu) through the real backend on
+ * GPU 0, every mode (bf16, f16, tf32, f32x3) and output type, every transpose: the space's
+ * default and configurations spread over it (split-K among them), on odd shapes and ragged
+ * K, with 16-byte-aligned and with odd leading dimensions (each config only where the
+ * space admits it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with
+ * beta = 0, NaN A and B with alpha = 0), the padding of C untouched, against a long double
+ * host reference with the tuner's per-mode bound. Then the promise of f32x3: its error is
+ * within a small factor of the fp32 SIMT kernel's on the same data. Exits 77 (skipped)
+ * without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "family.h"
+#include "gemm_check.h"
+#include "kernel.h"
+
+static const mmt_backend *be;
+static mmt_device_info dev;
+
+typedef struct shape {
+    int64_t m, n, k;
+} shape;
+
+/* small and odd (partial tiles everywhere), a ragged K of many steps, K == 0, a long K
+ * (split-K), many row tiles (rasterisation) */
+static const shape shapes[] = {{1, 1, 1},       {7, 5, 3},       {63, 65, 17}, {65, 63, 129}, {300, 257, 129},
+                               {257, 300, 520}, {17, 33, 0},     {65, 63, 2100}, {1100, 96, 64}};
+static const shape main_shape = {257, 300, 520}, splitk_shape = {65, 63, 2100}, group_shape = {1100, 96, 64};
+
+typedef struct ab {
+    double alpha, beta;
+    int nan_c, nan_ab; /* poison C (beta = 0) or A and B (alpha = 0) */
+} ab;
+
+static const ab cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 1}, {-1.5, 1.0, 0, 0}};
+
+typedef struct kind {
+    mmt_mode mode;
+    mmt_dtype out;
+} kind;
+
+static const kind kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
+                             {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32}};
+
+/* One compiled configuration of the space for one kind and pair of transposes. */
+typedef struct instance {
+    mmt_config cfg;
+    char text[512];
+    mmt_module *mod;
+    int runs, bad;
+} instance;
+
+static mmt_problem problem_of(kind kd, int ta, int tb, shape s)
+{
+    mmt_problem p = {.dtype = mmt_mode_dtype(kd.mode), .out = kd.out, .mode = kd.mode, .layout = MMT_ROW_MAJOR,
+                     .trans_a = ta, .trans_b = tb, .m = s.m, .n = s.n, .k = s.k};
+    return p;
+}
+
+/* Leading dimensions of the test data: aligned (pitches a multiple of 16 bytes, and a
+ * little more than dense) or odd (rows only 2- or 4-byte aligned). */
+static void lds_of(shape s, int ta, int tb, int odd_ld, int64_t *lda, int64_t *ldb)
+{
+    const int64_t ac = ta ? s.m : s.k, bc = tb ? s.k : s.n;
+    *lda = odd_ld ? ac + 3 : (ac + 15) / 8 * 8 + 8;
+    *ldb = odd_ld ? bc + 1 : (bc + 15) / 8 * 8 + 8;
+}
+
+static mmt_space_env env_of(const mmt_problem *p, int odd_ld)
+{
+    const shape s = {p->m, p->n, p->k};
+    const int64_t es = mmt_dtype_size(p->dtype);
+    int64_t lda, ldb;
+    lds_of(s, p->trans_a, p->trans_b, odd_ld, &lda, &ldb);
+    mmt_space_env env = {.problem = p, .device = &dev, .align_a = mmt_align_bytes(0, lda * es),
+                         .align_b = mmt_align_bytes(0, ldb * es)};
+    return env;
+}
+
+/* Up to `want` configs valid for problem p on the test data (odd_ld), whose param `name`
+ * is above 1 (name NULL: any), spread over the space, appended to list. */
+static void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name, int want, instance *list,
+                 int *n)
+{
+    mmt_space_env env = env_of(p, odd_ld);
+    mmt_config *all = NULL;
+    size_t count = 0, picked = 0;
+    mmt_err err;
+    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
+    int idx = -1;
+    for (int i = 0; name && i < fam->space->n_params; i++)
+        if (strcmp(fam->space->params[i].name, name) == 0) idx = i;
+    mmt_config *match = malloc(sizeof *match * (count + 1));
+    for (size_t i = 0; i < count; i++)
+        if (!name || all[i].v[idx] > 1) match[picked++] = all[i];
+    CHECK(picked > 0);
+    for (int i = 0; picked && i < want; i++) list[(*n)++].cfg = match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)];
+    free(match);
+    free(all);
+}
+
+/* Compiles and loads every instance (the compiles in parallel: NVRTC is CPU work). */
+static void build(const mmt_family *fam, const mmt_problem *p, instance *list, int n)
+{
+    void *bins[64] = {0};
+    size_t sizes[64] = {0};
+    mmt_status st[64];
+    mmt_err errs[64];
+#pragma omp parallel for schedule(dynamic)
+    for (int i = 0; i < n; i++) {
+        char defines[4096];
+        char *log = NULL;
+        mmt_space_env env = {.problem = p, .device = &dev};
+        st[i] = mmt_kernel_defines(fam->space, &list[i].cfg, &env, defines, sizeof defines, &errs[i]);
+        if (st[i] == MMT_OK) st[i] = be->compile(&dev, fam->source, defines, &bins[i], &sizes[i], &log, &errs[i]);
+        free(log);
+    }
+    for (int i = 0; i < n; i++) {
+        mmt_config_format(fam->space, &list[i].cfg, list[i].text, sizeof list[i].text);
+        if (st[i] == MMT_OK) st[i] = be->load(&dev, bins[i], sizes[i], fam->space->entry, &list[i].mod, &errs[i]);
+        if (st[i] != MMT_OK) fprintf(stderr, "build of %s failed: %s\n", list[i].text, errs[i].msg);
+        CHECK_EQ_INT(st[i], MMT_OK);
+        free(bins[i]);
+    }
+}
+
+/* Every instance valid for (s, ld padding) on one set of inputs per alpha/beta case. */
+static void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, int odd_ld, instance *list, int n)
+{
+    const mmt_dtype abt = mmt_mode_dtype(kd.mode), ct = kd.out;
+    const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
+    int64_t lda, ldb;
+    lds_of(s, ta, tb, odd_ld, &lda, &ldb);
+    const int64_t ldc = s.n + 2;
+    const size_t es = (size_t)mmt_dtype_size(abt), cs = (size_t)mmt_dtype_size(ct);
+    const size_t asz = es * ar * lda, bsz = es * br * ldb, csz = cs * s.m * ldc;
+    mmt_problem p = problem_of(kd, ta, tb, s);
+    mmt_space_env env = env_of(&p, odd_ld);
+    int valid[64], any = 0;
+    for (int i = 0; i < n; i++) {
+        valid[i] = 0;
+        if (list[i].mod) mmt_space_check(fam->space, &list[i].cfg, &env, &valid[i], NULL, NULL);
+        any |= valid[i];
+    }
+    if (!any) return;
+    mmt_err err;
+    void *da = NULL, *db = NULL, *dc = NULL;
+    int ok = be->alloc(&dev, asz ? asz : 1, &da, &err) == MMT_OK && be->alloc(&dev, bsz ? bsz : 1, &db, &err) == MMT_OK &&
+             be->alloc(&dev, csz, &dc, &err) == MMT_OK;
+    CHECK(ok);
+    for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
+        const ab c = cases[ci];
+        void *a = gc_matrix_t(abt, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix_t(abt, 0, br, bc, ldb, c.nan_ab);
+        void *c0 = gc_matrix_t(ct, 0, s.m, s.n, ldc, c.nan_c), *cm = malloc(csz);
+        double *ref = gc_ref_alloc(s.m, s.n);
+        gc_reference_t(abt, ct, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
+        const double bound = gc_bound_mode(kd.mode, ct, s.k);
+        ok = be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK && be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK;
+        for (int i = 0; ok && i < n; i++) {
+            if (!valid[i]) continue;
+            mmt_geometry g;
+            mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = lda, .ldb = ldb, .ldc = ldc, .trans_a = ta,
+                                  .trans_b = tb, .alpha = c.alpha, .beta = c.beta, .a = da, .b = db, .c = dc};
+            double e = INFINITY;
+            if (be->copy(dc, c0, csz, MMT_H2D, &err) == MMT_OK &&
+                mmt_space_geometry(fam->space, &list[i].cfg, &env, &g, &err) == MMT_OK &&
+                be->launch(list[i].mod, &gp, &g, NULL, &err) == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
+                be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
+                e = gc_rel_error_t(ct, 0, s.m, s.n, cm, ldc, ref);
+                for (int64_t r = 0; r < s.m; r++) /* the padding past each row of C is untouched */
+                        if (memcmp((char *)cm + cs * (r * ldc + s.n), (char *)c0 + cs * (r * ldc + s.n), cs * 2))
+                            e = INFINITY;
+            } else {
+                fprintf(stderr, "launch failed: %s\n", err.msg);
+                ok = 0; /* a fault poisons the context: stop here */
+            }
+            list[i].runs++;
+            if (!(e <= bound)) {
+                char name[128];
+                mmt_problem_format(&p, name, sizeof name);
+                fprintf(stderr, "%s lda=%lld ldb=%lld alpha=%g beta=%g %s: rel error %g (bound %g)\n", name,
+                        (long long)lda, (long long)ldb, c.alpha, c.beta, list[i].text, e, bound);
+                list[i].bad++;
+            }
+        }
+        free(a), free(b), free(c0), free(cm), free(ref);
+    }
+    be->free(da), be->free(db), be->free(dc);
+}
+
+static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
+{
+    instance list[16];
+    memset(list, 0, sizeof list);
+    int n = 0;
+    mmt_space_default(fam->space, &list[n++].cfg);
+    mmt_problem p = problem_of(kd, ta, tb, main_shape), q = problem_of(kd, ta, tb, group_shape),
+                r = problem_of(kd, ta, tb, splitk_shape);
+    pick(fam, &p, 0, NULL, 3, list, &n);     /* aligned rows: wide copies among them */
+    pick(fam, &p, 1, NULL, 1, list, &n);     /* odd rows: the narrowest copies */
+    pick(fam, &q, 0, "GROUP_M", 1, list, &n); /* rasterisation */
+    if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, list, &n);
+    build(fam, &p, list, n); /* the definitions do not depend on the sizes */
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int odd_ld = 0; odd_ld < 2; odd_ld++) run_shape(fam, kd, ta, tb, shapes[si], odd_ld, list, n);
+    char name[64];
+    mmt_problem_format(&p, name, sizeof name);
+    for (int i = 0; i < n; i++) {
+        CHECK(list[i].runs > 0);
+        CHECK_EQ_INT(list[i].bad, 0);
+        printf("%-22s %-150s %3d runs ok\n", name, list[i].text, list[i].runs - list[i].bad);
+        be->unload(list[i].mod);
+    }
+}
+
+/* ---- f32x3 against plain fp32 ---------------------------------------------------------- */
+
+/* Relative error of one instance of fam (its default, or the config text) on A, B
+ * (f32, row-major dense) for m x n x k against ref; beta = 0. */
+static double error_of(const mmt_family *fam, mmt_mode mode, const char *config, shape s, const void *da,
+                       const void *db, void *dc, float *host_c, const double *ref)
+{
+    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = mode, .layout = MMT_ROW_MAJOR, .m = s.m, .n = s.n,
+                     .k = s.k};
+    mmt_space_env env = {.problem = &p, .device = &dev};
+    mmt_config cfg;
+    mmt_err err;
+    char defines[4096], *log = NULL;
+    void *bin = NULL;
+    size_t size = 0;
+    mmt_module *mod = NULL;
+    mmt_geometry g;
+    double e = INFINITY;
+    mmt_space_default(fam->space, &cfg);
+    mmt_status st = config ? mmt_config_parse(fam->space, config, &cfg, &err) : MMT_OK;
+    if (st == MMT_OK) st = mmt_kernel_defines(fam->space, &cfg, &env, defines, sizeof defines, &err);
+    if (st == MMT_OK) st = be->compile(&dev, fam->source, defines, &bin, &size, &log, &err);
+    if (st == MMT_OK) st = be->load(&dev, bin, size, fam->space->entry, &mod, &err);
+    if (st == MMT_OK) st = mmt_space_geometry(fam->space, &cfg, &env, &g, &err);
+    mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = s.k, .ldb = s.n, .ldc = s.n, .alpha = 1, .beta = 0,
+                          .a = da, .b = db, .c = dc};
+    if (st == MMT_OK) st = be->launch(mod, &gp, &g, NULL, &err);
+    if (st == MMT_OK) st = be->sync(NULL, &err);
+    if (st == MMT_OK) st = be->copy(host_c, dc, sizeof(float) * s.m * s.n, MMT_D2H, &err);
+    if (st == MMT_OK) e = gc_rel_error_t(MMT_F32, 0, s.m, s.n, host_c, s.n, ref);
+    else fprintf(stderr, "%s: %s\n", mmt_mode_name(mode), err.msg);
+    CHECK_EQ_INT(st, MMT_OK);
+    if (mod) be->unload(mod);
+    free(bin);
+    free(log);
+    return e;
+}
+
+static void test_f32x3_accuracy(const mmt_family *mma)
+{
+    mmt_family *simt = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_simt.yaml", &simt, &err), &err);
+    if (!simt) return;
+    const shape s = {256, 256, 4096}; /* a long K: accumulation error dominates */
+    void *a = gc_matrix_t(MMT_F32, 0, s.m, s.k, s.k, 0), *b = gc_matrix_t(MMT_F32, 0, s.k, s.n, s.n, 0);
+    float *c = malloc(sizeof(float) * s.m * s.n);
+    double *ref = gc_ref_alloc(s.m, s.n);
+    gc_reference_t(MMT_F32, MMT_F32, 0, 0, 0, s.m, s.n, s.k, 1.0, a, s.k, b, s.n, 0.0, NULL, 1, ref);
+    void *da = NULL, *db = NULL, *dc = NULL;
+    if (be->alloc(&dev, 4 * s.m * s.k, &da, &err) == MMT_OK && be->alloc(&dev, 4 * s.k * s.n, &db, &err) == MMT_OK &&
+        be->alloc(&dev, 4 * s.m * s.n, &dc, &err) == MMT_OK && be->copy(da, a, 4 * s.m * s.k, MMT_H2D, &err) == MMT_OK &&
+        be->copy(db, b, 4 * s.k * s.n, MMT_H2D, &err) == MMT_OK) {
+        double e32 = error_of(simt, MMT_MODE_F32, NULL, s, da, db, dc, c, ref);
+        double ex3 = error_of(mma, MMT_MODE_F32X3, NULL, s, da, db, dc, c, ref);
+        double etf = error_of(mma, MMT_MODE_TF32, NULL, s, da, db, dc, c, ref);
+        printf("256x256x4096 relative error against long double: fp32 SIMT %.3g, f32x3 %.3g (%.2fx), tf32 %.3g\n",
+               e32, ex3, ex3 / e32, etf);
+        CHECK(ex3 <= 4 * e32); /* fp32-level accuracy */
+        CHECK(etf > 16 * ex3); /* and tf32 is measurably not that: the split is doing its work */
+    }
+    be->free(da), be->free(db), be->free(dc);
+    free(a), free(b), free(c), free(ref);
+    mmt_family_free(simt);
+}
+
+int main(void)
+{
+    mmt_err err;
+    be = mmt_backend_cuda(&err);
+    if (!be) {
+        printf("skipped: %s\n", err.msg);
+        return 77;
+    }
+    if (be->device_count() == 0) {
+        printf("skipped: no GPU\n");
+        return 77;
+    }
+    CHECK_OK(be->probe(0, &dev, &err), &err);
+    printf("%s %s | %s\n", dev.name, dev.arch, dev.fingerprint);
+    mmt_family *fam = NULL;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_mma.yaml", &fam, &err), &err);
+    if (!fam) return check_result();
+    test_f32x3_accuracy(fam);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        for (int t = 0; t < 4; t++) test_kind(fam, kinds[i], t & 1, t >> 1);
+    mmt_family_free(fam);
+    return check_result();
+}
