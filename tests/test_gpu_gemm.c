@@ -259,13 +259,14 @@ static void test_ref(int f64)
 
 typedef struct cublas_call {
     mmt_cublas *cb;
-    mmt_dtype dtype;
+    mmt_mode mode;
+    mmt_dtype out;
 } cublas_call;
 
 static mmt_status launch_cublas(void *user, const mmt_gemm_params *p, mmt_err *err)
 {
     cublas_call *c = user;
-    return mmt_cublas_gemm(c->cb, c->dtype, p, NULL, err);
+    return mmt_cublas_gemm(c->cb, c->mode, c->out, p, NULL, err);
 }
 
 static void test_cublas(void)
@@ -282,7 +283,7 @@ static void test_cublas(void)
     printf("%s\n", mmt_cublas_name(cb));
     CHECK(strncmp(mmt_cublas_name(cb), "cuBLAS ", 7) == 0);
     for (int f64 = 0; f64 < 2; f64++) {
-        cublas_call call = {cb, f64 ? MMT_F64 : MMT_F32};
+        cublas_call call = {cb, f64 ? MMT_MODE_F64 : MMT_MODE_F32, f64 ? MMT_F64 : MMT_F32};
         int bad = 0;
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
             for (int t = 0; t < 4; t++)

@@ -386,7 +386,7 @@ static int cmd_bench(const options *o)
             snprintf(notes[i], sizeof notes[i], "%s", choice_name(how));
             rows[i].params = params[i];
             rows[i].gflops = mmt_problem_flops(p) / (tm.median_ms * 1e6);
-            mmt_vendor_call vc = {vendor, p->dtype};
+            mmt_vendor_call vc = {vendor, p->mode, p->out};
             if (vendor && mmt_bench_verify(b, mmt_vendor_gemm, &vc, &rel, &ok, &err) == MMT_OK && ok &&
                 mmt_bench_time(b, mmt_vendor_gemm, &vc, 0, &tm, &err) == MMT_OK)
                 rows[i].vendor_gflops = mmt_problem_flops(p) / (tm.median_ms * 1e6);
