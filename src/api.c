@@ -252,8 +252,12 @@ static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *fo
     *found = 0;
     out->problem = k->problem;
     out->problem.mode = MMT_MODE_F32X3;
+    mmt_err before = ctx->err; /* a missing family is no failure: it leaves no message */
     mmt_status st = serve_mode(ctx, MMT_MODE_F32X3, &out->sv);
-    if (st == MMT_UNSUPPORTED) return MMT_OK;
+    if (st == MMT_UNSUPPORTED) {
+        ctx->err = before;
+        return MMT_OK;
+    }
     FORWARD_IF_ERROR(st);
     mmt_space_env env = env_of(ctx, &out->problem, k);
     *found = mmt_lookup_tuned(out->sv->family->space, out->sv->bests, out->sv->n_bests, &env, &out->cfg, &out->how,
