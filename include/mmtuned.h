@@ -122,7 +122,10 @@ typedef struct mmt_gemm_desc {
  * type; alpha and beta are applied in fp32 for every type but f64). Returns
  * MMT_INVALID_ARGUMENT for a descriptor no kernel can serve (f64 with TF32, say) or bad
  * sizes, and MMT_UNSUPPORTED where this device has no template for the mode (bf16 on the
- * CPU); nothing is written then. */
+ * CPU); nothing is written then. The descriptor is what runs: the sgemm policy below
+ * applies to mmt_sgemm only. A shape is looked up for the alignment of A and B (pointer
+ * and row pitch), so misaligned operands may run another configuration than aligned
+ * ones, never one that needs the alignment they lack. */
 mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
                        const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
                        int64_t ldc);

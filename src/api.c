@@ -1,7 +1,6 @@
-/* api.c - the public entry points (include/mmtuned.h): argument checks, layout
- * normalisation, and the per-context table that maps a problem to its loaded kernel, so
- * a repeated shape costs one hash lookup. */
-#include <math.h>
+/* api.c - the public entry points (include/mmtuned.h): argument and descriptor checks,
+ * layout normalisation, the sgemm policy, and the per-context table that maps a call to
+ * its loaded kernel, so a repeated shape costs one hash lookup. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +23,20 @@ typedef struct loaded {
     struct loaded *next;
 } loaded;
 
-/* What a problem (row-major form) runs. */
-typedef struct entry {
+/* What the table is keyed by. The row-major problem (its mode and output type included);
+ * the alignment of A and B (mmt_align_bytes of pointer and row pitch), because lookups
+ * check configurations against it: one that needs 16-byte rows must never serve 2-byte
+ * ones; and whether the call may run f32x3 for an f32 problem (mmt_sgemm under
+ * MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the plain f32 one. */
+typedef struct call_key {
     mmt_problem problem;
+    int align_a, align_b;
+    int allow_f32x3;
+} call_key;
+
+/* What a call runs. */
+typedef struct entry {
+    call_key key;
     mmt_module *mod;
     mmt_geometry geometry;
     mmt_choice choice;
@@ -34,12 +44,14 @@ typedef struct entry {
     struct entry *next;
 } entry;
 
-/* Per dtype: the family and the tuned entries read from the database once. */
+/* Per mode: the family and the tuned entries read from the database once. A mode whose
+ * family this backend lacks is remembered as such (why), so asking again costs nothing. */
 typedef struct served {
     mmt_family *family;
     mmt_best_rec *bests;
     size_t n_bests;
-    int ready;
+    int ready, missing;
+    char why[512];
 } served;
 
 struct mmt_ctx {
@@ -47,7 +59,8 @@ struct mmt_ctx {
     mmt_device_info dev;
     mmt_store *st; /* NULL without a database */
     void *stream;
-    pthread_mutex_t lock; /* guards the tables below; launches run outside it */
+    pthread_mutex_t lock; /* guards the tables and the policy below; launches run outside it */
+    mmt_sgemm_policy sgemm_policy;
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
     loaded *modules;
@@ -65,6 +78,14 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
     mmt_ctx *ctx = calloc(1, sizeof *ctx);
     RETURN_ERROR_IF(!ctx, &open_err, MMT_OUT_OF_MEMORY, "out of memory");
     pthread_mutex_init(&ctx->lock, NULL);
+    *out = ctx;
+    /* The environment's policy first: a misspelt value must not pass unnoticed, on any device. */
+    const char *policy = getenv("MMTUNE_SGEMM");
+    if (policy && *policy && strcmp(policy, "f32") != 0) {
+        RETURN_ERROR_IF(strcmp(policy, "f32x3") != 0, &ctx->err, MMT_INVALID_ARGUMENT,
+                        "MMTUNE_SGEMM=%.100s: the values are f32 (the default) and f32x3", policy);
+        ctx->sgemm_policy = MMT_SGEMM_ALLOW_F32X3;
+    }
     int ordinal = 0;
     mmt_status st = mmt_backend_for_device(device ? device : "cpu", &ctx->be, &ordinal, &ctx->err);
     if (st == MMT_OK) st = ctx->be->probe(ordinal, &ctx->dev, &ctx->err);
@@ -75,15 +96,14 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
         /* Writable if we may (compiled binaries are cached there), else read-only; a missing
          * database only means every shape runs the default. */
         if (access(path, F_OK) == 0) {
-            mmt_err ignore;
+            mmt_err ignore, why; /* not ctx->err: a message must not be formatted into itself */
             if (mmt_store_open(path, access(path, W_OK) != 0, &ctx->st, &ignore) != MMT_OK &&
-                mmt_store_open(path, 1, &ctx->st, &ctx->err) != MMT_OK)
-                st = mmt_err_set(&ctx->err, MMT_DATABASE, "cannot open the database %s: %s", path, ctx->err.msg);
+                mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
+                st = mmt_err_set(&ctx->err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
         } else if (db_path) {
             st = mmt_err_set(&ctx->err, MMT_NOT_FOUND, "no database at %s", path);
         }
     }
-    *out = ctx;
     return st;
 }
 
@@ -124,25 +144,50 @@ mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
     return MMT_OK;
 }
 
-static unsigned problem_hash(const mmt_problem *p)
+mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
 {
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    RETURN_ERROR_IF(policy != MMT_SGEMM_F32 && policy != MMT_SGEMM_ALLOW_F32X3, &ctx->err, MMT_INVALID_ARGUMENT,
+                    "unknown sgemm policy %d (MMT_SGEMM_F32, MMT_SGEMM_ALLOW_F32X3)", (int)policy);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->sgemm_policy = policy;
+    pthread_mutex_unlock(&ctx->lock);
+    return MMT_OK;
+}
+
+static unsigned key_hash(const call_key *k)
+{
+    const mmt_problem *p = &k->problem;
+    uint64_t kind = ((((uint64_t)p->mode * 4 + p->out) * 4 + (uint64_t)p->trans_a * 2 + p->trans_b) * 32 +
+                     (uint64_t)k->align_a) * 32 + (uint64_t)k->align_b;
     uint64_t h = (uint64_t)p->m * 0x9E3779B97F4A7C15ull ^ (uint64_t)p->n * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)p->k * 0x165667B19E3779F9ull ^ (uint64_t)(p->dtype * 4 + p->trans_a * 2 + p->trans_b);
+                 (uint64_t)p->k * 0x165667B19E3779F9ull ^ (kind * 2 + (uint64_t)k->allow_f32x3) * 0x27D4EB2F165667C5ull;
     return (unsigned)(h ^ (h >> 29)) % N_BUCKETS;
 }
 
-static int same_problem(const mmt_problem *a, const mmt_problem *b)
+static int same_key(const call_key *a, const call_key *b)
 {
-    return a->m == b->m && a->n == b->n && a->k == b->k && a->dtype == b->dtype && a->trans_a == b->trans_a &&
-           a->trans_b == b->trans_b;
+    const mmt_problem *p = &a->problem, *q = &b->problem;
+    return p->m == q->m && p->n == q->n && p->k == q->k && p->dtype == q->dtype && p->out == q->out &&
+           p->mode == q->mode && p->trans_a == q->trans_a && p->trans_b == q->trans_b && a->align_a == b->align_a &&
+           a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3;
 }
 
-/* The family and tuned entries of a mode, read once. Called under the lock. */
+/* The family and tuned entries of a mode, read once. Called under the lock. A mode this
+ * backend has no template for is MMT_UNSUPPORTED with mmt_family_find's message. */
 static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out)
 {
     served *sv = &ctx->modes[mode];
+    RETURN_ERROR_IF(sv->missing, &ctx->err, MMT_UNSUPPORTED, "%s", sv->why);
     if (!sv->ready) {
-        FORWARD_IF_ERROR(mmt_family_find(ctx->be->name, mode, &sv->family, &ctx->err));
+        if (!sv->family) {
+            mmt_status st = mmt_family_find(ctx->be->name, mode, &sv->family, &ctx->err);
+            if (st == MMT_UNSUPPORTED) {
+                sv->missing = 1;
+                snprintf(sv->why, sizeof sv->why, "%.500s", ctx->err.msg);
+            }
+            FORWARD_IF_ERROR(st);
+        }
         if (ctx->st)
             FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sv->family->name,
                                                  sv->family->source_hash, mode, &sv->bests, &sv->n_bests,
@@ -184,33 +229,78 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
     return MMT_OK;
 }
 
-/* The kernel for a row-major problem: from the table, or chosen, built and loaded once. */
-static mmt_status find_entry(mmt_ctx *ctx, const mmt_problem *p, entry **out)
+/* A configuration chosen for a call, before anything is built. */
+typedef struct pick {
+    served *sv;
+    mmt_problem problem; /* row-major; its mode is the one that runs */
+    mmt_config cfg;
+    mmt_choice how;
+    double gflops; /* recorded for the tuned entry chosen; 0 for the default */
+} pick;
+
+static mmt_space_env env_of(const mmt_ctx *ctx, const mmt_problem *p, const call_key *k)
 {
-    unsigned b = problem_hash(p);
+    mmt_space_env env = {.problem = p, .device = &ctx->dev, .align_a = k->align_a, .align_b = k->align_b};
+    return env;
+}
+
+/* The f32x3 rival of an f32 call under MMT_SGEMM_ALLOW_F32X3: only a tuned entry counts
+ * (a default's speed is unknown). *found is 0 if there is none, or if this backend has no
+ * f32x3 family: that is plain f32, not an error. */
+static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *found)
+{
+    *found = 0;
+    out->problem = k->problem;
+    out->problem.mode = MMT_MODE_F32X3;
+    mmt_err before = ctx->err; /* a missing family is no failure: it leaves no message */
+    mmt_status st = serve_mode(ctx, MMT_MODE_F32X3, &out->sv);
+    if (st == MMT_UNSUPPORTED) {
+        ctx->err = before;
+        return MMT_OK;
+    }
+    FORWARD_IF_ERROR(st);
+    mmt_space_env env = env_of(ctx, &out->problem, k);
+    *found = mmt_lookup_tuned(out->sv->family->space, out->sv->bests, out->sv->n_bests, &env, &out->cfg, &out->how,
+                              &out->gflops);
+    return MMT_OK;
+}
+
+/* What a call runs: from the table, or chosen, built and loaded once. Called under the lock. */
+static mmt_status find_entry(mmt_ctx *ctx, const call_key *k, entry **out)
+{
+    unsigned b = key_hash(k);
     for (entry *e = ctx->buckets[b]; e; e = e->next)
-        if (same_problem(&e->problem, p)) {
+        if (same_key(&e->key, k)) {
             *out = e;
             return MMT_OK;
         }
-    served *sv;
-    FORWARD_IF_ERROR(serve_mode(ctx, p->mode, &sv));
-    const mmt_space *s = sv->family->space;
-    mmt_space_env env = {.problem = p, .device = &ctx->dev};
+    pick pk = {.problem = k->problem};
+    FORWARD_IF_ERROR(serve_mode(ctx, k->problem.mode, &pk.sv));
+    mmt_space_env env = env_of(ctx, &pk.problem, k);
+    FORWARD_IF_ERROR(mmt_lookup_choose(pk.sv->family->space, pk.sv->bests, pk.sv->n_bests, &env, &pk.cfg, &pk.how,
+                                       &pk.gflops, &ctx->err));
+    if (k->allow_f32x3) {
+        pick rival;
+        int found;
+        FORWARD_IF_ERROR(pick_f32x3(ctx, k, &rival, &found));
+        if (found && rival.gflops > pk.gflops) pk = rival;
+    }
+
+    const mmt_space *s = pk.sv->family->space;
+    env = env_of(ctx, &pk.problem, k);
     entry *e = calloc(1, sizeof *e);
     RETURN_ERROR_IF(!e, &ctx->err, MMT_OUT_OF_MEMORY, "out of memory");
-    mmt_config cfg;
     char defines[4096];
-    mmt_status st = mmt_lookup_choose(s, sv->bests, sv->n_bests, &env, &cfg, &e->choice, &ctx->err);
-    if (st == MMT_OK) st = mmt_kernel_defines(s, &cfg, &env, defines, sizeof defines, &ctx->err);
-    if (st == MMT_OK) st = mmt_space_geometry(s, &cfg, &env, &e->geometry, &ctx->err);
-    if (st == MMT_OK) st = load_module(ctx, sv->family, defines, &e->mod);
+    mmt_status st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &ctx->err);
+    if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, &ctx->err);
+    if (st == MMT_OK) st = load_module(ctx, pk.sv->family, defines, &e->mod);
     if (st != MMT_OK) {
         free(e);
         return st;
     }
-    e->problem = *p;
-    mmt_config_format(s, &cfg, e->params, sizeof e->params);
+    e->key = *k;
+    e->choice = pk.how;
+    mmt_config_format(s, &pk.cfg, e->params, sizeof e->params);
     e->next = ctx->buckets[b];
     ctx->buckets[b] = e;
     *out = e;
@@ -224,38 +314,91 @@ static int ld_ok(mmt_layout layout, int64_t rows, int64_t cols, int64_t ld)
     return ld >= (need > 1 ? need : 1);
 }
 
-static mmt_status gemm(mmt_ctx *ctx, mmt_dtype dtype, mmt_layout layout, mmt_transpose ta, mmt_transpose tb,
-                       int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                       int64_t ldb, double beta, void *c, int64_t ldc)
+static const char *compute_name(mmt_compute c)
+{
+    return c == MMT_COMPUTE_NATIVE ? "MMT_COMPUTE_NATIVE" : c == MMT_COMPUTE_TF32 ? "MMT_COMPUTE_TF32"
+                                                                                  : "MMT_COMPUTE_F32X3";
+}
+
+/* The descriptor as a problem (user layout, sizes to be filled in), or why there is none. */
+static mmt_status check_desc(mmt_ctx *ctx, const mmt_gemm_desc *d, mmt_problem *p)
+{
+    mmt_err *err = &ctx->err;
+    RETURN_ERROR_IF(!d, err, MMT_INVALID_ARGUMENT, "the descriptor is NULL");
+    RETURN_ERROR_IF(!mmt_dtype_name(d->ab_type), err, MMT_INVALID_ARGUMENT,
+                    "unknown ab_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16)", (int)d->ab_type);
+    RETURN_ERROR_IF(!mmt_dtype_name(d->c_type), err, MMT_INVALID_ARGUMENT,
+                    "unknown c_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16)", (int)d->c_type);
+    RETURN_ERROR_IF(d->compute != MMT_COMPUTE_NATIVE && d->compute != MMT_COMPUTE_TF32 &&
+                        d->compute != MMT_COMPUTE_F32X3,
+                    err, MMT_INVALID_ARGUMENT,
+                    "unknown compute %d (MMT_COMPUTE_NATIVE, MMT_COMPUTE_TF32, MMT_COMPUTE_F32X3)", (int)d->compute);
+    RETURN_ERROR_IF(d->layout != MMT_ROW_MAJOR && d->layout != MMT_COL_MAJOR, err, MMT_INVALID_ARGUMENT,
+                    "layout %d is neither MMT_ROW_MAJOR nor MMT_COL_MAJOR", (int)d->layout);
+    RETURN_ERROR_IF(d->trans_a != MMT_NO_TRANS && d->trans_a != MMT_TRANS, err, MMT_INVALID_ARGUMENT,
+                    "bad trans_a %d", (int)d->trans_a);
+    RETURN_ERROR_IF(d->trans_b != MMT_NO_TRANS && d->trans_b != MMT_TRANS, err, MMT_INVALID_ARGUMENT,
+                    "bad trans_b %d", (int)d->trans_b);
+    mmt_mode mode;
+    RETURN_ERROR_IF(mmt_mode_of(d->ab_type, d->compute, &mode) != 0, err, MMT_INVALID_ARGUMENT,
+                    "%s inputs cannot be computed with %s (TF32 and F32X3 take f32 inputs)",
+                    mmt_dtype_name(d->ab_type), compute_name(d->compute));
+    *p = (mmt_problem){.dtype = d->ab_type, .out = d->c_type, .mode = mode, .layout = d->layout,
+                       .trans_a = d->trans_a == MMT_TRANS, .trans_b = d->trans_b == MMT_TRANS};
+    const char *why = mmt_problem_check(p);
+    RETURN_ERROR_IF(why, err, MMT_INVALID_ARGUMENT, "c_type %s with ab_type %s: %s", mmt_dtype_name(d->c_type),
+                    mmt_dtype_name(d->ab_type), why);
+    return MMT_OK;
+}
+
+/* Every GEMM entry point ends here. sgemm: the call came through mmt_sgemm, whose policy
+ * may allow f32x3; mmt_gemm_ex runs exactly what its descriptor says. */
+static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n, int64_t k,
+                       double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                       int64_t ldc)
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_err *err = &ctx->err;
-    RETURN_ERROR_IF(layout != MMT_ROW_MAJOR && layout != MMT_COL_MAJOR, err, MMT_INVALID_ARGUMENT,
-                    "layout %d is neither MMT_ROW_MAJOR nor MMT_COL_MAJOR", (int)layout);
-    RETURN_ERROR_IF(ta != MMT_NO_TRANS && ta != MMT_TRANS, err, MMT_INVALID_ARGUMENT, "bad trans_a %d", (int)ta);
-    RETURN_ERROR_IF(tb != MMT_NO_TRANS && tb != MMT_TRANS, err, MMT_INVALID_ARGUMENT, "bad trans_b %d", (int)tb);
+    mmt_problem user;
+    FORWARD_IF_ERROR(check_desc(ctx, d, &user));
     RETURN_ERROR_IF(m < 0 || n < 0 || k < 0, err, MMT_INVALID_ARGUMENT, "negative size m=%lld n=%lld k=%lld",
                     (long long)m, (long long)n, (long long)k);
-    int tra = ta == MMT_TRANS, trb = tb == MMT_TRANS;
-    RETURN_ERROR_IF(!ld_ok(layout, tra ? k : m, tra ? m : k, lda), err, MMT_INVALID_ARGUMENT,
+    int tra = user.trans_a, trb = user.trans_b;
+    RETURN_ERROR_IF(!ld_ok(d->layout, tra ? k : m, tra ? m : k, lda), err, MMT_INVALID_ARGUMENT,
                     "lda=%lld is too small", (long long)lda);
-    RETURN_ERROR_IF(!ld_ok(layout, trb ? n : k, trb ? k : n, ldb), err, MMT_INVALID_ARGUMENT,
+    RETURN_ERROR_IF(!ld_ok(d->layout, trb ? n : k, trb ? k : n, ldb), err, MMT_INVALID_ARGUMENT,
                     "ldb=%lld is too small", (long long)ldb);
-    RETURN_ERROR_IF(!ld_ok(layout, m, n, ldc), err, MMT_INVALID_ARGUMENT, "ldc=%lld is too small", (long long)ldc);
-    if (m == 0 || n == 0) return MMT_OK;
+    RETURN_ERROR_IF(!ld_ok(d->layout, m, n, ldc), err, MMT_INVALID_ARGUMENT, "ldc=%lld is too small",
+                    (long long)ldc);
+    if (user.mode != MMT_MODE_F64) { /* the contract: alpha and beta are applied in fp32 */
+        alpha = (float)alpha;
+        beta = (float)beta;
+    }
+    if (m == 0 || n == 0) { /* nothing to compute, but an unserved mode says so whatever the size */
+        served *sv;
+        pthread_mutex_lock(&ctx->lock);
+        mmt_status st = serve_mode(ctx, user.mode, &sv);
+        pthread_mutex_unlock(&ctx->lock);
+        return st;
+    }
     RETURN_ERROR_IF(!c, err, MMT_INVALID_ARGUMENT, "C is NULL");
     RETURN_ERROR_IF(k > 0 && alpha != 0 && (!a || !b), err, MMT_INVALID_ARGUMENT, "A or B is NULL");
 
-    mmt_problem user = {.dtype = dtype, .out = dtype, .mode = (mmt_mode)dtype, .layout = layout, .trans_a = tra, .trans_b = trb, .m = m, .n = n, .k = k};
-    mmt_problem p = mmt_problem_normalise(&user);
-    int swap = layout == MMT_COL_MAJOR;
-    mmt_gemm_params gp = {.m = p.m, .n = p.n, .k = p.k, .lda = swap ? ldb : lda, .ldb = swap ? lda : ldb,
-                          .ldc = ldc, .trans_a = p.trans_a, .trans_b = p.trans_b, .alpha = alpha, .beta = beta,
-                          .a = swap ? b : a, .b = swap ? a : b, .c = c};
+    user.m = m, user.n = n, user.k = k;
+    call_key key = {.problem = mmt_problem_normalise(&user)};
+    int swap = d->layout == MMT_COL_MAJOR;
+    mmt_gemm_params gp = {.m = key.problem.m, .n = key.problem.n, .k = key.problem.k, .lda = swap ? ldb : lda,
+                          .ldb = swap ? lda : ldb, .ldc = ldc, .trans_a = key.problem.trans_a,
+                          .trans_b = key.problem.trans_b, .alpha = alpha, .beta = beta, .a = swap ? b : a,
+                          .b = swap ? a : b, .c = c};
+    const int es = mmt_dtype_size(user.dtype);
+    key.align_a = mmt_align_bytes((uintptr_t)gp.a, gp.lda * es);
+    key.align_b = mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es);
 
     pthread_mutex_lock(&ctx->lock);
+    key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
     entry *e;
-    mmt_status st = find_entry(ctx, &p, &e);
+    mmt_status st = find_entry(ctx, &key, &e);
     if (st == MMT_OK) {
         ctx->last_choice = e->choice;
         snprintf(ctx->last_config, sizeof ctx->last_config, "%s", e->params);
@@ -265,16 +408,24 @@ static mmt_status gemm(mmt_ctx *ctx, mmt_dtype dtype, mmt_layout layout, mmt_tra
     return ctx->be->launch(e->mod, &gp, &e->geometry, ctx->stream, err);
 }
 
+mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
+                       const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
+{
+    return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 mmt_status mmt_sgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b, int64_t m,
                      int64_t n, int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                      float beta, float *c, int64_t ldc)
 {
-    return gemm(ctx, MMT_F32, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    mmt_gemm_desc d = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, layout, trans_a, trans_b};
+    return gemm(ctx, &d, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 mmt_status mmt_dgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b, int64_t m,
                      int64_t n, int64_t k, double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
                      double beta, double *c, int64_t ldc)
 {
-    return gemm(ctx, MMT_F64, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    mmt_gemm_desc d = {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE, layout, trans_a, trans_b};
+    return gemm(ctx, &d, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

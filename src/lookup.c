@@ -10,13 +10,16 @@ double mmt_lookup_distance(const mmt_problem *a, const mmt_problem *b)
     return dm * dm + dn * dn + dk * dk;
 }
 
+/* A configuration tuned for another kind computes something else (another mode) or was
+ * timed for another memory pattern (transposes, output type): never borrowed. */
 static int same_kind(const mmt_problem *a, const mmt_problem *b)
 {
-    return a->dtype == b->dtype && a->trans_a == b->trans_a && a->trans_b == b->trans_b;
+    return a->dtype == b->dtype && a->out == b->out && a->mode == b->mode && a->trans_a == b->trans_a &&
+           a->trans_b == b->trans_b;
 }
 
-mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size_t n, const mmt_space_env *env,
-                             mmt_config *out, mmt_choice *how, mmt_err *err)
+int mmt_lookup_tuned(const mmt_space *s, const mmt_best_rec *bests, size_t n, const mmt_space_env *env,
+                     mmt_config *out, mmt_choice *how, double *gflops)
 {
     const mmt_problem *p = env->problem;
     double best_d = INFINITY;
@@ -28,21 +31,37 @@ mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size
         if (d >= best_d) continue;
         mmt_config c;
         int valid = 0;
-        /* A stored config the space no longer accepts, or one invalid for this shape
-         * (an EVEN fast path, say), is passed over. */
+        /* A stored config the space no longer accepts, or one invalid for this shape or
+         * these operands (an EVEN fast path, aligned loads), is passed over. */
         if (mmt_config_parse(s, bests[i].params, &c, NULL) != MMT_OK) continue;
         if (mmt_space_check(s, &c, env, &valid, NULL, NULL) != MMT_OK || !valid) continue;
         *out = c;
         best_d = d;
+        if (gflops) *gflops = bests[i].gflops;
         found = 1;
     }
-    if (found) {
-        *how = best_d == 0.0 ? MMT_CHOICE_EXACT : MMT_CHOICE_NEAREST;
-        return MMT_OK;
-    }
+    if (found) *how = best_d == 0.0 ? MMT_CHOICE_EXACT : MMT_CHOICE_NEAREST;
+    return found;
+}
+
+mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size_t n, const mmt_space_env *env,
+                             mmt_config *out, mmt_choice *how, double *gflops, mmt_err *err)
+{
+    if (mmt_lookup_tuned(s, bests, n, env, out, how, gflops)) return MMT_OK;
+    if (gflops) *gflops = 0;
     mmt_space_default(s, out);
     int valid = 0;
     FORWARD_IF_ERROR(mmt_space_check(s, out, env, &valid, NULL, err));
+    if (!valid && (env->align_a || env->align_b)) {
+        mmt_space_env dense = *env;
+        dense.align_a = dense.align_b = 0;
+        if (mmt_space_check(s, out, &dense, &valid, NULL, NULL) == MMT_OK && valid)
+            return mmt_err_set(err, MMT_UNSUPPORTED,
+                               "%s: no tuned configuration fits, and the default does not accept A aligned to %d "
+                               "bytes and B to %d (the alignment of pointer and row pitch)",
+                               s->file, env->align_a, env->align_b);
+        valid = 0;
+    }
     RETURN_ERROR_IF(!valid, err, MMT_INTERNAL, "%s: the default configuration is not valid for this problem",
                     s->file);
     *how = MMT_CHOICE_DEFAULT;

@@ -1,7 +1,9 @@
 /* lookup.h - which configuration runs a problem: the tuned one for exactly this problem,
- * else the nearest tuned problem's (same dtype and transposes of the row-major form,
- * distance in log M, log N, log K) whose configuration is valid here, else the space's
- * default. Problems are compared in their row-major form, which is what kernels run. */
+ * else the nearest tuned problem's (same input type, output type, mode and transposes of
+ * the row-major form; distance in log M, log N, log K) whose configuration is valid here,
+ * else the space's default. Problems are compared in their row-major form, which is what
+ * kernels run; validity is checked with the caller's env, so a configuration that needs
+ * aligned rows is passed over for operands that are not. */
 #ifndef MMT_LOOKUP_H
 #define MMT_LOOKUP_H
 
@@ -10,11 +12,20 @@
 #include "space.h"
 #include "store.h"
 
-/* env->problem is the normalised problem to run. On success *out is valid for it. */
-mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size_t n, const mmt_space_env *env,
-                             mmt_config *out, mmt_choice *how, mmt_err *err);
+/* The tuned choice only: 1 with *out, *how (EXACT or NEAREST) and *gflops (the entry's
+ * recorded GFLOP/s; may be NULL), or 0 if no tuned entry fits env->problem. */
+int mmt_lookup_tuned(const mmt_space *s, const mmt_best_rec *bests, size_t n, const mmt_space_env *env,
+                     mmt_config *out, mmt_choice *how, double *gflops);
 
-/* The distance between two problems of the same dtype and transposes (row-major forms). */
+/* env->problem is the normalised problem to run. On success *out is valid for it, *how
+ * says which rule chose it and *gflops (may be NULL) is the recorded GFLOP/s of the tuned
+ * entry chosen, 0 for the default. A default that the operands' alignment rules out is
+ * MMT_UNSUPPORTED (with the alignment in the message); one invalid for dense storage is a
+ * broken space (MMT_INTERNAL). */
+mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size_t n, const mmt_space_env *env,
+                             mmt_config *out, mmt_choice *how, double *gflops, mmt_err *err);
+
+/* The distance between two problems of the same kind (row-major forms). */
 double mmt_lookup_distance(const mmt_problem *a, const mmt_problem *b);
 
 #endif

@@ -55,6 +55,11 @@ int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out)
     return 0;
 }
 
+mmt_compute mmt_mode_compute(mmt_mode mode)
+{
+    return mode == MMT_MODE_TF32 ? MMT_COMPUTE_TF32 : mode == MMT_MODE_F32X3 ? MMT_COMPUTE_F32X3 : MMT_COMPUTE_NATIVE;
+}
+
 const char *mmt_layout_name(mmt_layout layout) { return layout == MMT_COL_MAJOR ? "col" : "row"; }
 
 int mmt_layout_parse(const char *name, mmt_layout *out)

@@ -45,6 +45,8 @@ int mmt_mode_parse(const char *name, mmt_mode *out);
 mmt_dtype mmt_mode_dtype(mmt_mode mode);
 /* The mode of an input type computed a given way; -1 if there is none (f64 in tf32). */
 int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out);
+/* How a mode computes (the inverse of mmt_mode_of, with mmt_mode_dtype). */
+mmt_compute mmt_mode_compute(mmt_mode mode);
 
 /* "row", "col". */
 const char *mmt_layout_name(mmt_layout layout);

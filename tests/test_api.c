@@ -1,6 +1,7 @@
 /* test_api.c - the public API on the CPU: BLAS semantics for both layouts and every
- * transpose, argument errors that write nothing, and the lookup order exact -> nearest ->
- * default against a real database file. */
+ * transpose, argument errors that write nothing, mmt_gemm_ex and its descriptor checks,
+ * the sgemm policy and MMTUNE_SGEMM, and the lookup order exact -> nearest -> default
+ * against a real database file. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,135 @@ static void test_errors(void)
     CHECK(strlen(mmt_version_string()) >= 5);
 }
 
+/* mmt_gemm_ex on the CPU: the native modes run the kernels of mmt_sgemm / mmt_dgemm (the
+ * same bits), every descriptor no kernel can serve is refused and writes nothing, and a
+ * mode without a CPU template is MMT_UNSUPPORTED. */
+static void test_gemm_ex(void)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/none.db", dir);
+    setenv("MMTUNE_DB", db, 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    enum { M = 37, N = 29, K = 41, LDA = K + 3, LDB = K + 1, LDC = N + 2 };
+    for (int f64 = 0; f64 < 2; f64++) {
+        size_t es = f64 ? 8 : 4;
+        void *a = gc_matrix(f64, 0, M, K, LDA, 0), *b = gc_matrix(f64, 0, N, K, LDB, 0);
+        void *c1 = gc_matrix(f64, 0, M, N, LDC, 0), *c2 = malloc(es * M * LDC);
+        memcpy(c2, c1, es * M * LDC);
+        /* B transposed: stored N x K, as column-major K x N would be */
+        mmt_status s1 = f64 ? mmt_dgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS, M, N, K, 0.75, a, LDA, b, LDB,
+                                        -1.25, c1, LDC)
+                            : mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS, M, N, K, 0.75f, a, LDA, b, LDB,
+                                        -1.25f, c1, LDC);
+        mmt_gemm_desc d = {f64 ? MMT_F64 : MMT_F32, f64 ? MMT_F64 : MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR,
+                           MMT_NO_TRANS, MMT_TRANS};
+        mmt_status s2 = mmt_gemm_ex(ctx, &d, M, N, K, 0.75, a, LDA, b, LDB, -1.25, c2, LDC);
+        CHECK_EQ_INT(s1, MMT_OK);
+        CHECK_EQ_INT(s2, MMT_OK);
+        CHECK(memcmp(c1, c2, es * M * LDC) == 0);
+        free(a), free(b), free(c1), free(c2);
+    }
+
+    float a[16], b[16], c[16];
+    for (int i = 0; i < 16; i++) a[i] = b[i] = 1, c[i] = 42;
+    typedef struct bad_desc {
+        mmt_gemm_desc d;
+        mmt_status want;
+        const char *says; /* in mmt_last_error */
+    } bad_desc;
+    const mmt_gemm_desc ok = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    bad_desc bad[] = {
+        {ok, MMT_UNSUPPORTED, "bf16"},         /* bf16: no CPU template */
+        {ok, MMT_UNSUPPORTED, "f16"},
+        {ok, MMT_UNSUPPORTED, "tf32"},
+        {ok, MMT_UNSUPPORTED, "f32x3"},
+        {ok, MMT_INVALID_ARGUMENT, "MMT_COMPUTE_TF32"}, /* f64 with TF32 */
+        {ok, MMT_INVALID_ARGUMENT, "c_type bf16"},      /* f32 inputs, bf16 output */
+        {ok, MMT_INVALID_ARGUMENT, "c_type f64"},       /* bf16 inputs, f64 output */
+        {ok, MMT_INVALID_ARGUMENT, "MMT_COMPUTE_F32X3"}, /* f16 with F32X3 */
+        {ok, MMT_INVALID_ARGUMENT, "ab_type 9"},
+        {ok, MMT_INVALID_ARGUMENT, "c_type -1"},
+        {ok, MMT_INVALID_ARGUMENT, "compute 3"},
+        {ok, MMT_INVALID_ARGUMENT, "layout 0"},
+        {ok, MMT_INVALID_ARGUMENT, "trans_a"},
+        {ok, MMT_INVALID_ARGUMENT, "trans_b"},
+    };
+    bad[0].d.ab_type = MMT_BF16;
+    bad[1].d.ab_type = MMT_F16, bad[1].d.c_type = MMT_F16;
+    bad[2].d.compute = MMT_COMPUTE_TF32;
+    bad[3].d.compute = MMT_COMPUTE_F32X3;
+    bad[4].d.ab_type = bad[4].d.c_type = MMT_F64, bad[4].d.compute = MMT_COMPUTE_TF32;
+    bad[5].d.c_type = MMT_BF16;
+    bad[6].d.ab_type = MMT_BF16, bad[6].d.c_type = MMT_F64;
+    bad[7].d.ab_type = MMT_F16, bad[7].d.compute = MMT_COMPUTE_F32X3;
+    bad[8].d.ab_type = (mmt_dtype)9;
+    bad[9].d.c_type = (mmt_dtype)-1;
+    bad[10].d.compute = (mmt_compute)3;
+    bad[11].d.layout = (mmt_layout)0;
+    bad[12].d.trans_a = (mmt_transpose)0;
+    bad[13].d.trans_b = (mmt_transpose)113;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mmt_status st = mmt_gemm_ex(ctx, &bad[i].d, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);
+        if (st != bad[i].want || !strstr(mmt_last_error(ctx), bad[i].says))
+            fprintf(stderr, "case %zu: status %d, message '%s'\n", i, (int)st, mmt_last_error(ctx));
+        CHECK_EQ_INT(st, bad[i].want);
+        CHECK(strstr(mmt_last_error(ctx), bad[i].says) != NULL);
+    }
+    /* unsupported whatever the size, and BLAS argument errors come first */
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &bad[0].d, 0, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_UNSUPPORTED);
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &bad[0].d, 4, 4, 4, 1.0, a, 3, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, NULL, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "NULL") != NULL);
+    CHECK_EQ_INT(mmt_gemm_ex(NULL, &ok, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &ok, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, NULL, 4), MMT_INVALID_ARGUMENT);
+    for (int i = 0; i < 16; i++) CHECK(c[i] == 42); /* nothing written */
+    /* operands that are not 16-byte aligned (pointer and pitch) are looked up as such and
+     * computed right */
+    CHECK(api_case(ctx, 0, 0, 0, 0, 33, 17, 65, 1, 0) <= gc_bound(0, 65));
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &ok, 3, 3, 3, 1.0, a + 1, 3, b + 1, 3, 0.0, c + 1, 3), MMT_OK);
+    for (int i = 1; i < 10; i++) CHECK(c[i] == 3);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_DB");
+}
+
+/* The sgemm policy: on the CPU there is no f32x3 family, so allowing it is plain fp32 (no
+ * error); the environment variable is checked when a context opens. */
+static void test_policy(void)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/none.db", dir);
+    setenv("MMTUNE_DB", db, 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    CHECK_EQ_INT(mmt_set_sgemm_policy(ctx, MMT_SGEMM_ALLOW_F32X3), MMT_OK);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 64, 64, 64, 1, 0) <= gc_bound(0, 64));
+    CHECK_EQ_STR(mmt_last_error(ctx), ""); /* the missing f32x3 family is no failure */
+    CHECK(api_case(ctx, 0, 1, 1, 0, 33, 17, 65, -0.5, 1.5) <= gc_bound(0, 65));
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_DEFAULT);
+    CHECK_EQ_INT(mmt_set_sgemm_policy(ctx, (mmt_sgemm_policy)7), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "policy") != NULL);
+    CHECK_EQ_INT(mmt_set_sgemm_policy(ctx, MMT_SGEMM_F32), MMT_OK);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 64, 64, 64, 1, 0) <= gc_bound(0, 64));
+    CHECK_EQ_INT(mmt_set_sgemm_policy(NULL, MMT_SGEMM_F32), MMT_INVALID_ARGUMENT);
+    mmt_close(ctx);
+
+    setenv("MMTUNE_SGEMM", "bogus", 1);
+    ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "MMTUNE_SGEMM") != NULL);
+    mmt_close(ctx);
+    setenv("MMTUNE_SGEMM", "f32x3", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    CHECK(api_case(ctx, 0, 0, 1, 1, 65, 63, 129, 1, 0) <= gc_bound(0, 129));
+    mmt_close(ctx);
+    setenv("MMTUNE_SGEMM", "f32", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_SGEMM");
+    unsetenv("MMTUNE_DB");
+}
+
 /* A database with one tuned f32 problem, written through the store as mmtune does. */
 static void make_db(const char *path, const char *params)
 {
@@ -177,6 +307,12 @@ static void test_lookup(void)
     CHECK(api_case(ctx, 0, 0, 0, 0, 300, 200, 250, 1, 0) <= gc_bound(0, 250));
     CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_NEAREST);
     CHECK_EQ_STR(cfg, tuned);
+    /* allowing f32x3 where there is no f32x3 family keeps the tuned f32 kernel */
+    CHECK_EQ_INT(mmt_set_sgemm_policy(ctx, MMT_SGEMM_ALLOW_F32X3), MMT_OK);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(cfg, tuned);
+    CHECK_EQ_INT(mmt_set_sgemm_policy(ctx, MMT_SGEMM_F32), MMT_OK);
     /* other transposes and dtypes have no tuned neighbour */
     CHECK(api_case(ctx, 0, 0, 1, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
     CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_DEFAULT);
@@ -190,6 +326,8 @@ int main(void)
 {
     CHECK(mkdtemp(dir) != NULL);
     test_errors();
+    test_gemm_ex();
+    test_policy();
     test_semantics();
     test_lookup();
     char cmd[700];

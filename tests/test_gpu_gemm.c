@@ -2,8 +2,9 @@
  * space's default and a sample of its configs (split-K and EVEN ones among them), f32
  * and f64, odd shapes, every transpose, padded leading dimensions and the BLAS alpha/beta
  * rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), against a long double
- * host reference; the reference kernel gemm_ref.cu and the cuBLAS wrapper likewise.
- * Exits 77 (skipped) without a GPU. */
+ * host reference; the reference kernel gemm_ref.cu for every input type (f32, f64, bf16,
+ * f16) and the cuBLAS wrapper for every mode (bf16 and f16 with f32 and 16-bit C, tf32,
+ * f32x3's SGEMM baseline) likewise. Exits 77 (skipped) without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,20 +37,21 @@ static const mmt_backend *be;
 static mmt_device_info dev;
 
 /* Runs one GEMM: fn launches it on device copies; returns the relative error (INFINITY if
- * the padding of C changed or a call failed). */
+ * the padding of C changed or a call failed). A and B are of type abt, C of type ct. */
 typedef mmt_status (*gemm_fn)(void *user, const mmt_gemm_params *p, mmt_err *err);
 
-static double run_case(gemm_fn fn, void *user, int f64, shape s, int ta, int tb, ab c)
+static double run_case_t(gemm_fn fn, void *user, mmt_dtype abt, mmt_dtype ct, shape s, int ta, int tb, ab c)
 {
     int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
     int64_t lda = ac + 3, ldb = bc + 1, ldc = s.n + 2; /* padded: leading dims are honoured */
-    size_t es = f64 ? 8 : 4, asz = es * ar * lda, bsz = es * br * ldb, csz = es * s.m * ldc;
-    void *a = gc_matrix(f64, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix(f64, 0, br, bc, ldb, c.nan_ab);
-    void *cm = gc_matrix(f64, 0, s.m, s.n, ldc, c.nan_c);
+    size_t es = (size_t)mmt_dtype_size(abt), esc = (size_t)mmt_dtype_size(ct);
+    size_t asz = es * ar * lda, bsz = es * br * ldb, csz = esc * s.m * ldc;
+    void *a = gc_matrix_t(abt, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix_t(abt, 0, br, bc, ldb, c.nan_ab);
+    void *cm = gc_matrix_t(ct, 0, s.m, s.n, ldc, c.nan_c);
     void *c0 = malloc(csz ? csz : 1);
     memcpy(c0, cm, csz);
     double *ref = gc_ref_alloc(s.m, s.n);
-    gc_reference(f64, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
+    gc_reference_t(abt, ct, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
 
     double e = INFINITY;
     mmt_err err;
@@ -61,10 +63,10 @@ static double run_case(gemm_fn fn, void *user, int f64, shape s, int ta, int tb,
                              .trans_b = tb, .alpha = c.alpha, .beta = c.beta, .a = da, .b = db, .c = dc};
         if (fn(user, &p, &err) == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
             be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
-            e = gc_rel_error(f64, 0, s.m, s.n, cm, ldc, ref);
+            e = gc_rel_error_t(ct, 0, s.m, s.n, cm, ldc, ref);
             for (int64_t i = 0; i < s.m; i++) /* the padding past each row of C is untouched */
                 for (int64_t j = s.n; j < ldc; j++) {
-                    double x = gc_get(cm, f64, 0, ldc, i, j), y = gc_get(c0, f64, 0, ldc, i, j);
+                    double x = gc_get_t(cm, ct, 0, ldc, i, j), y = gc_get_t(c0, ct, 0, ldc, i, j);
                     if (x != y && !(isnan(x) && isnan(y))) e = INFINITY;
                 }
         } else {
@@ -76,6 +78,11 @@ static double run_case(gemm_fn fn, void *user, int f64, shape s, int ta, int tb,
     be->free(da), be->free(db), be->free(dc);
     free(a), free(b), free(cm), free(c0), free(ref);
     return e;
+}
+
+static double run_case(gemm_fn fn, void *user, int f64, shape s, int ta, int tb, ab c)
+{
+    return run_case_t(fn, user, gc_type(f64), gc_type(f64), s, ta, tb, c);
 }
 
 /* ---- template instances ------------------------------------------------------------------ */
@@ -200,7 +207,18 @@ static mmt_status launch_ref(void *user, const mmt_gemm_params *p, mmt_err *err)
     return be->launch(mod, p, &g, NULL, err);
 }
 
-static void test_ref(int f64)
+/* One build of the reference: its definitions and the input type they select. */
+typedef struct ref_variant {
+    const char *defines;
+    mmt_dtype ab;
+} ref_variant;
+
+static const ref_variant ref_variants[] = {
+    {"MMT_AB=0", MMT_F32},         {"MMT_AB=1", MMT_F64}, {"MMT_AB=2", MMT_BF16}, {"MMT_AB=3", MMT_F16},
+    {"MMT_DTYPE_F64=0", MMT_F32}, {"MMT_DTYPE_F64=1", MMT_F64}, /* the older spelling */
+};
+
+static void test_ref(const ref_variant *v)
 {
     char *src = NULL;
     size_t srcsize;
@@ -209,9 +227,10 @@ static void test_ref(int f64)
     char *log = NULL;
     mmt_module *mod = NULL;
     mmt_err err;
+    const char *name = mmt_dtype_name(v->ab);
     CHECK_OK(mmt_resource_read("templates/cuda/gemm_ref.cu", &src, &srcsize, &err), &err);
     if (!src) return;
-    CHECK_OK(be->compile(&dev, src, f64 ? "MMT_DTYPE_F64=1" : "MMT_DTYPE_F64=0", &bin, &size, &log, &err), &err);
+    CHECK_OK(be->compile(&dev, src, v->defines, &bin, &size, &log, &err), &err);
     free(src);
     free(log);
     if (!bin) return;
@@ -226,10 +245,11 @@ static void test_ref(int f64)
             int64_t ar = t & 1 ? s.k : s.m, ac = t & 1 ? s.m : s.k, br = t >> 1 ? s.n : s.k,
                     bc = t >> 1 ? s.k : s.n;
             int64_t lda = ac + 1, ldb = bc + 2;
-            size_t es = f64 ? 8 : 4, asz = es * ar * lda, bsz = es * br * ldb, wsz = 8 * s.m * s.n;
-            void *a = gc_matrix(f64, 0, ar, ac, lda, 0), *b = gc_matrix(f64, 0, br, bc, ldb, 0);
+            size_t es = (size_t)mmt_dtype_size(v->ab), asz = es * ar * lda, bsz = es * br * ldb,
+                   wsz = 8 * s.m * s.n;
+            void *a = gc_matrix_t(v->ab, 0, ar, ac, lda, 0), *b = gc_matrix_t(v->ab, 0, br, bc, ldb, 0);
             double *ref = gc_ref_alloc(s.m, s.n), *out = malloc(wsz);
-            gc_reference(f64, 0, t & 1, t >> 1, s.m, s.n, s.k, 1.0, a, lda, b, ldb, 0.0, NULL, 1, ref);
+            gc_reference_t(v->ab, MMT_F64, 0, t & 1, t >> 1, s.m, s.n, s.k, 1.0, a, lda, b, ldb, 0.0, NULL, 1, ref);
             void *da = NULL, *db = NULL, *dw = NULL;
             double e = INFINITY;
             if (be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&
@@ -240,10 +260,10 @@ static void test_ref(int f64)
                                      .workspace = dw, .workspace_size = (int64_t)wsz};
                 if (launch_ref(mod, &p, &err) == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
                     be->copy(out, dw, wsz, MMT_D2H, &err) == MMT_OK)
-                    e = gc_rel_error(1, 0, s.m, s.n, out, s.n, ref);
+                    e = gc_rel_error_t(MMT_F64, 0, s.m, s.n, out, s.n, ref);
             }
             if (!(e <= 1e-15)) {
-                fprintf(stderr, "ref %s %lldx%lldx%lld t=%d: rel error %g (%s)\n", f64 ? "f64" : "f32",
+                fprintf(stderr, "ref %s (%s) %lldx%lldx%lld t=%d: rel error %g (%s)\n", name, v->defines,
                         (long long)s.m, (long long)s.n, (long long)s.k, t, e, err.msg);
                 bad++;
             }
@@ -251,7 +271,7 @@ static void test_ref(int f64)
             free(a), free(b), free(ref), free(out);
         }
     CHECK_EQ_INT(bad, 0);
-    printf("ref %s ok\n", f64 ? "f64" : "f32");
+    printf("ref %s (%s) ok\n", name, v->defines);
     be->unload(mod);
 }
 
@@ -259,14 +279,30 @@ static void test_ref(int f64)
 
 typedef struct cublas_call {
     mmt_cublas *cb;
-    mmt_dtype dtype;
+    mmt_mode mode;
+    mmt_dtype out;
 } cublas_call;
 
 static mmt_status launch_cublas(void *user, const mmt_gemm_params *p, mmt_err *err)
 {
     cublas_call *c = user;
-    return mmt_cublas_gemm(c->cb, c->dtype, p, NULL, err);
+    return mmt_cublas_gemm(c->cb, c->mode, c->out, p, NULL, err);
 }
+
+/* A mode cuBLAS is checked in: its input and output types. */
+typedef struct cublas_mode {
+    mmt_mode mode;
+    mmt_dtype out;
+} cublas_mode;
+
+static const cublas_mode cublas_modes[] = {
+    {MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},   {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_BF16, MMT_BF16},
+    {MMT_MODE_F16, MMT_F32},   {MMT_MODE_F16, MMT_F16},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32},
+};
+
+/* cublasGemmEx (bf16, f16, tf32) is held to the documented beta == 0 rule (C is not read)
+ * but not to BLAS's alpha == 0 one: A and B stay finite there. */
+static const ab gemm_ex_cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 0}, {-1.5, 1.0, 0, 0}};
 
 static void test_cublas(void)
 {
@@ -281,21 +317,33 @@ static void test_cublas(void)
     if (!cb) return;
     printf("%s\n", mmt_cublas_name(cb));
     CHECK(strncmp(mmt_cublas_name(cb), "cuBLAS ", 7) == 0);
-    for (int f64 = 0; f64 < 2; f64++) {
-        cublas_call call = {cb, f64 ? MMT_F64 : MMT_F32};
+    for (size_t mi = 0; mi < sizeof cublas_modes / sizeof cublas_modes[0]; mi++) {
+        const cublas_mode *cm = &cublas_modes[mi];
+        cublas_call call = {cb, cm->mode, cm->out};
+        mmt_dtype in = mmt_mode_dtype(cm->mode);
+        int ex = cm->mode == MMT_MODE_BF16 || cm->mode == MMT_MODE_F16 || cm->mode == MMT_MODE_TF32;
+        const ab *cs = ex ? gemm_ex_cases : cases;
+        size_t n_cs = ex ? sizeof gemm_ex_cases / sizeof gemm_ex_cases[0] : sizeof cases / sizeof cases[0];
         int bad = 0;
+        char name[32];
+        snprintf(name, sizeof name, "%s->%s", mmt_mode_name(cm->mode), mmt_dtype_name(cm->out));
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
             for (int t = 0; t < 4; t++)
-                for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-                    double e = run_case(launch_cublas, &call, f64, shapes[si], t & 1, t >> 1, cases[ci]);
-                    if (!(e <= gc_bound(f64, shapes[si].k))) {
-                        fprintf(stderr, "cuBLAS %s %lldx%lldx%lld t=%d case %zu: rel error %g\n", f64 ? "f64" : "f32",
-                                (long long)shapes[si].m, (long long)shapes[si].n, (long long)shapes[si].k, t, ci, e);
+                for (size_t ci = 0; ci < n_cs; ci++) {
+                    double e = run_case_t(launch_cublas, &call, in, cm->out, shapes[si], t & 1, t >> 1, cs[ci]);
+                    if (!(e <= gc_bound_mode(cm->mode, cm->out, shapes[si].k))) {
+                        fprintf(stderr, "cuBLAS %s %lldx%lldx%lld t=%d case %zu: rel error %g (bound %g)\n", name,
+                                (long long)shapes[si].m, (long long)shapes[si].n, (long long)shapes[si].k, t, ci, e,
+                                gc_bound_mode(cm->mode, cm->out, shapes[si].k));
                         bad++;
                     }
                 }
         CHECK_EQ_INT(bad, 0);
+        printf("cuBLAS %s ok\n", name);
     }
+    /* a combination no GEMM has is refused before anything runs */
+    mmt_gemm_params p = {.m = 1, .n = 1, .k = 1, .lda = 1, .ldb = 1, .ldc = 1};
+    CHECK_EQ_INT(mmt_cublas_gemm(cb, MMT_MODE_BF16, MMT_F16, &p, NULL, &err), MMT_INVALID_ARGUMENT);
     mmt_cublas_close(cb);
 }
 
@@ -314,8 +362,7 @@ int main(void)
     CHECK_OK(be->probe(0, &dev, &err), &err);
     printf("%s %s | %s\n", dev.name, dev.arch, dev.fingerprint);
 
-    test_ref(0);
-    test_ref(1);
+    for (size_t i = 0; i < sizeof ref_variants / sizeof ref_variants[0]; i++) test_ref(&ref_variants[i]);
     test_cublas();
 
     mmt_family *fam = NULL;

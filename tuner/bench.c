@@ -6,33 +6,62 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "half.h"
 #include "kernel.h"
 #include "problem.h"
 #include "resource.h"
 
-static uint64_t next_random(uint64_t *s)
+/* Element i of a stream of random numbers (splitmix64 of a counter): any element can be
+ * made on its own, so large inputs fill in parallel. */
+static uint64_t random_at(uint64_t seed, uint64_t i)
 {
-    /* xorshift64*: cheap, and plenty for test data */
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1Dull;
+    uint64_t z = seed * 0xD1B54A32D192ED03ull + i + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
 }
 
-/* Uniform in [-1, 1), never all zero; a fixed seed per set keeps runs comparable. */
+/* Uniform in [-1, 1), rounded once to the storage type (bf16 and f16 as bit patterns), and
+ * never zero, so a kernel that skips work or writes zeros cannot pass; a fixed seed per
+ * set keeps runs comparable. */
 static void fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed)
 {
-    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < count; i++) {
-        double v = (double)(next_random(&s) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-        if (dt == MMT_F64) ((double *)buf)[i] = v;
-        else ((float *)buf)[i] = (float)v;
+        double v = (double)(random_at(seed, i) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+        if (v == 0) v = 0.5;
+        switch (dt) {
+        case MMT_F64: ((double *)buf)[i] = v; break;
+        case MMT_BF16: ((uint16_t *)buf)[i] = mmt_bf16_from_double(v); break;
+        case MMT_F16: ((uint16_t *)buf)[i] = mmt_f16_from_double(v); break;
+        default: ((float *)buf)[i] = (float)v; break;
+        }
     }
 }
 
+/* C full of its type's NaN before verification: an element a kernel leaves unwritten, or
+ * one it reads although beta is 0, shows. */
+static void fill_nan(void *buf, size_t count, mmt_dtype dt)
+{
+    for (size_t i = 0; i < count; i++) {
+        switch (dt) {
+        case MMT_F64: ((double *)buf)[i] = NAN; break;
+        case MMT_BF16: ((uint16_t *)buf)[i] = MMT_BF16_NAN; break;
+        case MMT_F16: ((uint16_t *)buf)[i] = MMT_F16_NAN; break;
+        default: ((float *)buf)[i] = NAN; break;
+        }
+    }
+}
+
+/* Element i of a buffer of any type, exactly. */
 static double elem(const void *buf, mmt_dtype dt, size_t i)
 {
-    return dt == MMT_F64 ? ((const double *)buf)[i] : (double)((const float *)buf)[i];
+    switch (dt) {
+    case MMT_F64: return ((const double *)buf)[i];
+    case MMT_BF16: return mmt_bf16_to_double(((const uint16_t *)buf)[i]);
+    case MMT_F16: return mmt_f16_to_double(((const uint16_t *)buf)[i]);
+    default: return ((const float *)buf)[i];
+    }
 }
 
 /* op(X) of set 0 as a dense row-major double matrix (rows x cols). */
@@ -46,8 +75,8 @@ static double *as_double(const void *x, mmt_dtype dt, int trans, int64_t rows, i
     return d;
 }
 
-/* R = A B in double. Products of floats are exact in double, so an f32 problem's
- * reference is good to far below f32 rounding. */
+/* R = A B in double. Products of floats (and of bf16 or f16 values) are exact in double,
+ * so the reference of any mode but f64 is good to far below fp32 rounding. */
 static void ref_gemm(const double *A, const double *B, double *R, int64_t m, int64_t n, int64_t k)
 {
     memset(R, 0, sizeof(double) * m * n);
@@ -93,10 +122,27 @@ __attribute__((optimize("fp-contract=off"))) static void ref_gemm_compensated(co
     }
 }
 
+/* The bound on the relative Frobenius error against the reference of the stored inputs:
+ *
+ *   bound = 8 sqrt(K) u_acc (twice that for f32x3) + 4 u_in + 2 u_out
+ *
+ *   u_acc  the accumulation: 2^-53 for f64, 2^-24 for everything else (fp32 accumulation,
+ *          on tensor cores too); f32x3 adds the rounding of its three products and of the
+ *          split, hence the factor 2 on its fp32-level accuracy;
+ *   u_in   rounding the inputs inside the kernel: 2^-11 for tf32 (10 stored mantissa bits;
+ *          a product of two rounded inputs errs by about 2 u_in), else 0: bf16 and f16
+ *          inputs are exact, the reference reads the same stored values;
+ *   u_out  rounding C when it is narrower than fp32: 2^-8 for bf16, 2^-11 for f16, else 0.
+ *
+ * sqrt(K): rounding errors of random signs grow like a random walk; the factor 8 leaves
+ * room for blocked and split-K summation orders without letting a wrong kernel through. */
 double mmt_bench_error_bound(const mmt_problem *p)
 {
-    double u = p->dtype == MMT_F64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
-    return 8.0 * sqrt((double)(p->k > 1 ? p->k : 1)) * u;
+    const double u_acc = p->mode == MMT_MODE_F64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
+    const double u_in = p->mode == MMT_MODE_TF32 ? ldexp(1.0, -11) : 0.0;
+    const double u_out = p->out == MMT_BF16 ? ldexp(1.0, -8) : p->out == MMT_F16 ? ldexp(1.0, -11) : 0.0;
+    return 8.0 * sqrt((double)(p->k > 1 ? p->k : 1)) * u_acc * (p->mode == MMT_MODE_F32X3 ? 2 : 1) + 4.0 * u_in +
+           2.0 * u_out;
 }
 
 void mmt_bench_free(mmt_bench *b)
@@ -115,10 +161,10 @@ void mmt_bench_free(mmt_bench *b)
 }
 
 /* A backend that ships a reference template (templates/<backend>/gemm_ref.*, entry
- * mmt_gemm_ref64: op(A) op(B) accumulated in double, or double-double for f64, written as
- * doubles to the workspace; 16 x 16 blocks, one thread per element) computes the
- * reference of set 0 on its own device: a host reference of 8192^3 would take minutes.
- * *found is 0 if the backend has none (the host computes it). */
+ * mmt_gemm_ref64: op(A) op(B) of inputs of any type (MMT_AB) accumulated in double-double,
+ * written as doubles to the workspace; 16 x 16 blocks, one thread per element) computes
+ * the reference of set 0 on its own device, for every mode: a host reference of 8192^3
+ * would take minutes. *found is 0 if the backend has none (the host computes it). */
 static mmt_status device_reference(mmt_bench *b, int *found, mmt_err *err)
 {
     char prefix[64];
@@ -135,7 +181,7 @@ static mmt_status device_reference(mmt_bench *b, int *found, mmt_err *err)
     void *bin = NULL, *ws = NULL;
     char *log = NULL;
     mmt_module *mod = NULL;
-    snprintf(defines, sizeof defines, "MMT_DTYPE_F64=%d", p->dtype == MMT_F64);
+    snprintf(defines, sizeof defines, "MMT_AB=%d", (int)p->dtype);
     size_t bytes = sizeof(double) * p->m * p->n;
     mmt_status st = mmt_resource_read(path, &source, &n, err);
     if (st == MMT_OK)
@@ -170,13 +216,18 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
     b->p = mmt_problem_normalise(up);
     b->alpha = 1.0;
     const mmt_problem *p = &b->p;
-    size_t es = (size_t)mmt_dtype_size(p->dtype);
+    const char *bad = mmt_problem_check(p);
+    if (bad) {
+        free(b);
+        return mmt_err_set(err, MMT_INVALID_ARGUMENT, "bench: %s", bad);
+    }
+    size_t es = (size_t)mmt_dtype_size(p->dtype), es_c = (size_t)mmt_dtype_size(p->out);
     b->lda = p->trans_a ? p->m : p->k;
     b->ldb = p->trans_b ? p->k : p->n;
     b->ldc = p->n;
     b->a_bytes = es * p->m * p->k;
     b->b_bytes = es * p->k * p->n;
-    b->c_bytes = es * p->m * p->n;
+    b->c_bytes = es_c * p->m * p->n;
     size_t set_bytes = b->a_bytes + b->b_bytes + b->c_bytes;
     b->n_sets = (int)((2 * (size_t)cache_bytes + set_bytes - 1) / set_bytes);
     if (b->n_sets < 1) b->n_sets = 1;
@@ -194,7 +245,7 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         if (st != MMT_OK) break;
         fill_random(b->host_a, p->m * p->k, p->dtype, 3 * i + 1);
         fill_random(b->host_b, p->k * p->n, p->dtype, 3 * i + 2);
-        fill_random(b->host_c, p->m * p->n, p->dtype, 3 * i + 3);
+        fill_random(b->host_c, p->m * p->n, p->out, 3 * i + 3);
         st = be->copy(b->a[i], b->host_a, b->a_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->b[i], b->host_b, b->b_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->c[i], b->host_c, b->c_bytes, MMT_H2D, err);
@@ -239,10 +290,7 @@ mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, double *re
 {
     const mmt_problem *p = &b->p;
     int64_t count = p->m * p->n;
-    for (int64_t i = 0; i < count; i++) {
-        if (p->dtype == MMT_F64) ((double *)b->host_c)[i] = NAN;
-        else ((float *)b->host_c)[i] = NAN;
-    }
+    fill_nan(b->host_c, (size_t)count, p->out);
     FORWARD_IF_ERROR(b->be->copy(b->c[0], b->host_c, b->c_bytes, MMT_H2D, err));
     mmt_gemm_params g = params_of_set(b, 0, 0.0);
     FORWARD_IF_ERROR(fn(user, &g, b->stream, err));
@@ -250,7 +298,7 @@ mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, double *re
     FORWARD_IF_ERROR(b->be->copy(b->host_c, b->c[0], b->c_bytes, MMT_D2H, err));
     double s = 0;
     for (int64_t i = 0; i < count; i++) {
-        double d = elem(b->host_c, p->dtype, i) - b->alpha * b->ref[i];
+        double d = elem(b->host_c, p->out, i) - b->alpha * b->ref[i];
         s += d * d; /* NaN stays NaN */
     }
     double norm = b->ref_norm > 0 ? b->ref_norm : 1.0;

@@ -1,7 +1,9 @@
-/* bench.h - measuring one GEMM implementation on one problem: inputs on the device
- * (random, never zeros, several rotating sets so that small problems are not timed out of
- * the cache), verification against a host reference in higher precision with the output
- * poisoned by NaN first, and timing after warm-up until the median is stable. */
+/* bench.h - measuring one GEMM implementation on one problem of any mode: inputs on the
+ * device (random, of the problem's input type, never zeros, several rotating sets so that
+ * small problems are not timed out of the cache), verification against a reference in
+ * higher precision (on the device where the backend ships a reference kernel, else on
+ * the host) with C, of the output type, poisoned by its NaN first, and timing after
+ * warm-up until the median is stable. */
 #ifndef MMT_BENCH_H
 #define MMT_BENCH_H
 
@@ -17,7 +19,7 @@ typedef struct mmt_bench {
     mmt_problem p; /* row-major form */
     int n_sets, next_set;
     void *a[MMT_BENCH_MAX_SETS], *b[MMT_BENCH_MAX_SETS], *c[MMT_BENCH_MAX_SETS];
-    size_t a_bytes, b_bytes, c_bytes;
+    size_t a_bytes, b_bytes, c_bytes; /* A and B of p.dtype, C of p.out */
     int64_t lda, ldb, ldc;
     void *host_a, *host_b, *host_c; /* set 0 and a download buffer for C */
     double *ref;                     /* op(A) op(B) of set 0, m x n */
@@ -34,8 +36,9 @@ typedef struct mmt_timing {
     int stopped_early; /* clearly slower than the time to beat: measurement cut short */
 } mmt_timing;
 
-/* Allocates and fills the inputs of p (any layout: it is normalised) and computes the
- * reference. cache_bytes is the size of the caches to defeat (rotation covers twice it). */
+/* Allocates and fills the inputs of p (any layout: it is normalised; any mode: a problem
+ * that fails mmt_problem_check is MMT_INVALID_ARGUMENT) and computes the reference.
+ * cache_bytes is the size of the caches to defeat (rotation covers twice it). */
 mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, void *stream, const mmt_problem *p,
                            int64_t cache_bytes, mmt_bench **out, mmt_err *err);
 void mmt_bench_free(mmt_bench *b);
@@ -45,7 +48,8 @@ void mmt_bench_free(mmt_bench *b);
  * mmt_bench_error_bound (NaN never passes). */
 mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, double *rel_error, int *ok, mmt_err *err);
 
-/* The error bound for a problem: 8 sqrt(K) u, u the unit roundoff of the dtype. */
+/* The error bound for a problem, per mode (bench.c spells out the rule):
+ * 8 sqrt(K) u_acc (x2 for f32x3) + 4 u_in (tf32's input rounding) + 2 u_out (a 16-bit C). */
 double mmt_bench_error_bound(const mmt_problem *p);
 
 /* Times fn: one warm-up call, then samples until the median is stable (or the limits

@@ -11,6 +11,9 @@
 
 typedef void *cublas_handle;
 enum { CUBLAS_OK = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
+/* cudaDataType (library_types.h), cublasComputeType_t and cublasGemmAlgo_t (cublas_api.h) */
+enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
+enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_GEMM_DEFAULT = -1 };
 
 struct mmt_cublas {
     void *lib;
@@ -26,6 +29,10 @@ struct mmt_cublas {
                  const float *, float *, int);
     int (*dgemm)(cublas_handle, int, int, int, int, int, const double *, const double *, int, const double *, int,
                  const double *, double *, int);
+    /* handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+     * computeType, algo */
+    int (*gemm_ex)(cublas_handle, int, int, int, int, int, const void *, const void *, int, int, const void *, int,
+                   int, const void *, void *, int, int, int, int);
 };
 
 mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
@@ -49,7 +56,7 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
         {(void **)&cb->create, "cublasCreate_v2"},          {(void **)&cb->destroy, "cublasDestroy_v2"},
         {(void **)&cb->set_stream, "cublasSetStream_v2"},   {(void **)&cb->set_math_mode, "cublasSetMathMode"},
         {(void **)&cb->get_version, "cublasGetVersion_v2"}, {(void **)&cb->sgemm, "cublasSgemm_v2"},
-        {(void **)&cb->dgemm, "cublasDgemm_v2"},
+        {(void **)&cb->dgemm, "cublasDgemm_v2"},           {(void **)&cb->gemm_ex, "cublasGemmEx"},
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
         if (!(*syms[i].fn = dlsym(cb->lib, syms[i].sym))) {
@@ -89,8 +96,18 @@ void mmt_cublas_close(mmt_cublas *cb)
 
 const char *mmt_cublas_name(const mmt_cublas *cb) { return cb ? cb->name : "cuBLAS"; }
 
-mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_dtype dtype, const mmt_gemm_params *p, void *stream, mmt_err *err)
+/* cudaDataType of a 16-bit or f32 matrix; -1 for another type. */
+static int data_type(mmt_dtype t)
 {
+    return t == MMT_BF16 ? CUDA_R_16BF : t == MMT_F16 ? CUDA_R_16F : t == MMT_F32 ? CUDA_R_32F : -1;
+}
+
+mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
+                           mmt_err *err)
+{
+    const mmt_dtype in = mmt_mode_dtype(mode);
+    RETURN_ERROR_IF(!mmt_mode_name(mode) || (out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
+                    err, MMT_INVALID_ARGUMENT, "cuBLAS: no GEMM of mode %d with output type %d", (int)mode, (int)out);
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
                         p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
                     err, MMT_UNSUPPORTED, "cuBLAS takes 32-bit sizes");
@@ -104,14 +121,23 @@ mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_dtype dtype, const mmt_gemm_param
     int opb = p->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, opa = p->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     int m = (int)p->m, n = (int)p->n, k = (int)p->k;
     int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
-    if (dtype == MMT_F64) {
+    const char *what;
+    if (mode == MMT_MODE_F64) {
         double alpha = p->alpha, beta = p->beta;
+        what = "cublasDgemm";
         rc = cb->dgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
-    } else {
+    } else if (mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3) {
         float alpha = (float)p->alpha, beta = (float)p->beta;
+        what = "cublasSgemm";
         rc = cb->sgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
+    } else { /* bf16, f16, tf32: fp32 compute, so alpha and beta are floats */
+        float alpha = (float)p->alpha, beta = (float)p->beta;
+        int ab = data_type(in), ct = data_type(out);
+        int compute = mode == MMT_MODE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        what = "cublasGemmEx";
+        rc = cb->gemm_ex(cb->h, opb, opa, n, m, k, &alpha, p->b, ab, ldb, p->a, ab, lda, &beta, p->c, ct, ldc,
+                         compute, CUBLAS_GEMM_DEFAULT);
     }
-    RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "cublas%cgemm failed (status %d)", dtype == MMT_F64 ? 'D' : 'S',
-                    rc);
+    RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "%s (%s) failed (status %d)", what, mmt_mode_name(mode), rc);
     return MMT_OK;
 }

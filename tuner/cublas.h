@@ -1,11 +1,12 @@
 /* cublas.h - cuBLAS, opened with dlopen, as the vendor baseline on CUDA devices. The
  * handle uses the device's primary context (the one the CUDA backend launches in) and
- * cuBLAS's default math mode: plain FP32 SGEMM, no TF32 tensor cores. */
+ * cuBLAS's default math mode: plain FP32 SGEMM, no TF32 tensor cores unless a call asks
+ * for them (the tf32 mode). */
 #ifndef MMT_CUBLAS_H
 #define MMT_CUBLAS_H
 
 #include "backend.h"
-#include "mmtuned.h"
+#include "problem.h"
 
 typedef struct mmt_cublas mmt_cublas;
 
@@ -19,8 +20,16 @@ void mmt_cublas_close(mmt_cublas *cb);
 /* "cuBLAS 13.1.0"; owned by cb. */
 const char *mmt_cublas_name(const mmt_cublas *cb);
 
-/* The row-major GEMM of p (device pointers; alpha and beta as in BLAS) on stream (a
- * CUstream, NULL for the default stream); asynchronous. Sizes must fit in 32 bits. */
-mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_dtype dtype, const mmt_gemm_params *p, void *stream, mmt_err *err);
+/* The row-major GEMM of p (device pointers; alpha and beta as in BLAS) for a problem of
+ * precision mode `mode` whose C is of type `out`, on stream (a CUstream, NULL for the
+ * default stream); asynchronous. Sizes must fit in 32 bits.
+ *   f32, f64  cublasSgemm, cublasDgemm;
+ *   bf16, f16 cublasGemmEx: 16-bit A and B, C of type out (f32 or the input type), fp32
+ *             compute, alpha and beta as float;
+ *   tf32      cublasGemmEx on f32 data with CUBLAS_COMPUTE_32F_FAST_TF32;
+ *   f32x3     cublasSgemm: f32x3 keeps fp32 accuracy, so its baseline is plain SGEMM (the
+ *             goal: f32x3 at 1.5x cuBLAS SGEMM or better). */
+mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
+                           mmt_err *err);
 
 #endif

@@ -169,6 +169,17 @@ static void join_args(int argc, char **argv, char *buf, size_t size)
     for (int i = 0; i < argc && n < size; i++) n += snprintf(buf + n, size - n, "%s%s", i ? " " : "", argv[i]);
 }
 
+/* Adds a vendor label to a "; "-separated list unless it is there: a table over several
+ * modes names every figure it shows ("cuBLAS 13.1.0; cuBLAS 13.1.0 (TF32)"). */
+static void add_label(char *list, size_t size, const char *label)
+{
+    size_t len = strlen(label);
+    for (const char *at = list; (at = strstr(at, label)) != NULL; at += len)
+        if ((at == list || at[-1] == ' ') && (at[len] == '\0' || at[len] == ';')) return;
+    size_t n = strlen(list);
+    snprintf(list + n, size - n, "%s%s", n ? "; " : "", label);
+}
+
 /* Everything that can be checked before anything is written: shapes, device, spaces. */
 typedef struct plan {
     mmt_problem *problems;
@@ -286,14 +297,11 @@ static int cmd_tune(const options *o, int argc, char **argv)
         if (!res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;
     }
     mmt_store_session_end(t.st, t.session_id, &err);
-    char vendor[256] = "not measured";
+    char vendor[512] = "not measured", labels[400] = "";
     for (size_t i = 0; res && i < pl.n; i++)
-        if (res[i].vendor[0]) {
-            snprintf(vendor, sizeof vendor, "%.128s, measured in the same run", res[i].vendor);
-            break;
-        } else if (res[i].message[0]) {
-            snprintf(vendor, sizeof vendor, "%.240s", res[i].message);
-        }
+        if (res[i].vendor[0]) add_label(labels, sizeof labels, res[i].vendor);
+        else if (res[i].message[0]) snprintf(vendor, sizeof vendor, "%.240s", res[i].message);
+    if (labels[0]) snprintf(vendor, sizeof vendor, "%s, measured in the same run", labels);
     char title[512];
     snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time", t.dev.name,
              t.dev.arch);
@@ -307,22 +315,23 @@ static int cmd_tune(const options *o, int argc, char **argv)
     return rc;
 }
 
-/* bench: the runtime library exactly as applications call it, against the vendor. */
+/* bench: the runtime library exactly as applications call it, against the vendor. The
+ * bench hands over the row-major problem; mmt_gemm_ex gets the descriptor of its mode. */
 typedef struct runtime_call {
     mmt_ctx *ctx;
-    mmt_dtype dtype;
+    const mmt_problem *problem;
 } runtime_call;
 
 static mmt_status runtime_gemm(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err)
 {
     (void)stream;
     runtime_call *rc = user;
-    mmt_transpose ta = p->trans_a ? MMT_TRANS : MMT_NO_TRANS, tb = p->trans_b ? MMT_TRANS : MMT_NO_TRANS;
-    mmt_status s = rc->dtype == MMT_F64
-                       ? mmt_dgemm(rc->ctx, MMT_ROW_MAJOR, ta, tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
-                                   p->ldb, p->beta, p->c, p->ldc)
-                       : mmt_sgemm(rc->ctx, MMT_ROW_MAJOR, ta, tb, p->m, p->n, p->k, (float)p->alpha, p->a,
-                                   p->lda, p->b, p->ldb, (float)p->beta, p->c, p->ldc);
+    mmt_gemm_desc d = {.ab_type = rc->problem->dtype, .c_type = rc->problem->out,
+                       .compute = mmt_mode_compute(rc->problem->mode), .layout = MMT_ROW_MAJOR,
+                       .trans_a = p->trans_a ? MMT_TRANS : MMT_NO_TRANS,
+                       .trans_b = p->trans_b ? MMT_TRANS : MMT_NO_TRANS};
+    mmt_status s = mmt_gemm_ex(rc->ctx, &d, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb, p->beta, p->c,
+                               p->ldc);
     if (s != MMT_OK) return mmt_err_set(err, s, "%s", mmt_last_error(rc->ctx));
     return MMT_OK;
 }
@@ -356,11 +365,9 @@ static int cmd_bench(const options *o)
         return EXIT_FAIL;
     }
     mmt_vendor *vendor = NULL;
-    char vendor_why[256];
+    char vendor_why[256] = "", labels[512] = "";
     if (mmt_vendor_open(pl.be, &pl.dev, &vendor, &err) != MMT_OK)
         snprintf(vendor_why, sizeof vendor_why, "not measured: %.200s", err.msg);
-    else
-        snprintf(vendor_why, sizeof vendor_why, "%s, measured in the same run", mmt_vendor_name(vendor));
     mmt_report_row *rows = calloc(pl.n, sizeof *rows);
     char (*params)[512] = calloc(pl.n, sizeof *params);
     char (*notes)[512] = calloc(pl.n, sizeof *notes);
@@ -369,7 +376,7 @@ static int cmd_bench(const options *o)
         mmt_problem *p = &pl.problems[i];
         rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
         mmt_bench *b = NULL;
-        runtime_call call = {ctx, p->dtype};
+        runtime_call call = {ctx, p};
         double rel;
         int ok = 0;
         mmt_timing tm;
@@ -386,10 +393,21 @@ static int cmd_bench(const options *o)
             snprintf(notes[i], sizeof notes[i], "%s", choice_name(how));
             rows[i].params = params[i];
             rows[i].gflops = mmt_problem_flops(p) / (tm.median_ms * 1e6);
-            mmt_vendor_call vc = {vendor, p->dtype};
-            if (vendor && mmt_bench_verify(b, mmt_vendor_gemm, &vc, &rel, &ok, &err) == MMT_OK && ok &&
-                mmt_bench_time(b, mmt_vendor_gemm, &vc, 0, &tm, &err) == MMT_OK)
+            mmt_vendor_call vc = {vendor, p->mode, p->out};
+            char label[160];
+            mmt_vendor_label(vendor, p->mode, label, sizeof label);
+            mmt_status vs = vendor ? mmt_vendor_check(vendor, p->mode, &err) : MMT_NOT_FOUND;
+            if (vs == MMT_OK) vs = mmt_bench_verify(b, mmt_vendor_gemm, &vc, &rel, &ok, &err);
+            if (vs == MMT_OK && !ok) vs = mmt_err_set(&err, MMT_INTERNAL, "wrong result: relative error %.3g", rel);
+            if (vs == MMT_OK) vs = mmt_bench_time(b, mmt_vendor_gemm, &vc, 0, &tm, &err);
+            if (vs == MMT_OK) {
                 rows[i].vendor_gflops = mmt_problem_flops(p) / (tm.median_ms * 1e6);
+                add_label(labels, sizeof labels, label);
+            } else if (vendor) {
+                size_t n = strlen(notes[i]);
+                snprintf(notes[i] + n, sizeof notes[i] - n, "; vendor %s: %.300s",
+                         vs == MMT_UNSUPPORTED ? "not measured" : "failed", err.msg);
+            }
         }
         mmt_bench_free(b);
         if (!o->quiet) {
@@ -398,6 +416,8 @@ static int cmd_bench(const options *o)
             fprintf(stderr, "  %s: %.1f GFLOP/s, vendor %.1f\n", name, rows[i].gflops, rows[i].vendor_gflops);
         }
     }
+    if (vendor && labels[0]) snprintf(vendor_why, sizeof vendor_why, "%.200s, measured in the same run", labels);
+    else if (vendor) snprintf(vendor_why, sizeof vendor_why, "%.100s: nothing measured", mmt_vendor_name(vendor));
     char title[512];
     snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s", pl.dev.name, pl.dev.arch, path);
     if (rows) mmt_report_table(stdout, title, vendor_why, rows, pl.n);

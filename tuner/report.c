@@ -78,23 +78,28 @@ void mmt_progress_end_problem(mmt_progress *pr)
 
 void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_report_row *rows, size_t n)
 {
-    int pw = 6;
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].params && (int)strlen(rows[i].params) > pw) pw = (int)strlen(rows[i].params);
-    fprintf(f, "\n%s\n", title);
-    fprintf(f, "%-30s  %-*s  %10s  %10s  %6s\n", "problem", pw, "config", "GFLOP/s", "vendor", "ratio");
+    int pw = 6, nw = 30; /* "bf16->f32 row NN 16384x16384x16384" needs more than 30 */
+    char name[128];
     for (size_t i = 0; i < n; i++) {
-        char name[128], vend[32] = "-", ratio[32] = "-";
+        if (rows[i].params && (int)strlen(rows[i].params) > pw) pw = (int)strlen(rows[i].params);
+        mmt_problem_format(rows[i].problem, name, sizeof name);
+        if ((int)strlen(name) > nw) nw = (int)strlen(name);
+    }
+    fprintf(f, "\n%s\n", title);
+    fprintf(f, "%-*s  %-*s  %10s  %10s  %6s\n", nw, "problem", pw, "config", "GFLOP/s", "vendor", "ratio");
+    for (size_t i = 0; i < n; i++) {
+        char vend[32] = "-", ratio[32] = "-";
         mmt_problem_format(rows[i].problem, name, sizeof name);
         if (rows[i].vendor_gflops > 0) {
             snprintf(vend, sizeof vend, "%.1f", rows[i].vendor_gflops);
             if (rows[i].params) snprintf(ratio, sizeof ratio, "%.2fx", rows[i].gflops / rows[i].vendor_gflops);
         }
         if (rows[i].params)
-            fprintf(f, "%-30s  %-*s  %10.1f  %10s  %6s\n", name, pw, rows[i].params, rows[i].gflops, vend, ratio);
+            fprintf(f, "%-*s  %-*s  %10.1f  %10s  %6s\n", nw, name, pw, rows[i].params, rows[i].gflops, vend,
+                    ratio);
         else
-            fprintf(f, "%-30s  %-*s  %10s  %10s  %6s\n", name, pw, "(none)", "-", vend, ratio);
-        if (rows[i].note && *rows[i].note) fprintf(f, "%-30s  note: %s\n", "", rows[i].note);
+            fprintf(f, "%-*s  %-*s  %10s  %10s  %6s\n", nw, name, pw, "(none)", "-", vend, ratio);
+        if (rows[i].note && *rows[i].note) fprintf(f, "%-*s  note: %s\n", nw, "", rows[i].note);
     }
     fprintf(f, "vendor: %s\n", vendor);
 }

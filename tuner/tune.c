@@ -143,7 +143,8 @@ static size_t warm_start(mmt_tuner *t, const mmt_family *fam, const mmt_config *
             for (size_t i = 0; i < nb; i++) {
                 if (!bests[i].params[0]) continue;
                 mmt_problem q = mmt_problem_normalise(&bests[i].problem);
-                if (q.trans_a != np->trans_a || q.trans_b != np->trans_b) continue;
+                /* the same mode and transposes; another output type's winner is still a good guess */
+                if (q.mode != np->mode || q.trans_a != np->trans_a || q.trans_b != np->trans_b) continue;
                 double d = mmt_lookup_distance(np, &q);
                 if (d < best_d) best_d = d, pick = (long)i;
             }

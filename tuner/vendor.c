@@ -76,15 +76,32 @@ void mmt_vendor_close(mmt_vendor *v)
 
 const char *mmt_vendor_name(const mmt_vendor *v) { return v ? v->name : "none"; }
 
+void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size)
+{
+    const char *tag = "";
+    if (v && v->cublas && mode == MMT_MODE_TF32) tag = " (TF32)";
+    if (v && v->cublas && mode == MMT_MODE_F32X3) tag = " (SGEMM)";
+    snprintf(buf, size, "%s%s", mmt_vendor_name(v), tag);
+}
+
+mmt_status mmt_vendor_check(const mmt_vendor *v, mmt_mode mode, mmt_err *err)
+{
+    /* cuBLAS serves every mode (cublas.h); OpenBLAS has SGEMM and DGEMM only */
+    RETURN_ERROR_IF(!v->cublas && mode != MMT_MODE_F32 && mode != MMT_MODE_F64, err, MMT_UNSUPPORTED,
+                    "OpenBLAS has no %s GEMM", mmt_mode_name(mode) ? mmt_mode_name(mode) : "such");
+    return MMT_OK;
+}
+
 mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err)
 {
     mmt_vendor_call *call = user;
     mmt_vendor *v = call->v;
-    if (v->cublas) return mmt_cublas_gemm(v->cublas, call->dtype, p, stream, err);
+    if (v->cublas) return mmt_cublas_gemm(v->cublas, call->mode, call->out, p, stream, err);
+    FORWARD_IF_ERROR(mmt_vendor_check(v, call->mode, err));
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff, err, MMT_UNSUPPORTED,
                     "the vendor library takes 32-bit sizes");
     int ta = p->trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS, tb = p->trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS;
-    if (call->dtype == MMT_F64)
+    if (call->mode == MMT_MODE_F64)
         v->dgemm(CBLAS_ROW_MAJOR, ta, tb, (int)p->m, (int)p->n, (int)p->k, p->alpha, p->a, (int)p->lda, p->b,
                  (int)p->ldb, p->beta, p->c, (int)p->ldc);
     else

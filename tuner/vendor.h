@@ -12,13 +12,23 @@ typedef struct mmt_vendor mmt_vendor;
 mmt_status mmt_vendor_open(const mmt_backend *be, const mmt_device_info *dev, mmt_vendor **out, mmt_err *err);
 void mmt_vendor_close(mmt_vendor *v);
 
-/* "OpenBLAS 0.3.21", "cuBLAS 130000". */
+/* "OpenBLAS 0.3.21", "cuBLAS 13.1.0". */
 const char *mmt_vendor_name(const mmt_vendor *v);
 
-/* A GEMM call for bench.h: user is a mmt_vendor_call. */
+/* What the vendor's figure for a mode measures, for tables and the baseline row: the
+ * name, tagged where it is not the plain routine of the mode's type ("cuBLAS 13.1.0
+ * (TF32)"; "cuBLAS 13.1.0 (SGEMM)" for f32x3, whose baseline is plain SGEMM). */
+void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size);
+
+/* MMT_OK if the library has a GEMM for the mode, else MMT_UNSUPPORTED and why ("OpenBLAS
+ * has no bf16 GEMM"): nothing to measure, which is not a failed launch. */
+mmt_status mmt_vendor_check(const mmt_vendor *v, mmt_mode mode, mmt_err *err);
+
+/* A GEMM call for bench.h: user is a mmt_vendor_call (the problem's mode and C's type). */
 typedef struct mmt_vendor_call {
     mmt_vendor *v;
-    mmt_dtype dtype;
+    mmt_mode mode;
+    mmt_dtype out;
 } mmt_vendor_call;
 mmt_status mmt_vendor_gemm(void *call, const mmt_gemm_params *p, void *stream, mmt_err *err);
 

@@ -296,6 +296,7 @@ int mmt_worker_main(const char *device)
         memset(&rp, 0, sizeof rp);
         rp.m.rel_error = NAN;
         void *blob = NULL;
+        int launched = 1; /* 0: answered without touching the device */
         if (rq.blob_size) {
             blob = malloc(rq.blob_size);
             if (!blob || read_all(3, blob, rq.blob_size, 0) != 0) return 1;
@@ -318,13 +319,14 @@ int mmt_worker_main(const char *device)
             if (!vendor_tried && mmt_vendor_open(be, &dev, &vendor, &err) != MMT_OK)
                 snprintf(vendor_why, sizeof vendor_why, "%.200s", err.msg);
             vendor_tried = 1;
-            if (vendor) {
-                mmt_vendor_call call = {vendor, b->p.dtype};
+            if (vendor && mmt_vendor_check(vendor, b->p.mode, &err) == MMT_OK) {
+                mmt_vendor_call call = {vendor, b->p.mode, b->p.out};
                 measure_with(b, mmt_vendor_gemm, &call, 0, &rp.m);
-                snprintf(rp.text, sizeof rp.text, "%s", mmt_vendor_name(vendor));
+                mmt_vendor_label(vendor, b->p.mode, rp.text, sizeof rp.text);
             } else {
+                launched = 0;
                 rp.m.status = MMT_TRIAL_LAUNCH_ERROR;
-                snprintf(rp.m.message, sizeof rp.m.message, "not measured: %s", vendor_why);
+                snprintf(rp.m.message, sizeof rp.m.message, "not measured: %.1000s", vendor ? err.msg : vendor_why);
             }
         } else {
             rp.status = MMT_INTERNAL;
@@ -333,7 +335,7 @@ int mmt_worker_main(const char *device)
         free(blob);
         /* A failed launch on a GPU may leave a sticky error in the context (an illegal
          * address poisons it for good): answer, then make way for a fresh worker. */
-        rp.retire = rp.m.status == MMT_TRIAL_LAUNCH_ERROR && strcmp(be->name, "cpu") != 0;
+        rp.retire = launched && rp.m.status == MMT_TRIAL_LAUNCH_ERROR && strcmp(be->name, "cpu") != 0;
         if (write_all(4, &rp, sizeof rp) != 0 || rp.retire) break;
     }
     mmt_vendor_close(vendor);

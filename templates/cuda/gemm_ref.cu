@@ -3,24 +3,38 @@
  *
  *   workspace[i * n + j] = sum_l op(A)[i][l] * op(B)[l][j]      (double, dense m x n)
  *
- * No alpha and no beta: the tuner applies them on the host in double. Inputs are float
- * (MMT_DTYPE_F64=0) or double (MMT_DTYPE_F64=1), row-major with lda / ldb and the
- * transposes of mmt_gemm_params. Every product is formed exactly (TwoProduct through fma)
- * and summed in double-double (TwoSum), so the result is faithful to about 2^-100
- * relative to the sum of |products| whatever K is: far below the error of any kernel.
- * p.workspace must hold m * n doubles.
+ * No alpha and no beta: the tuner applies them on the host in double. A and B are of the
+ * type MMT_AB names (the mmt_dtype numbers: 0 float, 1 double, 2 bf16 bits, 3 f16 bits;
+ * the older spelling MMT_DTYPE_F64=0|1 still selects float or double), row-major with lda
+ * / ldb and the transposes of mmt_gemm_params. Every element is widened to double exactly
+ * (a bf16 is the top half of a float; an f16 converts exactly to float), every product is
+ * formed exactly (TwoProduct through fma; products of floats and narrower types are
+ * already exact in double) and summed in double-double (TwoSum), so the result is
+ * faithful to about 2^-100 relative to the sum of |products| whatever K is: far below the
+ * error of any kernel. A tf32 or f32x3 problem's reference is that of its f32 inputs as
+ * stored: what the kernel loses by rounding them is its own error. p.workspace must hold
+ * m * n doubles.
  *
  * Launch: block (16, 16, 1), grid (ceil(n / 16), ceil(m / 16), 1), no shared memory.
  * Entry: extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p). There is no search
- * space for it: the tuner compiles it directly. */
+ * space for it: the tuner compiles it directly. NVRTC, no headers. */
 
-#ifndef MMT_DTYPE_F64
-#define MMT_DTYPE_F64 0
-#endif
-#if MMT_DTYPE_F64
-typedef double T;
+#ifndef MMT_AB
+#if defined(MMT_DTYPE_F64) && MMT_DTYPE_F64
+#define MMT_AB 1
 #else
+#define MMT_AB 0
+#endif
+#endif
+
+#if MMT_AB == 0
 typedef float T;
+#elif MMT_AB == 1
+typedef double T;
+#elif MMT_AB == 2 || MMT_AB == 3
+typedef unsigned short T; /* the bit pattern */
+#else
+#error "MMT_AB must be 0 (float), 1 (double), 2 (bf16) or 3 (f16)"
 #endif
 
 /* The same layout as mmt_gemm_params in src/backend.h. */
@@ -36,6 +50,20 @@ struct mmt_gemm_params {
 };
 static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
 
+/* One stored element as a double, exactly. */
+__device__ __forceinline__ double widen(T x)
+{
+#if MMT_AB == 2
+    return (double)__uint_as_float((unsigned)x << 16);
+#elif MMT_AB == 3
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x)); /* exact: f32 holds every f16 */
+    return (double)f;
+#else
+    return (double)x;
+#endif
+}
+
 extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p)
 {
     const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -45,8 +73,8 @@ extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p)
     const T *b = static_cast<const T *>(p.b);
     double hi = 0.0, lo = 0.0;
     for (long long l = 0; l < p.k; l++) {
-        const double x = (double)(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]);
-        const double y = (double)(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]);
+        const double x = widen(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]);
+        const double y = widen(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]);
         /* explicit _rn intrinsics: the compiler must not contract these into other fmas */
         const double prod = __dmul_rn(x, y);
         const double prod_err = fma(x, y, -prod);           /* TwoProduct: x * y == prod + prod_err */

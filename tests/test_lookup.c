@@ -1,0 +1,137 @@
+/* test_lookup.c - the choice of a configuration: exact, nearest, default; only tuned
+ * problems of the same kind (input type, output type, mode, transposes) are borrowed; the
+ * recorded GFLOP/s comes back with the choice (0 for the default); a tuned configuration
+ * that the operands' alignment rules out is passed over, and a default it rules out is
+ * MMT_UNSUPPORTED naming the alignment. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "lookup.h"
+
+/* A tiny space whose VEC path needs 16-byte rows and pointers, like a template with
+ * 128-bit loads; the default keeps it off unless DEFAULT_VEC says otherwise. */
+static mmt_space *load(int default_vec)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "template: cpu/none.c\n"
+             "entry: mmt_gemm\n"
+             "modes: [f32, f64, bf16, f16, tf32, f32x3]\n"
+             "params:\n"
+             "  B: [1, 2, 3]\n"
+             "  VEC: [0, 1]\n"
+             "constraints:\n"
+             "  - \"!VEC || (ALIGN_A >= 16 && ALIGN_B >= 16)\"\n"
+             "default: {B: 1, VEC: %d}\n",
+             default_vec);
+    mmt_space *s = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_space_load_text("lookup.yaml", text, strlen(text), &s, &err), &err);
+    return s;
+}
+
+static mmt_best_rec best(mmt_mode mode, mmt_dtype out, int ta, int64_t m, int64_t n, int64_t k, const char *params,
+                         double gflops)
+{
+    mmt_best_rec r;
+    memset(&r, 0, sizeof r);
+    r.problem = (mmt_problem){.dtype = mmt_mode_dtype(mode), .out = out, .mode = mode, .layout = MMT_ROW_MAJOR,
+                              .trans_a = ta, .m = m, .n = n, .k = k};
+    snprintf(r.params, sizeof r.params, "%s", params);
+    r.gflops = gflops;
+    return r;
+}
+
+static void choose(const mmt_space *s, const mmt_best_rec *b, size_t n, mmt_problem p, int align, const char *want,
+                   mmt_choice want_how, double want_gflops)
+{
+    mmt_space_env env = {.problem = &p, .align_a = align, .align_b = align};
+    mmt_config c;
+    mmt_choice how = MMT_CHOICE_NONE;
+    double gflops = -1;
+    mmt_err err;
+    CHECK_OK(mmt_lookup_choose(s, b, n, &env, &c, &how, &gflops, &err), &err);
+    char text[128];
+    mmt_config_format(s, &c, text, sizeof text);
+    CHECK_EQ_STR(text, want);
+    CHECK_EQ_INT(how, want_how);
+    CHECK(gflops == want_gflops);
+}
+
+static void test_kinds(void)
+{
+    mmt_space *s = load(0);
+    if (!s) return;
+    const mmt_best_rec b[] = {
+        best(MMT_MODE_F32, MMT_F32, 0, 256, 256, 256, "B=2,VEC=0", 100),
+        best(MMT_MODE_TF32, MMT_F32, 0, 256, 256, 256, "B=3,VEC=0", 300),
+        best(MMT_MODE_BF16, MMT_F32, 0, 512, 512, 512, "B=2,VEC=0", 500),
+        best(MMT_MODE_BF16, MMT_BF16, 0, 64, 64, 64, "B=3,VEC=0", 50),
+        best(MMT_MODE_F32, MMT_F32, 1, 300, 300, 300, "B=3,VEC=0", 90),
+    };
+    size_t n = sizeof b / sizeof b[0];
+    mmt_problem f32 = b[0].problem, tf32 = b[1].problem, f32x3 = b[0].problem;
+    f32x3.mode = MMT_MODE_F32X3;
+    choose(s, b, n, f32, 0, "B=2,VEC=0", MMT_CHOICE_EXACT, 100);
+    choose(s, b, n, tf32, 0, "B=3,VEC=0", MMT_CHOICE_EXACT, 300);      /* same shape, another mode */
+    choose(s, b, n, f32x3, 0, "B=1,VEC=0", MMT_CHOICE_DEFAULT, 0);     /* f32 and tf32 are not f32x3 */
+    mmt_problem bf = b[2].problem;
+    bf.m = 400;
+    choose(s, b, n, bf, 0, "B=2,VEC=0", MMT_CHOICE_NEAREST, 500);      /* bf16->f32 only: 64^3 is ->bf16 */
+    bf.out = MMT_BF16;
+    choose(s, b, n, bf, 0, "B=3,VEC=0", MMT_CHOICE_NEAREST, 50);
+    mmt_problem t = f32;
+    t.trans_a = 1;
+    choose(s, b, n, t, 0, "B=3,VEC=0", MMT_CHOICE_NEAREST, 90);        /* transposes keep apart */
+    mmt_problem f64 = f32;
+    f64.dtype = f64.out = MMT_F64;
+    f64.mode = MMT_MODE_F64;
+    choose(s, b, n, f64, 0, "B=1,VEC=0", MMT_CHOICE_DEFAULT, 0);
+    /* the tuned-only query says when there is nothing tuned */
+    mmt_space_env env = {.problem = &f32x3};
+    mmt_config c;
+    mmt_choice how;
+    double g;
+    CHECK_EQ_INT(mmt_lookup_tuned(s, b, n, &env, &c, &how, &g), 0);
+    env.problem = &tf32;
+    CHECK_EQ_INT(mmt_lookup_tuned(s, b, n, &env, &c, &how, &g), 1);
+    CHECK(g == 300);
+    mmt_space_free(s);
+}
+
+static void test_alignment(void)
+{
+    mmt_space *s = load(0);
+    if (!s) return;
+    const mmt_best_rec b[] = {
+        best(MMT_MODE_BF16, MMT_F32, 0, 256, 256, 256, "B=2,VEC=1", 700), /* fast, needs 16-byte rows */
+        best(MMT_MODE_BF16, MMT_F32, 0, 300, 256, 256, "B=3,VEC=0", 400),
+    };
+    mmt_problem p = b[0].problem;
+    choose(s, b, 2, p, 0, "B=2,VEC=1", MMT_CHOICE_EXACT, 700);  /* dense 256 x 2 bytes: aligned */
+    choose(s, b, 2, p, 16, "B=2,VEC=1", MMT_CHOICE_EXACT, 700);
+    choose(s, b, 2, p, 2, "B=3,VEC=0", MMT_CHOICE_NEAREST, 400); /* 2-byte rows: the exact entry is out */
+    choose(s, b, 1, p, 2, "B=1,VEC=0", MMT_CHOICE_DEFAULT, 0);
+    mmt_space_free(s);
+
+    /* a default that needs 16-byte rows: fine for dense storage, unsupported for 2-byte rows */
+    s = load(1);
+    if (!s) return;
+    choose(s, NULL, 0, p, 0, "B=1,VEC=1", MMT_CHOICE_DEFAULT, 0);
+    mmt_space_env env = {.problem = &p, .align_a = 2, .align_b = 16};
+    mmt_config c;
+    mmt_choice how;
+    mmt_err err;
+    CHECK_EQ_INT(mmt_lookup_choose(s, NULL, 0, &env, &c, &how, NULL, &err), MMT_UNSUPPORTED);
+    CHECK(strstr(err.msg, "aligned to 2 bytes") != NULL);
+    mmt_space_free(s);
+}
+
+int main(void)
+{
+    test_kinds();
+    test_alignment();
+    return check_result();
+}
