@@ -18,8 +18,8 @@
 #define MAX_ENUMERATE 100000000LL /* configurations walked by one enumeration */
 
 static const char *const problem_names[] = {"M",          "N",       "K",       "TRANS_A", "TRANS_B",
-                                            "elem_bytes", "c_bytes", "ALIGN_A", "ALIGN_B"};
-#define N_PROBLEM 9
+                                            "elem_bytes", "c_bytes", "ALIGN_A", "ALIGN_B", "MODE"};
+#define N_PROBLEM 10
 
 static const char *const reserved_names[] = {"true", "false", "ceil_div", "min", "max", "log2", "pow2", "abs"};
 
@@ -29,14 +29,18 @@ typedef struct space_impl {
     int n_env;
     char env_names[MAX_ENV][64]; /* "M", ..., "device.max_smem_per_block" */
     /* Which environment slots each expression reads (bit per slot) */
-    uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS];
+    uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
+        prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
     uint64_t grid_mask[3], block_mask[3], smem_mask;
 } space_impl;
 
-enum { TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_LAUNCH, TOP_DEFAULT, N_TOP };
-static const char *const top_keys[N_TOP] = {"template", "entry",  "modes", "params",
-                                            "derived",  "constraints", "launch", "default"};
-static const int top_required[N_TOP] = {1, 1, 1, 1, 0, 0, 0, 1};
+enum {
+    TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_PRUNE, TOP_LAUNCH, TOP_DEFAULT,
+    N_TOP
+};
+static const char *const top_keys[N_TOP] = {"template", "entry",       "modes", "params", "derived",
+                                            "constraints", "prune", "launch", "default"};
+static const int top_required[N_TOP] = {1, 1, 1, 1, 0, 0, 0, 0, 1};
 
 /* A plain scalar in a [ ] or { } list ends at a comma, so "max(A, B)" arrives as "max(A". */
 static const char comma_hint[] = " (in a [ ] or { } list, quote expressions that contain commas)";
@@ -132,7 +136,7 @@ static void check_name(void *user, const char *name, size_t len)
         }
     L->st = mmt_yaml_error_at(L->err, L->file, line, col,
                               "unknown name '%.*s' (not a param, an earlier derived value, M N K TRANS_A TRANS_B "
-                              "elem_bytes c_bytes ALIGN_A ALIGN_B or device.NAME)",
+                              "elem_bytes c_bytes ALIGN_A ALIGN_B MODE or device.NAME)",
                               (int)len, name);
 }
 
@@ -318,18 +322,20 @@ static mmt_status load_derived(loader *L, yaml_node_t *n)
     return MMT_OK;
 }
 
-static mmt_status load_constraints(loader *L, yaml_node_t *n)
+/* A list of boolean expressions: `constraints` (what a valid configuration is) or `prune`
+ * (what tuning need not measure). */
+static mmt_status load_conditions(loader *L, yaml_node_t *n, const char *key, mmt_space_expr *list, int *count,
+                                  uint64_t *masks)
 {
-    mmt_space *s = &L->im->pub;
+    const mmt_space *s = &L->im->pub;
     if (n->type != YAML_SEQUENCE_NODE)
-        return mmt_yaml_error(L->err, L->file, n, "'constraints' must be a list of expressions, not %s",
+        return mmt_yaml_error(L->err, L->file, n, "'%s' must be a list of expressions, not %s", key,
                               mmt_yaml_kind(n));
     if (MMT_YAML_NITEMS(n) > MMT_SPACE_MAX_CONSTRAINTS)
-        return mmt_yaml_error(L->err, L->file, n, "too many constraints (at most %d)", MMT_SPACE_MAX_CONSTRAINTS);
+        return mmt_yaml_error(L->err, L->file, n, "too many %s (at most %d)", key, MMT_SPACE_MAX_CONSTRAINTS);
     for (int i = 0; i < MMT_YAML_NITEMS(n); i++) {
-        int j = s->n_constraints++;
-        FORWARD_IF_ERROR(load_expr(L, MMT_YAML_ITEM(L->d, n, i), "constraint", &s->constraints[j], s->n_derived,
-                                   &L->im->constraint_mask[j]));
+        int j = (*count)++;
+        FORWARD_IF_ERROR(load_expr(L, MMT_YAML_ITEM(L->d, n, i), key, &list[j], s->n_derived, &masks[j]));
     }
     return MMT_OK;
 }
@@ -440,7 +446,7 @@ static mmt_status load_doc(loader *L)
         if (strcmp(name, "dtypes") == 0) k = TOP_MODES; /* the older name of modes */
         if (k == N_TOP)
             return mmt_yaml_error(L->err, L->file, key,
-                                  "unknown key '%s' (template entry modes params derived constraints launch default)",
+                                  "unknown key '%s' (template entry modes params derived constraints prune launch default)",
                                   name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(root)[i].value);
@@ -455,7 +461,11 @@ static mmt_status load_doc(loader *L)
     FORWARD_IF_ERROR(load_modes(L, vals[TOP_MODES]));
     FORWARD_IF_ERROR(load_params(L, vals[TOP_PARAMS]));
     if (vals[TOP_DERIVED]) FORWARD_IF_ERROR(load_derived(L, vals[TOP_DERIVED]));
-    if (vals[TOP_CONSTRAINTS]) FORWARD_IF_ERROR(load_constraints(L, vals[TOP_CONSTRAINTS]));
+    if (vals[TOP_CONSTRAINTS])
+        FORWARD_IF_ERROR(load_conditions(L, vals[TOP_CONSTRAINTS], "constraints", s->constraints, &s->n_constraints,
+                                         L->im->constraint_mask));
+    if (vals[TOP_PRUNE])
+        FORWARD_IF_ERROR(load_conditions(L, vals[TOP_PRUNE], "prune", s->prune, &s->n_prune, L->im->prune_mask));
     if (vals[TOP_LAUNCH]) FORWARD_IF_ERROR(load_launch(L, vals[TOP_LAUNCH]));
     return load_default(L, vals[TOP_DEFAULT]);
 }
@@ -510,6 +520,7 @@ void mmt_space_free(mmt_space *s)
     if (!s) return;
     for (int i = 0; i < s->n_derived; i++) free_expr(&s->derived[i]);
     for (int i = 0; i < s->n_constraints; i++) free_expr(&s->constraints[i]);
+    for (int i = 0; i < s->n_prune; i++) free_expr(&s->prune[i]);
     for (int i = 0; i < 3; i++) free_expr(&s->grid[i]), free_expr(&s->block[i]);
     free_expr(&s->smem);
     free(s->file);
@@ -549,6 +560,7 @@ static void eval_init(evaluation *ev, const mmt_space *s, const mmt_space_env *e
         /* dense storage: A is m x k (k x m transposed), B k x n (n x k) */
         e[7] = env->align_a ? env->align_a : mmt_align_bytes(0, (p->trans_a ? p->m : p->k) * es);
         e[8] = env->align_b ? env->align_b : mmt_align_bytes(0, (p->trans_b ? p->k : p->n) * es);
+        e[9] = p->mode;
     } else {
         ev->missing |= ((uint64_t)1 << N_PROBLEM) - 1;
     }
@@ -570,6 +582,7 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
     const mmt_space *s = &im->pub;
     if (x >= s->derived && x < s->derived + MMT_SPACE_MAX_DERIVED) snprintf(buf, size, "derived %s", x->name);
     else if (x >= s->constraints && x < s->constraints + MMT_SPACE_MAX_CONSTRAINTS) snprintf(buf, size, "constraint");
+    else if (x >= s->prune && x < s->prune + MMT_SPACE_MAX_CONSTRAINTS) snprintf(buf, size, "prune");
     else if (x >= s->grid && x < s->grid + 3) snprintf(buf, size, "launch grid[%d]", (int)(x - s->grid));
     else if (x >= s->block && x < s->block + 3) snprintf(buf, size, "launch block[%d]", (int)(x - s->block));
     else snprintf(buf, size, "launch smem");
@@ -611,19 +624,29 @@ static mmt_status eval_derived(evaluation *ev, mmt_err *err)
     return MMT_OK;
 }
 
-static mmt_status eval_valid(evaluation *ev, int *valid, mmt_err *err)
+/* Whether every condition of a list holds. */
+static mmt_status eval_all(evaluation *ev, const mmt_space_expr *list, const uint64_t *masks, int count, int *holds,
+                           mmt_err *err)
 {
-    const space_impl *im = ev->im;
-    FORWARD_IF_ERROR(eval_derived(ev, err));
-    for (int j = 0; j < im->pub.n_constraints; j++) {
+    for (int j = 0; j < count; j++) {
         int64_t v;
-        FORWARD_IF_ERROR(eval_expr(ev, &im->pub.constraints[j], im->constraint_mask[j], &v, err));
+        FORWARD_IF_ERROR(eval_expr(ev, &list[j], masks[j], &v, err));
         if (!v) {
-            *valid = 0;
+            *holds = 0;
             return MMT_OK;
         }
     }
-    *valid = 1;
+    *holds = 1;
+    return MMT_OK;
+}
+
+/* Valid, and not pruned: a configuration tuning measures. */
+static mmt_status eval_searched(evaluation *ev, int *searched, mmt_err *err)
+{
+    const space_impl *im = ev->im;
+    FORWARD_IF_ERROR(eval_derived(ev, err));
+    FORWARD_IF_ERROR(eval_all(ev, im->pub.constraints, im->constraint_mask, im->pub.n_constraints, searched, err));
+    if (*searched) FORWARD_IF_ERROR(eval_all(ev, im->pub.prune, im->prune_mask, im->pub.n_prune, searched, err));
     return MMT_OK;
 }
 
@@ -637,13 +660,7 @@ mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_sp
     const space_impl *im = ev.im;
     FORWARD_IF_ERROR(eval_derived(&ev, err));
     if (derived) memcpy(derived, ev.slots + SLOT_DERIVED, sizeof(int64_t) * (size_t)s->n_derived);
-    for (int j = 0; j < s->n_constraints; j++) {
-        int64_t v;
-        FORWARD_IF_ERROR(eval_expr(&ev, &s->constraints[j], im->constraint_mask[j], &v, err));
-        if (!v) return MMT_OK;
-    }
-    *valid = 1;
-    return MMT_OK;
+    return eval_all(&ev, s->constraints, im->constraint_mask, s->n_constraints, valid, err);
 }
 
 mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
@@ -666,7 +683,7 @@ mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt
     int np = s->n_params;
     for (;;) {
         int valid;
-        mmt_status st = eval_valid(&ev, &valid, err);
+        mmt_status st = eval_searched(&ev, &valid, err);
         if (st != MMT_OK) {
             free(list);
             return st;

@@ -41,8 +41,10 @@ typedef struct mmt_space {
     mmt_space_param params[MMT_SPACE_MAX_PARAMS];
     int n_derived;
     mmt_space_expr derived[MMT_SPACE_MAX_DERIVED];
-    int n_constraints;
+    int n_constraints; /* what a valid configuration is (lookups check these) */
     mmt_space_expr constraints[MMT_SPACE_MAX_CONSTRAINTS];
+    int n_prune;       /* valid configurations tuning need not measure (the default may be one) */
+    mmt_space_expr prune[MMT_SPACE_MAX_CONSTRAINTS];
     int has_launch; /* GPU spaces: grid, block, smem */
     mmt_space_expr grid[3], block[3], smem;
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
@@ -58,7 +60,8 @@ typedef struct mmt_geometry {
 } mmt_geometry;
 
 /* What expressions may read besides params and derived values: the row-major problem
- * (M N K, TRANS_A TRANS_B, elem_bytes of A and B, c_bytes of C), the alignment of the
+ * (M N K, TRANS_A TRANS_B, elem_bytes of A and B, c_bytes of C, MODE: problem.h's
+ * mmt_mode number, 2 bf16 3 f16 4 tf32 5 f32x3), the alignment of the
  * operands (ALIGN_A ALIGN_B: the largest of 16, 8, 4, 2, 1 bytes that divides both the
  * pointer and the row pitch) and device.NAME. */
 typedef struct mmt_space_env {
@@ -83,8 +86,9 @@ void mmt_space_free(mmt_space *s);
 mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, int *valid,
                            int64_t *derived, mmt_err *err);
 
-/* Every valid configuration, in odometer order over the params (last param fastest).
- * *out is malloc'd (the caller frees it). */
+/* Every valid configuration that no prune condition excludes (what tuning measures), in
+ * odometer order over the params (last param fastest). *out is malloc'd (the caller frees
+ * it). */
 mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
                                mmt_err *err);
 

@@ -53,6 +53,7 @@ static inline void gc_reference_t(mmt_dtype ab, mmt_dtype ct, int col_major, int
                                   int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                                   double beta, const void *c0, int64_t ldc, double *ref)
 {
+#pragma omp parallel for schedule(dynamic) /* the tests link OpenMP: long double is slow */
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             long double s = 0, sa = 0;

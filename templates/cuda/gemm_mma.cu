@@ -9,8 +9,9 @@
  *   2 bf16, 3 f16   16-bit inputs, mma.m16n8k16;
  *   4 tf32          fp32 inputs rounded to tf32 (cvt.rna), mma.m16n8k8;
  *   5 f32x3         fp32 inputs split into a tf32 part and a tf32 residual, x = hi + lo;
- *                   acc += lo_a hi_b + hi_a lo_b + hi_a hi_b (the lo lo term, 2^-22 relative,
- *                   is dropped): fp32-level accuracy from three tf32 products.
+ *                   acc += (lo_a hi_b + hi_a lo_b + hi_a hi_b) per mma step, the bracket from
+ *                   zero (the lo lo term, 2^-22 relative, is dropped): fp32-level accuracy
+ *                   from three tf32 products.
  * C is fp32 or the input type (MMT_OUT, src/problem.h's mmt_dtype). BLAS rules: beta == 0
  * -> C is not read; alpha == 0 or K == 0 -> A and B are not read.
  *
@@ -411,7 +412,8 @@ __device__ __forceinline__ void multiply(const TS *As, const TS *Bs, int wm0, in
         for (int ni = 0; ni < NI; ni++)
 #pragma unroll
             for (int r = 0; r < 2; r++) b[ni][r] = to_tf32(__uint_as_float(b[ni][r]));
-#elif MMT_MODE == 5
+#endif
+#if MMT_MODE == 5
         unsigned al[MI][4], bl[NI][2]; /* the residuals; a and b keep the high parts */
 #pragma unroll
         for (int mi = 0; mi < MI; mi++)
@@ -429,18 +431,27 @@ __device__ __forceinline__ void multiply(const TS *As, const TS *Bs, int wm0, in
                 b[ni][r] = to_tf32(x);
                 bl[ni][r] = to_tf32(x - __uint_as_float(b[ni][r]));
             }
+        /* The tensor cores add into their accumulator with truncation, so every mma into
+         * the running sum loses up to an ulp of it: the three products of this step are
+         * summed from zero (the small terms first) and added to the sum with one rounded
+         * fp32 add, which keeps the error near plain fp32's. */
 #pragma unroll
         for (int mi = 0; mi < MI; mi++)
 #pragma unroll
             for (int ni = 0; ni < NI; ni++) {
-                mma(acc[mi][ni], al[mi], b[ni]); /* the small terms first */
-                mma(acc[mi][ni], a[mi], bl[ni]);
+                float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                mma(t, al[mi], b[ni]);
+                mma(t, a[mi], bl[ni]);
+                mma(t, a[mi], b[ni]);
+#pragma unroll
+                for (int r = 0; r < 4; r++) acc[mi][ni][r] += t[r];
             }
-#endif
+#else
 #pragma unroll
         for (int mi = 0; mi < MI; mi++)
 #pragma unroll
             for (int ni = 0; ni < NI; ni++) mma(acc[mi][ni], a[mi], b[ni]);
+#endif
     }
 }
 
