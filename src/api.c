@@ -67,6 +67,12 @@ struct mmt_ctx {
     mmt_err err;
     mmt_choice last_choice;
     char last_config[512];
+    /* Device scratch for kernels whose launch asks for it (operands packed to aligned rows).
+     * Every launch of a context goes to its one stream, so one buffer serves them all; the
+     * mutex keeps each call's pair of launches (pack, multiply) together. */
+    pthread_mutex_t ws_lock;
+    void *ws;
+    int64_t ws_size;
 };
 
 static _Thread_local mmt_err open_err; /* for failures before a context exists */
@@ -78,6 +84,7 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
     mmt_ctx *ctx = calloc(1, sizeof *ctx);
     RETURN_ERROR_IF(!ctx, &open_err, MMT_OUT_OF_MEMORY, "out of memory");
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->ws_lock, NULL);
     *out = ctx;
     /* The environment's policy first: a misspelt value must not pass unnoticed, on any device. */
     const char *policy = getenv("MMTUNE_SGEMM");
@@ -124,8 +131,14 @@ void mmt_close(mmt_ctx *ctx)
         mmt_family_free(ctx->modes[d].family);
         free(ctx->modes[d].bests);
     }
+    if (ctx->ws) { /* the stream may still be using it */
+        mmt_err ignore;
+        ctx->be->sync(ctx->stream, &ignore);
+        ctx->be->free(ctx->ws);
+    }
     mmt_store_close(ctx->st);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->ws_lock);
     free(ctx);
 }
 
@@ -140,8 +153,37 @@ mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config)
 mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
-    ctx->stream = stream;
-    return MMT_OK;
+    pthread_mutex_lock(&ctx->ws_lock);
+    mmt_status st = MMT_OK;
+    if (ctx->ws && stream != ctx->stream) st = ctx->be->sync(ctx->stream, &ctx->err); /* the scratch moves streams */
+    if (st == MMT_OK) ctx->stream = stream;
+    pthread_mutex_unlock(&ctx->ws_lock);
+    return st;
+}
+
+/* Launches e with the context's scratch when its geometry asks for some (grown on demand:
+ * the old buffer is freed only after the stream has finished with it). */
+static mmt_status launch(mmt_ctx *ctx, const entry *e, mmt_gemm_params *gp)
+{
+    if (e->geometry.workspace <= 0) return ctx->be->launch(e->mod, gp, &e->geometry, ctx->stream, &ctx->err);
+    pthread_mutex_lock(&ctx->ws_lock);
+    mmt_status st = MMT_OK;
+    if (ctx->ws_size < e->geometry.workspace) {
+        if (ctx->ws) st = ctx->be->sync(ctx->stream, &ctx->err);
+        if (st == MMT_OK) {
+            ctx->be->free(ctx->ws);
+            ctx->ws = NULL, ctx->ws_size = 0;
+            st = ctx->be->alloc(&ctx->dev, (size_t)e->geometry.workspace, &ctx->ws, &ctx->err);
+        }
+        if (st == MMT_OK) ctx->ws_size = e->geometry.workspace;
+    }
+    if (st == MMT_OK) {
+        gp->workspace = ctx->ws;
+        gp->workspace_size = ctx->ws_size;
+        st = ctx->be->launch(e->mod, gp, &e->geometry, ctx->stream, &ctx->err);
+    }
+    pthread_mutex_unlock(&ctx->ws_lock);
+    return st;
 }
 
 mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
@@ -405,7 +447,7 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     }
     pthread_mutex_unlock(&ctx->lock);
     FORWARD_IF_ERROR(st);
-    return ctx->be->launch(e->mod, &gp, &e->geometry, ctx->stream, err);
+    return launch(ctx, e, &gp);
 }
 
 mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,

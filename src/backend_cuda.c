@@ -529,11 +529,12 @@ static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const m
                     "a block of %lld threads exceeds this kernel's limit of %d (it uses %d registers per thread)",
                     (long long)(g->block[0] * g->block[1] * g->block[2]), mod->max_threads, mod->regs);
     void *args[] = {(void *)p};
-    if (mod->pre) {
-        int64_t total = p->m * p->n, blocks = (total + 255) / 256, cap = mod->sm_count * 8;
+    if (mod->pre) { /* a pass over C (split-K's beta) or over the packed operands (16-byte units) */
+        int64_t total = p->m * p->n > g->workspace / 16 ? p->m * p->n : g->workspace / 16;
+        int64_t blocks = (total + 255) / 256, cap = mod->sm_count * 8;
         if (blocks > cap) blocks = cap; /* the kernel strides */
         CU_TRY(cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
-               MMT_LAUNCH, "cuLaunchKernel (split-K beta pass)");
+               MMT_LAUNCH, "cuLaunchKernel (the pass before the kernel)");
     }
     if (g->smem > 48 * 1024) {
         pthread_mutex_lock(&mod->lock);

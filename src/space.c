@@ -31,7 +31,7 @@ typedef struct space_impl {
     /* Which environment slots each expression reads (bit per slot) */
     uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
         prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
-    uint64_t grid_mask[3], block_mask[3], smem_mask;
+    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask;
 } space_impl;
 
 enum {
@@ -359,6 +359,20 @@ static mmt_status load_triple(loader *L, yaml_node_t *n, const char *key, mmt_sp
     return MMT_OK;
 }
 
+/* An optional launch expression: its text, or "0" where the file leaves it out. */
+static mmt_status load_optional(loader *L, yaml_node_t *map, yaml_node_t *n, const char *what, mmt_space_expr *x,
+                                uint64_t *mask)
+{
+    if (n) return load_expr(L, n, what, x, L->im->pub.n_derived, mask);
+    x->line = mmt_yaml_line(map);
+    x->col = mmt_yaml_col(map);
+    x->text = strdup("0");
+    RETURN_ERROR_IF(!x->text, L->err, MMT_OUT_OF_MEMORY, "out of memory");
+    mmt_err tmp;
+    int col;
+    return mmt_expr_parse("0", &x->expr, &col, &tmp);
+}
+
 static mmt_status load_launch(loader *L, yaml_node_t *n)
 {
     space_impl *im = L->im;
@@ -366,15 +380,17 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     if (n->type != YAML_MAPPING_NODE)
         return mmt_yaml_error(L->err, L->file, n, "'launch' must be a mapping with grid, block and smem, not %s",
                               mmt_yaml_kind(n));
-    yaml_node_t *vals[3] = {NULL, NULL, NULL};
-    static const char *const keys[3] = {"grid", "block", "smem"};
+    yaml_node_t *vals[4] = {NULL, NULL, NULL, NULL};
+    static const char *const keys[4] = {"grid", "block", "smem", "workspace"};
     for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
         yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
         const char *name;
         FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a launch key", &name, L->err));
         int k = 0;
-        while (k < 3 && strcmp(name, keys[k]) != 0) k++;
-        if (k == 3) return mmt_yaml_error(L->err, L->file, key, "unknown launch key '%s' (grid, block, smem)", name);
+        while (k < 4 && strcmp(name, keys[k]) != 0) k++;
+        if (k == 4)
+            return mmt_yaml_error(L->err, L->file, key, "unknown launch key '%s' (grid, block, smem, workspace)",
+                                  name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate launch key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
     }
@@ -383,14 +399,8 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     s->has_launch = 1;
     FORWARD_IF_ERROR(load_triple(L, vals[0], "grid", s->grid, im->grid_mask));
     FORWARD_IF_ERROR(load_triple(L, vals[1], "block", s->block, im->block_mask));
-    if (vals[2]) return load_expr(L, vals[2], "launch smem", &s->smem, s->n_derived, &im->smem_mask);
-    s->smem.line = mmt_yaml_line(n);
-    s->smem.col = mmt_yaml_col(n);
-    s->smem.text = strdup("0");
-    RETURN_ERROR_IF(!s->smem.text, L->err, MMT_OUT_OF_MEMORY, "out of memory");
-    mmt_err tmp;
-    int col;
-    return mmt_expr_parse("0", &s->smem.expr, &col, &tmp);
+    FORWARD_IF_ERROR(load_optional(L, n, vals[2], "launch smem", &s->smem, &im->smem_mask));
+    return load_optional(L, n, vals[3], "launch workspace", &s->workspace, &im->workspace_mask);
 }
 
 static mmt_status load_default(loader *L, yaml_node_t *n)
@@ -523,6 +533,7 @@ void mmt_space_free(mmt_space *s)
     for (int i = 0; i < s->n_prune; i++) free_expr(&s->prune[i]);
     for (int i = 0; i < 3; i++) free_expr(&s->grid[i]), free_expr(&s->block[i]);
     free_expr(&s->smem);
+    free_expr(&s->workspace);
     free(s->file);
     free(s->template);
     free(s->entry);
@@ -585,7 +596,8 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
     else if (x >= s->prune && x < s->prune + MMT_SPACE_MAX_CONSTRAINTS) snprintf(buf, size, "prune");
     else if (x >= s->grid && x < s->grid + 3) snprintf(buf, size, "launch grid[%d]", (int)(x - s->grid));
     else if (x >= s->block && x < s->block + 3) snprintf(buf, size, "launch block[%d]", (int)(x - s->block));
-    else snprintf(buf, size, "launch smem");
+    else if (x == &s->smem) snprintf(buf, size, "launch smem");
+    else snprintf(buf, size, "launch workspace");
 }
 
 static mmt_status eval_error(const evaluation *ev, const mmt_space_expr *x, uint64_t bits, mmt_err *err)
@@ -741,7 +753,8 @@ mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt
         FORWARD_IF_ERROR(eval_expr(&ev, &s->grid[i], im->grid_mask[i], &g->grid[i], err));
         FORWARD_IF_ERROR(eval_expr(&ev, &s->block[i], im->block_mask[i], &g->block[i], err));
     }
-    return eval_expr(&ev, &s->smem, im->smem_mask, &g->smem, err);
+    FORWARD_IF_ERROR(eval_expr(&ev, &s->smem, im->smem_mask, &g->smem, err));
+    return eval_expr(&ev, &s->workspace, im->workspace_mask, &g->workspace, err);
 }
 
 void mmt_config_format(const mmt_space *s, const mmt_config *c, char *buf, size_t size)

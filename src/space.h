@@ -45,8 +45,8 @@ typedef struct mmt_space {
     mmt_space_expr constraints[MMT_SPACE_MAX_CONSTRAINTS];
     int n_prune;       /* valid configurations tuning need not measure (the default may be one) */
     mmt_space_expr prune[MMT_SPACE_MAX_CONSTRAINTS];
-    int has_launch; /* GPU spaces: grid, block, smem */
-    mmt_space_expr grid[3], block[3], smem;
+    int has_launch; /* GPU spaces: grid, block, smem, workspace (bytes of device scratch; 0 if absent) */
+    mmt_space_expr grid[3], block[3], smem, workspace;
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
 } mmt_space;
 
@@ -57,6 +57,7 @@ typedef struct mmt_config {
 /* Launch geometry of one configuration for one problem. */
 typedef struct mmt_geometry {
     int64_t grid[3], block[3], smem;
+    int64_t workspace; /* bytes of device scratch the launch needs (mmt_gemm_params.workspace) */
 } mmt_geometry;
 
 /* What expressions may read besides params and derived values: the row-major problem

@@ -81,10 +81,11 @@ static mmt_space_env env_of(const mmt_problem *p, int odd_ld)
     return env;
 }
 
-/* Up to `want` configs valid for problem p on the test data (odd_ld), whose param `name`
- * is above 1 (name NULL: any), spread over the space, appended to list. */
-static void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name, int want, instance *list,
-                 int *n)
+/* Up to `want` configs searched for problem p on the test data (odd_ld), spread over the
+ * space, appended to list; with a param `name`, only those whose value of it is (other:
+ * 1) or is not (0) the first the space lists. */
+static void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name, int other, int want,
+                 instance *list, int *n)
 {
     mmt_space_env env = env_of(p, odd_ld);
     mmt_config *all = NULL;
@@ -96,7 +97,7 @@ static void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld, const 
         if (strcmp(fam->space->params[i].name, name) == 0) idx = i;
     mmt_config *match = malloc(sizeof *match * (count + 1));
     for (size_t i = 0; i < count; i++)
-        if (!name || all[i].v[idx] > 1) match[picked++] = all[i];
+        if (!name || (all[i].v[idx] != fam->space->params[idx].values[0]) == other) match[picked++] = all[i];
     CHECK(picked > 0);
     for (int i = 0; picked && i < want; i++) list[(*n)++].cfg = match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)];
     free(match);
@@ -162,14 +163,17 @@ static void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, i
         ok = be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK && be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK;
         for (int i = 0; ok && i < n; i++) {
             if (!valid[i]) continue;
-            mmt_geometry g;
+            mmt_geometry g = {0};
             mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = lda, .ldb = ldb, .ldc = ldc, .trans_a = ta,
                                   .trans_b = tb, .alpha = c.alpha, .beta = c.beta, .a = da, .b = db, .c = dc};
             double e = INFINITY;
+            void *ws = NULL;
             if (be->copy(dc, c0, csz, MMT_H2D, &err) == MMT_OK &&
                 mmt_space_geometry(fam->space, &list[i].cfg, &env, &g, &err) == MMT_OK &&
-                be->launch(list[i].mod, &gp, &g, NULL, &err) == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
-                be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
+                (g.workspace == 0 || be->alloc(&dev, (size_t)g.workspace, &ws, &err) == MMT_OK) &&
+                (gp.workspace = ws, gp.workspace_size = g.workspace,
+                 be->launch(list[i].mod, &gp, &g, NULL, &err) == MMT_OK) &&
+                be->sync(NULL, &err) == MMT_OK && be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
                 e = gc_rel_error_t(ct, 0, s.m, s.n, cm, ldc, ref);
                 for (int64_t r = 0; r < s.m; r++) /* the padding past each row of C is untouched */
                         if (memcmp((char *)cm + cs * (r * ldc + s.n), (char *)c0 + cs * (r * ldc + s.n), cs * 2))
@@ -178,6 +182,7 @@ static void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, i
                 fprintf(stderr, "launch failed: %s\n", err.msg);
                 ok = 0; /* a fault poisons the context: stop here */
             }
+            be->free(ws);
             list[i].runs++;
             if (!(e <= bound)) {
                 char name[128];
@@ -194,16 +199,17 @@ static void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, i
 
 static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
 {
-    instance list[16];
+    instance list[16]; /* default + up to 7 picks */
     memset(list, 0, sizeof list);
     int n = 0;
     mmt_space_default(fam->space, &list[n++].cfg);
     mmt_problem p = problem_of(kd, ta, tb, main_shape), q = problem_of(kd, ta, tb, group_shape),
                 r = problem_of(kd, ta, tb, splitk_shape);
-    pick(fam, &p, 0, NULL, 3, list, &n);     /* aligned rows: wide copies among them */
-    pick(fam, &p, 1, NULL, 1, list, &n);     /* odd rows: the narrowest copies */
-    pick(fam, &q, 0, "GROUP_M", 1, list, &n); /* rasterisation */
-    if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, list, &n);
+    pick(fam, &p, 0, NULL, 0, 3, list, &n);       /* aligned rows: the widest copies */
+    pick(fam, &p, 1, "PACK", 0, 1, list, &n);     /* odd rows: the narrowest copies */
+    pick(fam, &p, 1, "PACK", 1, 1, list, &n);     /* odd rows packed first */
+    pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n);  /* rasterisation */
+    if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
     build(fam, &p, list, n); /* the definitions do not depend on the sizes */
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int odd_ld = 0; odd_ld < 2; odd_ld++) run_shape(fam, kd, ta, tb, shapes[si], odd_ld, list, n);

@@ -246,12 +246,16 @@ typedef struct kernel_call {
     const mmt_backend *be;
     mmt_module *mod;
     mmt_geometry g;
+    void *workspace; /* g.workspace bytes, or NULL */
 } kernel_call;
 
 static mmt_status kernel_gemm(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err)
 {
     kernel_call *kc = user;
-    return kc->be->launch(kc->mod, p, &kc->g, stream, err);
+    mmt_gemm_params q = *p;
+    q.workspace = kc->workspace;
+    q.workspace_size = kc->workspace ? kc->g.workspace : 0;
+    return kc->be->launch(kc->mod, &q, &kc->g, stream, err);
 }
 
 static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double beat_ms, mmt_measure *m)
@@ -308,13 +312,15 @@ int mmt_worker_main(const char *device)
             if (rp.status != MMT_OK) snprintf(rp.m.message, sizeof rp.m.message, "%.2000s", err.msg);
         } else if (rq.kind == REQ_MEASURE && b) {
             kernel_call kc = {.be = be, .g = rq.geometry};
-            if (be->load(&dev, blob, rq.blob_size, rq.entry, &kc.mod, &err) != MMT_OK) {
+            if (be->load(&dev, blob, rq.blob_size, rq.entry, &kc.mod, &err) != MMT_OK ||
+                (kc.g.workspace > 0 && be->alloc(&dev, (size_t)kc.g.workspace, &kc.workspace, &err) != MMT_OK)) {
                 rp.m.status = MMT_TRIAL_LAUNCH_ERROR;
                 snprintf(rp.m.message, sizeof rp.m.message, "%.2000s", err.msg);
             } else {
                 measure_with(b, kernel_gemm, &kc, rq.beat_ms, &rp.m);
-                be->unload(kc.mod);
             }
+            be->free(kc.workspace);
+            if (kc.mod) be->unload(kc.mod);
         } else if (rq.kind == REQ_VENDOR && b) {
             if (!vendor_tried && mmt_vendor_open(be, &dev, &vendor, &err) != MMT_OK)
                 snprintf(vendor_why, sizeof vendor_why, "%.200s", err.msg);

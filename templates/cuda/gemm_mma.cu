@@ -26,11 +26,16 @@
  * ldmatrix phase reads fall in distinct banks; without it rows are padded by 16 bytes.
  * 16-bit operands whose rows are only 2-byte aligned (VEC * 2 < 4: no cp.async that small)
  * are fetched into registers before the multiply of the current tile and stored after it.
+ * With PACK, a first pass (mmt_gemm_pre) copies A and B into the workspace with row pitches
+ * rounded up to 16 bytes, so operands of any alignment are multiplied with 16-byte copies
+ * (for an odd K that pass costs a read and a write of A and B, a fraction of the multiply).
  *
  * Launch (the space's launch section): grid (ceil(M/BM) * ceil(N/BN), 1, SPLITK), block
- * (32 * WARPS_M * WARPS_N, 1, 1), dynamic shared memory SMEM bytes. With SPLITK > 1 (fp32
- * C only) the module also exports mmt_gemm_pre, launched first to apply C = beta * C; the
- * slices then add alpha * partial into C with atomicAdd.
+ * (32 * WARPS_M * WARPS_N, 1, 1), dynamic shared memory SMEM bytes, with PACK a workspace
+ * of the packed operands' bytes. With SPLITK > 1 (fp32 C only) or PACK the module also
+ * exports mmt_gemm_pre, launched first (any 1-D grid: it strides) to pack the operands and
+ * to apply C = beta * C, after which split-K slices add alpha * partial into C with
+ * atomicAdd.
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_80+). */
 
@@ -76,6 +81,9 @@
 #endif
 #ifndef GROUP_M
 #define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse) */
+#endif
+#ifndef PACK
+#define PACK 0 /* 1: A and B are first copied to the workspace with 16-byte row pitches */
 #endif
 
 /* ---- derived ------------------------------------------------------------------------ */
@@ -154,6 +162,9 @@ typedef unsigned short TC;
 #endif
 #if SPLITK < 1 || GROUP_M < 1
 #error "SPLITK and GROUP_M are >= 1"
+#endif
+#if PACK && VEC * ELEM != 16
+#error "packed operands are copied 16 bytes at a time"
 #endif
 
 /* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
@@ -491,6 +502,30 @@ __device__ __forceinline__ float axpby(float alpha, float acc, float beta, const
     return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * c_load(c));
 }
 
+/* The operands the main loop reads: the caller's, or their packed copies in the workspace
+ * (rows of cols elements at a pitch rounded up to 16 bytes; B after A). */
+struct operands {
+    const TS *a, *b;
+    long long lda, ldb;
+};
+
+__device__ __forceinline__ long long packed_pitch(long long cols) { return (cols + CH - 1) / CH * CH; }
+
+__device__ __forceinline__ operands operands_of(const mmt_gemm_params &p)
+{
+    operands o;
+#if PACK
+    o.lda = packed_pitch(OP_A ? p.m : p.k);
+    o.ldb = packed_pitch(OP_B ? p.k : p.n);
+    o.a = static_cast<const TS *>(p.workspace);
+    o.b = o.a + (OP_A ? p.k : p.m) * o.lda;
+#else
+    o.a = static_cast<const TS *>(p.a), o.b = static_cast<const TS *>(p.b);
+    o.lda = p.lda, o.ldb = p.ldb;
+#endif
+    return o;
+}
+
 /* A pointer or row pitch not aligned to one copy unit. */
 #define MISALIGNED(ptr, ld) ((reinterpret_cast<unsigned long long>(ptr) | (unsigned long long)(ld) * ELEM) % (VEC * ELEM))
 
@@ -499,7 +534,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
     /* An instance is built for one pair of transposes and for operands aligned to VEC
      * elements (the space's ALIGN_A / ALIGN_B): anything else is a caller's bug, and a trap
      * says so louder than a wrong answer. */
-    if (p.trans_a != OP_A || p.trans_b != OP_B || MISALIGNED(p.a, p.lda) || MISALIGNED(p.b, p.ldb)) __trap();
+    const operands op = operands_of(p);
+    if (p.trans_a != OP_A || p.trans_b != OP_B || MISALIGNED(op.a, op.lda) || MISALIGNED(op.b, op.ldb)) __trap();
 
     extern __shared__ __align__(128) unsigned char mmt_smem[];
     TS *const As = reinterpret_cast<TS *>(mmt_smem);
@@ -531,12 +567,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
 #endif
     if (alpha == 0.0f) kend = kbeg;
 
-    const TS *const a = static_cast<const TS *>(p.a);
-    const TS *const b = static_cast<const TS *>(p.b);
+    const TS *const a = op.a, *const b = op.b;
     tile_copy<A_ROWS, A_COLS, LAYOUT_A, OP_A == 1> ca;
     tile_copy<B_ROWS, B_COLS, LAYOUT_B, OP_B == 0> cb;
-    ca.init(a, p.lda, m0, M, kbeg);
-    cb.init(b, p.ldb, n0, N, kbeg);
+    ca.init(a, op.lda, m0, M, kbeg);
+    cb.init(b, op.ldb, n0, N, kbeg);
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
@@ -645,19 +680,51 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
         }
 }
 
-#if SPLITK > 1
-/* C = beta * C over the whole of C (beta == 0 writes zeros without reading), before the
- * split-K slices add into it. Any 1-D launch: the loop strides over the grid. */
+#if SPLITK > 1 || PACK
+#if PACK
+/* rows x cols elements of src (row pitch ld) to dst (pitch packed_pitch(cols)), 16 bytes per
+ * thread and step: any source alignment, aligned stores. */
+__device__ __forceinline__ void pack(TS *dst, const TS *src, long long ld, long long rows, long long cols,
+                                     long long first, long long stride)
+{
+    const long long pitch = packed_pitch(cols), units = rows * (pitch / CH);
+    for (long long u = first; u < units; u += stride) {
+        const long long r = u / (pitch / CH), c0 = u % (pitch / CH) * CH;
+        union {
+            TS e[CH];
+            uint4 v;
+        } x;
+#pragma unroll
+        for (int e = 0; e < CH; e++) x.e[e] = c0 + e < cols ? src[r * ld + c0 + e] : TS(0);
+        *reinterpret_cast<uint4 *>(dst + r * pitch + c0) = x.v;
+    }
+}
+#endif
+
+/* Before the kernel: the packed operands (alpha == 0: A and B are not read), and for split-K
+ * C = beta * C over the whole of C (beta == 0 writes zeros without reading). Any 1-D launch:
+ * the loops stride over the grid. */
 extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
 {
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+#if PACK
+    if (p.alpha != 0.0 && p.k > 0) {
+        const operands o = operands_of(p);
+        pack(const_cast<TS *>(o.a), static_cast<const TS *>(p.a), p.lda, OP_A ? p.k : p.m, OP_A ? p.m : p.k, first,
+             stride);
+        pack(const_cast<TS *>(o.b), static_cast<const TS *>(p.b), p.ldb, OP_B ? p.n : p.k, OP_B ? p.k : p.n, first,
+             stride);
+    }
+#endif
+#if SPLITK > 1
     if (p.beta == 1.0) return;
     float *const C = static_cast<float *>(p.c);
     const float beta = (float)p.beta;
-    const long long total = p.m * p.n;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x; x < total; x += stride) {
+    for (long long x = first; x < p.m * p.n; x += stride) {
         float *const cp = C + (x / p.n) * p.ldc + x % p.n;
         *cp = beta == 0.0f ? 0.0f : beta * *cp;
     }
+#endif
 }
 #endif
