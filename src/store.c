@@ -520,6 +520,64 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     return r;
 }
 
+mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "SELECT " PROBLEM_COLS ", t.device_id, t.problem_id, c.template_id, tp.name, d.backend, "
+                             "d.name, d.arch, d.fingerprint, d.props, count(*) FROM trial t "
+                             "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
+                             "JOIN device d ON d.id = t.device_id JOIN problem p ON p.id = t.problem_id "
+                             "GROUP BY t.device_id, t.problem_id, c.template_id "
+                             "ORDER BY t.device_id, c.template_id, t.problem_id",
+                             &s, err));
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            mmt_trial_set *grown = realloc(*out, cap * sizeof **out);
+            if (!grown) {
+                sqlite3_finalize(s);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+            }
+            *out = grown;
+        }
+        mmt_trial_set *t = &(*out)[(*n)++];
+        memset(t, 0, sizeof *t);
+        problem_from_row(s, 0, &t->problem);
+        const int c = PROBLEM_NCOLS;
+        t->device_id = sqlite3_column_int64(s, c);
+        t->problem_id = sqlite3_column_int64(s, c + 1);
+        t->template_id = sqlite3_column_int64(s, c + 2);
+        snprintf(t->template_name, sizeof t->template_name, "%s", (const char *)sqlite3_column_text(s, c + 3));
+        mmt_device_info *d = &t->device;
+        snprintf(d->backend, sizeof d->backend, "%s", (const char *)sqlite3_column_text(s, c + 4));
+        snprintf(d->name, sizeof d->name, "%s", (const char *)sqlite3_column_text(s, c + 5));
+        snprintf(d->arch, sizeof d->arch, "%s", (const char *)sqlite3_column_text(s, c + 6));
+        snprintf(d->fingerprint, sizeof d->fingerprint, "%s", (const char *)sqlite3_column_text(s, c + 7));
+        /* props: "name=value name=value ...", as mmt_store_device wrote them */
+        const char *props = (const char *)sqlite3_column_text(s, c + 8);
+        for (const char *q = props ? props : ""; *q;) {
+            char name[48];
+            long long v;
+            int used = 0;
+            if (sscanf(q, "%47[^= ]=%lld%n", name, &v, &used) == 2) mmt_device_set_prop(d, name, v);
+            q += used ? used : 1;
+            while (*q == ' ') q++;
+        }
+        t->trials = (size_t)sqlite3_column_int64(s, c + 9);
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "trial sets");
+    sqlite3_finalize(s);
+    return r;
+}
+
 mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err)
 {
     *data = NULL;

@@ -93,6 +93,20 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
                                            double time_ms_median, double gflops),
                                  void *user, mmt_err *err);
 
+/* The trials of one (device, problem, template): a landscape for replaying searches. The
+ * device is rebuilt from its row (identity and props), as search spaces read it. */
+typedef struct mmt_trial_set {
+    int64_t device_id, problem_id, template_id;
+    mmt_problem problem;
+    char template_name[64];
+    mmt_device_info device;
+    size_t trials;
+} mmt_trial_set;
+
+/* Every (device, problem, template) that has trials, ordered by device, template,
+ * problem. *out is malloc'd. */
+mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, mmt_err *err);
+
 /* Compile cache. get returns MMT_NOT_FOUND if the key is absent; *data is malloc'd. */
 mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err);
 mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *template_name, const char *params,

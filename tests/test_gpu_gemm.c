@@ -16,7 +16,7 @@
 #include "gemm_check.h"
 #include "resource.h"
 
-#include "../tuner/cublas.c" /* the tuner's wrapper, built into this test */
+#include "cublas.h" /* the tuner's wrapper (mmtune_core) */
 
 typedef struct shape {
     int64_t m, n, k;

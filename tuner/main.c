@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "replay.h"
 #include "shapes.h"
 #include "search.h"
 #include "tune.h"
@@ -21,24 +22,32 @@ static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
     "       mmtune bench --device DEV --shapes FILE [--db PATH]  tuned kernels vs the vendor library\n"
     "       mmtune show [--db PATH]                               what the database holds\n"
+    "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
+    "                                                             strategies against recorded trials\n"
     "\n"
     "  --device DEV      cpu, a GPU number (0, 1, ...), or all (every GPU in parallel)\n"
     "  --shapes FILE     the problems (YAML; see examples/shapes.yaml)\n"
     "  --db PATH         the database (default $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db)\n"
-    "  --strategy NAME   exhaustive (default) or random\n"
-    "  --budget N|Ts|Tm  per problem: measure at most N configurations (0 = all), or stop\n"
-    "                    starting new ones after T seconds / minutes (90s, 2m)\n"
-    "  --seed N          seed of the random strategy (default 1)\n"
+    "  --strategy NAME   exhaustive (default), random, anneal (simulated annealing on the\n"
+    "                    parameter grid) or model (guided by a model of the measured trials)\n"
+    "  --budget N|P%|Ts|Tm  per problem: measure at most N configurations (0 = all) or P%\n"
+    "                    of them, or stop starting new ones after T seconds / minutes (90s, 2m)\n"
+    "  --seed N          seed of the random and guided strategies (default 1)\n"
     "  --space FILE      a search space YAML instead of the built-in one\n"
     "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
     "  --fresh           measure again configurations the database already has\n"
     "  --quiet           no progress output\n"
+    "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
+    "                    (default 5), --warm starts each problem from the others' winners,\n"
+    "                    --batch N proposals per step of a guided strategy (default 1)\n"
     "  --help, --version\n";
 
 typedef struct options {
-    const char *command, *device, *shapes, *db, *strategy, *space;
+    const char *command, *device, *shapes, *db, *strategy, *space, *landscape;
     size_t budget;
-    double budget_s; /* 0: no time budget */
+    double budget_s;    /* 0: no time budget */
+    double budget_frac; /* 0: no fraction of the candidates */
+    int seeds, warm, batch; /* replay */
     const char *budget_text;
     uint64_t seed;
     int fresh, quiet;
@@ -62,13 +71,15 @@ static int parse_number(const char *text, uint64_t *out)
     return 0;
 }
 
-/* "200" (candidates) or "90s" / "2m" (time per problem). */
-static int parse_budget(const char *text, size_t *count, double *seconds)
+/* "200" (candidates), "10%" (of each problem's candidates) or "90s" / "2m" (time per
+ * problem). */
+static int parse_budget(const char *text, size_t *count, double *fraction, double *seconds)
 {
     char *end;
     unsigned long long v = strtoull(text, &end, 10);
     if (end == text || text[0] == '-') return -1;
     if (!*end) *count = (size_t)v;
+    else if (strcmp(end, "%") == 0 && v > 0 && v <= 100) *fraction = (double)v / 100.0;
     else if (strcmp(end, "s") == 0 && v > 0) *seconds = (double)v;
     else if (strcmp(end, "m") == 0 && v > 0) *seconds = 60.0 * (double)v;
     else return -1;
@@ -84,12 +95,16 @@ static int parse_options(int argc, char **argv, options *o)
         {"space", required_argument, 0, 'p'},  {"fresh", no_argument, 0, 'f'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},      {"jobs", required_argument, 0, 'j'},
+        {"landscape", required_argument, 0, 'L'}, {"seeds", required_argument, 0, 'n'},
+        {"warm", no_argument, 0, 'w'},         {"batch", required_argument, 0, 'a'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
     o->strategy = "exhaustive";
     o->seed = 1;
     o->jobs = -1;
+    o->seeds = 5;
+    o->batch = 1;
     int first = 1;
     if (argc > 1 && argv[1][0] != '-') {
         o->command = argv[1];
@@ -109,8 +124,9 @@ static int parse_options(int argc, char **argv, options *o)
         case 'f': o->fresh = 1; break;
         case 'q': o->quiet = 1; break;
         case 'B':
-            if (parse_budget(optarg, &o->budget, &o->budget_s))
-                return bad_input("--budget takes a count or a time (90s, 2m), not '%s'", optarg);
+            if (parse_budget(optarg, &o->budget, &o->budget_frac, &o->budget_s))
+                return bad_input("--budget takes a count, a percentage (10%%) or a time (90s, 2m), not '%s'",
+                                 optarg);
             o->budget_text = optarg;
             break;
         case 'j':
@@ -122,19 +138,41 @@ static int parse_options(int argc, char **argv, options *o)
             if (parse_number(optarg, &v)) return bad_input("--seed takes a number, not '%s'", optarg);
             o->seed = v;
             break;
+        case 'L': o->landscape = optarg; break;
+        case 'w': o->warm = 1; break;
+        case 'n':
+            if (parse_number(optarg, &v) || v < 1 || v > 1000)
+                return bad_input("--seeds takes a number from 1 to 1000, not '%s'", optarg);
+            o->seeds = (int)v;
+            break;
+        case 'a':
+            if (parse_number(optarg, &v) || v < 1 || v > 256)
+                return bad_input("--batch takes a number from 1 to 256, not '%s'", optarg);
+            o->batch = (int)v;
+            break;
         case 'h': fputs(usage, stdout); exit(EXIT_OK);
         case 'V': printf("mmtune %s\n", mmt_version_string()); exit(EXIT_OK);
         default: return bad_input("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) return bad_input("unexpected argument '%s'", argv[optind]);
-    if (strcmp(o->command, "tune") && strcmp(o->command, "bench") && strcmp(o->command, "show"))
-        return bad_input("unknown command '%s' (tune, bench, show)", o->command);
-    if (strcmp(o->command, "show") != 0) {
+    if (strcmp(o->command, "tune") && strcmp(o->command, "bench") && strcmp(o->command, "show") &&
+        strcmp(o->command, "replay"))
+        return bad_input("unknown command '%s' (tune, bench, show, replay)", o->command);
+    if (strcmp(o->command, "replay") == 0) {
+        if (!o->landscape) return bad_input("%s needs --landscape DB (a database with exhaustive tunes)", o->command);
+        if (o->budget_s > 0) return bad_input("replay measures nothing: --budget %s is no count or percentage",
+                                              o->budget_text);
+        if (strcmp(o->strategy, "all") == 0) return EXIT_OK;
+    } else if (strcmp(o->command, "show") != 0) {
         if (!o->device) return bad_input("%s needs --device (cpu or a GPU number)", o->command);
         if (!o->shapes) return bad_input("%s needs --shapes FILE", o->command);
     }
-    if (!mmt_search_known(o->strategy)) return bad_input("unknown strategy '%s' (exhaustive, random)", o->strategy);
+    if (!mmt_search_known(o->strategy)) {
+        fprintf(stderr, "mmtune: unknown strategy '%s' (%s)\n(mmtune --help shows the usage)\n", o->strategy,
+                mmt_search_names());
+        return EXIT_BAD_INPUT;
+    }
     return EXIT_OK;
 }
 
@@ -256,7 +294,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
     join_args(argc, argv, command, sizeof command);
     mmt_err err;
     mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget,
-                   .budget_s = o->budget_s, .seed = o->seed,
+                   .budget_frac = o->budget_frac, .budget_s = o->budget_s, .seed = o->seed,
                    .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs)};
     memcpy(t.families, pl.families, sizeof t.families);
     const char *budget = o->budget_text ? o->budget_text : "0";
@@ -432,6 +470,19 @@ static int cmd_bench(const options *o)
     return rc;
 }
 
+/* replay: strategies against the recorded trials of a database (replay.h). */
+static int cmd_replay(const options *o)
+{
+    mmt_replay_options r = {.landscape = o->landscape, .strategies = o->strategy, .budget = o->budget,
+                            .budget_frac = o->budget_frac, .batch = (size_t)o->batch, .seeds = o->seeds,
+                            .warm = o->warm};
+    mmt_err err;
+    mmt_status s = mmt_replay(&r, stdout, &err);
+    if (s == MMT_OK) return EXIT_OK;
+    fprintf(stderr, "mmtune: %s\n", err.msg);
+    return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND ? EXIT_BAD_INPUT : EXIT_FAIL;
+}
+
 /* --device all: one mmtune per GPU, in parallel, into the same database (WAL and the
  * busy timeout let the processes commit trials side by side). */
 static int tune_all_gpus(int argc, char **argv)
@@ -478,6 +529,7 @@ int main(int argc, char **argv)
     if (rc != EXIT_OK) return rc;
     if (strcmp(o.command, "show") == 0) return cmd_show(&o);
     if (strcmp(o.command, "bench") == 0) return cmd_bench(&o);
+    if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);
     if (strcmp(o.device, "all") == 0) return tune_all_gpus(argc, argv);
     return cmd_tune(&o, argc, argv);
 }

@@ -7,9 +7,9 @@
 
 #include "clock.h"
 #include "kernel.h"
-#include "lookup.h"
 #include "prebuild.h"
 #include "search.h"
+#include "warm.h"
 
 int64_t mmt_tune_cache_bytes(const mmt_device_info *dev)
 {
@@ -122,48 +122,6 @@ static void measure_vendor(mmt_tuner *t, const mmt_problem *p, int64_t problem_i
     mmt_store_baseline_put(t->st, t->device_id, problem_id, r->vendor, m.timing.median_ms, r->vendor_gflops, &e);
 }
 
-/* Indices of the default and of the configurations that won on neighbouring problems,
- * nearest first: they are measured first (search.h). */
-static size_t warm_start(mmt_tuner *t, const mmt_family *fam, const mmt_config *cands, size_t n,
-                         const mmt_problem *np, size_t *first, size_t max_first)
-{
-    size_t k = 0;
-    mmt_config def;
-    mmt_space_default(fam->space, &def);
-    mmt_best_rec *bests = NULL;
-    size_t nb = 0;
-    mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np->mode, &bests, &nb, NULL);
-    /* order the neighbours by distance (selection: lists are short) */
-    for (size_t pass = 0; pass <= nb && k < max_first; pass++) {
-        const mmt_config *want = &def;
-        mmt_config c;
-        if (pass > 0) {
-            double best_d = INFINITY;
-            long pick = -1;
-            for (size_t i = 0; i < nb; i++) {
-                if (!bests[i].params[0]) continue;
-                mmt_problem q = mmt_problem_normalise(&bests[i].problem);
-                /* the same mode and transposes; another output type's winner is still a good guess */
-                if (q.mode != np->mode || q.trans_a != np->trans_a || q.trans_b != np->trans_b) continue;
-                double d = mmt_lookup_distance(np, &q);
-                if (d < best_d) best_d = d, pick = (long)i;
-            }
-            if (pick < 0) break;
-            int bad = mmt_config_parse(fam->space, bests[pick].params, &c, NULL) != MMT_OK;
-            bests[pick].params[0] = '\0';
-            if (bad) continue;
-            want = &c;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (memcmp(&cands[i], want, sizeof *want) == 0) {
-                first[k++] = i;
-                break;
-            }
-    }
-    free(bests);
-    return k;
-}
-
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -186,10 +144,19 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     if (st == MMT_OK && !t->fresh)
         st = mmt_store_trials_each(t->st, t->device_id, problem_id, template_id, collect_prior, &pr, err);
     if (st == MMT_OK) st = mmt_worker_setup(t->worker, p, err);
-    size_t first[16];
-    size_t n_first = st == MMT_OK ? warm_start(t, fam, cands, n, &np, first, 16) : 0;
+    size_t first[MMT_WARM_MAX], n_first = 0;
+    if (st == MMT_OK) {
+        mmt_best_rec *bests = NULL;
+        size_t nb = 0;
+        mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np.mode, &bests, &nb, NULL);
+        n_first = mmt_warm_order(fam->space, cands, n, &np, bests, nb, first, MMT_WARM_MAX);
+        free(bests);
+    }
     mmt_search *search = NULL;
-    if (st == MMT_OK) st = mmt_search_new(t->strategy, n, first, n_first, t->budget, t->seed, &search, err);
+    if (st == MMT_OK)
+        st = mmt_search_new(t->strategy, fam->space, cands, n, first, n_first,
+                            t->budget ? t->budget : (size_t)ceil(t->budget_frac * (double)n),
+                            t->compile_threads > 0 ? (size_t)t->compile_threads : 1, t->seed, &search, err);
     if (st == MMT_OK) mmt_progress_problem(t->progress, p, mmt_search_planned(search));
 
     mmt_prebuild *pb = NULL;

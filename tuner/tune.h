@@ -23,6 +23,7 @@ typedef struct mmt_tuner {
     mmt_family *families[MMT_N_MODES]; /* per mode; from --space or the embedded spaces */
     const char *strategy;
     size_t budget;            /* candidates per problem (0: all) */
+    double budget_frac;       /* or this fraction of each problem's candidates (0: none) */
     double budget_s;          /* or seconds per problem: no new candidate after it (0: none) */
     uint64_t seed;
     int fresh;                /* measure again what the database already has */

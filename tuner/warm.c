@@ -1,0 +1,50 @@
+/* warm.c - the warm-start order (see warm.h). */
+#include "warm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lookup.h"
+
+/* Appends the candidate equal to c, if there is one and it is not listed yet. */
+static void add(const mmt_config *cands, size_t n, const mmt_config *c, size_t *first, size_t *k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&cands[i], c, sizeof *c) == 0) {
+            for (size_t j = 0; j < *k; j++)
+                if (first[j] == i) return;
+            first[(*k)++] = i;
+            return;
+        }
+}
+
+size_t mmt_warm_order(const mmt_space *s, const mmt_config *cands, size_t n, const mmt_problem *np,
+                      const mmt_best_rec *bests, size_t nb, size_t *first, size_t max_first)
+{
+    size_t k = 0;
+    char *used = calloc(nb ? nb : 1, 1);
+    if (!used) return 0;
+    /* nearest first (selection: the lists are short) */
+    while (k + 1 < max_first) {
+        double best_d = INFINITY;
+        long pick = -1;
+        for (size_t i = 0; i < nb; i++) {
+            if (used[i]) continue;
+            mmt_problem q = mmt_problem_normalise(&bests[i].problem);
+            /* the same mode and transposes; another output type's winner is still a good guess */
+            if (q.mode != np->mode || q.trans_a != np->trans_a || q.trans_b != np->trans_b) continue;
+            double d = mmt_lookup_distance(np, &q);
+            if (d < best_d) best_d = d, pick = (long)i;
+        }
+        if (pick < 0) break;
+        used[pick] = 1;
+        mmt_config c;
+        if (mmt_config_parse(s, bests[pick].params, &c, NULL) == MMT_OK) add(cands, n, &c, first, &k);
+    }
+    mmt_config def;
+    mmt_space_default(s, &def);
+    if (k < max_first) add(cands, n, &def, first, &k);
+    free(used);
+    return k;
+}
