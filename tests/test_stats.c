@@ -188,27 +188,29 @@ static void test_winner(void)
 
 static void test_finalists(void)
 {
-    mmt_stats_entry e[5] = {
-        {"E=5", 1.30, 1.20, 1.40},  /* overlaps nothing of the fastest */
+    mmt_stats_entry e[6] = {
+        {"E=5", 1.30, 1.20, 1.40},  /* clearly slower than the fastest */
         {"B=2", 1.01, 1.00, 1.03},
         {"A=1", 1.00, 0.99, 1.02},  /* the fastest */
         {"D=4", 1.03, 1.015, 1.05},
         {"C=3", 1.02, 1.01, 1.04},
+        {"F=6", 1.07, 1.04, 1.09},  /* apart from A's interval, not by the margin: a finalist */
     };
-    size_t out[5];
-    size_t k = mmt_stats_finalists(e, 5, 3, out);
+    size_t out[6];
+    size_t k = mmt_stats_finalists(e, 6, 3, out);
     CHECK_EQ_INT(k, 3);
     CHECK_EQ_STR(e[out[0]].key, "A=1");
     CHECK_EQ_STR(e[out[1]].key, "B=2");
     CHECK_EQ_STR(e[out[2]].key, "C=3");
-    k = mmt_stats_finalists(e, 5, 5, out);
-    CHECK_EQ_INT(k, 4); /* E stays out */
+    k = mmt_stats_finalists(e, 6, 6, out);
+    CHECK_EQ_INT(k, 5); /* E stays out */
     CHECK_EQ_STR(e[out[3]].key, "D=4");
+    CHECK_EQ_STR(e[out[4]].key, "F=6");
 
     /* reversed input, same finalists in the same order */
-    mmt_stats_entry r[5];
-    for (int i = 0; i < 5; i++) r[i] = e[4 - i];
-    k = mmt_stats_finalists(r, 5, 3, out);
+    mmt_stats_entry r[6];
+    for (int i = 0; i < 6; i++) r[i] = e[5 - i];
+    k = mmt_stats_finalists(r, 6, 3, out);
     CHECK_EQ_INT(k, 3);
     CHECK_EQ_STR(r[out[0]].key, "A=1");
     CHECK_EQ_STR(r[out[1]].key, "B=2");

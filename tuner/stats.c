@@ -105,13 +105,15 @@ size_t mmt_stats_finalists(const mmt_stats_entry *e, size_t n, size_t max, size_
     if (n == 0 || max == 0) return 0;
     size_t f = fastest(e, n), k = 0;
     out[k++] = f;
-    /* then the overlapping ones, fastest first: a selection, max is small */
+    /* then those not clearly slower, fastest first: a selection, max is small. The margin
+     * is the early stop's: two intervals measured seconds apart can miss each other by
+     * drift alone (a shared machine's clock, another tenant), which side by side cancels. */
     while (k < max) {
         long pick = -1;
         for (size_t i = 0; i < n; i++) {
             int taken = 0;
             for (size_t j = 0; j < k; j++) taken |= out[j] == i;
-            if (taken || !mmt_stats_overlap(&e[i], &e[f])) continue;
+            if (taken || e[i].lo > e[f].hi * (1 + MMT_STATS_EARLY_MARGIN)) continue;
             if (pick < 0 || faster(&e[i], &e[pick])) pick = (long)i;
         }
         if (pick < 0) break;

@@ -50,8 +50,10 @@ int mmt_stats_overlap(const mmt_stats_entry *a, const mmt_stats_entry *b);
 int mmt_stats_clearly_slower(double lo, double best_hi, int samples);
 
 /* The finalists among n entries: the fastest (by median, then key) and up to max - 1
- * others, fastest first, whose intervals overlap its interval. Writes their indices to
- * out (max of them) fastest first; returns how many. The order of the entries does not
+ * others, fastest first, that are not clearly slower than it: their intervals start
+ * below its upper end widened by MMT_STATS_EARLY_MARGIN (the early stop's rule, so what
+ * the exploration did not stop, the final round settles). Writes their indices to out
+ * (max of them) fastest first; returns how many. The order of the entries does not
  * change the answer. */
 size_t mmt_stats_finalists(const mmt_stats_entry *e, size_t n, size_t max, size_t *out);
 
