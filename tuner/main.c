@@ -293,7 +293,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
         }
         rows[i] = (mmt_report_row){.problem = &pl.problems[i], .params = res[i].ok ? res[i].params : NULL,
                                    .gflops = res[i].gflops, .vendor_gflops = res[i].vendor_gflops,
-                                   .note = res[i].message};
+                                   .note = res[i].message, .detail = &res[i].detail};
         if (!res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;
     }
     mmt_store_session_end(t.st, t.session_id, &err);

@@ -65,22 +65,29 @@ static void free_prior(prior *pr)
     free(pr->ms);
 }
 
-/* Builds one configuration here and has the worker verify and time it; fills rec. */
+/* Builds one configuration here and has the worker verify and time it; fills rec and tm.
+ * The time from asking for the binary to having it is the device's idle wait (pipe):
+ * a compile in turn, a compile the pool had not finished, or a cache read. */
 static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config *cfg, const mmt_space_env *env,
-                          mmt_prebuild *pb, double beat_ms, mmt_trial_rec *rec, char **message, mmt_err *err)
+                          mmt_prebuild *pb, double best_hi_ms, mmt_trial_rec *rec, mmt_timing *tm, char **message,
+                          mmt_report_pipeline *pipe, mmt_err *err)
 {
     char defines[4096];
     mmt_geometry g;
     FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, cfg, env, defines, sizeof defines, err));
+    const double w0 = mmt_now_s();
     mmt_prebuild_claim(pb, defines);
     FORWARD_IF_ERROR(mmt_space_geometry(fam->space, cfg, env, &g, err));
     void *bin = NULL;
     size_t size = 0;
     char *log = NULL;
+    int cached = 1;
     mmt_err kerr;
     mmt_err_clear(&kerr);
     mmt_status st = mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, &bin, &size, &log,
-                                      NULL, &kerr);
+                                      &cached, &kerr);
+    pipe->wait_s += mmt_now_s() - w0;
+    pipe->compiled += !cached;
     if (st == MMT_COMPILE) {
         rec->status = MMT_TRIAL_COMPILE_ERROR;
         *message = log ? log : strdup(kerr.msg);
@@ -89,12 +96,13 @@ static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config 
     free(log);
     if (st != MMT_OK) return mmt_err_set(err, st, "%s", kerr.msg);
     mmt_measure m;
-    st = mmt_worker_measure(t->worker, bin, size, fam->space->entry, &g, beat_ms, &m, err);
+    st = mmt_worker_measure(t->worker, bin, size, fam->space->entry, &g, best_hi_ms, &m, err);
     free(bin);
     FORWARD_IF_ERROR(st);
     rec->status = m.status;
     rec->rel_error = isnan(m.rel_error) ? -1 : m.rel_error;
     if (m.status == MMT_TRIAL_OK) {
+        *tm = m.timing;
         rec->time_ms_median = m.timing.median_ms;
         rec->time_ms_min = m.timing.min_ms;
         rec->time_ms_max = m.timing.max_ms;
@@ -196,8 +204,12 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     if (st == MMT_OK && t->compile_threads > 0)
         st = mmt_prebuild_new(t->be, &t->dev, fam->source, t->compile_threads, &pb, err);
 
+    /* pipe: compiles and waits of the loop itself; the pool's compiles are added to what
+     * is shown (shown.compiled) */
+    mmt_report_pipeline pipe = {.ahead = pb ? t->compile_threads : 0}, shown;
     const double t0 = mmt_now_s();
-    double best_ms = INFINITY;
+    double best_ms = INFINITY, best_hi = 0;
+    mmt_timing best_tm = {0};
     long idx;
     size_t done = 0, ahead = 0; /* ahead: proposals (counted from the first) sent to the pool */
     while (st == MMT_OK && (idx = mmt_search_next(search)) >= 0) {
@@ -216,44 +228,71 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
         mmt_config_format(fam->space, &cands[idx], params, sizeof params);
         long prev = find_prior(&pr, params);
         double ms = INFINITY;
+        mmt_timing tm = {0};
         const char *status_name;
         if (prev >= 0) {
             r->reused++;
             status_name = mmt_trial_status_name(pr.status[prev]);
-            if (pr.status[prev] == MMT_TRIAL_OK) ms = pr.ms[prev];
+            if (pr.status[prev] == MMT_TRIAL_OK) {
+                ms = pr.ms[prev];
+                tm.median_ms = tm.lo_ms = tm.hi_ms = ms; /* no interval known */
+            }
         } else {
             mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
                                  .rel_error = -1};
             char *message = NULL;
             st = mmt_store_config(t->st, template_id, params, &rec.config_id, err);
-            if (st == MMT_OK) st = measure(t, fam, &cands[idx], &env, pb, best_ms, &rec, &message, err);
+            if (st == MMT_OK)
+                st = measure(t, fam, &cands[idx], &env, pb, best_hi, &rec, &tm, &message, &pipe, err);
             rec.message = message;
             if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, NULL, err);
             free(message);
             r->measured++;
             status_name = mmt_trial_status_name(rec.status);
-            if (rec.status == MMT_TRIAL_OK) ms = rec.time_ms_median;
-            else r->failed++;
+            if (rec.status != MMT_TRIAL_OK) r->failed++;
+            else if (st == MMT_OK)
+                ms = rec.time_ms_median;
         }
         mmt_search_report(search, idx, ms);
         if (ms < best_ms) {
             best_ms = ms;
+            best_hi = tm.hi_ms; /* the early stop compares with the best's upper end */
+            best_tm = tm;
             snprintf(r->params, sizeof r->params, "%s", params);
         }
         double flops = mmt_problem_flops(&np);
-        mmt_progress_trial(t->progress, ++done, params, status_name, isfinite(ms) ? flops / (ms * 1e6) : 0,
-                           isfinite(best_ms) ? flops / (best_ms * 1e6) : 0);
+        shown = pipe;
+        shown.compiled += mmt_prebuild_compiled(pb);
+        shown.measured = (size_t)r->measured;
+        shown.reused = (size_t)r->reused;
+        shown.wall_s = mmt_now_s() - t0;
+        mmt_trial_line line = {.params = params, .status = status_name,
+                               .gflops = isfinite(ms) ? flops / (ms * 1e6) : 0,
+                               .best_gflops = isfinite(best_ms) ? flops / (best_ms * 1e6) : 0,
+                               .median_ms = isfinite(ms) ? ms : 0, .lo_ms = tm.lo_ms, .hi_ms = tm.hi_ms,
+                               .level = tm.level, .reused = prev >= 0};
+        mmt_progress_trial(t->progress, ++done, &line, &shown);
     }
+    pipe.compiled += mmt_prebuild_compiled(pb);
+    mmt_prebuild_free(pb);
+    r->detail.pipe = pipe;
     if (st == MMT_OK && isfinite(best_ms)) {
         r->ok = 1;
         r->time_ms = best_ms;
         r->gflops = mmt_problem_flops(&np) / (best_ms * 1e6);
+        r->detail.median_ms = best_ms;
+        r->detail.lo_ms = best_tm.lo_ms;
+        r->detail.hi_ms = best_tm.hi_ms;
+        r->detail.level = best_tm.level;
     } else if (st == MMT_OK) {
         snprintf(r->message, sizeof r->message, "no configuration passed verification");
     }
-    mmt_prebuild_free(pb);
+    mmt_report_pipeline *rp = &r->detail.pipe;
+    rp->measured = (size_t)r->measured;
+    rp->reused = (size_t)r->reused;
+    rp->wall_s = mmt_now_s() - t0;
     if (st == MMT_OK) measure_vendor(t, p, problem_id, r);
-    mmt_progress_end_problem(t->progress);
+    mmt_progress_end_problem(t->progress, &r->detail);
     mmt_search_free(search);
     free_prior(&pr);
     free(cands);

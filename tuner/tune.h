@@ -39,7 +39,8 @@ typedef struct mmt_tune_result {
     double vendor_gflops; /* 0: not measured */
     char vendor[128];     /* the vendor library's name, if it opened */
     int measured, failed, reused;
-    char message[512]; /* why there is no result, or the vendor's failure */
+    char message[512];         /* why there is no result, or the vendor's failure */
+    mmt_report_detail detail;  /* the winner's interval, the pipeline figures */
 } mmt_tune_result;
 
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err);
