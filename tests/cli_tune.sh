@@ -57,6 +57,7 @@ if command -v sqlite3 >/dev/null; then
   [ "$(configs)" = "$winners" ] || { echo "FAIL: the rerun chose otherwise:"; echo "$winners"; configs; fail=1; }
   [ "$(sqlite3 "$tmp/t.db" 'select params from best_view order by params')" = "$bests" ] ||
     { echo "FAIL: the rerun moved a best"; fail=1; }
+  [ "$(grep -c 'final: kept from an earlier run' "$tmp/out")" = 3 ] || { echo "FAIL: the rerun decided anew"; fail=1; }
   ok=$(sqlite3 "$tmp/t.db" "select count(*) from trial where status='ok' and rel_error >= 0")
   [ "$ok" -ge 3 ] || { echo "FAIL: only $ok verified trials"; fail=1; }
   check "time budget" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/s.db" --budget 1s

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "kernel.h"
 #include "lookup.h"
+#include "final.h"
 #include "prebuild.h"
 #include "search.h"
 
@@ -172,6 +173,108 @@ static size_t warm_start(mmt_tuner *t, const mmt_family *fam, const mmt_config *
     return k;
 }
 
+/* The candidates with an ok trial in this run: what the final choice chooses among. */
+typedef struct field {
+    mmt_contender *c;
+    size_t n, cap;
+} field;
+
+static int field_add(field *f, const char *params, double median, const mmt_timing *tm, int64_t trial_id)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 64;
+        mmt_contender *grown = realloc(f->c, cap * sizeof *grown);
+        if (!grown) return -1;
+        f->c = grown;
+        f->cap = cap;
+    }
+    char *copy = strdup(params);
+    if (!copy) return -1;
+    /* a reused trial has no interval: the database keeps median, min and max only */
+    f->c[f->n++] = (mmt_contender){.params = copy, .median_ms = median, .lo_ms = tm ? tm->lo_ms : median,
+                                   .hi_ms = tm ? tm->hi_ms : median, .level = tm ? tm->level : 0,
+                                   .trial_id = trial_id};
+    return 0;
+}
+
+static void field_free(field *f)
+{
+    for (size_t i = 0; i < f->n; i++) free((char *)f->c[i].params);
+    free(f->c);
+}
+
+static int same_problem(const mmt_problem *a, const mmt_problem *b)
+{
+    return a->dtype == b->dtype && a->out == b->out && a->mode == b->mode && a->layout == b->layout &&
+           !a->trans_a == !b->trans_a && !a->trans_b == !b->trans_b && a->m == b->m && a->n == b->n && a->k == b->k;
+}
+
+/* The configuration the database serves for p now (its best entry for this template
+ * source), if it parses in this space; "" if none. */
+static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p, char *params, size_t size)
+{
+    mmt_best_rec *b = NULL;
+    size_t nb = 0;
+    mmt_config cfg;
+    params[0] = '\0';
+    if (mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, p->mode, &b, &nb, NULL) != MMT_OK)
+        return;
+    for (size_t i = 0; i < nb; i++)
+        if (same_problem(&b[i].problem, p) && mmt_config_parse(fam->space, b[i].params, &cfg, NULL) == MMT_OK)
+            snprintf(params, size, "%s", b[i].params);
+    free(b);
+}
+
+/* The end of a problem: which candidate wins (final.h), into r. A rerun that measured
+ * nothing new keeps the database's best without measuring anything: that is the choice
+ * the run that measured this field made (its final round pinned it). When something new
+ * was measured, the database's best stands in for every reused trial (it beat them,
+ * side by side where it had to) and defends its place against the new ones. */
+static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const mmt_problem *p,
+                         int64_t problem_id, int64_t template_id, const prior *pr, const field *f, mmt_tune_result *r,
+                         mmt_err *err)
+{
+    char inc[512] = "";
+    if (!t->fresh) incumbent(t, fam, p, inc, sizeof inc);
+    long at = inc[0] ? find_prior(pr, inc) : -1;
+    if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
+    size_t fresh_ok = 0;
+    for (size_t i = 0; i < f->n; i++) fresh_ok += f->c[i].trial_id > 0;
+    mmt_report_detail *d = &r->detail;
+    if (fresh_ok == 0 && at >= 0) {
+        snprintf(r->params, sizeof r->params, "%s", inc);
+        d->median_ms = pr->ms[at];
+        snprintf(d->final, sizeof d->final, "kept from an earlier run: nothing new measured, the database's best stands");
+    } else {
+        /* the contenders borrow their texts from f and inc */
+        mmt_contender *c = malloc(sizeof *c * (f->n + 1));
+        RETURN_ERROR_IF(!c, err, MMT_OUT_OF_MEMORY, "out of memory");
+        size_t n = 0;
+        if (at >= 0)
+            c[n++] = (mmt_contender){.params = inc, .median_ms = pr->ms[at], .lo_ms = pr->ms[at], .hi_ms = pr->ms[at]};
+        for (size_t i = 0; i < f->n; i++)
+            if (at < 0 || f->c[i].trial_id > 0) c[n++] = f->c[i];
+        mmt_final fin;
+        mmt_status st = n ? mmt_final_choose(t, fam, env, problem_id, template_id, c, n, &fin, err) : MMT_OK;
+        if (st == MMT_OK && n) {
+            snprintf(r->params, sizeof r->params, "%s", c[fin.winner].params);
+            d->median_ms = fin.median_ms;
+            d->lo_ms = fin.lo_ms;
+            d->hi_ms = fin.hi_ms;
+            d->level = fin.level;
+            snprintf(d->final, sizeof d->final, "%s", fin.text);
+            d->pipe.wait_s += fin.wait_s;
+            d->pipe.finals = fin.measured;
+        }
+        free(c);
+        if (st != MMT_OK || n == 0) return st;
+    }
+    r->ok = 1;
+    r->time_ms = d->median_ms;
+    r->gflops = mmt_problem_flops(env->problem) / (d->median_ms * 1e6);
+    return MMT_OK;
+}
+
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -207,9 +310,9 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     /* pipe: compiles and waits of the loop itself; the pool's compiles are added to what
      * is shown (shown.compiled) */
     mmt_report_pipeline pipe = {.ahead = pb ? t->compile_threads : 0}, shown;
+    field f = {0};
     const double t0 = mmt_now_s();
     double best_ms = INFINITY, best_hi = 0;
-    mmt_timing best_tm = {0};
     long idx;
     size_t done = 0, ahead = 0; /* ahead: proposals (counted from the first) sent to the pool */
     while (st == MMT_OK && (idx = mmt_search_next(search)) >= 0) {
@@ -233,7 +336,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
         if (prev >= 0) {
             r->reused++;
             status_name = mmt_trial_status_name(pr.status[prev]);
-            if (pr.status[prev] == MMT_TRIAL_OK) {
+            if (pr.status[prev] == MMT_TRIAL_OK && field_add(&f, params, pr.ms[prev], NULL, 0) == 0) {
                 ms = pr.ms[prev];
                 tm.median_ms = tm.lo_ms = tm.hi_ms = ms; /* no interval known */
             }
@@ -241,24 +344,23 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
             mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
                                  .rel_error = -1};
             char *message = NULL;
+            int64_t trial_id = 0;
             st = mmt_store_config(t->st, template_id, params, &rec.config_id, err);
             if (st == MMT_OK)
                 st = measure(t, fam, &cands[idx], &env, pb, best_hi, &rec, &tm, &message, &pipe, err);
             rec.message = message;
-            if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, NULL, err);
+            if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, &trial_id, err);
             free(message);
             r->measured++;
             status_name = mmt_trial_status_name(rec.status);
             if (rec.status != MMT_TRIAL_OK) r->failed++;
-            else if (st == MMT_OK)
+            else if (st == MMT_OK && field_add(&f, params, rec.time_ms_median, &tm, trial_id) == 0)
                 ms = rec.time_ms_median;
         }
         mmt_search_report(search, idx, ms);
         if (ms < best_ms) {
             best_ms = ms;
             best_hi = tm.hi_ms; /* the early stop compares with the best's upper end */
-            best_tm = tm;
-            snprintf(r->params, sizeof r->params, "%s", params);
         }
         double flops = mmt_problem_flops(&np);
         shown = pipe;
@@ -276,17 +378,8 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     pipe.compiled += mmt_prebuild_compiled(pb);
     mmt_prebuild_free(pb);
     r->detail.pipe = pipe;
-    if (st == MMT_OK && isfinite(best_ms)) {
-        r->ok = 1;
-        r->time_ms = best_ms;
-        r->gflops = mmt_problem_flops(&np) / (best_ms * 1e6);
-        r->detail.median_ms = best_ms;
-        r->detail.lo_ms = best_tm.lo_ms;
-        r->detail.hi_ms = best_tm.hi_ms;
-        r->detail.level = best_tm.level;
-    } else if (st == MMT_OK) {
-        snprintf(r->message, sizeof r->message, "no configuration passed verification");
-    }
+    if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, err);
+    if (st == MMT_OK && !r->ok) snprintf(r->message, sizeof r->message, "no configuration passed verification");
     mmt_report_pipeline *rp = &r->detail.pipe;
     rp->measured = (size_t)r->measured;
     rp->reused = (size_t)r->reused;
@@ -294,6 +387,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     if (st == MMT_OK) measure_vendor(t, p, problem_id, r);
     mmt_progress_end_problem(t->progress, &r->detail);
     mmt_search_free(search);
+    field_free(&f);
     free_prior(&pr);
     free(cands);
     return st;
