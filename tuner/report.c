@@ -117,38 +117,39 @@ void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_detail *d)
 
 void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_report_row *rows, size_t n)
 {
-    int pw = 6, nw = 30, iw = 17; /* "bf16->f32 row NN 16384x16384x16384" needs more than 30 */
-    char name[128], iv[64];
+    int pw = 6, nw = 30, iw = 0; /* "bf16->f32 row NN 16384x16384x16384" needs more than 30 */
+    char name[128], iv[64], mid[128];
     for (size_t i = 0; i < n; i++) {
         if (rows[i].params && (int)strlen(rows[i].params) > pw) pw = (int)strlen(rows[i].params);
         mmt_problem_format(rows[i].problem, name, sizeof name);
         if ((int)strlen(name) > nw) nw = (int)strlen(name);
         const mmt_report_detail *d = rows[i].detail;
         if (d) format_interval(d->lo_ms, d->hi_ms, d->level, iv, sizeof iv);
-        if (d && (int)strlen(iv) > iw) iw = (int)strlen(iv);
+        if (d && (int)strlen(iv) + 1 > iw) iw = (int)strlen(iv) + 1;
     }
+    /* the median and interval columns where there are tuned rows (mmtune bench has none) */
+    if (iw > 0 && iw < 17) iw = 17;
+    if (iw) snprintf(mid, sizeof mid, "  %10s  %-*s", "median ms", iw, "interval (ms)");
+    else mid[0] = '\0';
     fprintf(f, "\n%s\n", title);
-    fprintf(f, "%-*s  %-*s  %10s  %10s  %-*s  %10s  %6s\n", nw, "problem", pw, "config", "GFLOP/s", "median ms", iw,
-            "interval (ms)", "vendor", "ratio");
+    fprintf(f, "%-*s  %-*s  %10s%s  %10s  %6s\n", nw, "problem", pw, "config", "GFLOP/s", mid, "vendor", "ratio");
     for (size_t i = 0; i < n; i++) {
-        char vend[32] = "-", ratio[32] = "-", ms[32] = "-";
+        char vend[32] = "-", ratio[32] = "-", ms[32] = "-", gf[32] = "-";
         const mmt_report_detail *d = rows[i].detail;
         snprintf(iv, sizeof iv, "-");
         if (d && rows[i].params) {
             snprintf(ms, sizeof ms, "%.4g", d->median_ms);
             format_interval(d->lo_ms, d->hi_ms, d->level, iv, sizeof iv);
         }
+        if (iw) snprintf(mid, sizeof mid, "  %10s  %-*s", ms, iw, iv);
+        if (rows[i].params) snprintf(gf, sizeof gf, "%.1f", rows[i].gflops);
         mmt_problem_format(rows[i].problem, name, sizeof name);
         if (rows[i].vendor_gflops > 0) {
             snprintf(vend, sizeof vend, "%.1f", rows[i].vendor_gflops);
             if (rows[i].params) snprintf(ratio, sizeof ratio, "%.2fx", rows[i].gflops / rows[i].vendor_gflops);
         }
-        if (rows[i].params)
-            fprintf(f, "%-*s  %-*s  %10.1f  %10s  %-*s  %10s  %6s\n", nw, name, pw, rows[i].params, rows[i].gflops,
-                    ms, iw, iv, vend, ratio);
-        else
-            fprintf(f, "%-*s  %-*s  %10s  %10s  %-*s  %10s  %6s\n", nw, name, pw, "(none)", "-", "-", iw, "-", vend,
-                    ratio);
+        fprintf(f, "%-*s  %-*s  %10s%s  %10s  %6s\n", nw, name, pw, rows[i].params ? rows[i].params : "(none)", gf,
+                mid, vend, ratio);
         if (rows[i].note && *rows[i].note) fprintf(f, "%-*s  note: %s\n", nw, "", rows[i].note);
     }
     fprintf(f, "vendor: %s\n", vendor);
