@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_tune.sh - the real mmtune binary end to end: usage errors exit 2 and write nothing,
-# a tiny tune records trials and a best per problem, a rerun resumes without measuring
-# again, and `mmtune show` prints what the database holds.
+# a tiny tune records trials and a best per problem and prints its pipeline figures, a
+# rerun resumes without measuring again and keeps the same winners, and `mmtune show`
+# prints what the database holds.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -33,8 +34,15 @@ check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" -
 [ -e "$tmp/x.db" ] && { echo "FAIL: bad input wrote a database"; fail=1; }
 
 check "tiny tune" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 3
-cat "$tmp/out"
+cat "$tmp/out" "$tmp/err"
 [ "$(grep -c 'x.*x' "$tmp/out")" -ge 3 ] || { echo "FAIL: the table lacks rows"; fail=1; }
+# the pipeline figures of every problem: compile and measure throughput, the idle share
+[ "$(grep -cE 'pipeline: .*compile [0-9.]+/s in turn, measure [0-9.]+/s; idle waiting for compile [0-9]+%' \
+     "$tmp/out")" = 3 ] || { echo "FAIL: the table lacks the pipeline figures"; fail=1; }
+grep -qE 'compile [0-9.]+/s +measure [0-9.]+/s' "$tmp/err" || { echo "FAIL: the progress lacks throughputs"; fail=1; }
+# the configs of the table, in order: a rerun must print the same
+configs() { sed -n '/^problem /,/^vendor:/p' "$tmp/out" | grep -oE '[A-Z_]+=[-0-9]+(,[A-Z_]+=[-0-9]+)*'; }
+winners=$(configs)
 check "show" 0 "$MMTUNE" show --db "$tmp/t.db"
 cat "$tmp/out"
 if command -v sqlite3 >/dev/null; then
@@ -42,9 +50,14 @@ if command -v sqlite3 >/dev/null; then
   trials=$(sqlite3 "$tmp/t.db" 'select count(*) from trial')
   [ "$best" = 3 ] || { echo "FAIL: best_view has $best rows, wanted 3"; fail=1; }
   [ "$trials" -ge 3 ] || { echo "FAIL: $trials trials"; fail=1; }
+  bests=$(sqlite3 "$tmp/t.db" 'select params from best_view order by params')
   check "resume" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 3
   again=$(sqlite3 "$tmp/t.db" 'select count(*) from trial')
   [ "$again" = "$trials" ] || { echo "FAIL: the rerun measured again ($trials -> $again trials)"; fail=1; }
+  [ "$(configs)" = "$winners" ] || { echo "FAIL: the rerun chose otherwise:"; echo "$winners"; configs; fail=1; }
+  [ "$(sqlite3 "$tmp/t.db" 'select params from best_view order by params')" = "$bests" ] ||
+    { echo "FAIL: the rerun moved a best"; fail=1; }
+  [ "$(grep -c 'final: kept from an earlier run' "$tmp/out")" = 3 ] || { echo "FAIL: the rerun decided anew"; fail=1; }
   ok=$(sqlite3 "$tmp/t.db" "select count(*) from trial where status='ok' and rel_error >= 0")
   [ "$ok" -ge 3 ] || { echo "FAIL: only $ok verified trials"; fail=1; }
   check "time budget" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/s.db" --budget 1s

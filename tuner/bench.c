@@ -10,6 +10,7 @@
 #include "kernel.h"
 #include "problem.h"
 #include "resource.h"
+#include "stats.h"
 
 /* Element i of a stream of random numbers (splitmix64 of a counter): any element can be
  * made on its own, so large inputs fill in parallel. */
@@ -322,56 +323,92 @@ static mmt_status run_next_set(void *user, mmt_err *err)
     return t->fn(t->user, &g, b->stream, err);
 }
 
-static int cmp_double(const void *x, const void *y)
+enum { MIN_SAMPLES = 5, MAX_SAMPLES = 30, PAIRED_MIN_ROUNDS = 10, MAX_REPS = 1000 };
+static const double SAMPLE_MS = 20.0;   /* a sample is at least this long, so clock overhead vanishes */
+static const double BUDGET_MS = 4000.0; /* per candidate, past the minimum samples */
+static const double STABLE = 0.005;     /* standard error of the median, relative */
+
+/* Calls per sample, from the time of one call. */
+static int reps_for(double call_ms)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
+    int reps = call_ms > 0 ? (int)ceil(SAMPLE_MS / call_ms) : 1;
+    return reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
 }
 
-static double median_of(const double *v, int n, double *scratch)
+static void timing_of(const double *s, int n, mmt_timing *t)
 {
-    memcpy(scratch, v, sizeof(double) * n);
-    qsort(scratch, n, sizeof(double), cmp_double);
-    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+    mmt_summary sum;
+    mmt_stats_summarise(s, n, &sum);
+    t->samples = n;
+    t->median_ms = sum.median;
+    t->min_ms = sum.min;
+    t->max_ms = sum.max;
+    t->lo_ms = sum.lo;
+    t->hi_ms = sum.hi;
+    t->level = sum.level;
 }
 
-enum { MIN_SAMPLES = 5, MAX_SAMPLES = 30, EARLY_SAMPLES = 2 };
-static const double SAMPLE_MS = 20.0;    /* a sample is at least this long, so clock overhead vanishes */
-static const double BUDGET_MS = 4000.0;  /* per candidate, past the minimum samples */
-static const double STABLE = 0.005;      /* standard error of the median, relative */
-static const double CLEARLY_SLOWER = 1.3;
-
-mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double beat_ms, mmt_timing *t, mmt_err *err)
+mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_hi_ms, mmt_timing *t, mmt_err *err)
 {
     timed_call call = {b, fn, user};
     double warm;
     FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call, 1, b->stream, &warm, err));
-    int reps = warm > 0 ? (int)ceil(SAMPLE_MS / warm) : 1;
-    if (reps < 1) reps = 1;
-    if (reps > 1000) reps = 1000;
+    const int reps = reps_for(warm);
 
-    double s[MAX_SAMPLES], scratch[MAX_SAMPLES], spent = 0;
+    double s[MAX_SAMPLES], spent = 0;
     int n = 0;
     memset(t, 0, sizeof *t);
     while (n < MAX_SAMPLES) {
         FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call, reps, b->stream, &s[n], err));
         spent += s[n] * reps;
         n++;
-        double med = median_of(s, n, scratch);
-        if (beat_ms > 0 && n >= EARLY_SAMPLES && scratch[0] > CLEARLY_SLOWER * beat_ms) {
+        mmt_summary sum;
+        mmt_stats_summarise(s, n, &sum);
+        if (mmt_stats_clearly_slower(sum.lo, best_hi_ms, n)) {
             t->stopped_early = 1;
             break;
         }
-        if (n < MIN_SAMPLES) continue;
-        double dev[MAX_SAMPLES];
-        for (int i = 0; i < n; i++) dev[i] = fabs(s[i] - med);
-        double mad = median_of(dev, n, scratch);
-        double se = 1.4826 * mad * 1.2533 / sqrt((double)n);
-        if (se / med < STABLE || spent > BUDGET_MS) break;
+        if (n >= MIN_SAMPLES && (sum.se / sum.median < STABLE || spent > BUDGET_MS)) break;
     }
-    t->samples = n;
-    t->median_ms = median_of(s, n, scratch);
-    t->min_ms = scratch[0];
-    t->max_ms = scratch[n - 1];
+    timing_of(s, n, t);
+    return MMT_OK;
+}
+
+mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, mmt_timing *t,
+                                 mmt_err *err)
+{
+    RETURN_ERROR_IF(n < 1 || n > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "paired timing of %d", n);
+    timed_call call[MMT_BENCH_MAX_PAIRED];
+    int reps = 1;
+    for (int i = 0; i < n; i++) {
+        call[i] = (timed_call){b, fn[i], user[i]};
+        double warm;
+        FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], 1, b->stream, &warm, err));
+        int r = reps_for(warm);
+        if (r > reps) reps = r; /* one count for all, enough for the fastest */
+    }
+    double s[MMT_BENCH_MAX_PAIRED][MAX_SAMPLES], spent = 0;
+    int rounds = 0;
+    while (rounds < MAX_SAMPLES) {
+        const int first_set = b->next_set;
+        for (int i = 0; i < n; i++) {
+            b->next_set = first_set; /* the same input sets for every one of the round */
+            FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps, b->stream, &s[i][rounds], err));
+            spent += s[i][rounds] * reps;
+        }
+        rounds++;
+        if (rounds < PAIRED_MIN_ROUNDS) continue; /* 10 rounds: a 98% interval of ranks 2 and 9 */
+        int stable = 1;
+        for (int i = 0; i < n && stable; i++) {
+            mmt_summary sum;
+            mmt_stats_summarise(s[i], rounds, &sum);
+            stable = sum.se / sum.median < STABLE;
+        }
+        if (stable || spent > BUDGET_MS * n) break;
+    }
+    for (int i = 0; i < n; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        timing_of(s[i], rounds, &t[i]);
+    }
     return MMT_OK;
 }

@@ -32,9 +32,14 @@ typedef mmt_status (*mmt_gemm_fn)(void *user, const mmt_gemm_params *p, void *st
 
 typedef struct mmt_timing {
     double median_ms, min_ms, max_ms;
-    int samples;       /* timed samples (each of one or more calls) */
-    int stopped_early; /* clearly slower than the time to beat: measurement cut short */
+    double lo_ms, hi_ms; /* the interval for the median (stats.h: order statistics) */
+    double level;        /* its coverage (0.95 and above from 6 samples on) */
+    int samples;         /* timed samples (each of one or more calls) */
+    int stopped_early;   /* clearly slower than the best (stats.h): measurement cut short */
 } mmt_timing;
+
+/* The most implementations one paired measurement takes. */
+#define MMT_BENCH_MAX_PAIRED 4
 
 /* Allocates and fills the inputs of p (any layout: it is normalised; any mode: a problem
  * that fails mmt_problem_check is MMT_INVALID_ARGUMENT) and computes the reference.
@@ -52,9 +57,18 @@ mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, double *re
  * 8 sqrt(K) u_acc (x2 for f32x3) + 4 u_in (tf32's input rounding) + 2 u_out (a 16-bit C). */
 double mmt_bench_error_bound(const mmt_problem *p);
 
-/* Times fn: one warm-up call, then samples until the median is stable (or the limits
- * below). If beat_ms > 0 and the candidate is clearly slower than beat_ms after a few
- * samples, it stops early. */
-mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double beat_ms, mmt_timing *t, mmt_err *err);
+/* Times fn: one warm-up call, then samples until the median is stable (or the limits in
+ * bench.c). best_hi_ms > 0 is the upper end of the best's interval: once the candidate's
+ * interval lies clearly above it (mmt_stats_clearly_slower), it stops early. */
+mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_hi_ms, mmt_timing *t,
+                          mmt_err *err);
+
+/* Times n implementations (n <= MMT_BENCH_MAX_PAIRED) side by side: one warm-up call
+ * each, then rounds of one sample each in a fixed order (A B C A B C ...), every sample
+ * of a round the same number of calls on the same input sets, until every median is
+ * stable (or the limits in bench.c). Drift of the clocks or the temperature falls on
+ * all of them alike. t[i] is implementation i's timing; samples counts the rounds. */
+mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, mmt_timing *t,
+                                 mmt_err *err);
 
 #endif

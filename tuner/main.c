@@ -297,6 +297,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
                    .budget_frac = o->budget_frac, .budget_s = o->budget_s, .seed = o->seed,
                    .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs)};
     memcpy(t.families, pl.families, sizeof t.families);
+    t.db_path = path; /* the final choice is pinned there (pin.h) */
     const char *budget = o->budget_text ? o->budget_text : "0";
     if (mmt_store_open(path, 0, &t.st, &err) != MMT_OK ||
         mmt_store_device(t.st, &t.dev, &t.device_id, &err) != MMT_OK ||
@@ -331,7 +332,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
         }
         rows[i] = (mmt_report_row){.problem = &pl.problems[i], .params = res[i].ok ? res[i].params : NULL,
                                    .gflops = res[i].gflops, .vendor_gflops = res[i].vendor_gflops,
-                                   .note = res[i].message};
+                                   .note = res[i].message, .detail = &res[i].detail};
         if (!res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;
     }
     mmt_store_session_end(t.st, t.session_id, &err);

@@ -23,6 +23,7 @@ struct mmt_prebuild {
     pthread_cond_t work, done;
     job *jobs; /* queued and running, oldest first */
     int stop, n_threads;
+    size_t compiled; /* instances the threads compiled (not found in a cache), for throughput */
     pthread_t threads[];
 };
 
@@ -58,11 +59,15 @@ static void *compile_thread(void *arg)
         void *bin = NULL;
         size_t size = 0;
         char *log = NULL;
-        /* a failure is not reported here: the loop builds the instance again and records it */
-        mmt_kernel_binary(pb->be, pb->dev, NULL, "", pb->source, j->defines, &bin, &size, &log, NULL, NULL);
+        int cached = 1;
+        /* a failure is not reported here (nor counted): the loop builds the instance again,
+         * records it and counts that compile */
+        mmt_status st =
+            mmt_kernel_binary(pb->be, pb->dev, NULL, "", pb->source, j->defines, &bin, &size, &log, &cached, NULL);
         free(bin);
         free(log);
         pthread_mutex_lock(&pb->mu);
+        if (st == MMT_OK && !cached) pb->compiled++;
         job **at = find(pb, j->defines);
         if (at) unlink_job(at);
         pthread_cond_broadcast(&pb->done);
@@ -123,6 +128,15 @@ int mmt_prebuild_pending(mmt_prebuild *pb)
     pthread_mutex_lock(&pb->mu);
     int n = 0;
     for (job *j = pb->jobs; j; j = j->next) n++;
+    pthread_mutex_unlock(&pb->mu);
+    return n;
+}
+
+size_t mmt_prebuild_compiled(mmt_prebuild *pb)
+{
+    if (!pb) return 0;
+    pthread_mutex_lock(&pb->mu);
+    size_t n = pb->compiled;
     pthread_mutex_unlock(&pb->mu);
     return n;
 }

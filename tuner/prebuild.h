@@ -24,6 +24,10 @@ void mmt_prebuild_claim(mmt_prebuild *pb, const char *defines);
 /* How many instances are queued or compiling (the loop keeps this near the pool size). */
 int mmt_prebuild_pending(mmt_prebuild *pb);
 
+/* How many instances the threads have compiled so far (found in a cache or failed: not
+ * counted), for the compile throughput the progress line shows. */
+size_t mmt_prebuild_compiled(mmt_prebuild *pb);
+
 /* Drops queued work, waits for running compiles and frees. NULL is a no-op. */
 void mmt_prebuild_free(mmt_prebuild *pb);
 

@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "kernel.h"
+#include "final.h"
 #include "prebuild.h"
 #include "search.h"
 #include "warm.h"
@@ -65,22 +66,29 @@ static void free_prior(prior *pr)
     free(pr->ms);
 }
 
-/* Builds one configuration here and has the worker verify and time it; fills rec. */
+/* Builds one configuration here and has the worker verify and time it; fills rec and tm.
+ * The time from asking for the binary to having it is the device's idle wait (pipe):
+ * a compile in turn, a compile the pool had not finished, or a cache read. */
 static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config *cfg, const mmt_space_env *env,
-                          mmt_prebuild *pb, double beat_ms, mmt_trial_rec *rec, char **message, mmt_err *err)
+                          mmt_prebuild *pb, double best_hi_ms, mmt_trial_rec *rec, mmt_timing *tm, char **message,
+                          mmt_report_pipeline *pipe, mmt_err *err)
 {
     char defines[4096];
     mmt_geometry g;
     FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, cfg, env, defines, sizeof defines, err));
+    const double w0 = mmt_now_s();
     mmt_prebuild_claim(pb, defines);
     FORWARD_IF_ERROR(mmt_space_geometry(fam->space, cfg, env, &g, err));
     void *bin = NULL;
     size_t size = 0;
     char *log = NULL;
+    int cached = 1;
     mmt_err kerr;
     mmt_err_clear(&kerr);
     mmt_status st = mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, &bin, &size, &log,
-                                      NULL, &kerr);
+                                      &cached, &kerr);
+    pipe->wait_s += mmt_now_s() - w0;
+    pipe->compiled += !cached;
     if (st == MMT_COMPILE) {
         rec->status = MMT_TRIAL_COMPILE_ERROR;
         *message = log ? log : strdup(kerr.msg);
@@ -89,12 +97,13 @@ static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config 
     free(log);
     if (st != MMT_OK) return mmt_err_set(err, st, "%s", kerr.msg);
     mmt_measure m;
-    st = mmt_worker_measure(t->worker, bin, size, fam->space->entry, &g, beat_ms, &m, err);
+    st = mmt_worker_measure(t->worker, bin, size, fam->space->entry, &g, best_hi_ms, &m, err);
     free(bin);
     FORWARD_IF_ERROR(st);
     rec->status = m.status;
     rec->rel_error = isnan(m.rel_error) ? -1 : m.rel_error;
     if (m.status == MMT_TRIAL_OK) {
+        *tm = m.timing;
         rec->time_ms_median = m.timing.median_ms;
         rec->time_ms_min = m.timing.min_ms;
         rec->time_ms_max = m.timing.max_ms;
@@ -120,6 +129,108 @@ static void measure_vendor(mmt_tuner *t, const mmt_problem *p, int64_t problem_i
     }
     r->vendor_gflops = mmt_problem_flops(p) / (m.timing.median_ms * 1e6);
     mmt_store_baseline_put(t->st, t->device_id, problem_id, r->vendor, m.timing.median_ms, r->vendor_gflops, &e);
+}
+
+/* The candidates with an ok trial in this run: what the final choice chooses among. */
+typedef struct field {
+    mmt_contender *c;
+    size_t n, cap;
+} field;
+
+static int field_add(field *f, const char *params, double median, const mmt_timing *tm, int64_t trial_id)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 64;
+        mmt_contender *grown = realloc(f->c, cap * sizeof *grown);
+        if (!grown) return -1;
+        f->c = grown;
+        f->cap = cap;
+    }
+    char *copy = strdup(params);
+    if (!copy) return -1;
+    /* a reused trial has no interval: the database keeps median, min and max only */
+    f->c[f->n++] = (mmt_contender){.params = copy, .median_ms = median, .lo_ms = tm ? tm->lo_ms : median,
+                                   .hi_ms = tm ? tm->hi_ms : median, .level = tm ? tm->level : 0,
+                                   .trial_id = trial_id};
+    return 0;
+}
+
+static void field_free(field *f)
+{
+    for (size_t i = 0; i < f->n; i++) free((char *)f->c[i].params);
+    free(f->c);
+}
+
+static int same_problem(const mmt_problem *a, const mmt_problem *b)
+{
+    return a->dtype == b->dtype && a->out == b->out && a->mode == b->mode && a->layout == b->layout &&
+           !a->trans_a == !b->trans_a && !a->trans_b == !b->trans_b && a->m == b->m && a->n == b->n && a->k == b->k;
+}
+
+/* The configuration the database serves for p now (its best entry for this template
+ * source), if it parses in this space; "" if none. */
+static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p, char *params, size_t size)
+{
+    mmt_best_rec *b = NULL;
+    size_t nb = 0;
+    mmt_config cfg;
+    params[0] = '\0';
+    if (mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, p->mode, &b, &nb, NULL) != MMT_OK)
+        return;
+    for (size_t i = 0; i < nb; i++)
+        if (same_problem(&b[i].problem, p) && mmt_config_parse(fam->space, b[i].params, &cfg, NULL) == MMT_OK)
+            snprintf(params, size, "%s", b[i].params);
+    free(b);
+}
+
+/* The end of a problem: which candidate wins (final.h), into r. A rerun that measured
+ * nothing new keeps the database's best without measuring anything: that is the choice
+ * the run that measured this field made (its final round pinned it). When something new
+ * was measured, the database's best stands in for every reused trial (it beat them,
+ * side by side where it had to) and defends its place against the new ones. */
+static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const mmt_problem *p,
+                         int64_t problem_id, int64_t template_id, const prior *pr, const field *f, mmt_tune_result *r,
+                         mmt_err *err)
+{
+    char inc[512] = "";
+    if (!t->fresh) incumbent(t, fam, p, inc, sizeof inc);
+    long at = inc[0] ? find_prior(pr, inc) : -1;
+    if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
+    size_t fresh_ok = 0;
+    for (size_t i = 0; i < f->n; i++) fresh_ok += f->c[i].trial_id > 0;
+    mmt_report_detail *d = &r->detail;
+    if (fresh_ok == 0 && at >= 0) {
+        snprintf(r->params, sizeof r->params, "%s", inc);
+        d->median_ms = pr->ms[at];
+        snprintf(d->final, sizeof d->final, "kept from an earlier run: nothing new measured, the database's best stands");
+    } else {
+        /* the contenders borrow their texts from f and inc */
+        mmt_contender *c = malloc(sizeof *c * (f->n + 1));
+        RETURN_ERROR_IF(!c, err, MMT_OUT_OF_MEMORY, "out of memory");
+        size_t n = 0;
+        if (at >= 0)
+            c[n++] = (mmt_contender){.params = inc, .median_ms = pr->ms[at], .lo_ms = pr->ms[at], .hi_ms = pr->ms[at]};
+        for (size_t i = 0; i < f->n; i++)
+            if (at < 0 || f->c[i].trial_id > 0) c[n++] = f->c[i];
+        mmt_final fin;
+        mmt_status st = n ? mmt_final_choose(t, fam, env, problem_id, template_id, c, n, &fin, err) : MMT_OK;
+        if (st == MMT_OK && n) {
+            snprintf(r->params, sizeof r->params, "%s", c[fin.winner].params);
+            d->median_ms = fin.median_ms;
+            d->lo_ms = fin.lo_ms;
+            d->hi_ms = fin.hi_ms;
+            d->level = fin.level;
+            snprintf(d->final, sizeof d->final, "%s", fin.text);
+            d->pipe.wait_s += fin.wait_s;
+            d->pipe.finals = fin.measured;
+        }
+        free(c);
+        if (st != MMT_OK || n == 0) return st;
+    }
+    r->ok = 1;
+    r->time_ms = d->median_ms;
+    r->gflops = mmt_problem_flops(env->problem) / (d->median_ms * 1e6);
+    return MMT_OK;
 }
 
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
@@ -163,8 +274,12 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     if (st == MMT_OK && t->compile_threads > 0)
         st = mmt_prebuild_new(t->be, &t->dev, fam->source, t->compile_threads, &pb, err);
 
+    /* pipe: compiles and waits of the loop itself; the pool's compiles are added to what
+     * is shown (shown.compiled) */
+    mmt_report_pipeline pipe = {.ahead = pb ? t->compile_threads : 0}, shown;
+    field f = {0};
     const double t0 = mmt_now_s();
-    double best_ms = INFINITY;
+    double best_ms = INFINITY, best_hi = 0;
     long idx;
     size_t done = 0, ahead = 0; /* ahead: proposals (counted from the first) sent to the pool */
     while (st == MMT_OK && (idx = mmt_search_next(search)) >= 0) {
@@ -183,45 +298,63 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
         mmt_config_format(fam->space, &cands[idx], params, sizeof params);
         long prev = find_prior(&pr, params);
         double ms = INFINITY;
+        mmt_timing tm = {0};
         const char *status_name;
         if (prev >= 0) {
             r->reused++;
             status_name = mmt_trial_status_name(pr.status[prev]);
-            if (pr.status[prev] == MMT_TRIAL_OK) ms = pr.ms[prev];
+            if (pr.status[prev] == MMT_TRIAL_OK && field_add(&f, params, pr.ms[prev], NULL, 0) == 0) {
+                ms = pr.ms[prev];
+                tm.median_ms = tm.lo_ms = tm.hi_ms = ms; /* no interval known */
+            }
         } else {
             mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
                                  .rel_error = -1};
             char *message = NULL;
+            int64_t trial_id = 0;
             st = mmt_store_config(t->st, template_id, params, &rec.config_id, err);
-            if (st == MMT_OK) st = measure(t, fam, &cands[idx], &env, pb, best_ms, &rec, &message, err);
+            if (st == MMT_OK)
+                st = measure(t, fam, &cands[idx], &env, pb, best_hi, &rec, &tm, &message, &pipe, err);
             rec.message = message;
-            if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, NULL, err);
+            if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, &trial_id, err);
             free(message);
             r->measured++;
             status_name = mmt_trial_status_name(rec.status);
-            if (rec.status == MMT_TRIAL_OK) ms = rec.time_ms_median;
-            else r->failed++;
+            if (rec.status != MMT_TRIAL_OK) r->failed++;
+            else if (st == MMT_OK && field_add(&f, params, rec.time_ms_median, &tm, trial_id) == 0)
+                ms = rec.time_ms_median;
         }
         mmt_search_report(search, idx, ms);
         if (ms < best_ms) {
             best_ms = ms;
-            snprintf(r->params, sizeof r->params, "%s", params);
+            best_hi = tm.hi_ms; /* the early stop compares with the best's upper end */
         }
         double flops = mmt_problem_flops(&np);
-        mmt_progress_trial(t->progress, ++done, params, status_name, isfinite(ms) ? flops / (ms * 1e6) : 0,
-                           isfinite(best_ms) ? flops / (best_ms * 1e6) : 0);
+        shown = pipe;
+        shown.compiled += mmt_prebuild_compiled(pb);
+        shown.measured = (size_t)r->measured;
+        shown.reused = (size_t)r->reused;
+        shown.wall_s = mmt_now_s() - t0;
+        mmt_trial_line line = {.params = params, .status = status_name,
+                               .gflops = isfinite(ms) ? flops / (ms * 1e6) : 0,
+                               .best_gflops = isfinite(best_ms) ? flops / (best_ms * 1e6) : 0,
+                               .median_ms = isfinite(ms) ? ms : 0, .lo_ms = tm.lo_ms, .hi_ms = tm.hi_ms,
+                               .level = tm.level, .reused = prev >= 0};
+        mmt_progress_trial(t->progress, ++done, &line, &shown);
     }
-    if (st == MMT_OK && isfinite(best_ms)) {
-        r->ok = 1;
-        r->time_ms = best_ms;
-        r->gflops = mmt_problem_flops(&np) / (best_ms * 1e6);
-    } else if (st == MMT_OK) {
-        snprintf(r->message, sizeof r->message, "no configuration passed verification");
-    }
+    pipe.compiled += mmt_prebuild_compiled(pb);
     mmt_prebuild_free(pb);
+    r->detail.pipe = pipe;
+    if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, err);
+    if (st == MMT_OK && !r->ok) snprintf(r->message, sizeof r->message, "no configuration passed verification");
+    mmt_report_pipeline *rp = &r->detail.pipe;
+    rp->measured = (size_t)r->measured;
+    rp->reused = (size_t)r->reused;
+    rp->wall_s = mmt_now_s() - t0;
     if (st == MMT_OK) measure_vendor(t, p, problem_id, r);
-    mmt_progress_end_problem(t->progress);
+    mmt_progress_end_problem(t->progress, &r->detail);
     mmt_search_free(search);
+    field_free(&f);
     free_prior(&pr);
     free(cands);
     return st;

@@ -1,8 +1,10 @@
 /* tune.h - the tuning loop for one (device, problem): enumerate the valid configurations,
  * let the strategy order them, build each (compile cache first), verify, time, and commit
- * every trial as it finishes; then measure the vendor library in the same run. Trials
- * already in the database for this template source are not measured again (resume).
- * Candidates are compiled here and measured in a worker process (worker.h). */
+ * every trial as it finishes; then choose the winner (final.h: the close ones measured
+ * again side by side), and measure the vendor library in the same run. Trials already in
+ * the database for this template source are not measured again (resume), and a rerun that
+ * measures nothing new keeps the database's best. Candidates are compiled here and
+ * measured in a worker process (worker.h). */
 #ifndef MMT_TUNE_H
 #define MMT_TUNE_H
 
@@ -19,6 +21,7 @@ typedef struct mmt_tuner {
     const mmt_backend *be;
     mmt_device_info dev;
     mmt_store *st;
+    const char *db_path; /* st's file: the final choice is pinned there (pin.h) */
     int64_t device_id, session_id;
     mmt_family *families[MMT_N_MODES]; /* per mode; from --space or the embedded spaces */
     const char *strategy;
@@ -40,7 +43,8 @@ typedef struct mmt_tune_result {
     double vendor_gflops; /* 0: not measured */
     char vendor[128];     /* the vendor library's name, if it opened */
     int measured, failed, reused;
-    char message[512]; /* why there is no result, or the vendor's failure */
+    char message[512];         /* why there is no result, or the vendor's failure */
+    mmt_report_detail detail;  /* the winner's interval, how it was chosen, the pipeline figures */
 } mmt_tune_result;
 
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err);

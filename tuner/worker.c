@@ -16,23 +16,28 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "stats.h"
 #include "tune.h"
 #include "vendor.h"
 
-enum { REQ_SETUP = 1, REQ_MEASURE = 2, REQ_VENDOR = 3 };
+enum { REQ_SETUP = 1, REQ_MEASURE = 2, REQ_VENDOR = 3, REQ_PAIRED = 4 };
 
 typedef struct request {
     int32_t kind;
     mmt_problem problem;    /* setup */
     mmt_geometry geometry;  /* measure */
-    double beat_ms;         /* measure */
-    char entry[64];         /* measure */
-    uint64_t blob_size;     /* measure: the binary follows */
+    double best_hi_ms;      /* measure */
+    char entry[64];         /* measure, paired */
+    uint64_t blob_size;     /* measure, paired: the binaries follow, one after the other */
+    int32_t n_paired;       /* paired: */
+    uint64_t paired_size[MMT_BENCH_MAX_PAIRED];
+    mmt_geometry paired_geometry[MMT_BENCH_MAX_PAIRED];
 } request;
 
 typedef struct reply {
     int32_t status; /* mmt_status of the request itself */
     mmt_measure m;
+    mmt_measure paired[MMT_BENCH_MAX_PAIRED];
     char text[256]; /* vendor: its name */
     int32_t retire; /* the worker exits after this reply: its device state is not to be trusted */
 } reply;
@@ -215,14 +220,40 @@ static mmt_status restore(mmt_worker *w, mmt_err *err)
 }
 
 mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const char *entry, const mmt_geometry *g,
-                              double beat_ms, mmt_measure *m, mmt_err *err)
+                              double best_hi_ms, mmt_measure *m, mmt_err *err)
 {
-    request rq = {.kind = REQ_MEASURE, .geometry = *g, .beat_ms = beat_ms, .blob_size = size};
+    request rq = {.kind = REQ_MEASURE, .geometry = *g, .best_hi_ms = best_hi_ms, .blob_size = size};
     snprintf(rq.entry, sizeof rq.entry, "%s", entry);
     reply rp;
     int lost;
     FORWARD_IF_ERROR(round_trip(w, &rq, bin, watchdog_s(60), &rp, &lost, err));
     *m = rp.m;
+    if (lost || rp.retire) return restore(w, err);
+    RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
+    return MMT_OK;
+}
+
+mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const void *const *bins, const size_t *sizes,
+                                     const char *entry, const mmt_geometry *g, mmt_measure *m, mmt_err *err)
+{
+    RETURN_ERROR_IF(n < 1 || n > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "paired measurement of %d", n);
+    request rq = {.kind = REQ_PAIRED, .n_paired = n};
+    snprintf(rq.entry, sizeof rq.entry, "%s", entry);
+    for (int i = 0; i < n; i++) {
+        rq.paired_size[i] = sizes[i];
+        rq.paired_geometry[i] = g[i];
+        rq.blob_size += sizes[i];
+    }
+    char *blob = malloc(rq.blob_size ? rq.blob_size : 1);
+    RETURN_ERROR_IF(!blob, err, MMT_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0, at = 0; i < (size_t)n; at += sizes[i], i++) memcpy(blob + at, bins[i], sizes[i]);
+    reply rp;
+    int lost;
+    /* each has its warm-up, verification and time-capped share of the rounds */
+    mmt_status st = round_trip(w, &rq, blob, watchdog_s(60) * n, &rp, &lost, err);
+    free(blob);
+    FORWARD_IF_ERROR(st);
+    for (int i = 0; i < n; i++) m[i] = lost ? rp.m : rp.paired[i];
     if (lost || rp.retire) return restore(w, err);
     RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
     return MMT_OK;
@@ -258,7 +289,8 @@ static mmt_status kernel_gemm(void *user, const mmt_gemm_params *p, void *stream
     return kc->be->launch(kc->mod, &q, &kc->g, stream, err);
 }
 
-static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double beat_ms, mmt_measure *m)
+/* Verifies; 1 if it passed, else m says why not. */
+static int verify_with(mmt_bench *b, mmt_gemm_fn fn, void *user, mmt_measure *m)
 {
     mmt_err e;
     int ok = 0;
@@ -270,13 +302,64 @@ static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double beat_m
         m->status = MMT_TRIAL_WRONG_RESULT;
         snprintf(m->message, sizeof m->message, "relative error %.3g exceeds the bound %.3g", m->rel_error,
                  mmt_bench_error_bound(&b->p));
-    } else if (mmt_bench_time(b, fn, user, beat_ms, &m->timing, &e) != MMT_OK) {
+    }
+    return ok && m->status == MMT_TRIAL_OK;
+}
+
+static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_hi_ms, mmt_measure *m)
+{
+    mmt_err e;
+    if (!verify_with(b, fn, user, m)) return;
+    if (mmt_bench_time(b, fn, user, best_hi_ms, &m->timing, &e) != MMT_OK) {
         m->status = MMT_TRIAL_LAUNCH_ERROR;
         snprintf(m->message, sizeof m->message, "%.2000s", e.msg);
+    } else if (m->timing.stopped_early) {
+        const mmt_timing *t = &m->timing;
+        snprintf(m->message, sizeof m->message,
+                 "stopped early: after %d samples the median's interval [%.6g, %.6g] ms (%.0f%%) starts more than "
+                 "%.0f%% above the best's upper end %.6g ms",
+                 t->samples, t->lo_ms, t->hi_ms, 100 * t->level, 100 * MMT_STATS_EARLY_MARGIN, best_hi_ms);
+    }
+}
+
+/* The final round's request: every binary loaded and verified, those that pass timed side
+ * by side. */
+static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mmt_bench *b, const request *rq,
+                           const char *blob, reply *rp)
+{
+    kernel_call kc[MMT_BENCH_MAX_PAIRED];
+    mmt_gemm_fn fns[MMT_BENCH_MAX_PAIRED];
+    void *users[MMT_BENCH_MAX_PAIRED];
+    int live[MMT_BENCH_MAX_PAIRED], n_live = 0, n = rq->n_paired;
+    mmt_err err;
+    memset(kc, 0, sizeof kc);
+    size_t at = 0;
+    for (int i = 0; i < n; at += rq->paired_size[i], i++) {
+        mmt_measure *m = &rp->paired[i];
+        m->rel_error = NAN;
+        kc[i] = (kernel_call){.be = be, .g = rq->paired_geometry[i]};
+        if (be->load(dev, blob + at, rq->paired_size[i], rq->entry, &kc[i].mod, &err) != MMT_OK ||
+            (kc[i].g.workspace > 0 && be->alloc(dev, (size_t)kc[i].g.workspace, &kc[i].workspace, &err) != MMT_OK)) {
+            m->status = MMT_TRIAL_LAUNCH_ERROR;
+            snprintf(m->message, sizeof m->message, "%.2000s", err.msg);
+        } else if (verify_with(b, kernel_gemm, &kc[i], m)) {
+            fns[n_live] = kernel_gemm;
+            users[n_live] = &kc[i];
+            live[n_live++] = i;
+        }
+    }
+    mmt_timing t[MMT_BENCH_MAX_PAIRED];
+    if (n_live > 0 && mmt_bench_time_paired(b, n_live, fns, users, t, &err) != MMT_OK) {
+        for (int j = 0; j < n_live; j++) { /* which one failed is not known: none is timed */
+            rp->paired[live[j]].status = MMT_TRIAL_LAUNCH_ERROR;
+            snprintf(rp->paired[live[j]].message, sizeof rp->paired[live[j]].message, "%.2000s", err.msg);
+        }
     } else {
-        m->status = MMT_TRIAL_OK;
-        if (m->timing.stopped_early)
-            snprintf(m->message, sizeof m->message, "stopped early: clearly slower than the best");
+        for (int j = 0; j < n_live; j++) rp->paired[live[j]].timing = t[j];
+    }
+    for (int i = 0; i < n; i++) {
+        be->free(kc[i].workspace);
+        if (kc[i].mod) be->unload(kc[i].mod);
     }
 }
 
@@ -317,10 +400,12 @@ int mmt_worker_main(const char *device)
                 rp.m.status = MMT_TRIAL_LAUNCH_ERROR;
                 snprintf(rp.m.message, sizeof rp.m.message, "%.2000s", err.msg);
             } else {
-                measure_with(b, kernel_gemm, &kc, rq.beat_ms, &rp.m);
+                measure_with(b, kernel_gemm, &kc, rq.best_hi_ms, &rp.m);
             }
             be->free(kc.workspace);
             if (kc.mod) be->unload(kc.mod);
+        } else if (rq.kind == REQ_PAIRED && b && rq.n_paired >= 1 && rq.n_paired <= MMT_BENCH_MAX_PAIRED) {
+            measure_paired(be, &dev, b, &rq, blob, &rp);
         } else if (rq.kind == REQ_VENDOR && b) {
             if (!vendor_tried && mmt_vendor_open(be, &dev, &vendor, &err) != MMT_OK)
                 snprintf(vendor_why, sizeof vendor_why, "%.200s", err.msg);
@@ -341,7 +426,10 @@ int mmt_worker_main(const char *device)
         free(blob);
         /* A failed launch on a GPU may leave a sticky error in the context (an illegal
          * address poisons it for good): answer, then make way for a fresh worker. */
-        rp.retire = launched && rp.m.status == MMT_TRIAL_LAUNCH_ERROR && strcmp(be->name, "cpu") != 0;
+        int launch_error = rp.m.status == MMT_TRIAL_LAUNCH_ERROR;
+        for (int i = 0; rq.kind == REQ_PAIRED && i < rq.n_paired && i < MMT_BENCH_MAX_PAIRED; i++)
+            launch_error |= rp.paired[i].status == MMT_TRIAL_LAUNCH_ERROR;
+        rp.retire = launched && launch_error && strcmp(be->name, "cpu") != 0;
         if (write_all(4, &rp, sizeof rp) != 0 || rp.retire) break;
     }
     mmt_vendor_close(vendor);

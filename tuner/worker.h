@@ -25,10 +25,18 @@ mmt_status mmt_worker_start(const char *exe, const char *device, mmt_worker **ou
 /* Inputs and reference of a problem; replaces the previous ones. */
 mmt_status mmt_worker_setup(mmt_worker *w, const mmt_problem *p, mmt_err *err);
 
-/* Loads, verifies and times one binary. A worker failure becomes the trial's status
- * (crashed, timeout), not an error; errors are for the tuner's own failures. */
+/* Loads, verifies and times one binary. best_hi_ms (0: none) is the upper end of the best
+ * interval so far, for the early stop (bench.h). A worker failure becomes the trial's
+ * status (crashed, timeout), not an error; errors are for the tuner's own failures. */
 mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const char *entry, const mmt_geometry *g,
-                              double beat_ms, mmt_measure *m, mmt_err *err);
+                              double best_hi_ms, mmt_measure *m, mmt_err *err);
+
+/* Loads n binaries (n <= MMT_BENCH_MAX_PAIRED) into one worker, verifies each, and times
+ * those that pass side by side (mmt_bench_time_paired): m[i] is binary i's result. A
+ * worker lost on the way gives every m[i] its status (crashed, timeout): which binary
+ * did it is not known. */
+mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const void *const *bins, const size_t *sizes,
+                                     const char *entry, const mmt_geometry *g, mmt_measure *m, mmt_err *err);
 
 /* The vendor library on the same inputs (status ok with its timing, or why not in message). */
 mmt_status mmt_worker_vendor(mmt_worker *w, mmt_measure *m, char *vendor_name, size_t size, mmt_err *err);

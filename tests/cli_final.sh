@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# cli_final.sh MMTUNE DATA - the end of a problem: three candidates of one kernel, which
+# tie within noise, go through the final round; whatever the timings, the winner the table
+# prints is the database's best, the round's trials say which one was chosen and why, a
+# tie went to the smallest config text, the pipeline figures are printed, and the same
+# command again keeps the same winner without measuring anything.
+set -u
+MMTUNE=$1
+DATA=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+export MMTUNE_TEMPLATE_DIR="$DATA/templates"
+tune() {
+  "$MMTUNE" --device cpu --shapes "$DATA/shapes_faulty.yaml" --space "$DATA/space_twins.yaml" --db "$tmp/f.db" \
+    >"$tmp/out$1" 2>"$tmp/err$1" || { echo "FAIL: run $1 exited $?"; cat "$tmp/out$1" "$tmp/err$1"; exit 1; }
+  cat "$tmp/out$1" "$tmp/err$1"
+}
+winner() { sed -n '/^problem /,/^vendor:/p' "$tmp/out$1" | grep -oE 'TWIN=[0-9]+' | head -1; }
+
+tune 1
+for what in 'compile [0-9.]+/s' 'measure [0-9.]+/s' 'idle waiting for compile [0-9]+% \([0-9.]+ s\)' \
+            '^f32 row NN 40x30x20 +final: '; do
+  grep -qE "$what" "$tmp/out1" || { echo "FAIL: the table lacks /$what/"; fail=1; }
+done
+grep -qE 'compile [0-9.]+/s +measure [0-9.]+/s' "$tmp/err1" || { echo "FAIL: the progress lacks throughputs"; fail=1; }
+w1=$(winner 1)
+[ -n "$w1" ] || { echo "FAIL: no winner in the table"; fail=1; }
+
+if command -v sqlite3 >/dev/null; then
+  q() { sqlite3 "$tmp/f.db" "$1"; }
+  [ "$(q 'select params from best_view')" = "$w1" ] || { echo "FAIL: best is $(q 'select params from best_view'), the table says $w1"; fail=1; }
+  [ "$(q "select count(*) from trial where status <> 'ok'")" = 0 ] || { echo "FAIL: a twin failed"; fail=1; }
+  rounds=$(q "select count(*) from trial where message like 'final round:%'")
+  if [ "$rounds" -gt 0 ]; then
+    # one chosen, and it is the winner; its best row points at its final-round trial
+    chosen=$(q "select c.params from trial t join config c on c.id = t.config_id
+                where t.message like '%; chosen as the smallest%' or t.message like 'final round: the fastest%'")
+    [ "$chosen" = "$w1" ] || { echo "FAIL: the round chose '$chosen', the table says $w1"; fail=1; }
+    [ "$(q "select t.message like 'final round:%' from best b join trial t on t.id = b.trial_id")" = 1 ] ||
+      { echo "FAIL: best does not point at the final round's trial"; fail=1; }
+    # a tie goes to the smallest text among the tied
+    tied=$(q "select c.params from trial t join config c on c.id = t.config_id
+              where t.message like 'final round:%tied within noise%' order by c.params limit 1")
+    [ -z "$tied" ] || [ "$tied" = "$w1" ] || { echo "FAIL: tied with $tied, yet $w1 won"; fail=1; }
+  else
+    echo "no final round (the twins' intervals did not overlap this time): its checks skipped"
+  fi
+  trials=$(q 'select count(*) from trial')
+fi
+
+tune 2
+[ "$(winner 2)" = "$w1" ] || { echo "FAIL: the rerun chose $(winner 2), the first run $w1"; fail=1; }
+grep -q "kept from an earlier run" "$tmp/out2" || { echo "FAIL: the rerun did not keep the earlier choice"; fail=1; }
+grep -qE 'measured 0, reused 3' "$tmp/out2" || { echo "FAIL: the rerun measured"; fail=1; }
+if command -v sqlite3 >/dev/null; then
+  [ "$(q 'select count(*) from trial')" = "$trials" ] || { echo "FAIL: the rerun added trials"; fail=1; }
+  [ "$(q 'select params from best_view')" = "$w1" ] || { echo "FAIL: the rerun moved the best"; fail=1; }
+fi
+[ $fail = 0 ] && echo "cli_final: all passed"
+exit $fail

@@ -1,0 +1,181 @@
+/* final.c - the final round of a problem (see final.h). */
+#include "final.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "kernel.h"
+#include "pin.h"
+#include "stats.h"
+
+/* The winner's trial becomes the best; a reused trial (id unknown) is the best already:
+ * it is the database's best entry, or the fastest of its prior trials. */
+static mmt_status pin(mmt_tuner *t, int64_t trial_id, mmt_err *err)
+{
+    return t->db_path && trial_id > 0 ? mmt_pin_best(t->db_path, trial_id, err) : MMT_OK;
+}
+
+static void take(mmt_final *out, const mmt_contender *c, size_t i)
+{
+    out->winner = i;
+    out->median_ms = c[i].median_ms;
+    out->lo_ms = c[i].lo_ms;
+    out->hi_ms = c[i].hi_ms;
+    out->level = c[i].level;
+}
+
+/* One finalist's binary and launch geometry, as the exploration built them (the
+ * database's binary table has it: no compile). 0 if it cannot be had again. */
+static int rebuild(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const char *params, void **bin,
+                   size_t *size, mmt_geometry *g)
+{
+    mmt_config cfg;
+    char defines[4096], *log = NULL;
+    int ok = mmt_config_parse(fam->space, params, &cfg, NULL) == MMT_OK &&
+             mmt_kernel_defines(fam->space, &cfg, env, defines, sizeof defines, NULL) == MMT_OK &&
+             mmt_space_geometry(fam->space, &cfg, env, g, NULL) == MMT_OK &&
+             mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, bin, size, &log, NULL, NULL) ==
+                 MMT_OK;
+    free(log);
+    return ok;
+}
+
+/* The message a finalist's trial keeps: what the round made of it. */
+static void verdict(char *buf, size_t size, int is_winner, size_t tied, int in_tie, int finalists, int rounds,
+                    const char *winner)
+{
+    if (is_winner && tied > 1)
+        snprintf(buf, size,
+                 "final round: %zu of %d finalists measured side by side over %d rounds tied within noise; "
+                 "chosen as the smallest config text among them",
+                 tied, finalists, rounds);
+    else if (is_winner)
+        snprintf(buf, size,
+                 "final round: the fastest of %d finalists measured side by side over %d rounds, its interval "
+                 "clear of the others'",
+                 finalists, rounds);
+    else if (in_tie)
+        snprintf(buf, size, "final round: tied within noise; not chosen: %.400s comes first in config text order",
+                 winner);
+    else
+        snprintf(buf, size, "final round: slower than %.400s measured side by side (intervals apart)", winner);
+}
+
+mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, int64_t problem_id,
+                            int64_t template_id, const mmt_contender *c, size_t n, mmt_final *out, mmt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    mmt_stats_entry *e = malloc(sizeof *e * (n ? n : 1));
+    RETURN_ERROR_IF(!e, err, MMT_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) e[i] = (mmt_stats_entry){c[i].params, c[i].median_ms, c[i].lo_ms, c[i].hi_ms};
+    size_t idx[MMT_FINALISTS];
+    size_t k = mmt_stats_finalists(e, n, MMT_FINALISTS, idx);
+    free(e);
+    RETURN_ERROR_IF(k == 0, err, MMT_INTERNAL, "final round without contenders");
+    out->finalists = (int)k;
+    out->tied = 1;
+    take(out, c, idx[0]);
+    if (k == 1) {
+        snprintf(out->text, sizeof out->text, "%s",
+                 n == 1 ? "the only candidate that passed" : "no final round: the others are clearly slower");
+        return pin(t, c[idx[0]].trial_id, err);
+    }
+
+    /* the finalists' binaries: cached by their first measurement */
+    void *bins[MMT_FINALISTS];
+    size_t sizes[MMT_FINALISTS], who[MMT_FINALISTS];
+    mmt_geometry g[MMT_FINALISTS];
+    int m = 0;
+    const double w0 = mmt_now_s();
+    for (size_t j = 0; j < k; j++)
+        if (rebuild(t, fam, env, c[idx[j]].params, &bins[m], &sizes[m], &g[m])) who[m++] = idx[j];
+    out->wait_s = mmt_now_s() - w0;
+    if (m < 2) {
+        for (int j = 0; j < m; j++) free(bins[j]);
+        snprintf(out->text, sizeof out->text, "no final round: only one finalist could be built again");
+        return pin(t, c[idx[0]].trial_id, err);
+    }
+
+    mmt_measure res[MMT_FINALISTS];
+    mmt_status st = mmt_worker_measure_paired(t->worker, m, (const void *const *)bins, sizes, fam->space->entry, g,
+                                              res, err);
+    for (int j = 0; j < m; j++) free(bins[j]);
+    FORWARD_IF_ERROR(st);
+    if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {
+        /* which finalist took the worker down is not known, and each passed before */
+        snprintf(out->text, sizeof out->text, "final round lost (%.150s): the fastest of the exploration stands",
+                 res[0].message);
+        return pin(t, c[idx[0]].trial_id, err);
+    }
+
+    /* the decision, on the paired medians of those that passed verification again */
+    mmt_stats_entry pe[MMT_FINALISTS];
+    int pj[MMT_FINALISTS], pe_of[MMT_FINALISTS], np = 0, rounds = 0;
+    for (int j = 0; j < m; j++) {
+        pe_of[j] = -1;
+        if (res[j].status != MMT_TRIAL_OK) continue;
+        const mmt_timing *tm = &res[j].timing;
+        pe[np] = (mmt_stats_entry){c[who[j]].params, tm->median_ms, tm->lo_ms, tm->hi_ms};
+        pe_of[j] = np;
+        pj[np++] = j;
+        rounds = tm->samples;
+    }
+    size_t tied = 0, fastest = 0;
+    int wj = np > 0 ? pj[mmt_stats_winner(pe, (size_t)np, &tied)] : -1;
+    if (np > 0) mmt_stats_finalists(pe, (size_t)np, 1, &fastest); /* the first finalist: the fastest */
+    const char *winner = wj >= 0 ? c[who[wj]].params : "";
+
+    /* every finalist's result is an ordinary trial; the winner's is recorded last */
+    int64_t winner_trial = 0;
+    for (int pass = 0; pass < 2 && st == MMT_OK; pass++)
+        for (int j = 0; j < m && st == MMT_OK; j++) {
+            if ((j == wj) != (pass == 1)) continue;
+            const mmt_measure *r = &res[j];
+            char message[2048];
+            mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
+                                 .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error};
+            if (r->status == MMT_TRIAL_OK) {
+                const mmt_timing *tm = &r->timing;
+                rec.time_ms_median = tm->median_ms;
+                rec.time_ms_min = tm->min_ms;
+                rec.time_ms_max = tm->max_ms;
+                rec.reps = tm->samples;
+                rec.gflops = mmt_problem_flops(env->problem) / (tm->median_ms * 1e6);
+                verdict(message, sizeof message, j == wj, tied, mmt_stats_overlap(&pe[pe_of[j]], &pe[fastest]), m,
+                        rounds, winner);
+            } else {
+                snprintf(message, sizeof message, "final round: %.2000s", r->message);
+            }
+            rec.message = message;
+            int64_t id = 0;
+            st = mmt_store_config(t->st, template_id, c[who[j]].params, &rec.config_id, err);
+            if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, &id, err);
+            if (j == wj) winner_trial = id;
+            out->measured++;
+        }
+    FORWARD_IF_ERROR(st);
+    out->rounds = rounds;
+    if (wj < 0) {
+        snprintf(out->text, sizeof out->text,
+                 "final round: no finalist passed verification again; the fastest of the exploration stands");
+        return pin(t, c[idx[0]].trial_id, err);
+    }
+    const mmt_timing *wt = &res[wj].timing;
+    out->winner = who[wj];
+    out->median_ms = wt->median_ms;
+    out->lo_ms = wt->lo_ms;
+    out->hi_ms = wt->hi_ms;
+    out->level = wt->level;
+    out->tied = tied;
+    if (tied > 1)
+        snprintf(out->text, sizeof out->text,
+                 "final round: %d finalists side by side over %d rounds; %zu tied within noise, the smallest config "
+                 "text chosen",
+                 m, rounds, tied);
+    else
+        snprintf(out->text, sizeof out->text, "final round: %d finalists side by side over %d rounds; a clear win", m,
+                 rounds);
+    return pin(t, winner_trial, err);
+}
