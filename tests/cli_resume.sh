@@ -17,14 +17,14 @@ problems:
   - {m: 256, n: 256, k: 256}
 YAML
 # the number of candidates: what a complete run measures
-"$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/full.db" --strategy exhaustive --quiet >/dev/null 2>&1 ||
+"$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/full.db" --strategy exhaustive --budget 12 --quiet >/dev/null 2>&1 ||
   { echo "FAIL: a complete tune"; exit 1; }
 total=$(searched "$tmp/full.db")
 
 set -m # job control: a background job must not ignore SIGINT, as it would without it
 for sig in INT TERM KILL; do
   rm -f "$tmp/r.db"*
-  "$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/r.db" --strategy exhaustive --quiet >/dev/null 2>&1 &
+  "$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/r.db" --strategy exhaustive --budget 12 --quiet >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 600); do [ "$(trials)" -ge 3 ] && break; sleep 0.1; done
   kill -$sig $pid 2>/dev/null
@@ -33,7 +33,7 @@ for sig in INT TERM KILL; do
   if [ "$kept" -lt 3 ] || [ "$kept" -ge "$total" ]; then
     echo "FAIL: SIG$sig: $kept of $total trials kept (wanted some, not all)"; fail=1; continue
   fi
-  "$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/r.db" --strategy exhaustive >"$tmp/out" 2>&1 ||
+  "$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/r.db" --strategy exhaustive --budget 12 >"$tmp/out" 2>&1 ||
     { echo "FAIL: SIG$sig: the rerun failed"; cat "$tmp/out"; fail=1; continue; }
   now=$(trials)
   distinct=$(sqlite3 "$tmp/r.db" "select count(distinct config_id) from trial")
