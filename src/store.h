@@ -93,6 +93,28 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
                                            double time_ms_median, double gflops),
                                  void *user, mmt_err *err);
 
+/* Misses: problems the runtime served without a tuned entry for exactly that problem. */
+typedef struct mmt_miss_rec {
+    mmt_problem problem; /* as recorded: the row-major form */
+    int64_t problem_id;  /* filled by mmt_store_miss_list */
+    int64_t calls;
+} mmt_miss_rec;
+
+/* Adds calls to the miss rows of (dev, each problem), creating the device, problem and
+ * miss rows as needed, all in one transaction: on failure nothing is written. */
+mmt_status mmt_store_miss_add(mmt_store *st, const mmt_device_info *dev, const mmt_miss_rec *misses, size_t n,
+                              mmt_err *err);
+
+/* The misses of a device (by fingerprint), most calls first (then the latest seen). *out
+ * is malloc'd; a device the database does not know has none. */
+mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_rec **out, size_t *n,
+                               mmt_err *err);
+
+/* How long a statement waits for another connection's write lock before it fails with
+ * MMT_DATABASE (mmt_store_open sets 30 s: a tuner waits; libmmtuned's write-back from a
+ * GEMM call must not). */
+void mmt_store_busy_timeout(mmt_store *st, int ms);
+
 /* Compile cache. get returns MMT_NOT_FOUND if the key is absent; *data is malloc'd. */
 mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err);
 mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *template_name, const char *params,
