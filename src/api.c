@@ -1,6 +1,9 @@
 /* api.c - the public entry points (include/mmtuned.h): argument and descriptor checks,
  * layout normalisation, the sgemm policy, and the per-context table that maps a call to
- * its loaded kernel, so a repeated shape costs one hash lookup. */
+ * its loaded kernel, so a repeated shape costs one hash lookup. Entries served untuned
+ * count their calls (miss.h); every few seconds a call syncs the context with the
+ * database: the counts are written back. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 #include "family.h"
 #include "kernel.h"
 #include "lookup.h"
+#include "miss.h"
 #include "store.h"
 
 #define N_BUCKETS 256
@@ -41,6 +45,7 @@ typedef struct entry {
     mmt_geometry geometry;
     mmt_choice choice;
     char params[512];
+    mmt_miss_counter *miss; /* counts the calls while choice is not EXACT; NULL without write-back */
     struct entry *next;
 } entry;
 
@@ -58,6 +63,8 @@ struct mmt_ctx {
     const mmt_backend *be;
     mmt_device_info dev;
     mmt_store *st; /* NULL without a database */
+    char db_path[PATH_MAX]; /* absolute; set when the database is writable */
+    mmt_misses *misses;     /* NULL unless the database opened writable: nothing is recorded then */
     void *stream;
     pthread_mutex_t lock; /* guards the tables and the policy below; launches run outside it */
     mmt_sgemm_policy sgemm_policy;
@@ -93,6 +100,8 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
                         "MMTUNE_SGEMM=%.100s: the values are f32 (the default) and f32x3", policy);
         ctx->sgemm_policy = MMT_SGEMM_ALLOW_F32X3;
     }
+    double sync_s;
+    FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, &ctx->err));
     int ordinal = 0;
     mmt_status st = mmt_backend_for_device(device ? device : "cpu", &ctx->be, &ordinal, &ctx->err);
     if (st == MMT_OK) st = ctx->be->probe(ordinal, &ctx->dev, &ctx->err);
@@ -100,13 +109,18 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
         char path[4096];
         if (db_path) snprintf(path, sizeof path, "%s", db_path);
         else mmt_store_default_path(path, sizeof path);
-        /* Writable if we may (compiled binaries are cached there), else read-only; a missing
-         * database only means every shape runs the default. */
+        mmt_err ignore, why; /* not ctx->err: a message must not be formatted into itself */
+        /* Writable if we may (compiled binaries are cached there, misses recorded), else
+         * read-only; a missing database only means every shape runs the default. */
         if (access(path, F_OK) == 0) {
-            mmt_err ignore, why; /* not ctx->err: a message must not be formatted into itself */
-            if (mmt_store_open(path, access(path, W_OK) != 0, &ctx->st, &ignore) != MMT_OK &&
-                mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
-                st = mmt_err_set(&ctx->err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
+            int writable = access(path, W_OK) == 0;
+            if (mmt_store_open(path, !writable, &ctx->st, &ignore) != MMT_OK) {
+                writable = 0;
+                if (mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
+                    st = mmt_err_set(&ctx->err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
+            }
+            if (st == MMT_OK && writable && realpath(path, ctx->db_path))
+                ctx->misses = mmt_misses_new(ctx->db_path, &ctx->dev, sync_s);
         } else if (db_path) {
             st = mmt_err_set(&ctx->err, MMT_NOT_FOUND, "no database at %s", path);
         }
@@ -117,6 +131,7 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
 void mmt_close(mmt_ctx *ctx)
 {
     if (!ctx) return;
+    mmt_misses_free(ctx->misses); /* the last counts go to the database */
     for (int i = 0; i < N_BUCKETS; i++)
         for (entry *e = ctx->buckets[i], *next; e; e = next) {
             next = e->next;
@@ -343,10 +358,19 @@ static mmt_status find_entry(mmt_ctx *ctx, const call_key *k, entry **out)
     e->key = *k;
     e->choice = pk.how;
     mmt_config_format(s, &pk.cfg, e->params, sizeof e->params);
+    if (pk.how != MMT_CHOICE_EXACT && ctx->misses) e->miss = mmt_misses_counter(ctx->misses, &k->problem);
     e->next = ctx->buckets[b];
     ctx->buckets[b] = e;
     *out = e;
     return MMT_OK;
+}
+
+/* A due call's sync: write the miss counts back. The caller owns the sync
+ * (mmt_misses_due) until the end. */
+static void sync_with_database(mmt_ctx *ctx)
+{
+    mmt_misses_flush(ctx->misses);
+    mmt_misses_done(ctx->misses);
 }
 
 /* Stored rows x cols with leading dimension ld in the given layout: is ld big enough? */
@@ -441,13 +465,22 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
     entry *e;
     mmt_status st = find_entry(ctx, &key, &e);
+    mmt_miss_counter *miss = NULL;
     if (st == MMT_OK) {
         ctx->last_choice = e->choice;
         snprintf(ctx->last_config, sizeof ctx->last_config, "%s", e->params);
+        if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
     }
     pthread_mutex_unlock(&ctx->lock);
     FORWARD_IF_ERROR(st);
-    return launch(ctx, e, &gp);
+    int sync = 0;
+    if (miss) {
+        mmt_miss_count(miss);
+        sync = mmt_misses_due(ctx->misses);
+    }
+    st = launch(ctx, e, &gp);
+    if (sync) sync_with_database(ctx); /* after the launch: the call's own result is not delayed */
+    return st;
 }
 
 mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
