@@ -128,6 +128,7 @@ mmt_miss_counter *mmt_misses_counter(mmt_misses *m, const mmt_problem *p)
     if (!c && (c = calloc(1, sizeof *c)) != NULL) {
         c->problem = *p;
         atomic_init(&c->calls, 0);
+        atomic_init(&c->autotune, 0);
         c->next = m->counters;
         m->counters = c;
     }

@@ -22,6 +22,7 @@
 typedef struct mmt_miss_counter {
     mmt_problem problem;    /* the row-major problem, as looked up */
     _Atomic int64_t calls;  /* since the last successful write */
+    atomic_int autotune;    /* background tuning was asked for it (once per context) */
     struct mmt_miss_counter *next;
 } mmt_miss_counter;
 
