@@ -1,17 +1,23 @@
 /* api.c - the public entry points (include/mmtuned.h): argument and descriptor checks,
  * layout normalisation, the sgemm policy, and the per-context table that maps a call to
- * its loaded kernel, so a repeated shape costs one hash lookup. */
+ * its loaded kernel, so a repeated shape costs one hash lookup. Entries served untuned
+ * count their calls (miss.h); every few seconds a call syncs the context with the
+ * database: the counts are written back and, under background tuning (autotune.h),
+ * entries whose problem was tuned since switch to the tuned kernel. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "autotune.h"
 #include "backend.h"
 #include "err.h"
 #include "family.h"
 #include "kernel.h"
 #include "lookup.h"
+#include "miss.h"
 #include "store.h"
 
 #define N_BUCKETS 256
@@ -34,13 +40,16 @@ typedef struct call_key {
     int allow_f32x3;
 } call_key;
 
-/* What a call runs. */
+/* What a call runs. mod, geometry, choice and params change together, under the lock,
+ * when a sync switches the entry to a kernel tuned since; calls copy them under the lock. */
 typedef struct entry {
     call_key key;
     mmt_module *mod;
     mmt_geometry geometry;
     mmt_choice choice;
     char params[512];
+    mmt_miss_counter *miss; /* counts the calls while choice is not EXACT; NULL without write-back */
+    int stay;               /* its tuned kernel failed to build: keep the fallback, do not retry */
     struct entry *next;
 } entry;
 
@@ -57,7 +66,11 @@ typedef struct served {
 struct mmt_ctx {
     const mmt_backend *be;
     mmt_device_info dev;
-    mmt_store *st; /* NULL without a database */
+    char device[64]; /* as mmt_open got it: a background mmtune's --device */
+    mmt_store *st;   /* NULL without a database */
+    char db_path[PATH_MAX]; /* absolute; set when the database is writable */
+    mmt_misses *misses;     /* NULL unless the database opened writable: nothing is recorded then */
+    mmt_autotune autotune;
     void *stream;
     pthread_mutex_t lock; /* guards the tables and the policy below; launches run outside it */
     mmt_sgemm_policy sgemm_policy;
@@ -93,6 +106,10 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
                         "MMTUNE_SGEMM=%.100s: the values are f32 (the default) and f32x3", policy);
         ctx->sgemm_policy = MMT_SGEMM_ALLOW_F32X3;
     }
+    double sync_s;
+    FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, &ctx->err));
+    FORWARD_IF_ERROR(mmt_autotune_config(&ctx->autotune, &ctx->err));
+    snprintf(ctx->device, sizeof ctx->device, "%s", device ? device : "cpu");
     int ordinal = 0;
     mmt_status st = mmt_backend_for_device(device ? device : "cpu", &ctx->be, &ordinal, &ctx->err);
     if (st == MMT_OK) st = ctx->be->probe(ordinal, &ctx->dev, &ctx->err);
@@ -100,13 +117,24 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
         char path[4096];
         if (db_path) snprintf(path, sizeof path, "%s", db_path);
         else mmt_store_default_path(path, sizeof path);
-        /* Writable if we may (compiled binaries are cached there), else read-only; a missing
-         * database only means every shape runs the default. */
+        mmt_err ignore, why; /* not ctx->err: a message must not be formatted into itself */
+        /* background tuning writes its results into the database: the default one is made */
+        if (!db_path && ctx->autotune.on && access(path, F_OK) != 0 &&
+            mmt_store_open(path, 0, &ctx->st, &ignore) == MMT_OK) {
+            mmt_store_close(ctx->st);
+            ctx->st = NULL;
+        }
+        /* Writable if we may (compiled binaries are cached there, misses recorded), else
+         * read-only; a missing database only means every shape runs the default. */
         if (access(path, F_OK) == 0) {
-            mmt_err ignore, why; /* not ctx->err: a message must not be formatted into itself */
-            if (mmt_store_open(path, access(path, W_OK) != 0, &ctx->st, &ignore) != MMT_OK &&
-                mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
-                st = mmt_err_set(&ctx->err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
+            int writable = access(path, W_OK) == 0;
+            if (mmt_store_open(path, !writable, &ctx->st, &ignore) != MMT_OK) {
+                writable = 0;
+                if (mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
+                    st = mmt_err_set(&ctx->err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
+            }
+            if (st == MMT_OK && writable && realpath(path, ctx->db_path))
+                ctx->misses = mmt_misses_new(ctx->db_path, &ctx->dev, sync_s);
         } else if (db_path) {
             st = mmt_err_set(&ctx->err, MMT_NOT_FOUND, "no database at %s", path);
         }
@@ -117,6 +145,7 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
 void mmt_close(mmt_ctx *ctx)
 {
     if (!ctx) return;
+    mmt_misses_free(ctx->misses); /* the last counts go to the database */
     for (int i = 0; i < N_BUCKETS; i++)
         for (entry *e = ctx->buckets[i], *next; e; e = next) {
             next = e->next;
@@ -161,26 +190,26 @@ mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
     return st;
 }
 
-/* Launches e with the context's scratch when its geometry asks for some (grown on demand:
+/* Launches mod with the context's scratch when its geometry asks for some (grown on demand:
  * the old buffer is freed only after the stream has finished with it). */
-static mmt_status launch(mmt_ctx *ctx, const entry *e, mmt_gemm_params *gp)
+static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, mmt_gemm_params *gp)
 {
-    if (e->geometry.workspace <= 0) return ctx->be->launch(e->mod, gp, &e->geometry, ctx->stream, &ctx->err);
+    if (g->workspace <= 0) return ctx->be->launch(mod, gp, g, ctx->stream, &ctx->err);
     pthread_mutex_lock(&ctx->ws_lock);
     mmt_status st = MMT_OK;
-    if (ctx->ws_size < e->geometry.workspace) {
+    if (ctx->ws_size < g->workspace) {
         if (ctx->ws) st = ctx->be->sync(ctx->stream, &ctx->err);
         if (st == MMT_OK) {
             ctx->be->free(ctx->ws);
             ctx->ws = NULL, ctx->ws_size = 0;
-            st = ctx->be->alloc(&ctx->dev, (size_t)e->geometry.workspace, &ctx->ws, &ctx->err);
+            st = ctx->be->alloc(&ctx->dev, (size_t)g->workspace, &ctx->ws, &ctx->err);
         }
-        if (st == MMT_OK) ctx->ws_size = e->geometry.workspace;
+        if (st == MMT_OK) ctx->ws_size = g->workspace;
     }
     if (st == MMT_OK) {
         gp->workspace = ctx->ws;
         gp->workspace_size = ctx->ws_size;
-        st = ctx->be->launch(e->mod, gp, &e->geometry, ctx->stream, &ctx->err);
+        st = ctx->be->launch(mod, gp, g, ctx->stream, &ctx->err);
     }
     pthread_mutex_unlock(&ctx->ws_lock);
     return st;
@@ -240,35 +269,59 @@ static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out)
     return MMT_OK;
 }
 
-static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out)
+/* The module already loaded for key, or NULL. Called under the lock. */
+static mmt_module *module_find(const mmt_ctx *ctx, const char *key)
 {
-    char key[65];
-    mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key);
-    for (loaded *l = ctx->modules; l; l = l->next)
-        if (strcmp(l->key, key) == 0) {
-            *out = l->mod;
-            return MMT_OK;
-        }
+    for (const loaded *l = ctx->modules; l; l = l->next)
+        if (strcmp(l->key, key) == 0) return l->mod;
+    return NULL;
+}
+
+/* Builds (cache or compiler) and loads an instance. Uses the backend and the database
+ * connection only (which serialises its own use), so it may run outside the lock. */
+static mmt_status module_build(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out,
+                               mmt_err *err)
+{
     void *bin;
     size_t size;
     char *log = NULL;
     mmt_status st = mmt_kernel_binary(ctx->be, &ctx->dev, ctx->st, fam->name, fam->source, defines, &bin, &size,
-                                      &log, NULL, &ctx->err);
+                                      &log, NULL, err);
     free(log);
     FORWARD_IF_ERROR(st);
-    loaded *l = calloc(1, sizeof *l);
-    if (!l) st = mmt_err_set(&ctx->err, MMT_OUT_OF_MEMORY, "out of memory");
-    if (st == MMT_OK) st = ctx->be->load(&ctx->dev, bin, size, fam->space->entry, &l->mod, &ctx->err);
+    st = ctx->be->load(&ctx->dev, bin, size, fam->space->entry, out, err);
     free(bin);
-    if (st != MMT_OK) {
-        free(l);
-        return st;
+    return st;
+}
+
+/* Keeps mod under key until mmt_close. Called under the lock; *out is the module to use:
+ * mod, or the one another thread kept under the same key meanwhile (mod is unloaded). */
+static mmt_status module_keep(mmt_ctx *ctx, const char *key, mmt_module *mod, mmt_module **out, mmt_err *err)
+{
+    mmt_module *have = module_find(ctx, key);
+    loaded *l = have ? NULL : calloc(1, sizeof *l);
+    if (have || !l) {
+        ctx->be->unload(mod);
+        *out = have;
+        return have ? MMT_OK : mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
     }
-    memcpy(l->key, key, sizeof key);
+    snprintf(l->key, sizeof l->key, "%s", key);
+    l->mod = mod;
     l->next = ctx->modules;
     ctx->modules = l;
-    *out = l->mod;
+    *out = mod;
     return MMT_OK;
+}
+
+/* The module of an instance, loaded once per context. Called under the lock. */
+static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out)
+{
+    char key[65];
+    mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key);
+    if ((*out = module_find(ctx, key)) != NULL) return MMT_OK;
+    mmt_module *mod;
+    FORWARD_IF_ERROR(module_build(ctx, fam, defines, &mod, &ctx->err));
+    return module_keep(ctx, key, mod, out, &ctx->err);
 }
 
 /* A configuration chosen for a call, before anything is built. */
@@ -343,10 +396,158 @@ static mmt_status find_entry(mmt_ctx *ctx, const call_key *k, entry **out)
     e->key = *k;
     e->choice = pk.how;
     mmt_config_format(s, &pk.cfg, e->params, sizeof e->params);
+    if (pk.how != MMT_CHOICE_EXACT && ctx->misses) e->miss = mmt_misses_counter(ctx->misses, &k->problem);
     e->next = ctx->buckets[b];
     ctx->buckets[b] = e;
     *out = e;
     return MMT_OK;
+}
+
+/* Whether bests hold row-major problem p itself: a cheap test before a lookup, which
+ * parses and checks configurations. */
+static int has_exact(const mmt_best_rec *bests, size_t n, const mmt_problem *p)
+{
+    for (size_t i = 0; i < n; i++) {
+        mmt_problem q = mmt_problem_normalise(&bests[i].problem);
+        if (q.m == p->m && q.n == p->n && q.k == p->k && q.mode == p->mode && q.dtype == p->dtype &&
+            q.out == p->out && q.trans_a == p->trans_a && q.trans_b == p->trans_b)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether k's problem has a tuned entry of its own in the bests read now, and which
+ * configuration runs it: the rule of find_entry, where only an EXACT answer counts (an f32
+ * call allowed f32x3 keeps its fallback if an untuned f32x3 choice would beat the tuned
+ * f32 one). Reads only modes already served. Called under the lock. */
+static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
+{
+    served *sv = &ctx->modes[k->problem.mode];
+    if (!sv->ready || !has_exact(sv->bests, sv->n_bests, &k->problem)) return 0;
+    *out = (pick){.sv = sv, .problem = k->problem};
+    mmt_space_env env = env_of(ctx, &out->problem, k);
+    if (!mmt_lookup_tuned(sv->family->space, sv->bests, sv->n_bests, &env, &out->cfg, &out->how, &out->gflops) ||
+        out->how != MMT_CHOICE_EXACT)
+        return 0;
+    served *x3 = &ctx->modes[MMT_MODE_F32X3];
+    if (k->allow_f32x3 && x3->ready) {
+        pick rival = {.sv = x3, .problem = k->problem};
+        rival.problem.mode = MMT_MODE_F32X3;
+        env = env_of(ctx, &rival.problem, k);
+        if (mmt_lookup_tuned(x3->family->space, x3->bests, x3->n_bests, &env, &rival.cfg, &rival.how,
+                             &rival.gflops) &&
+            rival.gflops > out->gflops) {
+            if (rival.how != MMT_CHOICE_EXACT) return 0;
+            *out = rival;
+        }
+    }
+    return 1;
+}
+
+/* Reads the bests of every mode an untuned entry runs (or might run) again, through the
+ * write-back connection, so tuning done since the context opened (a background mmtune, or
+ * anyone's) is seen; new shapes are looked up against them too. */
+static void reread_bests(mmt_ctx *ctx, mmt_store *st)
+{
+    unsigned modes = 0;
+    pthread_mutex_lock(&ctx->lock);
+    for (int b = 0; b < N_BUCKETS; b++)
+        for (const entry *e = ctx->buckets[b]; e; e = e->next)
+            if (e->choice != MMT_CHOICE_EXACT)
+                modes |= 1u << e->key.problem.mode | (e->key.allow_f32x3 ? 1u << MMT_MODE_F32X3 : 0);
+    pthread_mutex_unlock(&ctx->lock);
+    for (int mode = 0; mode < MMT_N_MODES; mode++) {
+        served *sv = &ctx->modes[mode];
+        pthread_mutex_lock(&ctx->lock);
+        const mmt_family *fam = modes & (1u << mode) && sv->ready ? sv->family : NULL;
+        pthread_mutex_unlock(&ctx->lock);
+        mmt_best_rec *bests;
+        size_t n;
+        if (!fam || mmt_store_best_list(st, ctx->dev.fingerprint, fam->name, fam->source_hash, (mmt_mode)mode,
+                                        &bests, &n, NULL) != MMT_OK)
+            continue;
+        pthread_mutex_lock(&ctx->lock);
+        free(sv->bests);
+        sv->bests = bests;
+        sv->n_bests = n;
+        pthread_mutex_unlock(&ctx->lock);
+    }
+}
+
+/* Switches untuned entry e to the tuned configuration pk. The kernel is built and loaded
+ * outside the lock and swapped in under it; a call in flight keeps the module it copied
+ * (modules live until mmt_close). A kernel that fails to build leaves the entry on its
+ * fallback for good. */
+static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
+{
+    pick pk = *chosen;
+    mmt_err err; /* not ctx->err: it belongs to the caller's call */
+    const mmt_space *s = pk.sv->family->space;
+    mmt_space_env env = env_of(ctx, &pk.problem, &e->key);
+    char defines[4096], key[65], params[512];
+    mmt_geometry g;
+    mmt_module *mod = NULL;
+    int built = 0, ok = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &err) == MMT_OK &&
+                        mmt_space_geometry(s, &pk.cfg, &env, &g, &err) == MMT_OK;
+    if (ok) {
+        mmt_kernel_key(ctx->be, &ctx->dev, pk.sv->family->source, defines, key);
+        pthread_mutex_lock(&ctx->lock);
+        mod = module_find(ctx, key);
+        pthread_mutex_unlock(&ctx->lock);
+        if (!mod) ok = built = module_build(ctx, pk.sv->family, defines, &mod, &err) == MMT_OK;
+    }
+    mmt_config_format(s, &pk.cfg, params, sizeof params);
+    pthread_mutex_lock(&ctx->lock);
+    if (built) ok = module_keep(ctx, key, mod, &mod, &err) == MMT_OK;
+    if (ok) {
+        e->mod = mod;
+        e->geometry = g;
+        e->choice = pk.how;
+        snprintf(e->params, sizeof e->params, "%s", params);
+    } else {
+        e->stay = 1;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Every untuned entry whose problem is tuned now switches to its tuned kernel: found in
+ * one pass under the lock, switched one by one outside it. */
+static void switch_tuned(mmt_ctx *ctx)
+{
+    typedef struct todo {
+        entry *e;
+        pick pk;
+    } todo;
+    todo *list = NULL;
+    size_t n = 0, cap = 0;
+    pthread_mutex_lock(&ctx->lock);
+    for (int b = 0; b < N_BUCKETS; b++)
+        for (entry *c = ctx->buckets[b]; c; c = c->next) {
+            pick pk;
+            if (c->choice == MMT_CHOICE_EXACT || c->stay || !tuned_now(ctx, &c->key, &pk)) continue;
+            if (n == cap) {
+                todo *grown = realloc(list, (cap = cap ? 2 * cap : 8) * sizeof *list);
+                if (!grown) break; /* the rest waits for the next sync */
+                list = grown;
+            }
+            list[n++] = (todo){c, pk};
+        }
+    pthread_mutex_unlock(&ctx->lock);
+    for (size_t i = 0; i < n; i++) switch_entry(ctx, list[i].e, &list[i].pk);
+    free(list);
+}
+
+/* A due call's sync: write the miss counts back and, under background tuning, switch the
+ * entries tuned since. The caller owns the sync (mmt_misses_due) until the end. */
+static void sync_with_database(mmt_ctx *ctx)
+{
+    mmt_misses_flush(ctx->misses);
+    mmt_store *st = ctx->autotune.on ? mmt_misses_store(ctx->misses) : NULL;
+    if (st) {
+        reread_bests(ctx, st);
+        switch_tuned(ctx);
+    }
+    mmt_misses_done(ctx->misses);
 }
 
 /* Stored rows x cols with leading dimension ld in the given layout: is ld big enough? */
@@ -441,13 +642,31 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
     entry *e;
     mmt_status st = find_entry(ctx, &key, &e);
+    mmt_module *mod = NULL;
+    mmt_geometry geometry;
+    mmt_miss_counter *miss = NULL;
     if (st == MMT_OK) {
         ctx->last_choice = e->choice;
         snprintf(ctx->last_config, sizeof ctx->last_config, "%s", e->params);
+        /* what the launch reads, copied: a sync may switch the entry meanwhile */
+        mod = e->mod;
+        geometry = e->geometry;
+        if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
     }
     pthread_mutex_unlock(&ctx->lock);
     FORWARD_IF_ERROR(st);
-    return launch(ctx, e, &gp);
+    int sync = 0;
+    if (miss) {
+        mmt_miss_count(miss);
+        sync = mmt_misses_due(ctx->misses);
+    }
+    st = launch(ctx, mod, &geometry, &gp);
+    /* after the launch, so the call's own result is not delayed: the first call of an
+     * untuned problem hands it to a background mmtune, and a due call syncs */
+    if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)
+        mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
+    if (sync) sync_with_database(ctx);
+    return st;
 }
 
 mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,

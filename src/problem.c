@@ -2,6 +2,7 @@
 #include "problem.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const dtype_names[] = {"f32", "f64", "bf16", "f16"};
@@ -98,6 +99,44 @@ void mmt_problem_format(const mmt_problem *p, char *buf, size_t size)
     snprintf(buf, size, "%s%s%s %s %c%c %lldx%lldx%lld", mode ? mode : "?", p->out != p->dtype ? "->" : "",
              p->out != p->dtype && out ? out : "", mmt_layout_name(p->layout), p->trans_a ? 'T' : 'N',
              p->trans_b ? 'T' : 'N', (long long)p->m, (long long)p->n, (long long)p->k);
+}
+
+/* A size of the MxNxK field: digits, at least 1, then `stop`; *text moves past the stop. */
+static int parse_size(const char **text, char stop, int64_t *out)
+{
+    char *end;
+    if (**text < '0' || **text > '9') return -1;
+    long long v = strtoll(*text, &end, 10);
+    if (*end != stop || v < 1) return -1;
+    *out = v;
+    *text = end + (stop != '\0');
+    return 0;
+}
+
+const char *mmt_problem_parse(const char *text, mmt_problem *out)
+{
+    char mode[32], layout[16], trans[16], sizes[96], extra[2];
+    if (!text || sscanf(text, "%31s %15s %15s %95s %1s", mode, layout, trans, sizes, extra) != 4)
+        return "four fields are expected: MODE[->OUT] LAYOUT TT MxNxK";
+    mmt_problem p = {0};
+    char *arrow = strstr(mode, "->");
+    if (arrow) *arrow = '\0';
+    if (mmt_mode_parse(mode, &p.mode) != 0) return "unknown mode (f32, f64, bf16, f16, tf32, f32x3)";
+    p.dtype = mmt_mode_dtype(p.mode);
+    p.out = p.dtype;
+    if (arrow && mmt_dtype_parse(arrow + 2, &p.out) != 0) return "unknown output type after -> (f32, f64, bf16, f16)";
+    if (mmt_layout_parse(layout, &p.layout) != 0) return "the layout is row or col";
+    if (strlen(trans) != 2 || !strchr("NT", trans[0]) || !strchr("NT", trans[1]))
+        return "the transposes are two letters N or T (NN, NT, TN, TT)";
+    p.trans_a = trans[0] == 'T';
+    p.trans_b = trans[1] == 'T';
+    const char *at = sizes;
+    if (parse_size(&at, 'x', &p.m) || parse_size(&at, 'x', &p.n) || parse_size(&at, '\0', &p.k))
+        return "the sizes are MxNxK, each at least 1";
+    const char *why = mmt_problem_check(&p);
+    if (why) return why;
+    *out = p;
+    return NULL;
 }
 
 double mmt_problem_flops(const mmt_problem *p) { return 2.0 * (double)p->m * (double)p->n * (double)p->k; }

@@ -63,6 +63,11 @@ mmt_problem mmt_problem_normalise(const mmt_problem *p);
 /* One line a person can read: "f32 row NN 4096x4096x4096", "bf16->f32 row NT 64x64x64". */
 void mmt_problem_format(const mmt_problem *p, char *buf, size_t size);
 
+/* The inverse of mmt_problem_format: "MODE[->OUT] LAYOUT TT MxNxK", e.g. "f32 row NN 64x48x40",
+ * "bf16->f32 col NT 128x64x32" (the input type is the mode's; OUT defaults to it). Returns
+ * NULL and fills *out, or says what is wrong. */
+const char *mmt_problem_parse(const char *text, mmt_problem *out);
+
 /* 2*m*n*k. */
 double mmt_problem_flops(const mmt_problem *p);
 

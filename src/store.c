@@ -12,7 +12,7 @@
 #include "fsutil.h"
 #include "resource.h"
 
-enum { SCHEMA_VERSION = 2, BUSY_TIMEOUT_MS = 30000 };
+enum { SCHEMA_VERSION = 3, BUSY_TIMEOUT_MS = 30000 };
 
 struct mmt_store {
     sqlite3 *db;
@@ -197,6 +197,37 @@ mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_e
         if (s == MMT_OK) s = exec(st, "PRAGMA foreign_keys = ON", err);
     }
     if (s == MMT_OK) s = upgrade(st, readonly, err);
+    if (s != MMT_OK) {
+        mmt_store_close(st);
+        return s;
+    }
+    *out = st;
+    return MMT_OK;
+}
+
+mmt_status mmt_store_open_snapshot(const char *path, mmt_store **out, mmt_err *err)
+{
+    *out = NULL;
+    RETURN_ERROR_IF(access(path, F_OK) != 0, err, MMT_NOT_FOUND, "%s: no such database", path);
+    mmt_store *st = calloc(1, sizeof *st);
+    RETURN_ERROR_IF(!st, err, MMT_OUT_OF_MEMORY, "out of memory");
+    snprintf(st->path, sizeof st->path, "%s", path);
+    sqlite3 *src = NULL;
+    mmt_status s = MMT_OK;
+    if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK ||
+        sqlite3_open(":memory:", &st->db) != SQLITE_OK) {
+        s = mmt_err_set(err, MMT_DATABASE, "%s: %s", path, src ? sqlite3_errmsg(src) : "cannot open");
+    } else {
+        /* the backup API reads one consistent snapshot, WAL included */
+        sqlite3_busy_timeout(src, BUSY_TIMEOUT_MS);
+        sqlite3_backup *b = sqlite3_backup_init(st->db, "main", src, "main");
+        int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+        if (b) sqlite3_backup_finish(b);
+        if (rc != SQLITE_DONE) s = mmt_err_set(err, MMT_DATABASE, "%s: copying: %s", path, sqlite3_errmsg(src));
+    }
+    sqlite3_close_v2(src);
+    if (s == MMT_OK) s = exec(st, "PRAGMA foreign_keys = ON", err);
+    if (s == MMT_OK) s = upgrade(st, 0, err); /* the copy, not the file */
     if (s != MMT_OK) {
         mmt_store_close(st);
         return s;
@@ -490,6 +521,77 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best list");
     sqlite3_finalize(s);
     return r;
+}
+
+mmt_status mmt_store_miss_add(mmt_store *st, const mmt_device_info *dev, const mmt_miss_rec *misses, size_t n,
+                              mmt_err *err)
+{
+    int64_t device_id;
+    FORWARD_IF_ERROR(exec(st, "BEGIN IMMEDIATE", err));
+    mmt_status r = mmt_store_device(st, dev, &device_id, err);
+    sqlite3_stmt *s = NULL;
+    if (r == MMT_OK)
+        r = prepare(st,
+                    "INSERT INTO miss (device_id, problem_id, calls) VALUES (?, ?, ?) "
+                    "ON CONFLICT (device_id, problem_id) DO UPDATE SET calls = calls + excluded.calls, "
+                    "last_seen = excluded.last_seen",
+                    &s, err);
+    for (size_t i = 0; r == MMT_OK && i < n; i++) {
+        int64_t problem_id;
+        r = mmt_store_problem(st, &misses[i].problem, &problem_id, err);
+        if (r != MMT_OK) break;
+        sqlite3_reset(s);
+        sqlite3_bind_int64(s, 1, device_id);
+        sqlite3_bind_int64(s, 2, problem_id);
+        sqlite3_bind_int64(s, 3, misses[i].calls);
+        if (sqlite3_step(s) != SQLITE_DONE) r = db_error(st, err, "miss");
+    }
+    sqlite3_finalize(s);
+    if (r == MMT_OK) r = exec(st, "COMMIT", err);
+    if (r != MMT_OK) exec(st, "ROLLBACK", NULL);
+    return r;
+}
+
+mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_rec **out, size_t *n,
+                               mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "SELECT " PROBLEM_COLS ", x.problem_id, x.calls FROM miss x "
+                             "JOIN device d ON d.id = x.device_id JOIN problem p ON p.id = x.problem_id "
+                             "WHERE d.fingerprint = ? ORDER BY x.calls DESC, x.last_seen DESC, p.id",
+                             &s, err));
+    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            mmt_miss_rec *grown = realloc(*out, cap * sizeof **out);
+            if (!grown) {
+                sqlite3_finalize(s);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+            }
+            *out = grown;
+        }
+        mmt_miss_rec *m = &(*out)[(*n)++];
+        problem_from_row(s, 0, &m->problem);
+        m->problem_id = sqlite3_column_int64(s, PROBLEM_NCOLS);
+        m->calls = sqlite3_column_int64(s, PROBLEM_NCOLS + 1);
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "miss list");
+    sqlite3_finalize(s);
+    return r;
+}
+
+void mmt_store_busy_timeout(mmt_store *st, int ms)
+{
+    if (st) sqlite3_busy_timeout(st->db, ms);
 }
 
 mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t problem_id, int64_t template_id,

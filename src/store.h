@@ -49,6 +49,10 @@ void mmt_store_default_path(char *buf, size_t size);
 mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err);
 void mmt_store_close(mmt_store *st);
 
+/* The database at path copied into memory (one consistent snapshot) and brought to the
+ * current schema there: for reading a file of any version without writing to it. */
+mmt_status mmt_store_open_snapshot(const char *path, mmt_store **out, mmt_err *err);
+
 /* Ids of rows, inserted if missing. A problem is its shape with its input type, output
  * type and precision mode (the same shape in tf32 and f32x3 is two rows); one whose types
  * and mode disagree (mmt_problem_check) is refused with MMT_INVALID_ARGUMENT. */
@@ -106,6 +110,28 @@ typedef struct mmt_trial_set {
 /* Every (device, problem, template) that has trials, ordered by device, template,
  * problem. *out is malloc'd. */
 mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, mmt_err *err);
+
+/* Misses: problems the runtime served without a tuned entry for exactly that problem. */
+typedef struct mmt_miss_rec {
+    mmt_problem problem; /* as recorded: the row-major form */
+    int64_t problem_id;  /* filled by mmt_store_miss_list */
+    int64_t calls;
+} mmt_miss_rec;
+
+/* Adds calls to the miss rows of (dev, each problem), creating the device, problem and
+ * miss rows as needed, all in one transaction: on failure nothing is written. */
+mmt_status mmt_store_miss_add(mmt_store *st, const mmt_device_info *dev, const mmt_miss_rec *misses, size_t n,
+                              mmt_err *err);
+
+/* The misses of a device (by fingerprint), most calls first (then the latest seen). *out
+ * is malloc'd; a device the database does not know has none. */
+mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_rec **out, size_t *n,
+                               mmt_err *err);
+
+/* How long a statement waits for another connection's write lock before it fails with
+ * MMT_DATABASE (mmt_store_open sets 30 s: a tuner waits; libmmtuned's write-back from a
+ * GEMM call must not). */
+void mmt_store_busy_timeout(mmt_store *st, int ms);
 
 /* Compile cache. get returns MMT_NOT_FOUND if the key is absent; *data is malloc'd. */
 mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err);

@@ -1,7 +1,8 @@
 /* test_store.c - the SQLite store on a real file: schema and version, ids, the best
  * rule (faster wins, wrong results never, a changed template source replaces), lookups,
  * baselines in best_view, the compile cache, resume order, two writers at once,
- * precision modes as distinct problems, and the migration of a version-1 file. */
+ * precision modes as distinct problems, the miss table, and the migrations of version-1
+ * and version-2 files. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -86,7 +87,7 @@ static void test_concurrent_create(void)
     query(path, "SELECT count(*) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "1");
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "2");
+    CHECK_EQ_STR(text, "3");
 }
 
 typedef struct seen {
@@ -216,21 +217,25 @@ static void test_modes(void)
     mmt_store_close(st);
 }
 
-/* A version-1 file made the way version 1 of mmtune made it: tests/data/schema_v1.sql
- * (db/schema.sql as it was), user_version 1, then rows through plain SQL. */
-static void make_v1(const char *path, const char *rows)
+/* A file of an older version made the way that version of mmtune made it:
+ * tests/data/schema_vN.sql (db/schema.sql as it was), user_version N, then rows through
+ * plain SQL. */
+static void make_old(const char *path, int version, const char *rows)
 {
     mmt_err err;
     void *schema = NULL;
     size_t size;
-    CHECK_OK(mmt_file_read(MMT_TEST_DATA "/schema_v1.sql", &schema, &size, &err), &err);
+    char file[256], pragma[64];
+    snprintf(file, sizeof file, "%s/schema_v%d.sql", MMT_TEST_DATA, version);
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version);
+    CHECK_OK(mmt_file_read(file, &schema, &size, &err), &err);
     sqlite3 *db;
     CHECK(sqlite3_open(path, &db) == SQLITE_OK);
     char *msg = NULL;
-    const char *steps[] = {schema ? schema : "", "PRAGMA user_version = 1", rows};
+    const char *steps[] = {schema ? schema : "", pragma, rows};
     for (int i = 0; i < 3; i++) {
         if (sqlite3_exec(db, steps[i], NULL, NULL, &msg) != SQLITE_OK) {
-            fprintf(stderr, "make_v1 step %d: %s\n", i, msg ? msg : "?");
+            fprintf(stderr, "make_old step %d: %s\n", i, msg ? msg : "?");
             CHECK(0);
         }
         sqlite3_free(msg);
@@ -239,6 +244,8 @@ static void make_v1(const char *path, const char *rows)
     sqlite3_close(db);
     free(schema);
 }
+
+static void make_v1(const char *path, const char *rows) { make_old(path, 1, rows); }
 
 /* Rows of every table, with ids that are not 1, 2, 3 (the rebuild must keep them). */
 static const char v1_rows[] =
@@ -272,8 +279,9 @@ static void schema_text(const char *path, char *out, size_t size)
           out, size);
 }
 
-/* A version-1 file opened by this mmtune: read-only is refused, writable migrates it to
- * version 2 with every row and id kept, and the problems read back in their own type. */
+/* A version-1 file opened by this mmtune: read-only is refused, writable migrates it
+ * through version 2 to 3 with every row and id kept, and the problems read back in their
+ * own type. */
 static void test_migrate(void)
 {
     mmt_err err;
@@ -292,7 +300,7 @@ static void test_migrate(void)
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "2");
+    CHECK_EQ_STR(text, "3");
     query(path,
           "SELECT (SELECT count(*) FROM device) || (SELECT count(*) FROM template) || (SELECT count(*) FROM config) "
           "|| (SELECT count(*) FROM problem) || (SELECT count(*) FROM session) || (SELECT count(*) FROM trial) "
@@ -326,14 +334,14 @@ static void test_migrate(void)
     CHECK_EQ_INT(size, 4);
     free(data);
 
-    /* the same schema as a new file: migrate_2.sql and schema.sql agree */
+    /* the same schema as a new file: migrate_2.sql, migrate_3.sql and schema.sql agree */
     mmt_store *fs;
     CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
     mmt_store_close(fs);
     static char migrated_schema[16384], fresh_schema[16384];
     schema_text(path, migrated_schema, sizeof migrated_schema);
     schema_text(fresh, fresh_schema, sizeof fresh_schema);
-    CHECK(strstr(migrated_schema, "out_dtype") != NULL);
+    CHECK(strstr(migrated_schema, "out_dtype") != NULL && strstr(migrated_schema, "miss_view") != NULL);
     CHECK_EQ_STR(migrated_schema, fresh_schema);
 
     /* lookups and best_view on the migrated rows */
@@ -416,6 +424,123 @@ static void test_migrate_broken(void)
     CHECK_EQ_STR(text, "2");
 }
 
+/* A version-2 file: migrate_3.sql adds the miss table and its view, nothing else changes,
+ * and the result is the schema of a new file. */
+static void test_migrate_v2(void)
+{
+    mmt_err err;
+    char path[256], fresh[256], text[256];
+    snprintf(path, sizeof path, "%s/v2-old.db", dir);
+    snprintf(fresh, sizeof fresh, "%s/v3.db", dir);
+    make_old(path,
+             2,
+             "INSERT INTO device (id, backend, name, arch, fingerprint) VALUES (5, 'cpu', 'c', 'a', 'v2-cpu');"
+             "INSERT INTO problem (id, dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k) "
+             "  VALUES (9, 'f32', 'f32', 'tf32', 'row', 0, 1, 8, 16, 32);");
+    mmt_store *st = NULL;
+    CHECK(mmt_store_open(path, 1, &st, &err) == MMT_DATABASE);
+    CHECK(strstr(err.msg, "needs an upgrade") != NULL);
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "3");
+    query(path, "SELECT (SELECT count(*) FROM miss) || ' ' || (SELECT group_concat(id) FROM problem)", text,
+          sizeof text);
+    CHECK_EQ_STR(text, "0 9");
+    mmt_miss_rec *list;
+    size_t n;
+    CHECK_OK(mmt_store_miss_list(st, "v2-cpu", &list, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    free(list);
+    mmt_store_close(st);
+    mmt_store *fs;
+    CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
+    mmt_store_close(fs);
+    static char migrated_schema[16384], fresh_schema[16384];
+    schema_text(path, migrated_schema, sizeof migrated_schema);
+    schema_text(fresh, fresh_schema, sizeof fresh_schema);
+    CHECK_EQ_STR(migrated_schema, fresh_schema);
+}
+
+/* The miss table: counts add up per (device, problem) across writes, lists are per device
+ * and most called first, a write is one transaction (a bad problem leaves nothing), and
+ * miss_view says which misses have a best now. */
+static void test_misses(void)
+{
+    mmt_err err;
+    char path[256], text[1024];
+    snprintf(path, sizeof path, "%s/misses.db", dir);
+    mmt_store *st;
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    mmt_device_info d = device("miss-cpu"), other = device("miss-other");
+    snprintf(other.name, sizeof other.name, "Other CPU");
+    mmt_miss_rec recs[3] = {
+        {.problem = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 24, .n = 20, .k = 16}, .calls = 2},
+        {.problem = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_ROW_MAJOR, .trans_b = 1,
+                     .m = 3, .n = 3, .k = 3},
+         .calls = 5},
+        {.problem = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 24, .n = 20, .k = 16}, .calls = 1},
+    };
+    CHECK_OK(mmt_store_miss_add(st, &d, recs, 3, &err), &err); /* the same problem twice in one write */
+    recs[0].calls = 4;
+    CHECK_OK(mmt_store_miss_add(st, &d, recs, 1, &err), &err);
+    recs[0].calls = 100;
+    CHECK_OK(mmt_store_miss_add(st, &other, recs, 1, &err), &err);
+    mmt_miss_rec *list;
+    size_t n;
+    CHECK_OK(mmt_store_miss_list(st, "miss-cpu", &list, &n, &err), &err);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        char name[128];
+        mmt_problem_format(&list[0].problem, name, sizeof name);
+        CHECK_EQ_STR(name, "f32 row NN 24x20x16");
+        CHECK_EQ_INT(list[0].calls, 7);
+        mmt_problem_format(&list[1].problem, name, sizeof name);
+        CHECK_EQ_STR(name, "f64 row NT 3x3x3");
+        CHECK_EQ_INT(list[1].calls, 5);
+        CHECK(list[0].problem_id != list[1].problem_id);
+    }
+    free(list);
+    CHECK_OK(mmt_store_miss_list(st, "no-such-device", &list, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    free(list);
+
+    /* one bad problem: the whole write is refused and nothing of it stays */
+    mmt_miss_rec bad[2] = {recs[1], recs[1]};
+    bad[1].problem.mode = MMT_MODE_TF32;
+    CHECK(mmt_store_miss_add(st, &d, bad, 2, &err) == MMT_INVALID_ARGUMENT);
+    query(path, "SELECT group_concat(device || ' ' || calls, ', ') FROM miss_view", text, sizeof text);
+    CHECK_EQ_STR(text, "Other CPU 100, Test CPU 7, Test CPU 5");
+
+    /* a best for the f64 problem shows in miss_view; the miss row stays */
+    int64_t dev, tpl, cfg, prob;
+    CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
+    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "mmmm", &tpl, &err), &err);
+    CHECK_OK(mmt_store_config(st, tpl, "A=1", &cfg, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &recs[1].problem, &prob, &err), &err);
+    add(st, dev, prob, cfg, MMT_TRIAL_OK, 1.0);
+    query(path,
+          "SELECT group_concat(mode || ' ' || trans || ' ' || calls || ' ' || tuned, ', ') FROM miss_view "
+          "WHERE device = 'Test CPU'",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "f32 NN 7 0, f64 NT 5 1");
+    /* a best of the column-major problem equal to the row-major miss tunes it too */
+    mmt_problem twin = recs[0].problem;
+    twin.layout = MMT_COL_MAJOR, twin.m = 20, twin.n = 24;
+    CHECK_OK(mmt_store_problem(st, &twin, &prob, &err), &err);
+    add(st, dev, prob, cfg, MMT_TRIAL_OK, 1.0);
+    twin.k = 17; /* not equal: untouched */
+    CHECK_OK(mmt_store_problem(st, &twin, &prob, &err), &err);
+    add(st, dev, prob, cfg, MMT_TRIAL_OK, 1.0);
+    query(path, "SELECT group_concat(tuned, ' ') FROM miss_view", text, sizeof text);
+    CHECK_EQ_STR(text, "0 1 1");
+    query(path, "SELECT count(*) FROM miss_view WHERE first_seen IS NULL OR last_seen < first_seen", text,
+          sizeof text);
+    CHECK_EQ_STR(text, "0");
+    mmt_store_close(st);
+}
+
 /* Several processes open a version-1 file at once: one migrates, the others find it done. */
 static void test_concurrent_migrate(void)
 {
@@ -424,7 +549,7 @@ static void test_concurrent_migrate(void)
     make_v1(path, v1_rows);
     open_from_children(path);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "2");
+    CHECK_EQ_STR(text, "3");
     query(path, "SELECT count(*) || ' ' || (SELECT count(*) FROM problem) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "2 2");
 }
@@ -441,7 +566,7 @@ int main(void)
     CHECK(st == NULL);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "2");
+    CHECK_EQ_STR(text, "3");
     query(path, "PRAGMA journal_mode", text, sizeof text);
     CHECK_EQ_STR(text, "wal");
 
@@ -667,6 +792,8 @@ int main(void)
     test_migrate();
     test_migrate_broken();
     test_concurrent_migrate();
+    test_migrate_v2();
+    test_misses();
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

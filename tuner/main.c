@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "replay.h"
+#include "from_misses.h"
 #include "shapes.h"
 #include "search.h"
 #include "tune.h"
@@ -22,11 +23,16 @@ static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
     "       mmtune bench --device DEV --shapes FILE [--db PATH]  tuned kernels vs the vendor library\n"
     "       mmtune show [--db PATH]                               what the database holds\n"
+    "       mmtune [tune] --device DEV --problem TEXT [options]   tune one problem\n"
+    "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
     "                                                             strategies against recorded trials\n"
     "\n"
     "  --device DEV      cpu, a GPU number (0, 1, ...), or all (every GPU in parallel)\n"
     "  --shapes FILE     the problems (YAML; see examples/shapes.yaml)\n"
+    "  --problem TEXT    one problem: \"MODE[->OUT] row|col NN|NT|TN|TT MxNxK\" (f32 row NN 64x48x40)\n"
+    "  --from-misses     the problems of the database's miss table, most calls first, less\n"
+    "                    those tuned since; --top N of them (default 10)\n"
     "  --db PATH         the database (default $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db)\n"
     "  --strategy NAME   exhaustive (default), random, anneal (simulated annealing on the\n"
     "                    parameter grid) or model (guided by a model of the measured trials)\n"
@@ -52,6 +58,9 @@ typedef struct options {
     uint64_t seed;
     int fresh, quiet;
     int jobs; /* -1: the default */
+    const char *problem; /* --problem TEXT */
+    int from_misses;
+    size_t top; /* 0: not given */
 } options;
 
 static int bad_input(const char *fmt, const char *arg)
@@ -97,6 +106,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"version", no_argument, 0, 'V'},      {"jobs", required_argument, 0, 'j'},
         {"landscape", required_argument, 0, 'L'}, {"seeds", required_argument, 0, 'n'},
         {"warm", no_argument, 0, 'w'},         {"batch", required_argument, 0, 'a'},
+        {"problem", required_argument, 0, 'P'}, {"from-misses", no_argument, 0, 'M'},
+        {"top", required_argument, 0, 'T'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
@@ -150,6 +161,13 @@ static int parse_options(int argc, char **argv, options *o)
                 return bad_input("--batch takes a number from 1 to 256, not '%s'", optarg);
             o->batch = (int)v;
             break;
+        case 'P': o->problem = optarg; break;
+        case 'M': o->from_misses = 1; break;
+        case 'T':
+            if (parse_number(optarg, &v) || v < 1 || v > 1000000)
+                return bad_input("--top takes a number from 1, not '%s'", optarg);
+            o->top = (size_t)v;
+            break;
         case 'h': fputs(usage, stdout); exit(EXIT_OK);
         case 'V': printf("mmtune %s\n", mmt_version_string()); exit(EXIT_OK);
         default: return bad_input("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -166,8 +184,12 @@ static int parse_options(int argc, char **argv, options *o)
         if (strcmp(o->strategy, "all") == 0) return EXIT_OK;
     } else if (strcmp(o->command, "show") != 0) {
         if (!o->device) return bad_input("%s needs --device (cpu or a GPU number)", o->command);
-        if (!o->shapes) return bad_input("%s needs --shapes FILE", o->command);
+        int sources = !!o->shapes + !!o->problem + o->from_misses;
+        if (o->from_misses && strcmp(o->command, "tune") != 0) return bad_input("%s takes no --from-misses", o->command);
+        if (sources == 0) return bad_input("%s needs --shapes FILE, --problem TEXT or --from-misses", o->command);
+        if (sources > 1) return bad_input("%s", "--shapes, --problem and --from-misses exclude each other");
     }
+    if (o->top && !o->from_misses) return bad_input("%s", "--top goes with --from-misses");
     if (!mmt_search_known(o->strategy)) {
         fprintf(stderr, "mmtune: unknown strategy '%s' (%s)\n(mmtune --help shows the usage)\n", o->strategy,
                 mmt_search_names());
@@ -225,6 +247,7 @@ typedef struct plan {
     const mmt_backend *be;
     mmt_device_info dev;
     mmt_family *families[MMT_N_MODES];
+    char picked[1536]; /* --from-misses: the problems picked with their calls, for the session row */
 } plan;
 
 static void free_plan(plan *pl)
@@ -233,13 +256,26 @@ static void free_plan(plan *pl)
     for (int i = 0; i < MMT_N_MODES; i++) mmt_family_free(pl->families[i]);
 }
 
+static int plan_misses(const options *o, plan *pl);
+
 static int make_plan(const options *o, plan *pl)
 {
     mmt_err err;
+    int rc;
     memset(pl, 0, sizeof *pl);
-    if (mmt_shapes_load_file(o->shapes, &pl->problems, &pl->n, &err) != MMT_OK) {
+    if (o->shapes && mmt_shapes_load_file(o->shapes, &pl->problems, &pl->n, &err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return EXIT_BAD_INPUT;
+    }
+    if (o->problem) {
+        const char *why = (pl->problems = calloc(1, sizeof *pl->problems)) ? mmt_problem_parse(o->problem, pl->problems)
+                                                                          : "out of memory";
+        if (why) {
+            fprintf(stderr, "mmtune: --problem '%s': %s (e.g. \"f32 row NN 64x48x40\", \"bf16->f32 col NT 128x64x32\")\n",
+                    o->problem, why);
+            return EXIT_BAD_INPUT;
+        }
+        pl->n = 1;
     }
     int ordinal;
     mmt_status s = mmt_backend_for_device(o->device, &pl->be, &ordinal, &err);
@@ -252,6 +288,7 @@ static int make_plan(const options *o, plan *pl)
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return EXIT_FAIL;
     }
+    if (o->from_misses && (rc = plan_misses(o, pl)) != EXIT_OK) return rc;
     for (size_t i = 0; i < pl->n; i++) {
         mmt_mode dt = pl->problems[i].mode;
         if (pl->families[dt]) continue;
@@ -268,6 +305,25 @@ static int make_plan(const options *o, plan *pl)
             return EXIT_BAD_INPUT;
         }
     }
+    return EXIT_OK;
+}
+
+/* --from-misses: the plan's problems are the device's most frequent misses not tuned since. */
+static int plan_misses(const options *o, plan *pl)
+{
+    char path[4096];
+    db_path(o, path, sizeof path);
+    size_t left_out;
+    mmt_err err;
+    mmt_status s = mmt_from_misses_pick(path, pl->be, &pl->dev, o->space, o->top ? o->top : 10, &pl->problems,
+                                        &pl->n, &left_out, pl->picked, sizeof pl->picked, &err);
+    if (s != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return s == MMT_DATABASE || s == MMT_OUT_OF_MEMORY ? EXIT_FAIL : EXIT_BAD_INPUT;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "mmtune: from misses on %s: %s%s (%zu passed over: tuned since, or no template)\n",
+                pl->dev.name, pl->n ? "tuning " : "", pl->n ? pl->picked : "nothing left to tune", left_out);
     return EXIT_OK;
 }
 
@@ -289,9 +345,13 @@ static int cmd_tune(const options *o, int argc, char **argv)
         free_plan(&pl);
         return rc;
     }
-    char path[4096], command[2048];
+    char path[4096], command[4096];
     db_path(o, path, sizeof path);
     join_args(argc, argv, command, sizeof command);
+    if (o->from_misses) { /* the session row says what the command chose */
+        size_t n = strlen(command);
+        snprintf(command + n, sizeof command - n, " -- from misses: %s", pl.n ? pl.picked : "nothing left to tune");
+    }
     mmt_err err;
     mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget,
                    .budget_frac = o->budget_frac, .budget_s = o->budget_s, .seed = o->seed,
@@ -306,6 +366,12 @@ static int cmd_tune(const options *o, int argc, char **argv)
         mmt_store_close(t.st);
         free_plan(&pl);
         return EXIT_FAIL;
+    }
+    if (o->from_misses && pl.n == 0) { /* the session row records the run; no worker is needed */
+        rc = mmt_store_session_end(t.st, t.session_id, &err) == MMT_OK ? EXIT_OK : EXIT_FAIL;
+        mmt_store_close(t.st);
+        free_plan(&pl);
+        return rc;
     }
     char exe[1024];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);

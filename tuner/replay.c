@@ -184,7 +184,7 @@ static void print_pct(FILE *f, double x)
 mmt_status mmt_replay(const mmt_replay_options *o, FILE *f, mmt_err *err)
 {
     mmt_store *st;
-    FORWARD_IF_ERROR(mmt_store_open(o->landscape, 1, &st, err));
+    FORWARD_IF_ERROR(mmt_store_open_snapshot(o->landscape, &st, err));
     mmt_trial_set *sets = NULL;
     size_t nl = 0;
     mmt_status s = mmt_store_trial_sets(st, &sets, &nl, err);

@@ -20,7 +20,7 @@
 #include "err.h"
 
 typedef struct mmt_replay_options {
-    const char *landscape;  /* the database file (opened read-only) */
+    const char *landscape;  /* the database file (read into memory: any schema version, never written) */
     const char *strategies; /* one name, or "all" */
     size_t budget;          /* measurements per problem (0: all) */
     double budget_frac;     /* or this fraction of each problem's candidates (0: none) */

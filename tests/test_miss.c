@@ -1,0 +1,264 @@
+/* test_miss.c - libmmtuned records what it serves untuned (src/miss.c) in real database
+ * files: a CPU context that calls an untuned shape N times and closes leaves calls == N in
+ * the miss table (its row-major form, added up across contexts), a tuned shape leaves
+ * nothing, a due call writes back before the context closes, a database another
+ * connection holds locked or that is read-only never fails a call, and a bad
+ * MMTUNE_SYNC_S fails mmt_open. */
+#include <grp.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "check.h"
+#include "family.h"
+#include "mmtuned.h"
+#include "store.h"
+
+static char dir[] = "/tmp/mmtune-test-miss-XXXXXX";
+
+/* One column of one row as text through a plain sqlite3 connection ("" if none). */
+static void query(const char *path, const char *sql, char *out, size_t size)
+{
+    sqlite3 *db;
+    sqlite3_stmt *s;
+    out[0] = '\0';
+    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+            snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, 0));
+        sqlite3_finalize(s);
+    } else {
+        fprintf(stderr, "query %s: %s\n", sql, sqlite3_errmsg(db));
+    }
+    sqlite3_close(db);
+}
+
+/* The misses as "mode layout trans MxNxK calls" rows joined by "; ", most called first. */
+static void misses(const char *path, char *out, size_t size)
+{
+    query(path,
+          "SELECT group_concat(mode || ' ' || layout || ' ' || trans || ' ' || m || 'x' || n || 'x' || k || ' ' "
+          "|| calls, '; ') FROM miss_view",
+          out, size);
+}
+
+/* A database in which the f32 problem 64x64x64 (row major, NN) is tuned, with the
+ * default configuration, as mmtune would leave it. */
+static void make_db(const char *path)
+{
+    mmt_err err;
+    mmt_store *st;
+    mmt_device_info dev;
+    mmt_family *fam;
+    CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
+    CHECK_OK(mmt_family_find("cpu", MMT_MODE_F32, &fam, &err), &err);
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    mmt_config def;
+    char params[512];
+    mmt_space_default(fam->space, &def);
+    mmt_config_format(fam->space, &def, params, sizeof params);
+    int64_t dev_id, tpl, cfg, prob;
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64};
+    CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
+    CHECK_OK(mmt_store_template(st, fam->name, fam->source_hash, &tpl, &err), &err);
+    CHECK_OK(mmt_store_config(st, tpl, params, &cfg, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+    mmt_trial_rec t = {.device_id = dev_id, .problem_id = prob, .config_id = cfg, .status = MMT_TRIAL_OK,
+                       .time_ms_median = 1, .time_ms_min = 1, .time_ms_max = 1, .gflops = 10, .rel_error = 1e-7,
+                       .reps = 5};
+    CHECK_OK(mmt_store_trial_add(st, &t, NULL, &err), &err);
+    mmt_store_close(st);
+    mmt_family_free(fam);
+}
+
+/* n calls of C = A B (m x k times k x n) in the given layout; returns how many failed. */
+static int calls(mmt_ctx *ctx, mmt_layout layout, int64_t m, int64_t n, int64_t k, int times)
+{
+    float *a = calloc((size_t)(m * k), sizeof *a), *b = calloc((size_t)(k * n), sizeof *b),
+          *c = calloc((size_t)(m * n), sizeof *c);
+    int row = layout == MMT_ROW_MAJOR, failed = 0;
+    for (int i = 0; i < times; i++)
+        if (mmt_sgemm(ctx, layout, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, row ? k : m, b, row ? n : k, 0, c,
+                      row ? n : m) != MMT_OK) {
+            fprintf(stderr, "sgemm: %s\n", mmt_last_error(ctx));
+            failed++;
+        }
+    free(a), free(b), free(c);
+    return failed;
+}
+
+static void test_counts(void)
+{
+    char db[600], text[1024];
+    snprintf(db, sizeof db, "%s/counts.db", dir);
+    make_db(db);
+    setenv("MMTUNE_SYNC_S", "3600", 1); /* no write-back from calls here: only mmt_close writes */
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 64, 64, 64, 5), 0);
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_EXACT);
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 7), 0);
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_NEAREST);
+    CHECK_EQ_INT(calls(ctx, MMT_COL_MAJOR, 24, 20, 16, 3), 0); /* the row-major problem 20 x 24 */
+    /* an f64 shape has no tuned neighbour: the default */
+    double a[9] = {1}, b[9] = {1}, c[9];
+    CHECK_EQ_INT(mmt_dgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS, 3, 3, 3, 1, a, 3, b, 3, 0, c, 3), MMT_OK);
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_DEFAULT);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, ""); /* nothing before the context closes */
+    mmt_close(ctx);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 7; f32 row NN 20x24x16 3; f64 row NT 3x3x3 1");
+    query(db, "SELECT count(*) FROM miss_view WHERE m = 64 OR tuned", text, sizeof text);
+    CHECK_EQ_STR(text, "0");
+
+    /* a second context adds to the same rows */
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 4), 0);
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 64, 64, 64, 2), 0);
+    mmt_close(ctx);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 11; f32 row NN 20x24x16 3; f64 row NT 3x3x3 1");
+    query(db, "SELECT count(*) FROM miss", text, sizeof text);
+    CHECK_EQ_STR(text, "3");
+    unsetenv("MMTUNE_SYNC_S");
+}
+
+/* With the interval at 0 every untuned call is due: the counts are in the database before
+ * the context closes (what a process that never closes relies on). */
+static void test_periodic(void)
+{
+    char db[600], text[1024];
+    snprintf(db, sizeof db, "%s/periodic.db", dir);
+    make_db(db);
+    setenv("MMTUNE_SYNC_S", "0", 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 3), 0);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 3");
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 64, 64, 64, 3), 0); /* tuned: nothing */
+    mmt_close(ctx);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 3");
+    unsetenv("MMTUNE_SYNC_S");
+}
+
+/* Another connection holds the write lock (a tuner in a long transaction): calls succeed,
+ * their write-backs fail and keep the counts, which the close writes once the lock is gone. */
+static void test_locked(void)
+{
+    char db[600], text[1024];
+    snprintf(db, sizeof db, "%s/locked.db", dir);
+    make_db(db);
+    setenv("MMTUNE_SYNC_S", "0", 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    /* the first call stores its kernel binary through the context's own connection, which
+     * waits for the lock as long as any store does: it runs before the lock is taken */
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 1), 0);
+    sqlite3 *holder;
+    CHECK(sqlite3_open(db, &holder) == SQLITE_OK);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 1");
+    CHECK(sqlite3_exec(holder, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 3), 0);
+    CHECK_EQ_STR(mmt_last_error(ctx), "");
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 1");
+    CHECK(sqlite3_exec(holder, "COMMIT", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(holder);
+    mmt_close(ctx);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 4");
+    unsetenv("MMTUNE_SYNC_S");
+}
+
+/* A database this process may read but not write: the context opens it read-only, calls
+ * succeed and nothing is recorded. Permissions do not bind root, so as root the calls run
+ * in a child that has become nobody. */
+static void test_readonly(void)
+{
+    char sub[600], db[700], cache[700], text[1024];
+    snprintf(sub, sizeof sub, "%s/ro", dir);
+    snprintf(db, sizeof db, "%s/ro.db", sub);
+    snprintf(cache, sizeof cache, "%s/cache", sub);
+    CHECK(mkdir(sub, 0700) == 0);
+    make_db(db);
+    /* the directory stays writable to all (SQLite makes its -shm file there for readers) */
+    CHECK(chmod(dir, 0755) == 0 && chmod(sub, 01777) == 0 && chmod(db, 0444) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+        setenv("MMTUNE_CACHE_DIR", cache, 1);
+        setenv("MMTUNE_SYNC_S", "0", 1);
+        mmt_ctx *ctx;
+        int bad = mmt_open(&ctx, "cpu", db) != MMT_OK;
+        if (bad) fprintf(stderr, "mmt_open: %s\n", mmt_last_error(ctx));
+        bad += calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 3);
+        bad += mmt_last_choice(ctx, NULL) != MMT_CHOICE_NEAREST;
+        bad += mmt_last_error(ctx)[0] != '\0';
+        mmt_close(ctx);
+        _exit(bad ? 1 : 0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "");
+    CHECK(chmod(db, 0644) == 0 && chmod(sub, 0700) == 0 && chmod(dir, 0700) == 0);
+}
+
+/* No database: nothing to record, nothing created, no error. */
+static void test_no_database(void)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/none/none.db", dir);
+    setenv("MMTUNE_DB", db, 1);
+    setenv("MMTUNE_SYNC_S", "0", 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 2), 0);
+    mmt_close(ctx);
+    CHECK(access(db, F_OK) != 0);
+    unsetenv("MMTUNE_DB");
+    unsetenv("MMTUNE_SYNC_S");
+}
+
+static void test_bad_interval(void)
+{
+    const char *bad[] = {"soon", "-1", "5s", "nan"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("MMTUNE_SYNC_S", bad[i], 1);
+        mmt_ctx *ctx = NULL;
+        CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_INVALID_ARGUMENT);
+        CHECK(strstr(mmt_last_error(ctx), "MMTUNE_SYNC_S") != NULL);
+        mmt_close(ctx);
+    }
+    setenv("MMTUNE_SYNC_S", "0.5", 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_SYNC_S");
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    unsetenv("MMTUNE_AUTOTUNE");
+    test_counts();
+    test_periodic();
+    test_locked();
+    test_readonly();
+    test_no_database();
+    test_bad_interval();
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (!getenv("KEEP")) CHECK(system(cmd) == 0);
+    return check_result();
+}

@@ -1,0 +1,78 @@
+/* test_problem.c - problem names (src/problem.c): mmt_problem_parse reads back what
+ * mmt_problem_format writes, for every mode, output type, layout and transpose, and
+ * refuses malformed text with a reason (what `mmtune --problem` prints). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "problem.h"
+
+static void test_round_trip(void)
+{
+    const struct { mmt_mode mode; mmt_dtype out; } kinds[] = {
+        {MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},  {MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32},
+        {MMT_MODE_F16, MMT_F16},   {MMT_MODE_F16, MMT_F32},  {MMT_MODE_TF32, MMT_F32},  {MMT_MODE_F32X3, MMT_F32},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        for (int col = 0; col < 2; col++)
+            for (int t = 0; t < 4; t++) {
+                mmt_problem p = {.dtype = mmt_mode_dtype(kinds[i].mode), .out = kinds[i].out, .mode = kinds[i].mode,
+                                 .layout = col ? MMT_COL_MAJOR : MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1,
+                                 .m = 1 + i, .n = 4097, .k = 123456789012LL};
+                char text[128], again[128];
+                mmt_problem_format(&p, text, sizeof text);
+                mmt_problem q;
+                memset(&q, 0x5a, sizeof q);
+                const char *why = mmt_problem_parse(text, &q);
+                if (why) fprintf(stderr, "'%s': %s\n", text, why);
+                CHECK(why == NULL);
+                mmt_problem_format(&q, again, sizeof again);
+                CHECK_EQ_STR(again, text);
+                CHECK(q.dtype == p.dtype && q.out == p.out && q.mode == p.mode && q.layout == p.layout &&
+                      q.trans_a == p.trans_a && q.trans_b == p.trans_b && q.m == p.m && q.n == p.n && q.k == p.k);
+                n++;
+            }
+    CHECK_EQ_INT(n, 64);
+    mmt_problem q;
+    CHECK(mmt_problem_parse("  bf16->f32   col  NT 128x64x32 ", &q) == NULL); /* blanks are free */
+    CHECK(q.dtype == MMT_BF16 && q.out == MMT_F32 && q.layout == MMT_COL_MAJOR && !q.trans_a && q.trans_b);
+}
+
+static void test_refused(void)
+{
+    const struct { const char *text, *says; } bad[] = {
+        {"", "four fields"},
+        {"f32 row NN", "four fields"},
+        {"f32 row NN 8x8x8 extra", "four fields"},
+        {"f33 row NN 8x8x8", "unknown mode"},
+        {"bf16->f8 row NN 8x8x8", "output type"},
+        {"f32->bf16 row NN 8x8x8", "output type"}, /* f32 inputs write f32 */
+        {"f64->f32 row NN 8x8x8", "output type"},
+        {"f32 diagonal NN 8x8x8", "layout"},
+        {"f32 row NX 8x8x8", "transposes"},
+        {"f32 row N 8x8x8", "transposes"},
+        {"f32 row NNN 8x8x8", "transposes"},
+        {"f32 row NN 8x8", "sizes"},
+        {"f32 row NN 8x0x8", "sizes"},
+        {"f32 row NN 8x-1x8", "sizes"},
+        {"f32 row NN 8x8x8x8", "sizes"},
+        {"f32 row NN 8x8xk", "sizes"},
+        {"f32 row NN x8x8", "sizes"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mmt_problem q = {.m = 77};
+        const char *why = mmt_problem_parse(bad[i].text, &q);
+        if (!why || !strstr(why, bad[i].says)) fprintf(stderr, "'%s': %s\n", bad[i].text, why ? why : "accepted");
+        CHECK(why != NULL && strstr(why, bad[i].says) != NULL);
+        CHECK_EQ_INT(q.m, 77); /* untouched */
+    }
+    CHECK(mmt_problem_parse(NULL, NULL) != NULL);
+}
+
+int main(void)
+{
+    test_round_trip();
+    test_refused();
+    return check_result();
+}

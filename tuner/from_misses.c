@@ -1,0 +1,85 @@
+/* from_misses.c - picking the problems of `mmtune --from-misses` (see from_misses.h). */
+#include "from_misses.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "family.h"
+#include "store.h"
+
+/* Lookups compare row-major forms: a best of the column-major problem equal to a recorded
+ * row-major one serves it exactly, so the miss is tuned. */
+static int same_normal_form(const mmt_problem *a, const mmt_problem *b)
+{
+    mmt_problem x = mmt_problem_normalise(a), y = mmt_problem_normalise(b);
+    return x.m == y.m && x.n == y.n && x.k == y.k && x.dtype == y.dtype && x.out == y.out && x.mode == y.mode &&
+           x.trans_a == y.trans_a && x.trans_b == y.trans_b;
+}
+
+/* The bests of one mode's family, read once. */
+typedef struct mode_bests {
+    int read, served;
+    mmt_best_rec *bests;
+    size_t n;
+} mode_bests;
+
+mmt_status mmt_from_misses_pick(const char *db_path, const mmt_backend *be, const mmt_device_info *dev,
+                                const char *space_file, size_t top, mmt_problem **out, size_t *n, size_t *left_out,
+                                char *what, size_t what_size, mmt_err *err)
+{
+    *out = NULL;
+    *n = *left_out = 0;
+    if (what && what_size) what[0] = '\0';
+    mmt_family *space = NULL; /* bad input is found before the database is touched */
+    if (space_file) FORWARD_IF_ERROR(mmt_family_load_file(space_file, &space, err));
+    mmt_store *st = NULL;
+    mmt_status s = access(db_path, F_OK) == 0 ? mmt_store_open(db_path, 0, &st, err) : MMT_OK;
+    mmt_miss_rec *misses = NULL;
+    size_t n_misses = 0;
+    if (s == MMT_OK && st) s = mmt_store_miss_list(st, dev->fingerprint, &misses, &n_misses, err);
+    if (s == MMT_OK && n_misses) {
+        *out = calloc(top < n_misses ? top : n_misses, sizeof **out);
+        if (!*out) s = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    mode_bests modes[MMT_N_MODES] = {{0}};
+    size_t used = 0;
+    for (size_t i = 0; s == MMT_OK && i < n_misses && *n < top; i++) {
+        const mmt_problem *p = &misses[i].problem;
+        mode_bests *mb = &modes[p->mode];
+        mmt_family *fam = space;
+        if (!mb->read) {
+            mb->read = 1;
+            if (!space && mmt_family_find(be->name, p->mode, &fam, NULL) != MMT_OK) fam = NULL;
+            if (fam && !(fam->space->modes & (1u << p->mode))) fam = NULL;
+            mb->served = fam != NULL;
+            if (fam) s = mmt_store_best_list(st, dev->fingerprint, fam->name, fam->source_hash, p->mode, &mb->bests,
+                                             &mb->n, err);
+            if (fam != space) mmt_family_free(fam);
+        }
+        int tuned = !mb->served;
+        for (size_t b = 0; !tuned && b < mb->n; b++) tuned = same_normal_form(&mb->bests[b].problem, p);
+        if (tuned) {
+            (*left_out)++;
+            continue;
+        }
+        (*out)[(*n)++] = *p;
+        if (what && used < what_size) {
+            char name[128];
+            mmt_problem_format(p, name, sizeof name);
+            used += snprintf(what + used, what_size - used, "%s%s (%lld calls)", used ? "; " : "", name,
+                             (long long)misses[i].calls);
+        }
+    }
+    for (int m = 0; m < MMT_N_MODES; m++) free(modes[m].bests);
+    free(misses);
+    mmt_store_close(st);
+    mmt_family_free(space);
+    if (s != MMT_OK) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return s;
+}
