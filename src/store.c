@@ -444,6 +444,28 @@ mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *t
     return MMT_OK;
 }
 
+mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err)
+{
+    /* update_best's statement without its "only if faster" */
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, "
+                             "trial_id, time_ms, gflops) "
+                             "SELECT t.device_id, t.problem_id, tp.name, tp.id, t.config_id, t.id, t.time_ms_median, "
+                             "t.gflops FROM trial t JOIN config c ON c.id = t.config_id "
+                             "JOIN template tp ON tp.id = c.template_id "
+                             "WHERE t.id = ?1 AND t.status = 'ok' AND t.time_ms_median > 0 "
+                             "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET "
+                             "template_id = excluded.template_id, config_id = excluded.config_id, "
+                             "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops",
+                             &s, err));
+    sqlite3_bind_int64(s, 1, trial_id);
+    FORWARD_IF_ERROR(step_done(st, s, err));
+    RETURN_ERROR_IF(sqlite3_changes(st->db) != 1, err, MMT_NOT_FOUND, "%s: trial %lld is not an ok trial",
+                    st->path, (long long)trial_id);
+    return MMT_OK;
+}
+
 mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t problem_id, const char *library,
                                   double time_ms, double gflops, mmt_err *err)
 {

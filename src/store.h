@@ -71,6 +71,10 @@ mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, mmt_err *err
  * *trial_id may be NULL. */
 mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *trial_id, mmt_err *err);
 
+/* Makes an ok trial the best of its (device, problem, template name) whatever the times
+ * on record: the tuner's final round decides on paired medians and breaks ties by text. */
+mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err);
+
 /* A vendor library's figure for a problem, measured in the same run. */
 mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t problem_id, const char *library,
                                   double time_ms, double gflops, mmt_err *err);

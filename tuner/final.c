@@ -7,14 +7,13 @@
 
 #include "clock.h"
 #include "kernel.h"
-#include "pin.h"
 #include "stats.h"
 
 /* The winner's trial becomes the best; a reused trial (id unknown) is the best already:
  * it is the database's best entry, or the fastest of its prior trials. */
 static mmt_status pin(mmt_tuner *t, int64_t trial_id, mmt_err *err)
 {
-    return t->db_path && trial_id > 0 ? mmt_pin_best(t->db_path, trial_id, err) : MMT_OK;
+    return trial_id > 0 ? mmt_store_best_set(t->st, trial_id, err) : MMT_OK;
 }
 
 static void take(mmt_final *out, const mmt_contender *c, size_t i)

@@ -5,7 +5,8 @@
  * an ordinary trial. The winner is the fastest paired median, unless others'
  * intervals overlap it: then the smallest configuration text among the tied wins, so a tie
  * within noise goes the same way on every run and in every process. The winner's trial is
- * then made the problem's best (pin.h), whether or not its median is the lowest on record. */
+ * then made the problem's best (mmt_store_best_set), whether or not its median is the
+ * lowest on record. */
 #ifndef MMT_FINAL_H
 #define MMT_FINAL_H
 

@@ -357,7 +357,6 @@ static int cmd_tune(const options *o, int argc, char **argv)
                    .budget_frac = o->budget_frac, .budget_s = o->budget_s, .seed = o->seed,
                    .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs)};
     memcpy(t.families, pl.families, sizeof t.families);
-    t.db_path = path; /* the final choice is pinned there (pin.h) */
     const char *budget = o->budget_text ? o->budget_text : "0";
     if (mmt_store_open(path, 0, &t.st, &err) != MMT_OK ||
         mmt_store_device(t.st, &t.dev, &t.device_id, &err) != MMT_OK ||

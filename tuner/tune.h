@@ -21,7 +21,6 @@ typedef struct mmt_tuner {
     const mmt_backend *be;
     mmt_device_info dev;
     mmt_store *st;
-    const char *db_path; /* st's file: the final choice is pinned there (pin.h) */
     int64_t device_id, session_id;
     mmt_family *families[MMT_N_MODES]; /* per mode; from --space or the embedded spaces */
     const char *strategy;
