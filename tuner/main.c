@@ -34,10 +34,11 @@ static const char usage[] =
     "  --from-misses     the problems of the database's miss table, most calls first, less\n"
     "                    those tuned since; --top N of them (default 10)\n"
     "  --db PATH         the database (default $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db)\n"
-    "  --strategy NAME   exhaustive (default), random, anneal (simulated annealing on the\n"
-    "                    parameter grid) or model (guided by a model of the measured trials)\n"
+    "  --strategy NAME   model (default: guided by a model of the measured trials), anneal\n"
+    "                    (simulated annealing on the parameter grid), random or exhaustive\n"
     "  --budget N|P%|Ts|Tm  per problem: measure at most N configurations (0 = all) or P%\n"
-    "                    of them, or stop starting new ones after T seconds / minutes (90s, 2m)\n"
+    "                    of them, or stop starting new ones after T seconds / minutes (90s,\n"
+    "                    2m; default 45s)\n"
     "  --seed N          seed of the random and guided strategies (default 1)\n"
     "  --space FILE      a search space YAML instead of the built-in one\n"
     "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
@@ -111,7 +112,7 @@ static int parse_options(int argc, char **argv, options *o)
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
-    o->strategy = "exhaustive";
+    o->strategy = "model";
     o->seed = 1;
     o->jobs = -1;
     o->seeds = 5;
@@ -177,6 +178,12 @@ static int parse_options(int argc, char **argv, options *o)
     if (strcmp(o->command, "tune") && strcmp(o->command, "bench") && strcmp(o->command, "show") &&
         strcmp(o->command, "replay"))
         return bad_input("unknown command '%s' (tune, bench, show, replay)", o->command);
+    if (!o->budget_text && strcmp(o->command, "replay") != 0) {
+        /* the default: a time per problem that bounds a tune of a large GPU space, while a
+         * small CPU space is measured in full within it */
+        o->budget_s = 45;
+        o->budget_text = "45s";
+    }
     if (strcmp(o->command, "replay") == 0) {
         if (!o->landscape) return bad_input("%s needs --landscape DB (a database with exhaustive tunes)", o->command);
         if (o->budget_s > 0) return bad_input("replay measures nothing: --budget %s is no count or percentage",

@@ -58,6 +58,22 @@ static long find_prior(const prior *pr, const char *params)
     return -1;
 }
 
+/* The candidates measured before, in the order they were: indices into cands. */
+static size_t prior_order(const mmt_space *s, const mmt_config *cands, size_t n, const prior *pr, size_t *out)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < pr->n; j++) {
+        mmt_config c;
+        if (mmt_config_parse(s, pr->params[j], &c, NULL) != MMT_OK) continue;
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(&cands[i], &c, sizeof c) == 0) {
+                out[k++] = i; /* a repeat (a final round's) is passed over by the search */
+                break;
+            }
+    }
+    return k;
+}
+
 static void free_prior(prior *pr)
 {
     for (size_t i = 0; i < pr->n; i++) free(pr->params[i]);
@@ -255,12 +271,20 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     if (st == MMT_OK && !t->fresh)
         st = mmt_store_trials_each(t->st, t->device_id, problem_id, template_id, collect_prior, &pr, err);
     if (st == MMT_OK) st = mmt_worker_setup(t->worker, p, err);
-    size_t first[MMT_WARM_MAX], n_first = 0;
+    /* The search replays what this problem measured before (free, and it informs the
+     * guided strategies: a rerun continues where the last run stopped, within the same
+     * budget), then starts from the neighbours' winners. */
+    size_t *first = st == MMT_OK ? malloc(sizeof(size_t) * (pr.n + MMT_WARM_MAX + 1)) : NULL;
+    size_t n_first = 0;
+    if (st == MMT_OK && !first) st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
     if (st == MMT_OK) {
+        n_first = prior_order(fam->space, cands, n, &pr, first);
         mmt_best_rec *bests = NULL;
-        size_t nb = 0;
+        size_t nb = 0, k = 0;
         mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np.mode, &bests, &nb, NULL);
-        n_first = mmt_warm_order(fam->space, cands, n, &np, bests, nb, first, MMT_WARM_MAX);
+        for (size_t i = 0; i < nb; i++) /* neighbours only: this problem's own best is among its trials */
+            if (!same_problem(&bests[i].problem, p)) bests[k++] = bests[i];
+        n_first += mmt_warm_order(fam->space, cands, n, &np, bests, k, first + n_first, MMT_WARM_MAX);
         free(bests);
     }
     mmt_search *search = NULL;
@@ -354,6 +378,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     if (st == MMT_OK) measure_vendor(t, p, problem_id, r);
     mmt_progress_end_problem(t->progress, &r->detail);
     mmt_search_free(search);
+    free(first);
     field_free(&f);
     free_prior(&pr);
     free(cands);
