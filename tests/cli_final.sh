@@ -7,9 +7,7 @@
 set -u
 MMTUNE=$1
 DATA=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/clilib.sh"
 export MMTUNE_TEMPLATE_DIR="$DATA/templates"
 tune() {
   "$MMTUNE" --device cpu --shapes "$DATA/shapes_faulty.yaml" --space "$DATA/space_twins.yaml" --db "$tmp/f.db" \

@@ -8,18 +8,7 @@ set -u
 MMTUNE=$1
 DATA=$2
 command -v sqlite3 >/dev/null || { echo "sqlite3 is not installed: skipped"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # check DESCRIPTION EXPECTED_RC CMD...
-  local what=$1 want=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL: $what: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fail=1
-  else
-    echo "ok: $what"
-  fi
-}
+. "$(dirname "$0")/clilib.sh"
 expect() { # expect DESCRIPTION ACTUAL WANTED
   [ "$2" = "$3" ] || { echo "FAIL: $1: '$2', wanted '$3'"; fail=1; }
 }

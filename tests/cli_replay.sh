@@ -7,18 +7,7 @@
 set -u
 MMTUNE=$1
 DATA=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # check DESCRIPTION EXPECTED_RC CMD...
-  local what=$1 want=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL: $what: exit $rc, wanted $want"; cat "$tmp/out" "$tmp/err"; fail=1
-  else
-    echo "ok: $what"
-  fi
-}
+. "$(dirname "$0")/clilib.sh"
 
 check "no landscape" 2 "$MMTUNE" replay
 check "unknown strategy" 2 "$MMTUNE" replay --landscape "$DATA/landscape_gpu.db" --strategy greedy

@@ -6,9 +6,7 @@
 set -u
 MMTUNE=$1
 DATA=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/clilib.sh"
 # trials of the search (the final round measures its finalists again, as trials of its own)
 searched() { sqlite3 "$1" "select count(*) from trial where coalesce(message, '') not like 'final round%'" 2>/dev/null || echo 0; }
 trials() { searched "$tmp/r.db"; }
