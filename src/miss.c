@@ -114,17 +114,11 @@ void mmt_misses_free(mmt_misses *m)
     free(m);
 }
 
-static int same_problem(const mmt_problem *a, const mmt_problem *b)
-{
-    return a->m == b->m && a->n == b->n && a->k == b->k && a->dtype == b->dtype && a->out == b->out &&
-           a->mode == b->mode && a->layout == b->layout && a->trans_a == b->trans_a && a->trans_b == b->trans_b;
-}
-
 mmt_miss_counter *mmt_misses_counter(mmt_misses *m, const mmt_problem *p)
 {
     pthread_mutex_lock(&m->lock);
     mmt_miss_counter *c = m->counters;
-    while (c && !same_problem(&c->problem, p)) c = c->next;
+    while (c && !mmt_problem_equal(&c->problem, p)) c = c->next;
     if (!c && (c = calloc(1, sizeof *c)) != NULL) {
         c->problem = *p;
         atomic_init(&c->calls, 0);

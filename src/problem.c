@@ -80,6 +80,12 @@ const char *mmt_problem_check(const mmt_problem *p)
     return NULL;
 }
 
+int mmt_problem_equal(const mmt_problem *a, const mmt_problem *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k && a->dtype == b->dtype && a->out == b->out &&
+           a->mode == b->mode && a->layout == b->layout && !a->trans_a == !b->trans_a && !a->trans_b == !b->trans_b;
+}
+
 mmt_problem mmt_problem_normalise(const mmt_problem *p)
 {
     mmt_problem r = *p;

@@ -56,6 +56,9 @@ int mmt_layout_parse(const char *name, mmt_layout *out);
  * inputs), else why not. */
 const char *mmt_problem_check(const mmt_problem *p);
 
+/* Every field equal: the same problem, as written (layout and transposes included). */
+int mmt_problem_equal(const mmt_problem *a, const mmt_problem *b);
+
 /* The row-major problem the kernel runs: column-major C = op(A) op(B) is row-major
  * C^T = op(B)^T op(A)^T, so m/n and the operands (and their transposes) swap. */
 mmt_problem mmt_problem_normalise(const mmt_problem *p);

@@ -7,6 +7,7 @@
 
 #include "family.h"
 #include "search.h"
+#include "stats.h"
 #include "store.h"
 #include "warm.h"
 
@@ -162,19 +163,6 @@ static mmt_status replay_one(const mmt_replay_options *o, const char *strategy, 
     return MMT_OK;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, size_t n)
-{
-    if (n == 0) return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void print_pct(FILE *f, double x)
 {
     if (isfinite(x)) fprintf(f, "  %7.1f%%", 100 * x);
@@ -245,14 +233,14 @@ mmt_status mmt_replay(const mmt_replay_options *o, FILE *f, mmt_err *err)
             char name[128];
             mmt_problem_format(&lps[i].set.problem, name, sizeof name);
             fprintf(f, "%-34s %-10s %10zu %9.1f", name, names[si], lps[i].n, (double)measured / seeds);
-            print_pct(f, median(to3, (size_t)seeds));
-            print_pct(f, median(gaps, (size_t)seeds));
+            print_pct(f, mmt_stats_median(to3, (size_t)seeds));
+            print_pct(f, mmt_stats_median(gaps, (size_t)seeds));
             fputc('\n', f);
         }
         if (s != MMT_OK) break;
         fprintf(f, "%-34s %-10s %10s %9s", "  median over problems and seeds", names[si], "", "");
-        print_pct(f, median(all_to3, runs));
-        print_pct(f, median(all_gaps, runs));
+        print_pct(f, mmt_stats_median(all_to3, runs));
+        print_pct(f, mmt_stats_median(all_gaps, runs));
         fprintf(f, "   (%zu of %zu runs within 3%%)\n", within, runs);
     }
     free(gaps), free(to3), free(all_gaps), free(all_to3);

@@ -47,6 +47,13 @@ double mmt_stats_median_ranks(int n, double level, int *lo, int *hi)
     return coverage < 0 ? 0 : coverage;
 }
 
+double mmt_stats_median(double *v, size_t n)
+{
+    if (n == 0) return NAN;
+    qsort(v, n, sizeof(double), cmp_double);
+    return median_sorted(v, (int)n);
+}
+
 void mmt_stats_summarise(const double *v, int n, mmt_summary *s)
 {
     double x[MMT_STATS_MAX_N], dev[MMT_STATS_MAX_N];

@@ -34,6 +34,9 @@ void mmt_stats_summarise(const double *v, int n, mmt_summary *s);
  * small for level, the widest one (min and max). Returns the exact coverage. */
 double mmt_stats_median_ranks(int n, double level, int *lo, int *hi);
 
+/* The median of v[0..n) (NAN if n is 0); sorts v in place. */
+double mmt_stats_median(double *v, size_t n);
+
 /* A candidate's standing: its configuration text (the tie-break key) and its median
  * with the interval (lo == hi == median where no interval is known). */
 typedef struct mmt_stats_entry {

@@ -177,12 +177,6 @@ static void field_free(field *f)
     free(f->c);
 }
 
-static int same_problem(const mmt_problem *a, const mmt_problem *b)
-{
-    return a->dtype == b->dtype && a->out == b->out && a->mode == b->mode && a->layout == b->layout &&
-           !a->trans_a == !b->trans_a && !a->trans_b == !b->trans_b && a->m == b->m && a->n == b->n && a->k == b->k;
-}
-
 /* The configuration the database serves for p now (its best entry for this template
  * source), if it parses in this space; "" if none. */
 static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p, char *params, size_t size)
@@ -194,7 +188,7 @@ static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p,
     if (mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, p->mode, &b, &nb, NULL) != MMT_OK)
         return;
     for (size_t i = 0; i < nb; i++)
-        if (same_problem(&b[i].problem, p) && mmt_config_parse(fam->space, b[i].params, &cfg, NULL) == MMT_OK)
+        if (mmt_problem_equal(&b[i].problem, p) && mmt_config_parse(fam->space, b[i].params, &cfg, NULL) == MMT_OK)
             snprintf(params, size, "%s", b[i].params);
     free(b);
 }
@@ -283,7 +277,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
         size_t nb = 0, k = 0;
         mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np.mode, &bests, &nb, NULL);
         for (size_t i = 0; i < nb; i++) /* neighbours only: this problem's own best is among its trials */
-            if (!same_problem(&bests[i].problem, p)) bests[k++] = bests[i];
+            if (!mmt_problem_equal(&bests[i].problem, p)) bests[k++] = bests[i];
         n_first += mmt_warm_order(fam->space, cands, n, &np, bests, k, first + n_first, MMT_WARM_MAX);
         free(bests);
     }
