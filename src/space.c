@@ -739,6 +739,13 @@ void mmt_space_default(const mmt_space *s, mmt_config *out)
     memcpy(out->v, s->defaults, sizeof(int64_t) * (size_t)s->n_params);
 }
 
+long mmt_config_index(const mmt_config *cands, size_t n, const mmt_config *c)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&cands[i], c, sizeof *c) == 0) return (long)i;
+    return -1;
+}
+
 mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, mmt_geometry *g,
                               mmt_err *err)
 {

@@ -93,6 +93,9 @@ mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_sp
 mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
                                mmt_err *err);
 
+/* The index of configuration c in cands[0..n), or -1. */
+long mmt_config_index(const mmt_config *cands, size_t n, const mmt_config *c);
+
 /* The default configuration. */
 void mmt_space_default(const mmt_space *s, mmt_config *out);
 

@@ -64,12 +64,8 @@ static size_t prior_order(const mmt_space *s, const mmt_config *cands, size_t n,
     size_t k = 0;
     for (size_t j = 0; j < pr->n; j++) {
         mmt_config c;
-        if (mmt_config_parse(s, pr->params[j], &c, NULL) != MMT_OK) continue;
-        for (size_t i = 0; i < n; i++)
-            if (memcmp(&cands[i], &c, sizeof c) == 0) {
-                out[k++] = i; /* a repeat (a final round's) is passed over by the search */
-                break;
-            }
+        long i = mmt_config_parse(s, pr->params[j], &c, NULL) == MMT_OK ? mmt_config_index(cands, n, &c) : -1;
+        if (i >= 0) out[k++] = (size_t)i; /* a repeat (a final round's) is passed over by the search */
     }
     return k;
 }

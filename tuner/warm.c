@@ -3,20 +3,17 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "lookup.h"
 
 /* Appends the candidate equal to c, if there is one and it is not listed yet. */
 static void add(const mmt_config *cands, size_t n, const mmt_config *c, size_t *first, size_t *k)
 {
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(&cands[i], c, sizeof *c) == 0) {
-            for (size_t j = 0; j < *k; j++)
-                if (first[j] == i) return;
-            first[(*k)++] = i;
-            return;
-        }
+    long i = mmt_config_index(cands, n, c);
+    if (i < 0) return;
+    for (size_t j = 0; j < *k; j++)
+        if (first[j] == (size_t)i) return;
+    first[(*k)++] = (size_t)i;
 }
 
 size_t mmt_warm_order(const mmt_space *s, const mmt_config *cands, size_t n, const mmt_problem *np,
