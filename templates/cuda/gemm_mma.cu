@@ -519,6 +519,8 @@ __device__ __forceinline__ operands operands_of(const mmt_gemm_params &p)
     o.ldb = packed_pitch(OP_B ? p.k : p.n);
     o.a = static_cast<const TS *>(p.workspace);
     o.b = o.a + (OP_A ? p.k : p.m) * o.lda;
+    /* the space's workspace expression sizes this layout: a smaller one is a caller's bug */
+    if (p.workspace_size < ((OP_A ? p.k : p.m) * o.lda + (OP_B ? p.n : p.k) * o.ldb) * ELEM) __trap();
 #else
     o.a = static_cast<const TS *>(p.a), o.b = static_cast<const TS *>(p.b);
     o.lda = p.lda, o.ldb = p.ldb;
@@ -532,8 +534,8 @@ __device__ __forceinline__ operands operands_of(const mmt_gemm_params &p)
 extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p)
 {
     /* An instance is built for one pair of transposes and for operands aligned to VEC
-     * elements (the space's ALIGN_A / ALIGN_B): anything else is a caller's bug, and a trap
-     * says so louder than a wrong answer. */
+     * elements (the space's ALIGN_A / ALIGN_B), with the workspace its launch asked for:
+     * anything else is a caller's bug, and a trap says so louder than a wrong answer. */
     const operands op = operands_of(p);
     if (p.trans_a != OP_A || p.trans_b != OP_B || MISALIGNED(op.a, op.lda) || MISALIGNED(op.b, op.ldb)) __trap();
 
