@@ -482,8 +482,7 @@ static int cmd_bench(const options *o)
     mmt_report_row *rows = calloc(pl.n, sizeof *rows);
     char (*params)[512] = calloc(pl.n, sizeof *params);
     char (*notes)[512] = calloc(pl.n, sizeof *notes);
-    double *ours = calloc(pl.n, sizeof *ours), *theirs = calloc(pl.n, sizeof *theirs);
-    for (size_t i = 0; rows && params && notes && ours && theirs && i < pl.n; i++) {
+    for (size_t i = 0; rows && params && notes && i < pl.n; i++) {
         mmt_problem *p = &pl.problems[i];
         rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
         mmt_bench *b = NULL;
@@ -535,8 +534,6 @@ static int cmd_bench(const options *o)
     free(rows);
     free(params);
     free(notes);
-    free(ours);
-    free(theirs);
     mmt_vendor_close(vendor);
     mmt_close(ctx);
     free_plan(&pl);
