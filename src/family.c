@@ -20,10 +20,12 @@ static mmt_status attach_template(mmt_space *space, mmt_family **out, mmt_err *e
     char path[512];
     snprintf(path, sizeof path, "templates/%s", space->template);
     size_t size;
-    mmt_status st = mmt_resource_read(path, &f->source, &size, err);
+    mmt_err why; /* not err: a message must not be formatted into itself */
+    mmt_status st = mmt_resource_read(path, &f->source, &size, &why);
     if (st != MMT_OK) {
+        mmt_status r = mmt_err_set(err, st, "%s: template %s: %s", space->file, space->template, why.msg);
         mmt_family_free(f);
-        return mmt_err_set(err, st, "%s: template %s: %s", space->file, space->template, err ? err->msg : "");
+        return r;
     }
     mmt_sha256_hex(f->source, size, f->source_hash);
     *out = f;
