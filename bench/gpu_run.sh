@@ -4,6 +4,8 @@
 # SQLite or libyaml headers, build, run every test (GPU tests included), tune a shapes
 # file on GPU 0 and benchmark it against cuBLAS. Logs and the database go to $OUT.
 #   OUT=/tmp/out BUDGET=150 bash bench/gpu_run.sh [shapes.yaml]
+# SPACE=search_spaces/X.yaml tunes with that space alone; TESTS is a ctest -R pattern; TUNE=0
+# stops after the tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/mmtune-gpu}
@@ -15,7 +17,8 @@ mkdir -p "$OUT"
 exec > >(tee "$OUT/run.log") 2>&1
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-if [ -d .debs ] && ! { [ -f /usr/include/yaml.h ] && [ -f /usr/include/sqlite3.h ]; }; then
+if [ -d .debs ] && ! { [ -f /usr/include/yaml.h ] && [ -f /usr/include/sqlite3.h ] &&
+                       [ -f /usr/include/openssl/sha.h ]; }; then
   mkdir -p /tmp/deps && for f in .debs/*.deb; do dpkg -x "$f" /tmp/deps; done
   export CMAKE_PREFIX_PATH=/tmp/deps/usr PATH=/tmp/deps/usr/bin:$PATH
   export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
@@ -32,7 +35,7 @@ tail -25 "$OUT/ctest.log"
 DB=$OUT/gpu.db
 t1=$(date +%s)
 build-gpu/mmtune --device 0 --shapes "$SHAPES" --db "$DB" --strategy "$STRATEGY" --budget "$BUDGET" \
-  >"$OUT/tune.log" 2>&1
+  ${SPACE:+--space "$SPACE"} >"$OUT/tune.log" 2>&1
 echo "tune exit $? in $(( $(date +%s) - t1 )) s"
 tail -30 "$OUT/tune.log"
 build-gpu/mmtune bench --device 0 --shapes "$SHAPES" --db "$DB" 2>&1 | tee "$OUT/bench.log" | tail -20

@@ -42,7 +42,9 @@ typedef struct mmt_backend {
 
     /* Compiles the template source with `defines` ("NAME=VALUE ..."); the result is an
      * opaque binary (a shared object, a cubin). *log (malloc'd, may be NULL) holds the
-     * compiler's output; on failure the status is MMT_COMPILE and err quotes the log. */
+     * compiler's output; on failure the status is MMT_COMPILE and err quotes the log.
+     * MMT_ARCH_SPECIFIC=1 among the definitions asks for the device's arch-specific target
+     * (CUDA: sm_90a, whose wgmma and setmaxnreg run on that exact architecture only). */
     mmt_status (*compile)(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
                           size_t *size, char **log, mmt_err *err);
     /* Compiler identity and flags, part of the compile-cache key. */
@@ -50,7 +52,12 @@ typedef struct mmt_backend {
 
     mmt_status (*load)(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
                        mmt_module **out, mmt_err *err);
-    /* Launches; asynchronous on GPUs (stream may be NULL). geometry is ignored on the CPU. */
+    /* Launches; asynchronous on GPUs (stream may be NULL). geometry is ignored on the CPU.
+     * Where the geometry has TMA boxes (tma[0] for A, tma[1] for B), the CUDA kernel takes
+     * two tensor maps after its parameters: `mmt_gemm(mmt_gemm_params p, const
+     * __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b)`, each the
+     * operand as p describes it, boxed as the geometry says, swizzled by the box's row bytes
+     * (128, 64 or 32), zero-filled outside. */
     mmt_status (*launch)(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                          mmt_err *err);
     void (*unload)(mmt_module *mod);

@@ -85,6 +85,7 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
     X(EventElapsedTime, cuEventElapsedTime)           \
     X(EventDestroy, cuEventDestroy)                   \
     X(PointerGetAttribute, cuPointerGetAttribute)     \
+    X(TensorMapEncodeTiled, cuTensorMapEncodeTiled)   \
     X(GetErrorString, cuGetErrorString)               \
     X(GetErrorName, cuGetErrorName)
 
@@ -434,10 +435,16 @@ done:
     return st;
 }
 
+/* An instance that asks for the arch-specific target (MMT_ARCH_SPECIFIC=1 among its
+ * definitions: wgmma, setmaxnreg) is built for sm_XYa, which runs on that exact device only. */
 static mmt_status cuda_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
                                size_t *size, char **log, mmt_err *err)
 {
-    return mmt_cuda_compile_for_arch(dev->arch, source, defines, bin, size, log, err);
+    char arch[80];
+    const char *at = defines ? strstr(defines, "MMT_ARCH_SPECIFIC=1") : NULL;
+    int specific = at && (at == defines || at[-1] == ' ') && (at[19] == '\0' || at[19] == ' ');
+    snprintf(arch, sizeof arch, "%s%s", dev->arch, specific ? "a" : "");
+    return mmt_cuda_compile_for_arch(arch, source, defines, bin, size, log, err);
 }
 
 /* "nvrtc-13.0 sm_90 -std=c++17 ...": one stable string per architecture. */
@@ -468,6 +475,14 @@ static const char *cuda_compiler_id(const mmt_device_info *dev)
 
 /* ---- modules and launches -------------------------------------------------------------- */
 
+/* A tensor map and what it was encoded from: a repeated call with the same operand reuses it. */
+typedef struct tmap_entry {
+    const void *base;
+    uint64_t dims[2], pitch;
+    uint32_t box[2], elem;
+    CUtensorMap map;
+} tmap_entry;
+
 struct mmt_module {
     CUcontext ctx;
     CUmodule mod;
@@ -476,6 +491,7 @@ struct mmt_module {
     int max_threads, regs; /* what the compiled kernel allows: its registers limit its block */
     pthread_mutex_t lock;
     int64_t smem_opted; /* dynamic shared memory already allowed beyond 48 KiB */
+    tmap_entry tmaps[2]; /* the last tensor map of A and of B (guarded by lock) */
 };
 
 static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
@@ -513,6 +529,51 @@ static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t 
     return MMT_OK;
 }
 
+/* The tensor map of operand o (0: A, 1: B) for a kernel that takes one (geometry tma[o]):
+ * the operand as mmt_gemm_params describes it (A is m x k, or k x m transposed, with row
+ * pitch lda; B is k x n, or n x k), its box from the geometry, 128-, 64- or 32-byte swizzle
+ * by the box's row in bytes, zeros outside. A kernel that will not read the operand (k == 0,
+ * alpha == 0) gets a zeroed map. Encoded once per operand and module while it stays the same. */
+static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, int o, CUtensorMap *out,
+                             mmt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (g->tma[o][0] <= 0 || p->k == 0 || p->alpha == 0) return MMT_OK;
+    const int trans = o ? p->trans_b : p->trans_a;
+    const int64_t rows = o ? (trans ? p->n : p->k) : (trans ? p->k : p->m);
+    const int64_t cols = o ? (trans ? p->k : p->n) : (trans ? p->m : p->k);
+    tmap_entry e = {.base = o ? p->b : p->a, .dims = {(uint64_t)cols, (uint64_t)rows},
+                    .pitch = (uint64_t)((o ? p->ldb : p->lda) * g->elem_bytes),
+                    .box = {(uint32_t)g->tma[o][0], (uint32_t)g->tma[o][1]}, .elem = (uint32_t)g->elem_bytes};
+    pthread_mutex_lock(&mod->lock);
+    tmap_entry *have = &mod->tmaps[o];
+    int same = have->base == e.base && have->dims[0] == e.dims[0] && have->dims[1] == e.dims[1] &&
+               have->pitch == e.pitch && have->box[0] == e.box[0] && have->box[1] == e.box[1] && have->elem == e.elem;
+    if (same) *out = have->map;
+    pthread_mutex_unlock(&mod->lock);
+    if (same) return MMT_OK;
+
+    const uint32_t row_bytes = e.box[0] * e.elem;
+    CUtensorMapSwizzle swizzle = row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                 : row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                 : row_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                   : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUtensorMapDataType type = e.elem == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                               : e.elem == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    const cuuint64_t dims[2] = {e.dims[0], e.dims[1]}, strides[1] = {e.pitch};
+    const cuuint32_t box[2] = {e.box[0], e.box[1]}, estrides[2] = {1, 1};
+    CU_TRY(cu.TensorMapEncodeTiled(&e.map, type, 2, (void *)(uintptr_t)e.base, dims, strides, box, estrides,
+                                   CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+           MMT_LAUNCH, o ? "cuTensorMapEncodeTiled (B)" : "cuTensorMapEncodeTiled (A)");
+    pthread_mutex_lock(&mod->lock);
+    mod->tmaps[o] = e;
+    pthread_mutex_unlock(&mod->lock);
+    *out = e.map;
+    return MMT_OK;
+}
+
 static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                               mmt_err *err)
 {
@@ -528,7 +589,14 @@ static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const m
     RETURN_ERROR_IF(g->block[0] * g->block[1] * g->block[2] > mod->max_threads, err, MMT_LAUNCH,
                     "a block of %lld threads exceeds this kernel's limit of %d (it uses %d registers per thread)",
                     (long long)(g->block[0] * g->block[1] * g->block[2]), mod->max_threads, mod->regs);
-    void *args[] = {(void *)p};
+    /* a kernel that reads its operands through the TMA takes their tensor maps after p */
+    CUtensorMap maps[2];
+    const int tma = g->tma[0][0] > 0 || g->tma[1][0] > 0;
+    if (tma) {
+        FORWARD_IF_ERROR(tensor_map(mod, p, g, 0, &maps[0], err));
+        FORWARD_IF_ERROR(tensor_map(mod, p, g, 1, &maps[1], err));
+    }
+    void *args[] = {(void *)p, &maps[0], &maps[1]};
     if (mod->pre) { /* a pass over C (split-K's beta) or over the packed operands (16-byte units) */
         int64_t total = p->m * p->n > g->workspace / 16 ? p->m * p->n : g->workspace / 16;
         int64_t blocks = (total + 255) / 256, cap = mod->sm_count * 8;

@@ -14,8 +14,8 @@ mmt_status mmt_kernel_defines(const mmt_space *s, const mmt_config *c, const mmt
     FORWARD_IF_ERROR(mmt_space_defines(s, c, env, buf, size, err));
     size_t n = strlen(buf);
     const mmt_problem *p = env->problem;
-    int w = snprintf(buf + n, size - n, "%sMMT_DTYPE_F64=%d MMT_MODE=%d MMT_OUT=%d", n ? " " : "", p->dtype == MMT_F64,
-                     (int)p->mode, (int)p->out);
+    int w = snprintf(buf + n, size - n, "%sMMT_DTYPE_F64=%d MMT_MODE=%d MMT_OUT=%d%s", n ? " " : "", p->dtype == MMT_F64,
+                     (int)p->mode, (int)p->out, s->arch_specific ? " MMT_ARCH_SPECIFIC=1" : "");
     RETURN_ERROR_IF(w < 0 || (size_t)w >= size - n, err, MMT_INTERNAL, "compile definitions too long");
     return MMT_OK;
 }

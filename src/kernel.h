@@ -13,8 +13,10 @@
 
 /* The definitions of an instance: the space's params and derived values for this
  * problem, then MMT_DTYPE_F64=0|1, MMT_MODE=<mmt_mode number> and MMT_OUT=<mmt_dtype
- * number of C>. Templates that serve one input type per mode read what they need (the
- * tensor-core template reads MMT_MODE and MMT_OUT; SIMT and CPU ignore both). */
+ * number of C>, and MMT_ARCH_SPECIFIC=1 for a space that asks for the arch-specific
+ * target (backend.h: the backend compiles such an instance for it). Templates that serve
+ * one input type per mode read what they need (the tensor-core templates read MMT_MODE and
+ * MMT_OUT; SIMT and CPU ignore both). */
 mmt_status mmt_kernel_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
                               size_t size, mmt_err *err);
 

@@ -31,16 +31,16 @@ typedef struct space_impl {
     /* Which environment slots each expression reads (bit per slot) */
     uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
         prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
-    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask;
+    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[2][2];
 } space_impl;
 
 enum {
-    TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_PRUNE, TOP_LAUNCH, TOP_DEFAULT,
-    N_TOP
+    TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_ARCH_SPECIFIC, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_PRUNE,
+    TOP_LAUNCH, TOP_DEFAULT, N_TOP
 };
-static const char *const top_keys[N_TOP] = {"template", "entry",       "modes", "params", "derived",
+static const char *const top_keys[N_TOP] = {"template",    "entry", "modes",  "arch_specific", "params", "derived",
                                             "constraints", "prune", "launch", "default"};
-static const int top_required[N_TOP] = {1, 1, 1, 1, 0, 0, 0, 0, 1};
+static const int top_required[N_TOP] = {1, 1, 1, 0, 1, 0, 0, 0, 0, 1};
 
 /* A plain scalar in a [ ] or { } list ends at a comma, so "max(A, B)" arrives as "max(A". */
 static const char comma_hint[] = " (in a [ ] or { } list, quote expressions that contain commas)";
@@ -340,19 +340,20 @@ static mmt_status load_conditions(loader *L, yaml_node_t *n, const char *key, mm
     return MMT_OK;
 }
 
-static mmt_status load_triple(loader *L, yaml_node_t *n, const char *key, mmt_space_expr *x, uint64_t *mask)
+/* A launch value that is a list of `count` expressions (grid, block: 3; a TMA box: 2). */
+static mmt_status load_list(loader *L, yaml_node_t *n, const char *key, int count, mmt_space_expr *x, uint64_t *mask)
 {
-    if (n->type != YAML_SEQUENCE_NODE || MMT_YAML_NITEMS(n) != 3) {
+    if (n->type != YAML_SEQUENCE_NODE || MMT_YAML_NITEMS(n) != count) {
         int split = 0;
         for (int i = 0; n->type == YAML_SEQUENCE_NODE && i < MMT_YAML_NITEMS(n); i++) {
             yaml_node_t *item = MMT_YAML_ITEM(L->d, n, i);
             split |= item->type == YAML_SCALAR_NODE && unbalanced((const char *)item->data.scalar.value);
         }
-        return mmt_yaml_error(L->err, L->file, n, "launch '%s' must be a list of 3 expressions%s", key,
+        return mmt_yaml_error(L->err, L->file, n, "launch '%s' must be a list of %d expressions%s", key, count,
                               split ? comma_hint : "");
     }
     char what[64];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < count; i++) {
         snprintf(what, sizeof what, "launch %s[%d]", key, i);
         FORWARD_IF_ERROR(load_expr(L, MMT_YAML_ITEM(L->d, n, i), what, &x[i], L->im->pub.n_derived, &mask[i]));
     }
@@ -380,27 +381,36 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     if (n->type != YAML_MAPPING_NODE)
         return mmt_yaml_error(L->err, L->file, n, "'launch' must be a mapping with grid, block and smem, not %s",
                               mmt_yaml_kind(n));
-    yaml_node_t *vals[4] = {NULL, NULL, NULL, NULL};
-    static const char *const keys[4] = {"grid", "block", "smem", "workspace"};
+    enum { GRID, BLOCK, SMEM, WORKSPACE, TMA_A, TMA_B, N_KEYS };
+    yaml_node_t *vals[N_KEYS] = {NULL};
+    static const char *const keys[N_KEYS] = {"grid", "block", "smem", "workspace", "tma_a", "tma_b"};
     for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
         yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
         const char *name;
         FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a launch key", &name, L->err));
         int k = 0;
-        while (k < 4 && strcmp(name, keys[k]) != 0) k++;
-        if (k == 4)
-            return mmt_yaml_error(L->err, L->file, key, "unknown launch key '%s' (grid, block, smem, workspace)",
-                                  name);
+        while (k < N_KEYS && strcmp(name, keys[k]) != 0) k++;
+        if (k == N_KEYS)
+            return mmt_yaml_error(L->err, L->file, key,
+                                  "unknown launch key '%s' (grid, block, smem, workspace, tma_a, tma_b)", name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate launch key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = GRID; k <= BLOCK; k++)
         if (!vals[k]) return mmt_yaml_error(L->err, L->file, n, "launch is missing '%s'", keys[k]);
     s->has_launch = 1;
-    FORWARD_IF_ERROR(load_triple(L, vals[0], "grid", s->grid, im->grid_mask));
-    FORWARD_IF_ERROR(load_triple(L, vals[1], "block", s->block, im->block_mask));
-    FORWARD_IF_ERROR(load_optional(L, n, vals[2], "launch smem", &s->smem, &im->smem_mask));
-    return load_optional(L, n, vals[3], "launch workspace", &s->workspace, &im->workspace_mask);
+    FORWARD_IF_ERROR(load_list(L, vals[GRID], "grid", 3, s->grid, im->grid_mask));
+    FORWARD_IF_ERROR(load_list(L, vals[BLOCK], "block", 3, s->block, im->block_mask));
+    FORWARD_IF_ERROR(load_optional(L, n, vals[SMEM], "launch smem", &s->smem, &im->smem_mask));
+    FORWARD_IF_ERROR(load_optional(L, n, vals[WORKSPACE], "launch workspace", &s->workspace, &im->workspace_mask));
+    for (int o = 0; o < 2; o++) {
+        yaml_node_t *v = vals[TMA_A + o];
+        if (v) FORWARD_IF_ERROR(load_list(L, v, keys[TMA_A + o], 2, s->tma[o], im->tma_mask[o]));
+        else
+            for (int i = 0; i < 2; i++)
+                FORWARD_IF_ERROR(load_optional(L, n, NULL, keys[TMA_A + o], &s->tma[o][i], &im->tma_mask[o][i]));
+    }
+    return MMT_OK;
 }
 
 static mmt_status load_default(loader *L, yaml_node_t *n)
@@ -456,7 +466,8 @@ static mmt_status load_doc(loader *L)
         if (strcmp(name, "dtypes") == 0) k = TOP_MODES; /* the older name of modes */
         if (k == N_TOP)
             return mmt_yaml_error(L->err, L->file, key,
-                                  "unknown key '%s' (template entry modes params derived constraints prune launch default)",
+                                  "unknown key '%s' (template entry modes arch_specific params derived constraints prune "
+                                  "launch default)",
                                   name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(root)[i].value);
@@ -469,6 +480,14 @@ static mmt_status load_doc(loader *L)
                               "template '%s' must be a path inside templates/ (no leading / or ..)", s->template);
     FORWARD_IF_ERROR(load_string(L, vals[TOP_ENTRY], "entry", &s->entry));
     FORWARD_IF_ERROR(load_modes(L, vals[TOP_MODES]));
+    if (vals[TOP_ARCH_SPECIFIC]) {
+        const char *v;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, vals[TOP_ARCH_SPECIFIC], "arch_specific", &v, L->err));
+        if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+            return mmt_yaml_error(L->err, L->file, vals[TOP_ARCH_SPECIFIC], "arch_specific is true or false, not '%s'",
+                                  v);
+        s->arch_specific = strcmp(v, "true") == 0;
+    }
     FORWARD_IF_ERROR(load_params(L, vals[TOP_PARAMS]));
     if (vals[TOP_DERIVED]) FORWARD_IF_ERROR(load_derived(L, vals[TOP_DERIVED]));
     if (vals[TOP_CONSTRAINTS])
@@ -534,6 +553,7 @@ void mmt_space_free(mmt_space *s)
     for (int i = 0; i < 3; i++) free_expr(&s->grid[i]), free_expr(&s->block[i]);
     free_expr(&s->smem);
     free_expr(&s->workspace);
+    for (int o = 0; o < 2; o++) free_expr(&s->tma[o][0]), free_expr(&s->tma[o][1]);
     free(s->file);
     free(s->template);
     free(s->entry);
@@ -597,7 +617,8 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
     else if (x >= s->grid && x < s->grid + 3) snprintf(buf, size, "launch grid[%d]", (int)(x - s->grid));
     else if (x >= s->block && x < s->block + 3) snprintf(buf, size, "launch block[%d]", (int)(x - s->block));
     else if (x == &s->smem) snprintf(buf, size, "launch smem");
-    else snprintf(buf, size, "launch workspace");
+    else if (x == &s->workspace) snprintf(buf, size, "launch workspace");
+    else snprintf(buf, size, "launch tma_%c[%d]", x >= s->tma[1] ? 'b' : 'a', (int)(x - s->tma[x >= s->tma[1]]));
 }
 
 static mmt_status eval_error(const evaluation *ev, const mmt_space_expr *x, uint64_t bits, mmt_err *err)
@@ -761,7 +782,11 @@ mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt
         FORWARD_IF_ERROR(eval_expr(&ev, &s->block[i], im->block_mask[i], &g->block[i], err));
     }
     FORWARD_IF_ERROR(eval_expr(&ev, &s->smem, im->smem_mask, &g->smem, err));
-    return eval_expr(&ev, &s->workspace, im->workspace_mask, &g->workspace, err);
+    FORWARD_IF_ERROR(eval_expr(&ev, &s->workspace, im->workspace_mask, &g->workspace, err));
+    for (int o = 0; o < 2; o++)
+        for (int i = 0; i < 2; i++) FORWARD_IF_ERROR(eval_expr(&ev, &s->tma[o][i], im->tma_mask[o][i], &g->tma[o][i], err));
+    g->elem_bytes = env && env->problem ? mmt_dtype_size(env->problem->dtype) : 0;
+    return MMT_OK;
 }
 
 void mmt_config_format(const mmt_space *s, const mmt_config *c, char *buf, size_t size)

@@ -45,8 +45,10 @@ typedef struct mmt_space {
     mmt_space_expr constraints[MMT_SPACE_MAX_CONSTRAINTS];
     int n_prune;       /* valid configurations tuning need not measure (the default may be one) */
     mmt_space_expr prune[MMT_SPACE_MAX_CONSTRAINTS];
+    int arch_specific; /* compile for the device's arch-specific target (sm_90a): `arch_specific: true` */
     int has_launch; /* GPU spaces: grid, block, smem, workspace (bytes of device scratch; 0 if absent) */
     mmt_space_expr grid[3], block[3], smem, workspace;
+    mmt_space_expr tma[2][2]; /* tma_a, tma_b: TMA boxes of A and B (elements, contiguous dim first; 0: none) */
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
 } mmt_space;
 
@@ -58,6 +60,10 @@ typedef struct mmt_config {
 typedef struct mmt_geometry {
     int64_t grid[3], block[3], smem;
     int64_t workspace; /* bytes of device scratch the launch needs (mmt_gemm_params.workspace) */
+    /* TMA boxes of A and B in elements, the contiguous dimension first (0 0: the kernel
+     * takes no tensor map of that operand); elem_bytes: the size of A's and B's elements */
+    int64_t tma[2][2];
+    int64_t elem_bytes;
 } mmt_geometry;
 
 /* What expressions may read besides params and derived values: the row-major problem

@@ -1,10 +1,12 @@
-/* test_cuda_compile.c - the CUDA templates through NVRTC for sm_90, no GPU needed: the
- * SIMT space's default and a spread sample of its valid configs for several problems
- * (f32 and f64, split-K and EVEN ones among them), the tensor-core space likewise for every
- * mode, output type and transpose (odd leading dimensions too), the reference kernel, and
- * a broken source that must fail with MMT_COMPILE and its log. Register and spill counts
- * are printed (ptxas -v); the tensor-core samples must not spill. Skips (77) only when
- * NVRTC itself is unavailable. */
+/* test_cuda_compile.c - the CUDA templates through NVRTC for sm_90 (sm_90a for the wgmma
+ * family), no GPU needed: the SIMT space's default and a spread sample of its valid
+ * configs for several problems (f32 and f64, split-K and EVEN ones among them), the mma
+ * space likewise for every mode, output type and transpose (odd leading dimensions too),
+ * the wgmma space for every mode and operand orientation it serves, the reference kernel,
+ * and a broken source that must fail with MMT_COMPILE and its log. Register and spill
+ * counts are printed (ptxas -v); the tensor-core samples must not spill, and a wgmma
+ * instance with two consumers must be compiled to the register cap that setmaxnreg
+ * divides (168 per thread). Skips (77) only when NVRTC itself is unavailable. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "backend.h"
 #include "check.h"
 #include "family.h"
+#include "kernel.h"
 #include "resource.h"
 
 /* An H100 SXM as the CUDA backend probes it. */
@@ -34,16 +37,18 @@ static void h100(mmt_device_info *d)
     mmt_device_set_prop(d, "l2_bytes", 52428800);
 }
 
-static int spills, compiled;
+static int spills, compiled, last_regs;
 
-/* Compiles one instance; prints its ptxas summary; returns the bytes it spilled. */
+/* Compiles one instance (for sm_90a where its definitions ask for the arch-specific target,
+ * as the backend does); prints its ptxas summary; returns the bytes it spilled. */
 static int compile_one(const char *what, const char *source, const char *defines)
 {
     void *bin = NULL;
     size_t size = 0;
     char *log = NULL;
     mmt_err err;
-    mmt_status st = mmt_cuda_compile_for_arch("sm_90", source, defines, &bin, &size, &log, &err);
+    const char *arch = strstr(defines, "MMT_ARCH_SPECIFIC=1") ? "sm_90a" : "sm_90";
+    mmt_status st = mmt_cuda_compile_for_arch(arch, source, defines, &bin, &size, &log, &err);
     if (st != MMT_OK) fprintf(stderr, "%s [%s]: %s\n", what, defines, err.msg);
     CHECK_EQ_INT(st, MMT_OK);
     CHECK(st != MMT_OK || (bin && size > 0));
@@ -61,21 +66,11 @@ static int compile_one(const char *what, const char *source, const char *defines
     }
     if (spill) spills++;
     compiled += st == MMT_OK;
+    last_regs = regs;
     printf("%-14s regs %3d spill %4d B  cubin %7zu B  %s\n", what, regs, spill, size, defines);
     free(bin);
     free(log);
     return spill;
-}
-
-/* What mmt_kernel_defines makes (kernel.c is not linked here: it needs the store). */
-static mmt_status defines_of(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
-                             size_t size, mmt_err *err)
-{
-    FORWARD_IF_ERROR(mmt_space_defines(s, c, env, buf, size, err));
-    size_t n = strlen(buf);
-    snprintf(buf + n, size - n, "%sMMT_DTYPE_F64=%d MMT_MODE=%d MMT_OUT=%d", n ? " " : "",
-             env->problem->dtype == MMT_F64, (int)env->problem->mode, (int)env->problem->out);
-    return MMT_OK;
 }
 
 /* Compiles the default (if with_default) and `samples` configs spread over the valid ones
@@ -95,7 +90,7 @@ static int sample_problem(const mmt_family *fam, const mmt_device_info *dev, con
     int valid = 0;
     CHECK_OK(mmt_space_check(fam->space, &def, &env, &valid, NULL, &err), &err);
     CHECK_EQ_INT(valid, 1); /* the default serves every shape */
-    CHECK_OK(defines_of(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+    CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
     if (with_default) spilled += compile_one("default", fam->source, defines) > 0;
 
     mmt_config *all = NULL;
@@ -105,7 +100,7 @@ static int sample_problem(const mmt_family *fam, const mmt_device_info *dev, con
     CHECK(count > 0);
     for (int i = 0; count && i < samples; i++) {
         const mmt_config *c = &all[((size_t)i * 2 + 1) * count / (2 * (size_t)samples)];
-        CHECK_OK(defines_of(fam->space, c, &env, defines, sizeof defines, &err), &err);
+        CHECK_OK(mmt_kernel_defines(fam->space, c, &env, defines, sizeof defines, &err), &err);
         spilled += compile_one(what, fam->source, defines) > 0;
     }
     free(all);
@@ -150,6 +145,47 @@ static void sample_mma(const mmt_device_info *dev)
     mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_TF32, .layout = MMT_ROW_MAJOR, .m = 128,
                       .n = 128, .k = 8192};
     spilled += sample_problem(fam, dev, &sk, 0, 2); /* split-K */
+    CHECK_EQ_INT(spilled, 0);
+    mmt_family_free(fam);
+}
+
+/* The wgmma space (sm_90a): bf16 and f16 in every operand orientation and both output
+ * types, tf32 in the one it serves (both operands K-major); the default with two consumer
+ * warpgroups must be compiled to 168 registers, which setmaxnreg divides into 40 for the
+ * producer and 232 for each consumer (fewer would leave the consumers waiting forever). */
+static void sample_wgmma(const mmt_device_info *dev)
+{
+    mmt_family *fam = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_wgmma.yaml", &fam, &err), &err);
+    if (!fam) return;
+    static const struct {
+        mmt_mode mode;
+        mmt_dtype out;
+        int ta, tb; /* -1: every orientation */
+    } kinds[] = {{MMT_MODE_BF16, MMT_F32, -1, -1}, {MMT_MODE_BF16, MMT_BF16, 0, 0}, {MMT_MODE_F16, MMT_F16, -1, -1},
+                 {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, 0, 1}};
+    int spilled = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        for (int t = 0; t < 4; t++) {
+            if (kinds[i].ta >= 0 && (t & 1) != kinds[i].ta) continue;
+            if (kinds[i].tb >= 0 && (t >> 1) != kinds[i].tb) continue;
+            mmt_problem p = {.dtype = mmt_mode_dtype(kinds[i].mode), .out = kinds[i].out, .mode = kinds[i].mode,
+                             .layout = MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4096,
+                             .k = 4096};
+            spilled += sample_problem(fam, dev, &p, 1, 2);
+        }
+    /* the default: two consumers, so the register cap setmaxnreg divides */
+    mmt_problem p = {.dtype = MMT_BF16, .out = MMT_F32, .mode = MMT_MODE_BF16, .layout = MMT_ROW_MAJOR, .m = 4096,
+                     .n = 4096, .k = 4096};
+    mmt_space_env env = {.problem = &p, .device = dev};
+    mmt_config def;
+    char defines[4096];
+    mmt_space_default(fam->space, &def);
+    CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+    CHECK(strstr(defines, "CONSUMERS=2") && strstr(defines, "MMT_ARCH_SPECIFIC=1"));
+    spilled += compile_one("default", fam->source, defines) > 0;
+    CHECK_EQ_INT(last_regs, 168);
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }
@@ -232,6 +268,7 @@ int main(void)
         sample_space(fam, &dev, MMT_F64, 96, 64, 4096, 3);      /* split-K, f64 atomics */
         mmt_family_free(fam);
         sample_mma(&dev);
+        sample_wgmma(&dev);
     }
     printf("%d instances compiled, %d with spills\n", compiled, spills);
     return check_result();

@@ -1,10 +1,12 @@
-/* test_gpu_mma.c - the tensor-core template (cuda/gemm_mma.cu) through the real backend on
- * GPU 0, every mode (bf16, f16, tf32, f32x3) and output type, every transpose: the space's
- * default and configurations spread over it (split-K among them), on odd shapes and ragged
- * K, with 16-byte-aligned and with odd leading dimensions (each config only where the
- * space admits it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with
- * beta = 0, NaN A and B with alpha = 0), the padding of C untouched, against a long double
- * host reference with the tuner's per-mode bound. Then the promise of f32x3: its error is
+/* test_gpu_mma.c - the tensor-core templates (cuda/gemm_mma.cu, and cuda/gemm_wgmma.cu
+ * where the GPU is the Hopper it is built for) through the real backend on GPU 0, every
+ * mode (bf16, f16, tf32, f32x3) and output type, every transpose each family serves: the
+ * space's default and configurations spread over it (split-K, packing, rasterisation,
+ * persistent grids, clusters, one consumer among them), on odd shapes and ragged K, with
+ * 16-byte-aligned and with odd leading dimensions (each config only where the space
+ * admits it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with beta = 0,
+ * NaN A and B with alpha = 0), the padding of C untouched, against a long double host
+ * reference with the tuner's per-mode bound. Then the promise of f32x3: its error is
  * within a small factor of the fp32 SIMT kernel's on the same data. Exits 77 (skipped)
  * without a GPU. */
 #include <math.h>
@@ -26,10 +28,11 @@ typedef struct shape {
 } shape;
 
 /* small and odd (partial tiles everywhere), a ragged K of many steps, K == 0, a long K
- * (split-K), many row tiles (rasterisation) */
-static const shape shapes[] = {{1, 1, 1},       {7, 5, 3},       {63, 65, 17}, {65, 63, 129}, {300, 257, 129},
-                               {257, 300, 520}, {17, 33, 0},     {65, 63, 2100}, {1100, 96, 64}};
-static const shape main_shape = {257, 300, 520}, splitk_shape = {65, 63, 2100}, group_shape = {1100, 96, 64};
+ * (split-K), many row tiles (rasterisation), more tiles than a persistent grid has blocks */
+static const shape shapes[] = {{1, 1, 1},      {7, 5, 3},   {63, 65, 17},   {65, 63, 129},  {300, 257, 129},
+                               {257, 300, 520}, {17, 33, 0}, {65, 63, 2100}, {1100, 96, 64}, {1500, 2200, 72}};
+static const shape main_shape = {257, 300, 520}, splitk_shape = {65, 63, 2100}, group_shape = {1100, 96, 64},
+                   many_shape = {1500, 2200, 72};
 
 typedef struct ab {
     double alpha, beta;
@@ -197,19 +200,40 @@ static void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, i
     be->free(da), be->free(db), be->free(dc);
 }
 
+/* Whether the family serves this kind and orientation at all (its default is valid for
+ * the aligned main shape). */
+static int serves(const mmt_family *fam, kind kd, int ta, int tb)
+{
+    mmt_problem p = problem_of(kd, ta, tb, main_shape);
+    mmt_space_env env = env_of(&p, 0);
+    mmt_config def;
+    int valid = 0;
+    mmt_space_default(fam->space, &def);
+    return (fam->space->modes & (1u << kd.mode)) && mmt_space_check(fam->space, &def, &env, &valid, NULL, NULL) == MMT_OK &&
+           valid;
+}
+
 static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
 {
-    instance list[16]; /* default + up to 7 picks */
+    if (!serves(fam, kd, ta, tb)) return;
+    instance list[16]; /* default + up to 8 picks */
     memset(list, 0, sizeof list);
     int n = 0;
     mmt_space_default(fam->space, &list[n++].cfg);
     mmt_problem p = problem_of(kd, ta, tb, main_shape), q = problem_of(kd, ta, tb, group_shape),
-                r = problem_of(kd, ta, tb, splitk_shape);
-    pick(fam, &p, 0, NULL, 0, 3, list, &n);       /* aligned rows: the widest copies */
-    pick(fam, &p, 1, "PACK", 0, 1, list, &n);     /* odd rows: the narrowest copies */
-    pick(fam, &p, 1, "PACK", 1, 1, list, &n);     /* odd rows packed first */
-    pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n);  /* rasterisation */
-    if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+                r = problem_of(kd, ta, tb, splitk_shape), w = problem_of(kd, ta, tb, many_shape);
+    pick(fam, &p, 0, NULL, 0, 3, list, &n); /* aligned rows: the widest copies */
+    if (strstr(fam->name, "wgmma")) {
+        pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
+        pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
+        pick(fam, &p, 0, "CONSUMERS", 0, 1, list, &n); /* one consumer warpgroup */
+        pick(fam, &w, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
+    } else {
+        pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
+        pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */
+        pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n); /* rasterisation */
+        if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+    }
     build(fam, &p, list, n); /* the definitions do not depend on the sizes */
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int odd_ld = 0; odd_ld < 2; odd_ld++) run_shape(fam, kd, ta, tb, shapes[si], odd_ld, list, n);
@@ -309,8 +333,17 @@ int main(int argc, char **argv)
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_mma.yaml", &fam, &err), &err);
     if (!fam) return check_result();
     test_f32x3_accuracy(fam);
-    for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
-        for (int t = 0; t < 4; t++) test_kind(fam, kinds[i], t & 1, t >> 1);
+    /* the wgmma family where this GPU is the architecture it is built for */
+    mmt_family *wg = NULL;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_wgmma.yaml", &wg, &err), &err);
+    const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma" or "wgmma": one family alone */
+    mmt_family *fams[2] = {fam, wg};
+    for (int f = 0; f < 2; f++) {
+        if (!fams[f] || (only && strcmp(only, f ? "wgmma" : "mma") != 0)) continue;
+        for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
+            for (int t = 0; t < 4; t++) test_kind(fams[f], kinds[i], t & 1, t >> 1);
+    }
+    mmt_family_free(wg);
     mmt_family_free(fam);
     return check_result();
 }

@@ -1,0 +1,604 @@
+/* gemm_wgmma.cu - GEMM on Hopper's warpgroup tensor cores (wgmma) fed by the tensor memory
+ * accelerator (TMA), the template of search_spaces/cuda_gemm_wgmma.yaml. sm_90a only.
+ *
+ *   C = alpha * op(A) * op(B) + beta * C      row-major, any M N K; A and B 16-byte aligned
+ *                                             with row pitches a multiple of 16 bytes (TMA),
+ *                                             the transposes the instance was built for.
+ *
+ * Precision modes (MMT_MODE, src/problem.h's mmt_mode), fp32 accumulation in all of them:
+ *   2 bf16, 3 f16   16-bit inputs, wgmma k16, either operand K-major or M/N-major;
+ *   4 tf32          fp32 inputs read as tf32 by the tensor cores, wgmma k8; the hardware
+ *                   reads both operands K-major only (A not transposed, B transposed).
+ * C is fp32 or the input type (MMT_OUT). BLAS rules: beta == 0 -> C is not read; alpha == 0
+ * or K == 0 -> A and B are not read.
+ *
+ * Structure (warp specialisation): a block is one producer warpgroup and CONSUMERS consumer
+ * warpgroups. One producer thread walks the K tiles and has the TMA copy each BM x BK tile
+ * of A and BK x BN tile of B into a ring of STAGES shared-memory stages; a full barrier per
+ * stage counts the bytes in, an empty barrier per stage counts the consumers out. The
+ * consumers split the BM rows (BM / CONSUMERS = 64 or 128 each, one or two m64 wgmma
+ * rows) and issue wgmma m64 x BN x k on the stage from shared memory descriptors, keeping
+ * one group of wgmmas in flight while they wait for the next stage. The producer gives
+ * its registers to the consumers (setmaxnreg) when there are two of them.
+ *
+ * Shared memory: each stage row is one 128-byte line of K (BK = 128 bytes / element) in
+ * the 128-byte swizzle that TMA writes and wgmma reads; an operand contiguous along m or n
+ * is kept as 128-byte columns of BK lines instead (wgmma's M/N-major layout, 16-bit only).
+ * TMA zero-fills what lies outside the matrices, so edges need no code.
+ *
+ * Tiles: the grid walks tiles of CLUSTER x (BM x BN) in GROUP_M-row groups (L2 reuse); a
+ * persistent grid (fewer blocks than tiles) strides over them, so the producer loads the
+ * next tile while the consumers write the last one. With CLUSTER = 2 the two blocks of a
+ * cluster compute neighbouring tiles along n and share A: each loads half of it and the
+ * TMA multicasts it into both.
+ *
+ * Launch (the space's launch section): grid CLUSTER * (tiles or fewer), block 128 *
+ * (CONSUMERS + 1), dynamic shared memory SMEM bytes; the backend passes tensor maps of A and
+ * B (boxes TMA_A and TMA_B of the launch section, 128-byte swizzle) after the parameters.
+ *
+ * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_90a). */
+
+/* ---- knobs ------------------------------------------------------------------------ */
+#ifndef MMT_MODE
+#define MMT_MODE 2 /* 2 bf16, 3 f16, 4 tf32 */
+#endif
+#ifndef MMT_OUT
+#define MMT_OUT 0 /* type of C: 0 f32, 2 bf16, 3 f16 */
+#endif
+#ifndef OP_A
+#define OP_A 0 /* 1: A is transposed (stored K x M, contiguous along m) */
+#endif
+#ifndef OP_B
+#define OP_B 0 /* 1: B is transposed (stored N x K, contiguous along k) */
+#endif
+#ifndef BM
+#define BM 128 /* block tile rows (M): 64 or 128 per consumer warpgroup */
+#endif
+#ifndef BN
+#define BN 128 /* block tile columns (N): the wgmma width, 64 to 256 */
+#endif
+#ifndef STAGES
+#define STAGES 4 /* shared-memory stages of the TMA ring */
+#endif
+#ifndef CONSUMERS
+#define CONSUMERS 2 /* consumer warpgroups */
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8 /* tile rows swept together (L2 reuse) */
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1 /* blocks per cluster along n, sharing A through TMA multicast (1 or 2) */
+#endif
+
+/* ---- derived ------------------------------------------------------------------------ */
+#if MMT_MODE == 2 || MMT_MODE == 3
+#define ELEM 2
+#define WG_K "16"
+#elif MMT_MODE == 4
+#define ELEM 4
+#define WG_K "8"
+#define WG_TYPES "f32.tf32.tf32"
+#if OP_A || !OP_B
+#error "tf32 wgmma reads both operands K-major: A not transposed, B transposed"
+#endif
+#else
+#error "MMT_MODE must be 2 (bf16), 3 (f16) or 4 (tf32)"
+#endif
+#if MMT_MODE == 2
+#define WG_TYPES "f32.bf16.bf16"
+#elif MMT_MODE == 3
+#define WG_TYPES "f32.f16.f16"
+#endif
+#if MMT_OUT == 0
+typedef float TC;
+#elif (MMT_OUT == 2 || MMT_OUT == 3) && MMT_OUT == MMT_MODE
+typedef unsigned short TC;
+#else
+#error "MMT_OUT is 0 (f32) or the 16-bit input type"
+#endif
+
+#define STR_(x) #x
+#define XSTR(x) STR_(x)
+/* the operands' layouts in shared memory: 1 where contiguous along m (A) or n (B) */
+#if OP_A
+#define A_MN 1
+#else
+#define A_MN 0
+#endif
+#if OP_B
+#define B_MN 0
+#else
+#define B_MN 1
+#endif
+#if ELEM == 2 /* scale-a, scale-b, then the transposes (16-bit types only) */
+#define WG_TAIL ", 1, 1, " XSTR(A_MN) ", " XSTR(B_MN)
+#else
+#define WG_TAIL ", 1, 1"
+#endif
+
+#define LINE 128              /* bytes of a swizzle line */
+#define BK (LINE / ELEM)      /* K of a stage: one line (64 16-bit or 32 32-bit elements) */
+#define KSTEP (32 / ELEM)     /* K of one wgmma (16 or 8) */
+#define WM (BM / CONSUMERS)   /* rows per consumer warpgroup */
+#define MI (WM / 64)          /* m64 wgmmas per consumer */
+#define THREADS_ (128 * (CONSUMERS + 1))
+#ifdef THREADS /* the space passes its derived THREADS: it must agree */
+#if THREADS != THREADS_
+#error "THREADS does not match 128 * (CONSUMERS + 1)"
+#endif
+#else
+#define THREADS THREADS_
+#endif
+#define A_STAGE (BM * LINE) /* bytes */
+#define B_STAGE (BN * LINE)
+#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE) + 16 * STAGES) /* + alignment slack, barriers */
+#if defined(SMEM) && SMEM != SMEM_
+#error "SMEM does not match the shared-memory stages of this instance"
+#endif
+#define A_HALF (BM / CLUSTER) /* rows of A each block of a cluster loads (K-major A) */
+
+#if CONSUMERS < 1 || CONSUMERS > 2 || BM % CONSUMERS || (WM != 64 && WM != 128)
+#error "each consumer warpgroup takes 64 or 128 rows of the tile"
+#endif
+#if BN != 64 && BN != 128 && BN != 192 && BN != 256
+#error "BN is 64, 128, 192 or 256"
+#endif
+#if STAGES < 2 || STAGES > 8
+#error "STAGES is 2 to 8"
+#endif
+#if CLUSTER != 1 && CLUSTER != 2
+#error "CLUSTER is 1 or 2"
+#endif
+#if CLUSTER > 1 && A_MN && BM / BK < CLUSTER
+#error "with multicast an M-major A needs a column of BK per block of the cluster"
+#endif
+#if GROUP_M < 1
+#error "GROUP_M is >= 1"
+#endif
+
+/* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
+struct mmt_gemm_params {
+    long long m, n, k;
+    long long lda, ldb, ldc;
+    int trans_a, trans_b;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    void *workspace;
+    long long workspace_size;
+};
+static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+
+/* A TMA tensor map (the driver's CUtensorMap: 128 opaque bytes), made on the host. */
+struct __align__(64) mmt_tmap {
+    unsigned long long opaque[16];
+};
+
+/* ---- PTX ------------------------------------------------------------------------------ */
+
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+
+/* Waits for the phase of the given parity to complete. */
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done = 0;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* Arrives on the barrier at the same offset in block `cta` of the cluster (this one too). */
+__device__ __forceinline__ void mbar_arrive(unsigned bar, unsigned cta)
+{
+#if CLUSTER > 1
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(cta)
+                 : "memory");
+#else
+    (void)cta;
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
+#endif
+}
+
+/* TMA: the box at (c0, c1) of tensor map tm into shared memory dst, counted on barrier bar
+ * (multicast into the blocks of mask at the same offsets when mask is not 0). */
+__device__ __forceinline__ void tma_load(unsigned dst, const mmt_tmap *tm, int c0, int c1, unsigned bar,
+                                         unsigned short mask)
+{
+#if CLUSTER > 1
+    if (mask) {
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                     "l"(reinterpret_cast<unsigned long long>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+                     : "memory");
+        return;
+    }
+#endif
+    (void)mask;
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<unsigned long long>(tm)), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank()
+{
+#if CLUSTER > 1
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+__device__ __forceinline__ void cluster_sync()
+{
+#if CLUSTER > 1
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+
+/* A shared-memory matrix descriptor (PTX ISA: wgmma matrix descriptor): start address,
+ * leading and stride byte offsets (16-byte units), 128-byte swizzle. */
+__device__ __forceinline__ unsigned long long desc(unsigned addr, unsigned lbo, unsigned sbo)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (unsigned long long)(lbo >> 4) << 16 |
+           (unsigned long long)(sbo >> 4) << 32 | 1ull << 62;
+}
+
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wg_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* Keeps the compiler from moving reads or writes of the accumulators across a wgmma
+ * fence or wait: the tensor cores write them asynchronously. */
+template <int R> __device__ __forceinline__ void fence_regs(float (&d)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* ---- wgmma, one function per width N (generated: scripts/gen_wgmma_asm.py) ----------------- */
+/* generated: begin */
+__device__ __forceinline__ void wgmma_n64(float (&d)[32], unsigned long long a, unsigned long long b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, %32, %33, p" WG_TAIL ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(a), "l"(b), "r"(1));
+}
+
+__device__ __forceinline__ void wgmma_n128(float (&d)[64], unsigned long long a, unsigned long long b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, %64, %65, p" WG_TAIL ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(a), "l"(b), "r"(1));
+}
+
+__device__ __forceinline__ void wgmma_n192(float (&d)[96], unsigned long long a, unsigned long long b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n192k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+                 "}, %96, %97, p" WG_TAIL ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+                 : "l"(a), "l"(b), "r"(1));
+}
+
+__device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long a, unsigned long long b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129, p" WG_TAIL ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+                   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(a), "l"(b), "r"(1));
+}
+/* generated: end */
+
+template <int N> __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long a, unsigned long long b)
+{
+    if constexpr (N == 64) wgmma_n64(d, a, b);
+    else if constexpr (N == 128) wgmma_n128(d, a, b);
+    else if constexpr (N == 192) wgmma_n192(d, a, b);
+    else wgmma_n256(d, a, b);
+}
+
+/* ---- C ----------------------------------------------------------------------------------- */
+
+__device__ __forceinline__ float c_load(const TC *p)
+{
+#if MMT_OUT == 0
+    return *p;
+#elif MMT_OUT == 2
+    return __uint_as_float((unsigned)*p << 16);
+#else
+    float f;
+    asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(*p));
+    return f;
+#endif
+}
+
+__device__ __forceinline__ TC c_from(float v)
+{
+#if MMT_OUT == 0
+    return v;
+#else
+    unsigned short h;
+#if MMT_OUT == 2
+    asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
+#else
+    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
+#endif
+    return h;
+#endif
+}
+
+/* alpha * acc + beta * c with one rounding fewer (beta == 0: c is not read). */
+__device__ __forceinline__ float axpby(float alpha, float acc, float beta, const TC *c)
+{
+    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * c_load(c));
+}
+
+/* Writes one consumer's m64 x BN accumulators (wgmma's layout: warp w of the warpgroup
+ * holds rows 16 w .. 16 w + 15; lane 4 g + t holds rows g and g + 8 and columns 2 t, 2 t + 1
+ * of every 8-column group) to C at (row0, col0); pairs go out as one store where C allows. */
+__device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
+                                           long long row0, long long col0, float alpha, float beta, bool cvec)
+{
+    const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const long long row = row0 + 16 * w + g + 8 * h;
+        if (row >= M) continue;
+        TC *const crow = C + row * ldc;
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            const long long col = col0 + 8 * j + 2 * q;
+            const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
+            TC *const cp = crow + col;
+            if (cvec && col + 1 < N) {
+                const float v0 = axpby(alpha, x0, beta, cp), v1 = axpby(alpha, x1, beta, cp + 1);
+#if MMT_OUT == 0
+                *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
+#else
+                *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
+#endif
+            } else {
+                if (col < N) cp[0] = c_from(axpby(alpha, x0, beta, cp));
+                if (col + 1 < N) cp[1] = c_from(axpby(alpha, x1, beta, cp + 1));
+            }
+        }
+    }
+}
+
+/* ---- the kernel ----------------------------------------------------------------------- */
+
+/* Tile t of the cluster tiles (CLUSTER x BM x BN), GROUP_M rows swept column by column. */
+__device__ __forceinline__ void tile_of(long long t, long long tiles_m, long long ctiles_n, long long &tm,
+                                        long long &tn)
+{
+    const long long group = (long long)GROUP_M * ctiles_n;
+    const long long first = t / group * GROUP_M;
+    const long long rows = tiles_m - first < GROUP_M ? tiles_m - first : GROUP_M;
+    tm = first + (t % group) % rows;
+    tn = (t % group) / rows;
+}
+
+#if CLUSTER > 1
+#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+#else
+#define CLUSTER_DIMS
+#endif
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
+    mmt_gemm(mmt_gemm_params p, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b)
+{
+    /* An instance is built for one pair of transposes: anything else is a caller's bug. */
+    if (p.trans_a != OP_A || p.trans_b != OP_B) __trap();
+
+    extern __shared__ unsigned char mmt_smem[];
+    /* the swizzle pattern repeats every 1024 bytes: stages start on such a boundary */
+    const unsigned raw = smem_u32(mmt_smem), base = (raw + 1023) & ~1023u;
+    const unsigned As = base, Bs = As + STAGES * A_STAGE, bars = Bs + STAGES * B_STAGE;
+#define FULL(s) (bars + 8 * (s))
+#define EMPTY(s) (bars + 8 * (STAGES + (s)))
+
+    const long long M = p.m, N = p.n, K = p.k;
+    const float alpha = (float)p.alpha, beta = (float)p.beta;
+    const long long tiles_m = (M + BM - 1) / BM, ctiles_n = (N + (long long)CLUSTER * BN - 1) / (CLUSTER * BN);
+    const long long tiles = tiles_m * ctiles_n;
+    /* alpha == 0 or K == 0: C = beta C, A and B are not read */
+    const int ktiles = alpha == 0.0f ? 0 : (int)((K + BK - 1) / BK);
+    const unsigned rank = cluster_rank();
+    const int wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(FULL(s), 1);
+            mbar_init(EMPTY(s), CONSUMERS * CLUSTER);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    cluster_sync();
+
+    if (wg == 0) {
+        /* The producer: one thread walks the tiles and their K steps. */
+#if CONSUMERS == 2
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+#endif
+        if (threadIdx.x == 0) {
+            const unsigned short all = (unsigned short)((1u << CLUSTER) - 1);
+            unsigned it = 0;
+            for (long long t = blockIdx.x / CLUSTER; t < tiles; t += gridDim.x / CLUSTER) {
+                long long tm, tn;
+                tile_of(t, tiles_m, ctiles_n, tm, tn);
+                const int m0 = (int)(tm * BM), n0 = (int)((tn * CLUSTER + rank) * BN);
+                for (int kt = 0; kt < ktiles; kt++, it++) {
+                    const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
+                    mbar_wait(EMPTY(s), phase ^ 1); /* every consumer of the cluster is done with it */
+                    mbar_expect_tx(FULL(s), A_STAGE + B_STAGE);
+                    const int k0 = kt * BK;
+                    const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
+#if A_MN /* columns of BK rows along m; with multicast each block loads every CLUSTER-th */
+                    for (int j = (int)rank; j < BM / BK; j += CLUSTER)
+                        tma_load(a + j * BK * LINE, &tma_a, m0 + j * BK, k0, FULL(s), CLUSTER > 1 ? all : 0);
+#else
+                    tma_load(a + rank * A_HALF * LINE, &tma_a, k0, m0 + (int)rank * A_HALF, FULL(s),
+                             CLUSTER > 1 ? all : 0);
+#endif
+#if B_MN
+                    for (int j = 0; j < BN / BK; j++) tma_load(b + j * BK * LINE, &tma_b, n0 + j * BK, k0, FULL(s), 0);
+#else
+                    tma_load(b, &tma_b, k0, n0, FULL(s), 0);
+#endif
+                }
+            }
+        }
+    } else {
+#if CONSUMERS == 2
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+#endif
+        const int c = wg - 1;
+        TC *const C = static_cast<TC *>(p.c);
+        const bool cvec = (reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TC)) == 0) && (p.ldc % 2 == 0);
+        float acc[MI][BN / 2];
+        unsigned it = 0;
+        for (long long t = blockIdx.x / CLUSTER; t < tiles; t += gridDim.x / CLUSTER) {
+            long long tm, tn;
+            tile_of(t, tiles_m, ctiles_n, tm, tn);
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+                for (int i = 0; i < BN / 2; i++) acc[mi][i] = 0.0f;
+            for (int kt = 0; kt < ktiles; kt++, it++) {
+                const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
+                mbar_wait(FULL(s), phase);
+                const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
+                wg_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / KSTEP; kk++) {
+#if B_MN /* the k step is KSTEP lines down; columns of BK are BK lines apart */
+                    const unsigned long long db = desc(b + kk * KSTEP * LINE, BK * LINE, 8 * LINE);
+#else /* the k step is 32 bytes along the line; groups of 8 rows are 8 lines apart */
+                    const unsigned long long db = desc(b + kk * 32, 16, 8 * LINE);
+#endif
+#pragma unroll
+                    for (int mi = 0; mi < MI; mi++) {
+                        const int row = c * WM + mi * 64;
+#if A_MN
+                        const unsigned long long da = desc(a + row / BK * BK * LINE + kk * KSTEP * LINE, BK * LINE,
+                                                           8 * LINE);
+#else
+                        const unsigned long long da = desc(a + row * LINE + kk * 32, 16, 8 * LINE);
+#endif
+                        wgmma<BN>(acc[mi], da, db);
+                    }
+                }
+                wg_commit();
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
+                /* the group before this one is done: its stage goes back to the producers */
+                wg_wait<1>();
+                if (kt > 0 && threadIdx.x % 128 == 0)
+                    for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY((it - 1) % STAGES), r);
+            }
+            wg_wait<0>();
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
+            if (ktiles > 0 && threadIdx.x % 128 == 0)
+                for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY((it - 1) % STAGES), r);
+
+            const long long row0 = tm * BM + c * WM, col0 = (tn * CLUSTER + rank) * BN;
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++)
+                store_tile(acc[mi], C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec);
+        }
+    }
+    /* no block leaves while another of its cluster may still write into its shared memory */
+    if (CLUSTER > 1) cluster_sync();
+#undef FULL
+#undef EMPTY
+}
