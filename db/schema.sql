@@ -1,4 +1,4 @@
--- schema.sql - the mmtune database, version 3 (PRAGMA user_version; src/store.c applies it
+-- schema.sql - the mmtune database, version 4 (PRAGMA user_version; src/store.c applies it
 -- to a new file and db/migrate_N.sql files bring older files forward). Plain tables a
 -- person can read with sqlite3; best_view joins the winners into one readable row,
 -- miss_view the shapes applications ran untuned. This file is a public interface: a
@@ -73,8 +73,9 @@ CREATE TABLE trial (
 );
 CREATE INDEX trial_by_problem ON trial (device_id, problem_id, config_id); -- resume, replay
 
--- The winner per device, problem and template family (a SIMT and a tensor-core family
--- each keep theirs). Only ok trials get here.
+-- The winner per device, problem and template family (every family that serves a mode is
+-- tuned for the problem and keeps its own; best_view's `chosen` marks the fastest). Only ok
+-- trials get here.
 CREATE TABLE best (
     device_id     INTEGER NOT NULL REFERENCES device(id),
     problem_id    INTEGER NOT NULL REFERENCES problem(id),
@@ -119,6 +120,10 @@ SELECT d.name AS device,
        (CASE p.trans_a WHEN 1 THEN 'T' ELSE 'N' END) || (CASE p.trans_b WHEN 1 THEN 'T' ELSE 'N' END) AS trans,
        p.m, p.n, p.k,
        b.template_name AS template,
+       -- 1 on the fastest family's row: what the runtime serves where a call meets its
+       -- requirements (alignment), the next fastest family's where it does not
+       (b.gflops = (SELECT max(x.gflops) FROM best x
+                    WHERE x.device_id = b.device_id AND x.problem_id = b.problem_id)) AS chosen,
        substr(t.source_hash, 1, 12) AS template_hash,
        c.params,
        round(b.gflops, 1) AS gflops,

@@ -53,12 +53,18 @@ typedef struct entry {
     struct entry *next;
 } entry;
 
-/* Per mode: the family and the tuned entries read from the database once. A mode whose
- * family this backend lacks is remembered as such (why), so asking again costs nothing. */
-typedef struct served {
+/* A family of a mode and its tuned entries, read from the database once. */
+typedef struct served_family {
     mmt_family *family;
     mmt_best_rec *bests;
     size_t n_bests;
+} served_family;
+
+/* Per mode: the families that serve it (family.h's order), which compete for every call.
+ * A mode this backend lacks is remembered as such (why), so asking again costs nothing. */
+typedef struct served {
+    served_family fam[MMT_MAX_FAMILIES];
+    int n;
     int ready, missing;
     char why[512];
 } served;
@@ -156,10 +162,11 @@ void mmt_close(mmt_ctx *ctx)
         ctx->be->unload(l->mod);
         free(l);
     }
-    for (int d = 0; d < MMT_N_MODES; d++) {
-        mmt_family_free(ctx->modes[d].family);
-        free(ctx->modes[d].bests);
-    }
+    for (int d = 0; d < MMT_N_MODES; d++)
+        for (int f = 0; f < ctx->modes[d].n; f++) {
+            mmt_family_free(ctx->modes[d].fam[f].family);
+            free(ctx->modes[d].fam[f].bests);
+        }
     if (ctx->ws) { /* the stream may still be using it */
         mmt_err ignore;
         ctx->be->sync(ctx->stream, &ignore);
@@ -244,29 +251,44 @@ static int same_key(const call_key *a, const call_key *b)
            a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3;
 }
 
-/* The family and tuned entries of a mode, read once. Called under the lock. A mode this
- * backend has no template for is MMT_UNSUPPORTED with mmt_family_find's message. */
+/* The families and tuned entries of a mode, read once. Called under the lock. A mode this
+ * backend has no template for is MMT_UNSUPPORTED with mmt_family_find_all's message. */
 static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out)
 {
     served *sv = &ctx->modes[mode];
     RETURN_ERROR_IF(sv->missing, &ctx->err, MMT_UNSUPPORTED, "%s", sv->why);
     if (!sv->ready) {
-        if (!sv->family) {
-            mmt_status st = mmt_family_find(ctx->be->name, mode, &sv->family, &ctx->err);
+        if (!sv->n) {
+            mmt_family_list list;
+            mmt_status st = mmt_family_find_all(ctx->be->name, mode, &list, &ctx->err);
             if (st == MMT_UNSUPPORTED) {
                 sv->missing = 1;
                 snprintf(sv->why, sizeof sv->why, "%.500s", ctx->err.msg);
             }
             FORWARD_IF_ERROR(st);
+            for (int f = 0; f < list.n; f++) sv->fam[f].family = list.f[f];
+            sv->n = list.n;
         }
-        if (ctx->st)
-            FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sv->family->name,
-                                                 sv->family->source_hash, mode, &sv->bests, &sv->n_bests,
+        for (int f = 0; ctx->st && f < sv->n; f++) {
+            served_family *sf = &sv->fam[f];
+            free(sf->bests);
+            sf->bests = NULL;
+            FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sf->family->name,
+                                                 sf->family->source_hash, mode, &sf->bests, &sf->n_bests,
                                                  &ctx->err));
+        }
         sv->ready = 1;
     }
     *out = sv;
     return MMT_OK;
+}
+
+/* A mode's families as the lookup sees them; returns how many. */
+static int lookup_families(const served *sv, mmt_lookup_family *out)
+{
+    for (int f = 0; f < sv->n; f++)
+        out[f] = (mmt_lookup_family){sv->fam[f].family->space, sv->fam[f].bests, sv->fam[f].n_bests};
+    return sv->n;
 }
 
 /* The module already loaded for key, or NULL. Called under the lock. */
@@ -326,7 +348,7 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
 
 /* A configuration chosen for a call, before anything is built. */
 typedef struct pick {
-    served *sv;
+    served_family *sf; /* the family chosen */
     mmt_problem problem; /* row-major; its mode is the one that runs */
     mmt_config cfg;
     mmt_choice how;
@@ -348,15 +370,18 @@ static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *fo
     out->problem = k->problem;
     out->problem.mode = MMT_MODE_F32X3;
     mmt_err before = ctx->err; /* a missing family is no failure: it leaves no message */
-    mmt_status st = serve_mode(ctx, MMT_MODE_F32X3, &out->sv);
+    served *sv;
+    mmt_status st = serve_mode(ctx, MMT_MODE_F32X3, &sv);
     if (st == MMT_UNSUPPORTED) {
         ctx->err = before;
         return MMT_OK;
     }
     FORWARD_IF_ERROR(st);
     mmt_space_env env = env_of(ctx, &out->problem, k);
-    *found = mmt_lookup_tuned(out->sv->family->space, out->sv->bests, out->sv->n_bests, &env, &out->cfg, &out->how,
-                              &out->gflops);
+    mmt_lookup_family fams[MMT_MAX_FAMILIES];
+    int which = mmt_lookup_tuned_among(fams, lookup_families(sv, fams), &env, &out->cfg, &out->how, &out->gflops);
+    *found = which >= 0;
+    if (*found) out->sf = &sv->fam[which];
     return MMT_OK;
 }
 
@@ -370,10 +395,14 @@ static mmt_status find_entry(mmt_ctx *ctx, const call_key *k, entry **out)
             return MMT_OK;
         }
     pick pk = {.problem = k->problem};
-    FORWARD_IF_ERROR(serve_mode(ctx, k->problem.mode, &pk.sv));
+    served *sv;
+    FORWARD_IF_ERROR(serve_mode(ctx, k->problem.mode, &sv));
     mmt_space_env env = env_of(ctx, &pk.problem, k);
-    FORWARD_IF_ERROR(mmt_lookup_choose(pk.sv->family->space, pk.sv->bests, pk.sv->n_bests, &env, &pk.cfg, &pk.how,
-                                       &pk.gflops, &ctx->err));
+    mmt_lookup_family fams[MMT_MAX_FAMILIES];
+    int which;
+    FORWARD_IF_ERROR(mmt_lookup_choose_among(fams, lookup_families(sv, fams), &env, &pk.cfg, &pk.how, &pk.gflops,
+                                             &which, &ctx->err));
+    pk.sf = &sv->fam[which];
     if (k->allow_f32x3) {
         pick rival;
         int found;
@@ -381,14 +410,14 @@ static mmt_status find_entry(mmt_ctx *ctx, const call_key *k, entry **out)
         if (found && rival.gflops > pk.gflops) pk = rival;
     }
 
-    const mmt_space *s = pk.sv->family->space;
+    const mmt_space *s = pk.sf->family->space;
     env = env_of(ctx, &pk.problem, k);
     entry *e = calloc(1, sizeof *e);
     RETURN_ERROR_IF(!e, &ctx->err, MMT_OUT_OF_MEMORY, "out of memory");
     char defines[4096];
     mmt_status st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &ctx->err);
     if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, &ctx->err);
-    if (st == MMT_OK) st = load_module(ctx, pk.sv->family, defines, &e->mod);
+    if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod);
     if (st != MMT_OK) {
         free(e);
         return st;
@@ -423,21 +452,24 @@ static int has_exact(const mmt_best_rec *bests, size_t n, const mmt_problem *p)
 static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
 {
     served *sv = &ctx->modes[k->problem.mode];
-    if (!sv->ready || !has_exact(sv->bests, sv->n_bests, &k->problem)) return 0;
-    *out = (pick){.sv = sv, .problem = k->problem};
+    int exact = 0;
+    for (int f = 0; sv->ready && f < sv->n; f++) exact |= has_exact(sv->fam[f].bests, sv->fam[f].n_bests, &k->problem);
+    if (!exact) return 0;
+    *out = (pick){.problem = k->problem};
     mmt_space_env env = env_of(ctx, &out->problem, k);
-    if (!mmt_lookup_tuned(sv->family->space, sv->bests, sv->n_bests, &env, &out->cfg, &out->how, &out->gflops) ||
-        out->how != MMT_CHOICE_EXACT)
-        return 0;
+    mmt_lookup_family fams[MMT_MAX_FAMILIES];
+    int which = mmt_lookup_tuned_among(fams, lookup_families(sv, fams), &env, &out->cfg, &out->how, &out->gflops);
+    if (which < 0 || out->how != MMT_CHOICE_EXACT) return 0;
+    out->sf = &sv->fam[which];
     served *x3 = &ctx->modes[MMT_MODE_F32X3];
     if (k->allow_f32x3 && x3->ready) {
-        pick rival = {.sv = x3, .problem = k->problem};
+        pick rival = {.problem = k->problem};
         rival.problem.mode = MMT_MODE_F32X3;
         env = env_of(ctx, &rival.problem, k);
-        if (mmt_lookup_tuned(x3->family->space, x3->bests, x3->n_bests, &env, &rival.cfg, &rival.how,
-                             &rival.gflops) &&
-            rival.gflops > out->gflops) {
+        which = mmt_lookup_tuned_among(fams, lookup_families(x3, fams), &env, &rival.cfg, &rival.how, &rival.gflops);
+        if (which >= 0 && rival.gflops > out->gflops) {
             if (rival.how != MMT_CHOICE_EXACT) return 0;
+            rival.sf = &x3->fam[which];
             *out = rival;
         }
     }
@@ -459,18 +491,21 @@ static void reread_bests(mmt_ctx *ctx, mmt_store *st)
     for (int mode = 0; mode < MMT_N_MODES; mode++) {
         served *sv = &ctx->modes[mode];
         pthread_mutex_lock(&ctx->lock);
-        const mmt_family *fam = modes & (1u << mode) && sv->ready ? sv->family : NULL;
+        const int n_fams = modes & (1u << mode) && sv->ready ? sv->n : 0;
         pthread_mutex_unlock(&ctx->lock);
-        mmt_best_rec *bests;
-        size_t n;
-        if (!fam || mmt_store_best_list(st, ctx->dev.fingerprint, fam->name, fam->source_hash, (mmt_mode)mode,
-                                        &bests, &n, NULL) != MMT_OK)
-            continue;
-        pthread_mutex_lock(&ctx->lock);
-        free(sv->bests);
-        sv->bests = bests;
-        sv->n_bests = n;
-        pthread_mutex_unlock(&ctx->lock);
+        for (int f = 0; f < n_fams; f++) { /* a served mode's families stay until mmt_close */
+            const mmt_family *fam = sv->fam[f].family;
+            mmt_best_rec *bests;
+            size_t n;
+            if (mmt_store_best_list(st, ctx->dev.fingerprint, fam->name, fam->source_hash, (mmt_mode)mode, &bests,
+                                    &n, NULL) != MMT_OK)
+                continue;
+            pthread_mutex_lock(&ctx->lock);
+            free(sv->fam[f].bests);
+            sv->fam[f].bests = bests;
+            sv->fam[f].n_bests = n;
+            pthread_mutex_unlock(&ctx->lock);
+        }
     }
 }
 
@@ -482,7 +517,8 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
 {
     pick pk = *chosen;
     mmt_err err; /* not ctx->err: it belongs to the caller's call */
-    const mmt_space *s = pk.sv->family->space;
+    const mmt_family *fam = pk.sf->family;
+    const mmt_space *s = fam->space;
     mmt_space_env env = env_of(ctx, &pk.problem, &e->key);
     char defines[4096], key[65], params[512];
     mmt_geometry g;
@@ -490,11 +526,11 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     int built = 0, ok = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &err) == MMT_OK &&
                         mmt_space_geometry(s, &pk.cfg, &env, &g, &err) == MMT_OK;
     if (ok) {
-        mmt_kernel_key(ctx->be, &ctx->dev, pk.sv->family->source, defines, key);
+        mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key);
         pthread_mutex_lock(&ctx->lock);
         mod = module_find(ctx, key);
         pthread_mutex_unlock(&ctx->lock);
-        if (!mod) ok = built = module_build(ctx, pk.sv->family, defines, &mod, &err) == MMT_OK;
+        if (!mod) ok = built = module_build(ctx, fam, defines, &mod, &err) == MMT_OK;
     }
     mmt_config_format(s, &pk.cfg, params, sizeof params);
     pthread_mutex_lock(&ctx->lock);

@@ -15,11 +15,27 @@ typedef struct mmt_family {
 /* Loads the space in a user's YAML file and its template. */
 mmt_status mmt_family_load_file(const char *space_file, mmt_family **out, mmt_err *err);
 
-/* The embedded family serving a precision mode on a backend ("cpu", "cuda"): the first
- * space, in name order, whose template lives under templates/<backend>/ and that lists
- * the mode. */
-mmt_status mmt_family_find(const char *backend, mmt_mode mode, mmt_family **out, mmt_err *err);
+/* The families that serve a precision mode on a backend, which compete for each problem. */
+#define MMT_MAX_FAMILIES 4
+typedef struct mmt_family_list {
+    mmt_family *f[MMT_MAX_FAMILIES];
+    int n;
+} mmt_family_list;
+
+/* Every embedded family serving a precision mode on a backend ("cpu", "cuda"): the spaces
+ * whose template lives under templates/<backend>/ and that list the mode, those built for
+ * one exact architecture first (such a family exists because it is the faster one where
+ * it runs; on other devices its constraints admit nothing), then in name order.
+ * MMT_UNSUPPORTED, with an empty list, where there is none. */
+mmt_status mmt_family_find_all(const char *backend, mmt_mode mode, mmt_family_list *out, mmt_err *err);
+
+/* The embedded family of a template ("cuda/gemm_mma.cu"). */
+mmt_status mmt_family_find_template(const char *template_name, mmt_family **out, mmt_err *err);
+
+/* A list of the one family a user's space file names (mmtune --space). */
+mmt_status mmt_family_list_load_file(const char *space_file, mmt_family_list *out, mmt_err *err);
 
 void mmt_family_free(mmt_family *f);
+void mmt_family_list_free(mmt_family_list *l); /* the families; the list itself is the caller's */
 
 #endif

@@ -67,3 +67,37 @@ mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size
     *how = MMT_CHOICE_DEFAULT;
     return MMT_OK;
 }
+
+int mmt_lookup_tuned_among(const mmt_lookup_family *fams, int n, const mmt_space_env *env, mmt_config *out,
+                           mmt_choice *how, double *gflops)
+{
+    int which = -1;
+    double best = 0;
+    for (int i = 0; i < n; i++) {
+        mmt_config c;
+        mmt_choice h;
+        double g = 0;
+        if (!mmt_lookup_tuned(fams[i].space, fams[i].bests, fams[i].n_bests, env, &c, &h, &g)) continue;
+        /* EXACT (1) before NEAREST (2), then the faster */
+        if (which >= 0 && (h > *how || (h == *how && g <= best))) continue;
+        which = i, best = g, *out = c, *how = h;
+    }
+    if (which >= 0 && gflops) *gflops = best;
+    return which;
+}
+
+mmt_status mmt_lookup_choose_among(const mmt_lookup_family *fams, int n, const mmt_space_env *env, mmt_config *out,
+                                   mmt_choice *how, double *gflops, int *which, mmt_err *err)
+{
+    if ((*which = mmt_lookup_tuned_among(fams, n, env, out, how, gflops)) >= 0) return MMT_OK;
+    mmt_err first, why;
+    mmt_err_clear(&first);
+    for (int i = 0; i < n; i++) {
+        if (mmt_lookup_choose(fams[i].space, NULL, 0, env, out, how, gflops, i ? &why : &first) == MMT_OK) {
+            *which = i;
+            return MMT_OK;
+        }
+    }
+    RETURN_ERROR_IF(n == 0, err, MMT_INTERNAL, "no family to choose from");
+    return mmt_err_set(err, first.status, "%s", first.msg);
+}

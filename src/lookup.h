@@ -25,6 +25,28 @@ int mmt_lookup_tuned(const mmt_space *s, const mmt_best_rec *bests, size_t n, co
 mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size_t n, const mmt_space_env *env,
                              mmt_config *out, mmt_choice *how, double *gflops, mmt_err *err);
 
+/* One family's part in a choice among the families that serve a mode (family.h). */
+typedef struct mmt_lookup_family {
+    const mmt_space *space;
+    const mmt_best_rec *bests; /* the family's tuned entries for this device */
+    size_t n_bests;
+} mmt_lookup_family;
+
+/* The tuned choice among families: an exact entry beats a nearest one (a neighbour's
+ * figure is a guess for this problem), and between two of the same rule the higher
+ * recorded GFLOP/s wins; only configurations valid for env count, so a family whose
+ * requirements the operands do not meet (alignment) is never chosen. Returns the index of
+ * the family chosen, with *out, *how and *gflops (may be NULL), or -1. */
+int mmt_lookup_tuned_among(const mmt_lookup_family *fams, int n, const mmt_space_env *env, mmt_config *out,
+                           mmt_choice *how, double *gflops);
+
+/* mmt_lookup_choose over families: the tuned choice among them, else the default of the
+ * first family (in the list's order) whose default is valid for env. Where none is, the
+ * first family's reason (MMT_UNSUPPORTED naming the alignment, or MMT_INTERNAL). *which:
+ * the index of the family chosen. */
+mmt_status mmt_lookup_choose_among(const mmt_lookup_family *fams, int n, const mmt_space_env *env, mmt_config *out,
+                                   mmt_choice *how, double *gflops, int *which, mmt_err *err);
+
 /* The distance between two problems of the same kind (row-major forms). */
 double mmt_lookup_distance(const mmt_problem *a, const mmt_problem *b);
 

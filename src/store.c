@@ -12,7 +12,7 @@
 #include "fsutil.h"
 #include "resource.h"
 
-enum { SCHEMA_VERSION = 3, BUSY_TIMEOUT_MS = 30000 };
+enum { SCHEMA_VERSION = 4, BUSY_TIMEOUT_MS = 30000 };
 
 struct mmt_store {
     sqlite3 *db;

@@ -251,7 +251,7 @@ static void make_db(const char *path, const char *params)
     mmt_device_info dev;
     mmt_family *fam;
     CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
-    CHECK_OK(mmt_family_find("cpu", MMT_MODE_F32, &fam, &err), &err);
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     int64_t dev_id, tpl, cfg, prob, sess;
     mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 256, .n = 256, .k = 256};
@@ -272,7 +272,7 @@ static void test_lookup(void)
 {
     mmt_err err;
     mmt_family *fam;
-    CHECK_OK(mmt_family_find("cpu", MMT_MODE_F32, &fam, &err), &err);
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
     mmt_device_info dev;
     mmt_backend_cpu.probe(0, &dev, &err);
     /* a valid configuration that is not the default */

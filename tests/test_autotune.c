@@ -184,7 +184,7 @@ static void tune_by_hand(const char *path, const mmt_problem *p, const char *par
     mmt_device_info dev;
     mmt_family *fam;
     CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
-    CHECK_OK(mmt_family_find("cpu", p->mode, &fam, &err), &err);
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     int64_t dev_id, tpl, cfg, prob;
     CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
@@ -226,7 +226,7 @@ static void test_switch(void)
     /* a valid configuration other than the default */
     mmt_family *fam;
     mmt_device_info dev;
-    CHECK_OK(mmt_family_find("cpu", MMT_MODE_F32, &fam, &err), &err);
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
     CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
     mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = M, .n = N, .k = K};
     mmt_space_env env = {.problem = &p, .device = &dev};

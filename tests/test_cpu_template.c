@@ -118,7 +118,7 @@ int main(void)
     CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
     for (int f64 = 0; f64 < 2; f64++) {
         mmt_family *fam;
-        CHECK_OK(mmt_family_find("cpu", f64 ? MMT_MODE_F64 : MMT_MODE_F32, &fam, &err), &err);
+        CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
         if (!fam) continue;
         mmt_config def;
         mmt_space_default(fam->space, &def);

@@ -22,6 +22,7 @@
 
 static const mmt_backend *be;
 static mmt_device_info dev;
+static int quick; /* `test_gpu_mma quick`: the small shapes, a few configurations (compute-sanitizer) */
 
 typedef struct shape {
     int64_t m, n, k;
@@ -222,8 +223,10 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
     mmt_space_default(fam->space, &list[n++].cfg);
     mmt_problem p = problem_of(kd, ta, tb, main_shape), q = problem_of(kd, ta, tb, group_shape),
                 r = problem_of(kd, ta, tb, splitk_shape), w = problem_of(kd, ta, tb, many_shape);
-    pick(fam, &p, 0, NULL, 0, 3, list, &n); /* aligned rows: the widest copies */
-    if (strstr(fam->name, "wgmma")) {
+    pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
+    if (quick) {
+        pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
+    } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
         pick(fam, &p, 0, "CONSUMERS", 0, 1, list, &n); /* one consumer warpgroup */
@@ -235,7 +238,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
     }
     build(fam, &p, list, n); /* the definitions do not depend on the sizes */
-    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+    for (size_t si = 0; si < (quick ? 7 : sizeof shapes / sizeof shapes[0]); si++)
         for (int odd_ld = 0; odd_ld < 2; odd_ld++) run_shape(fam, kd, ta, tb, shapes[si], odd_ld, list, n);
     char name[64];
     mmt_problem_format(&p, name, sizeof name);
@@ -313,10 +316,13 @@ static void test_f32x3_accuracy(const mmt_family *mma)
     mmt_family_free(simt);
 }
 
-/* `test_gpu_mma accuracy` runs the f32x3 comparison alone (BENCHMARKS.md quotes it). */
+/* `test_gpu_mma accuracy` runs the f32x3 comparison alone (BENCHMARKS.md quotes it);
+ * `test_gpu_mma quick` bf16->f32 and tf32 on the small shapes with the default and two
+ * other configurations per family, few enough launches for compute-sanitizer. */
 int main(int argc, char **argv)
 {
     const int accuracy_only = argc > 1 && strcmp(argv[1], "accuracy") == 0;
+    quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     mmt_err err;
     be = mmt_backend_cuda(&err);
     if (!be) {
@@ -332,7 +338,7 @@ int main(int argc, char **argv)
     mmt_family *fam = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_mma.yaml", &fam, &err), &err);
     if (!fam) return check_result();
-    test_f32x3_accuracy(fam);
+    if (!quick) test_f32x3_accuracy(fam);
     /* the wgmma family where this GPU is the architecture it is built for */
     mmt_family *wg = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_wgmma.yaml", &wg, &err), &err);
@@ -341,7 +347,9 @@ int main(int argc, char **argv)
     for (int f = 0; f < 2; f++) {
         if (!fams[f] || (only && strcmp(only, f ? "wgmma" : "mma") != 0)) continue;
         for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
-            for (int t = 0; t < 4; t++) test_kind(fams[f], kinds[i], t & 1, t >> 1);
+            for (int t = 0; t < 4; t++)
+                if (!quick || kinds[i].mode == MMT_MODE_TF32 || (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32))
+                    test_kind(fams[f], kinds[i], t & 1, t >> 1);
     }
     mmt_family_free(wg);
     mmt_family_free(fam);

@@ -2,7 +2,9 @@
  * problems of the same kind (input type, output type, mode, transposes) are borrowed; the
  * recorded GFLOP/s comes back with the choice (0 for the default); a tuned configuration
  * that the operands' alignment rules out is passed over, and a default it rules out is
- * MMT_UNSUPPORTED naming the alignment. */
+ * MMT_UNSUPPORTED naming the alignment. Among families: exact before nearest, then the
+ * faster; a family whose configuration the operands rule out is never chosen, and the
+ * default is the first family's that is valid. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,9 +131,63 @@ static void test_alignment(void)
     mmt_space_free(s);
 }
 
+/* Two families of one mode: A (whose VEC path and, with load(1), default need 16-byte rows,
+ * like the TMA family) before B. */
+static void among(const mmt_lookup_family *f, mmt_problem p, int align, int want_family, const char *want,
+                  mmt_choice want_how)
+{
+    mmt_space_env env = {.problem = &p, .align_a = align, .align_b = align};
+    mmt_config c;
+    mmt_choice how = MMT_CHOICE_NONE;
+    int which = -1;
+    mmt_err err;
+    CHECK_OK(mmt_lookup_choose_among(f, 2, &env, &c, &how, NULL, &which, &err), &err);
+    CHECK_EQ_INT(which, want_family);
+    char text[128] = "";
+    if (which >= 0) mmt_config_format(f[which].space, &c, text, sizeof text);
+    CHECK_EQ_STR(text, want);
+    CHECK_EQ_INT(how, want_how);
+}
+
+static void test_families(void)
+{
+    mmt_space *a = load(1), *b = load(0);
+    if (!a || !b) return;
+    const mmt_best_rec ba[] = {
+        best(MMT_MODE_BF16, MMT_F32, 0, 256, 256, 256, "B=2,VEC=1", 700), /* fast, needs 16-byte rows */
+        best(MMT_MODE_BF16, MMT_F32, 0, 512, 512, 512, "B=3,VEC=1", 900),
+    };
+    const mmt_best_rec bb[] = {
+        best(MMT_MODE_BF16, MMT_F32, 0, 256, 256, 256, "B=3,VEC=0", 400),
+        best(MMT_MODE_BF16, MMT_F32, 0, 1024, 1024, 1024, "B=1,VEC=0", 800),
+    };
+    mmt_lookup_family f[2] = {{a, ba, 2}, {b, bb, 2}};
+    mmt_problem p = ba[0].problem, q = bb[1].problem, r = p;
+    r.m = 300;
+    among(f, p, 16, 0, "B=2,VEC=1", MMT_CHOICE_EXACT); /* both exact: the faster */
+    among(f, p, 2, 1, "B=3,VEC=0", MMT_CHOICE_EXACT);  /* A's needs aligned rows: B serves */
+    among(f, q, 16, 1, "B=1,VEC=0", MMT_CHOICE_EXACT); /* B exact (800) before A's faster neighbour */
+    among(f, r, 16, 0, "B=2,VEC=1", MMT_CHOICE_NEAREST); /* each family's nearest: the faster figure */
+    mmt_lookup_family untuned[2] = {{a, NULL, 0}, {b, NULL, 0}};
+    among(untuned, p, 16, 0, "B=1,VEC=1", MMT_CHOICE_DEFAULT); /* the first family's default */
+    among(untuned, p, 2, 1, "B=1,VEC=0", MMT_CHOICE_DEFAULT);  /* ... unless the operands rule it out */
+    /* where no family's default fits: the first family's reason */
+    mmt_lookup_family alone[1] = {{a, NULL, 0}};
+    mmt_space_env env = {.problem = &p, .align_a = 2, .align_b = 2};
+    mmt_config c;
+    mmt_choice how;
+    int which;
+    mmt_err err;
+    CHECK_EQ_INT(mmt_lookup_choose_among(alone, 1, &env, &c, &how, NULL, &which, &err), MMT_UNSUPPORTED);
+    CHECK(strstr(err.msg, "aligned to 2 bytes") != NULL);
+    mmt_space_free(a);
+    mmt_space_free(b);
+}
+
 int main(void)
 {
     test_kinds();
     test_alignment();
+    test_families();
     return check_result();
 }

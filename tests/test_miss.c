@@ -56,7 +56,7 @@ static void make_db(const char *path)
     mmt_device_info dev;
     mmt_family *fam;
     CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
-    CHECK_OK(mmt_family_find("cpu", MMT_MODE_F32, &fam, &err), &err);
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     mmt_config def;
     char params[512];

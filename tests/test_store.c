@@ -87,7 +87,7 @@ static void test_concurrent_create(void)
     query(path, "SELECT count(*) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "1");
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "3");
+    CHECK_EQ_STR(text, "4");
 }
 
 typedef struct seen {
@@ -280,7 +280,7 @@ static void schema_text(const char *path, char *out, size_t size)
 }
 
 /* A version-1 file opened by this mmtune: read-only is refused, writable migrates it
- * through version 2 to 3 with every row and id kept, and the problems read back in their
+ * through versions 2 and 3 to 4 with every row and id kept, and the problems read back in their
  * own type. */
 static void test_migrate(void)
 {
@@ -300,7 +300,7 @@ static void test_migrate(void)
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "3");
+    CHECK_EQ_STR(text, "4");
     query(path,
           "SELECT (SELECT count(*) FROM device) || (SELECT count(*) FROM template) || (SELECT count(*) FROM config) "
           "|| (SELECT count(*) FROM problem) || (SELECT count(*) FROM session) || (SELECT count(*) FROM trial) "
@@ -334,7 +334,7 @@ static void test_migrate(void)
     CHECK_EQ_INT(size, 4);
     free(data);
 
-    /* the same schema as a new file: migrate_2.sql, migrate_3.sql and schema.sql agree */
+    /* the same schema as a new file: the migrations and schema.sql agree */
     mmt_store *fs;
     CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
     mmt_store_close(fs);
@@ -424,8 +424,8 @@ static void test_migrate_broken(void)
     CHECK_EQ_STR(text, "2");
 }
 
-/* A version-2 file: migrate_3.sql adds the miss table and its view, nothing else changes,
- * and the result is the schema of a new file. */
+/* A version-2 file: migrate_3.sql adds the miss table and its view, nothing else changes
+ * (migrate_4.sql follows), and the result is the schema of a new file. */
 static void test_migrate_v2(void)
 {
     mmt_err err;
@@ -443,7 +443,7 @@ static void test_migrate_v2(void)
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "3");
+    CHECK_EQ_STR(text, "4");
     query(path, "SELECT (SELECT count(*) FROM miss) || ' ' || (SELECT group_concat(id) FROM problem)", text,
           sizeof text);
     CHECK_EQ_STR(text, "0 9");
@@ -453,6 +453,45 @@ static void test_migrate_v2(void)
     CHECK_EQ_INT(n, 0);
     free(list);
     mmt_store_close(st);
+    mmt_store *fs;
+    CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
+    mmt_store_close(fs);
+    static char migrated_schema[16384], fresh_schema[16384];
+    schema_text(path, migrated_schema, sizeof migrated_schema);
+    schema_text(fresh, fresh_schema, sizeof fresh_schema);
+    CHECK_EQ_STR(migrated_schema, fresh_schema);
+}
+
+/* A version-3 file with two families' bests for one problem: migrate_4.sql gives best_view
+ * its `chosen` column (the faster family's row), the rows stay, and the result is the
+ * schema of a new file. */
+static void test_migrate_v3(void)
+{
+    mmt_err err;
+    char path[256], fresh[256], text[256];
+    snprintf(path, sizeof path, "%s/v3-old.db", dir);
+    snprintf(fresh, sizeof fresh, "%s/v4.db", dir);
+    make_old(path, 3,
+             "INSERT INTO device (id, backend, name, arch, fingerprint) VALUES (5, 'cuda', 'g', 'sm_90', 'v3-gpu');"
+             "INSERT INTO template (id, name, source_hash) VALUES (1, 'cuda/gemm_mma.cu', 'aa'), "
+             "  (2, 'cuda/gemm_wgmma.cu', 'bb');"
+             "INSERT INTO config (id, template_id, params) VALUES (3, 1, 'X=1'), (4, 2, 'Y=2');"
+             "INSERT INTO problem (id, dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k) "
+             "  VALUES (9, 'bf16', 'f32', 'bf16', 'row', 0, 0, 64, 64, 64);"
+             "INSERT INTO trial (id, device_id, problem_id, config_id, status, gflops) "
+             "  VALUES (6, 5, 9, 3, 'ok', 300), (7, 5, 9, 4, 'ok', 600);"
+             "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, trial_id, time_ms, "
+             "  gflops) VALUES (5, 9, 'cuda/gemm_mma.cu', 1, 3, 6, 2.0, 300), "
+             "  (5, 9, 'cuda/gemm_wgmma.cu', 2, 4, 7, 1.0, 600);");
+    mmt_store *st = NULL;
+    CHECK(mmt_store_open(path, 1, &st, &err) == MMT_DATABASE);
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    mmt_store_close(st);
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "4");
+    query(path, "SELECT group_concat(template || ' ' || chosen, ', ') FROM best_view", text, sizeof text);
+    CHECK_EQ_STR(text, "cuda/gemm_mma.cu 0, cuda/gemm_wgmma.cu 1");
     mmt_store *fs;
     CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
     mmt_store_close(fs);
@@ -549,7 +588,7 @@ static void test_concurrent_migrate(void)
     make_v1(path, v1_rows);
     open_from_children(path);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "3");
+    CHECK_EQ_STR(text, "4");
     query(path, "SELECT count(*) || ' ' || (SELECT count(*) FROM problem) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "2 2");
 }
@@ -566,7 +605,7 @@ int main(void)
     CHECK(st == NULL);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "3");
+    CHECK_EQ_STR(text, "4");
     query(path, "PRAGMA journal_mode", text, sizeof text);
     CHECK_EQ_STR(text, "wal");
 
@@ -793,6 +832,7 @@ int main(void)
     test_migrate_broken();
     test_concurrent_migrate();
     test_migrate_v2();
+    test_migrate_v3();
     test_misses();
 
     char cmd[300];

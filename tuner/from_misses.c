@@ -18,12 +18,32 @@ static int same_normal_form(const mmt_problem *a, const mmt_problem *b)
            x.trans_a == y.trans_a && x.trans_b == y.trans_b;
 }
 
-/* The bests of one mode's family, read once. */
+/* The bests of one mode's families, read once. */
 typedef struct mode_bests {
     int read, served;
     mmt_best_rec *bests;
     size_t n;
 } mode_bests;
+
+/* Appends the bests of fam (a family serving mode) to mb. */
+static mmt_status add_bests(mmt_store *st, const mmt_device_info *dev, const mmt_family *fam, mmt_mode mode,
+                            mode_bests *mb, mmt_err *err)
+{
+    mmt_best_rec *b = NULL;
+    size_t n = 0;
+    mb->served = 1;
+    FORWARD_IF_ERROR(mmt_store_best_list(st, dev->fingerprint, fam->name, fam->source_hash, mode, &b, &n, err));
+    mmt_best_rec *all = n ? realloc(mb->bests, sizeof *all * (mb->n + n)) : mb->bests;
+    if (n && !all) {
+        free(b);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    if (n) memcpy(all + mb->n, b, sizeof *all * n);
+    mb->bests = all;
+    mb->n += n;
+    free(b);
+    return MMT_OK;
+}
 
 mmt_status mmt_from_misses_pick(const char *db_path, const mmt_backend *be, const mmt_device_info *dev,
                                 const char *space_file, size_t top, mmt_problem **out, size_t *n, size_t *left_out,
@@ -48,15 +68,13 @@ mmt_status mmt_from_misses_pick(const char *db_path, const mmt_backend *be, cons
     for (size_t i = 0; s == MMT_OK && i < n_misses && *n < top; i++) {
         const mmt_problem *p = &misses[i].problem;
         mode_bests *mb = &modes[p->mode];
-        mmt_family *fam = space;
-        if (!mb->read) {
+        if (!mb->read) { /* a problem is tuned once any of its mode's families has a best for it */
             mb->read = 1;
-            if (!space && mmt_family_find(be->name, p->mode, &fam, NULL) != MMT_OK) fam = NULL;
-            if (fam && !(fam->space->modes & (1u << p->mode))) fam = NULL;
-            mb->served = fam != NULL;
-            if (fam) s = mmt_store_best_list(st, dev->fingerprint, fam->name, fam->source_hash, p->mode, &mb->bests,
-                                             &mb->n, err);
-            if (fam != space) mmt_family_free(fam);
+            mmt_family_list fams = {.n = 0};
+            if (space) fams = (mmt_family_list){.f = {space}, .n = space->space->modes & (1u << p->mode) ? 1 : 0};
+            else if (mmt_family_find_all(be->name, p->mode, &fams, NULL) != MMT_OK) fams.n = 0;
+            for (int f = 0; s == MMT_OK && f < fams.n; f++) s = add_bests(st, dev, fams.f[f], p->mode, mb, err);
+            if (!space) mmt_family_list_free(&fams);
         }
         int tuned = !mb->served;
         for (size_t b = 0; !tuned && b < mb->n; b++) tuned = same_normal_form(&mb->bests[b].problem, p);

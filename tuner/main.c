@@ -253,14 +253,14 @@ typedef struct plan {
     size_t n;
     const mmt_backend *be;
     mmt_device_info dev;
-    mmt_family *families[MMT_N_MODES];
+    mmt_family_list families[MMT_N_MODES]; /* per mode: the families that compete, or --space's */
     char picked[1536]; /* --from-misses: the problems picked with their calls, for the session row */
 } plan;
 
 static void free_plan(plan *pl)
 {
     free(pl->problems);
-    for (int i = 0; i < MMT_N_MODES; i++) mmt_family_free(pl->families[i]);
+    for (int i = 0; i < MMT_N_MODES; i++) mmt_family_list_free(&pl->families[i]);
 }
 
 static int plan_misses(const options *o, plan *pl);
@@ -298,15 +298,15 @@ static int make_plan(const options *o, plan *pl)
     if (o->from_misses && (rc = plan_misses(o, pl)) != EXIT_OK) return rc;
     for (size_t i = 0; i < pl->n; i++) {
         mmt_mode dt = pl->problems[i].mode;
-        if (pl->families[dt]) continue;
-        s = o->space ? mmt_family_load_file(o->space, &pl->families[dt], &err)
-                     : mmt_family_find(pl->be->name, dt, &pl->families[dt], &err);
-        if (s == MMT_OK && !(pl->families[dt]->space->modes & (1u << dt)))
-            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s does not list mode %s", pl->families[dt]->space->file,
+        mmt_family_list *fl = &pl->families[dt];
+        if (fl->n) continue;
+        s = o->space ? mmt_family_list_load_file(o->space, fl, &err) : mmt_family_find_all(pl->be->name, dt, fl, &err);
+        if (s == MMT_OK && !(fl->f[0]->space->modes & (1u << dt)))
+            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s does not list mode %s", fl->f[0]->space->file,
                             mmt_mode_name(dt));
-        if (s == MMT_OK && strncmp(pl->families[dt]->name, pl->be->name, strlen(pl->be->name)) != 0)
-            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s is a template for another backend than %s",
-                            pl->families[dt]->name, pl->be->name);
+        if (s == MMT_OK && strncmp(fl->f[0]->name, pl->be->name, strlen(pl->be->name)) != 0)
+            s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s is a template for another backend than %s", fl->f[0]->name,
+                            pl->be->name);
         if (s != MMT_OK) {
             fprintf(stderr, "mmtune: %s\n", err.msg);
             return EXIT_BAD_INPUT;
@@ -402,7 +402,8 @@ static int cmd_tune(const options *o, int argc, char **argv)
             snprintf(res[i].message, sizeof res[i].message, "%.500s", err.msg);
             rc = EXIT_FAIL;
         }
-        rows[i] = (mmt_report_row){.problem = &pl.problems[i], .params = res[i].ok ? res[i].params : NULL,
+        rows[i] = (mmt_report_row){.problem = &pl.problems[i], .family = res[i].ok ? res[i].family : NULL,
+                                   .params = res[i].ok ? res[i].params : NULL,
                                    .gflops = res[i].gflops, .vendor_gflops = res[i].vendor_gflops,
                                    .note = res[i].message, .detail = &res[i].detail};
         if (!res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;

@@ -78,8 +78,7 @@ static mmt_status load_problem(mmt_store *st, landscape_problem *lp, mmt_err *er
     const mmt_trial_set *t = &lp->set;
     lp->np = mmt_problem_normalise(&t->problem);
     mmt_err why;
-    if (mmt_family_find(t->device.backend, t->problem.mode, &lp->fam, &why) != MMT_OK ||
-        strcmp(lp->fam->name, t->template_name) != 0) {
+    if (mmt_family_find_template(t->template_name, &lp->fam, &why) != MMT_OK) {
         snprintf(lp->why, sizeof lp->why, "no embedded space for %s", t->template_name);
         return MMT_OK;
     }

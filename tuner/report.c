@@ -28,16 +28,16 @@ mmt_progress *mmt_progress_new(FILE *f, size_t n_problems, int quiet)
 
 void mmt_progress_free(mmt_progress *pr) { free(pr); }
 
-void mmt_progress_problem(mmt_progress *pr, const mmt_problem *p, size_t planned)
+void mmt_progress_problem(mmt_progress *pr, const mmt_problem *p, const char *family, size_t planned, int first)
 {
     if (!pr) return;
-    pr->problem++;
+    pr->problem += first != 0;
     pr->planned = planned;
     pr->problem_start = mmt_now_s();
     if (pr->quiet) return;
     char name[128];
     mmt_problem_format(p, name, sizeof name);
-    fprintf(pr->f, "[%zu/%zu] %s: %zu candidates\n", pr->problem, pr->n_problems, name, planned);
+    fprintf(pr->f, "[%zu/%zu] %s: %s, %zu candidates\n", pr->problem, pr->n_problems, name, family, planned);
     fflush(pr->f);
 }
 
@@ -117,10 +117,11 @@ void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_detail *d)
 
 void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_report_row *rows, size_t n)
 {
-    int pw = 6, nw = 30, iw = 0; /* "bf16->f32 row NN 16384x16384x16384" needs more than 30 */
-    char name[128], iv[64], mid[128];
+    int pw = 6, nw = 30, iw = 0, fw = 0; /* "bf16->f32 row NN 16384x16384x16384" needs more than 30 */
+    char name[128], iv[64], mid[128], fam[80];
     for (size_t i = 0; i < n; i++) {
         if (rows[i].params && (int)strlen(rows[i].params) > pw) pw = (int)strlen(rows[i].params);
+        if (rows[i].family && (int)strlen(rows[i].family) > fw) fw = (int)strlen(rows[i].family);
         mmt_problem_format(rows[i].problem, name, sizeof name);
         if ((int)strlen(name) > nw) nw = (int)strlen(name);
         const mmt_report_detail *d = rows[i].detail;
@@ -131,8 +132,12 @@ void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_
     if (iw > 0 && iw < 17) iw = 17;
     if (iw) snprintf(mid, sizeof mid, "  %10s  %-*s", "median ms", iw, "interval (ms)");
     else mid[0] = '\0';
+    /* the family column where rows name the family that won (the tuner's table) */
+    if (fw && fw < 6) fw = 6;
+    if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, "family");
+    else fam[0] = '\0';
     fprintf(f, "\n%s\n", title);
-    fprintf(f, "%-*s  %-*s  %10s%s  %10s  %6s\n", nw, "problem", pw, "config", "GFLOP/s", mid, "vendor", "ratio");
+    fprintf(f, "%-*s  %s%-*s  %10s%s  %10s  %6s\n", nw, "problem", fam, pw, "config", "GFLOP/s", mid, "vendor", "ratio");
     for (size_t i = 0; i < n; i++) {
         char vend[32] = "-", ratio[32] = "-", ms[32] = "-", gf[32] = "-";
         const mmt_report_detail *d = rows[i].detail;
@@ -148,8 +153,9 @@ void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_
             snprintf(vend, sizeof vend, "%.1f", rows[i].vendor_gflops);
             if (rows[i].params) snprintf(ratio, sizeof ratio, "%.2fx", rows[i].gflops / rows[i].vendor_gflops);
         }
-        fprintf(f, "%-*s  %-*s  %10s%s  %10s  %6s\n", nw, name, pw, rows[i].params ? rows[i].params : "(none)", gf,
-                mid, vend, ratio);
+        if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, rows[i].family ? rows[i].family : "-");
+        fprintf(f, "%-*s  %s%-*s  %10s%s  %10s  %6s\n", nw, name, fam, pw, rows[i].params ? rows[i].params : "(none)",
+                gf, mid, vend, ratio);
         if (rows[i].note && *rows[i].note) fprintf(f, "%-*s  note: %s\n", nw, "", rows[i].note);
     }
     fprintf(f, "vendor: %s\n", vendor);

@@ -50,7 +50,9 @@ typedef struct mmt_trial_line {
     int reused;
 } mmt_trial_line;
 
-void mmt_progress_problem(mmt_progress *pr, const mmt_problem *p, size_t planned);
+/* The start of a problem's search by one of its families (first: the problem's first
+ * family, which moves the count of problems on). */
+void mmt_progress_problem(mmt_progress *pr, const mmt_problem *p, const char *family, size_t planned, int first);
 void mmt_progress_trial(mmt_progress *pr, size_t done, const mmt_trial_line *line, const mmt_report_pipeline *pipe);
 /* The end of a problem: how the winner was chosen and the pipeline figures (d may be NULL). */
 void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_detail *d);
@@ -58,6 +60,7 @@ void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_detail *d);
 /* One row of the final table. */
 typedef struct mmt_report_row {
     const mmt_problem *problem;
+    const char *family;              /* the template family of the winner; NULL: not shown */
     const char *params;              /* NULL: no result */
     double gflops;                   /* ours */
     double vendor_gflops;            /* 0: not measured */
@@ -65,7 +68,8 @@ typedef struct mmt_report_row {
     const mmt_report_detail *detail; /* the winner's interval, final round and pipeline; NULL: none */
 } mmt_report_row;
 
-/* The table: shape, best config, GFLOP/s, median and interval, vendor GFLOP/s, ratio; then
+/* The table: shape, family (where rows name one), best config, GFLOP/s, median and
+ * interval, vendor GFLOP/s, ratio; then
  * per problem with a detail, the final round and the pipeline figures. vendor names the
  * library or says why there is none. */
 void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_report_row *rows, size_t n);

@@ -239,28 +239,23 @@ static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_en
     return MMT_OK;
 }
 
-mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
+/* One family's search for p within budget_s seconds (0: none): its candidates cands[0..n),
+ * resumed from its earlier trials, warm-started from its winners of the neighbouring
+ * problems, ended by its final round; into r (r->ok where one of them passed). */
+static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p, int64_t problem_id,
+                              const mmt_config *cands, size_t n, double budget_s, int first_family,
+                              mmt_tune_result *r, mmt_err *err)
 {
     memset(r, 0, sizeof *r);
     r->problem = *p;
-    const mmt_family *fam = t->families[p->mode];
+    snprintf(r->family, sizeof r->family, "%s", fam->name);
     mmt_problem np = mmt_problem_normalise(p);
     mmt_space_env env = {.problem = &np, .device = &t->dev};
-    mmt_config *cands = NULL;
-    size_t n = 0;
-    FORWARD_IF_ERROR(mmt_space_enumerate(fam->space, &env, &cands, &n, err));
-    if (n == 0) {
-        snprintf(r->message, sizeof r->message, "no valid configuration in %s for this problem", fam->space->file);
-        free(cands);
-        return MMT_OK;
-    }
-    int64_t problem_id, template_id;
-    mmt_status st = mmt_store_problem(t->st, p, &problem_id, err);
-    if (st == MMT_OK) st = mmt_store_template(t->st, fam->name, fam->source_hash, &template_id, err);
+    int64_t template_id;
+    mmt_status st = mmt_store_template(t->st, fam->name, fam->source_hash, &template_id, err);
     prior pr = {0};
     if (st == MMT_OK && !t->fresh)
         st = mmt_store_trials_each(t->st, t->device_id, problem_id, template_id, collect_prior, &pr, err);
-    if (st == MMT_OK) st = mmt_worker_setup(t->worker, p, err);
     /* The search replays what this problem measured before (free, and it informs the
      * guided strategies: a rerun continues where the last run stopped, within the same
      * budget), then starts from the neighbours' winners. */
@@ -282,7 +277,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
         st = mmt_search_new(t->strategy, fam->space, cands, n, first, n_first,
                             t->budget ? t->budget : (size_t)ceil(t->budget_frac * (double)n),
                             t->compile_threads > 0 ? (size_t)t->compile_threads : 1, t->seed, &search, err);
-    if (st == MMT_OK) mmt_progress_problem(t->progress, p, mmt_search_planned(search));
+    if (st == MMT_OK) mmt_progress_problem(t->progress, p, fam->name, mmt_search_planned(search), first_family);
 
     mmt_prebuild *pb = NULL;
     if (st == MMT_OK && t->compile_threads > 0)
@@ -298,7 +293,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     size_t done = 0, ahead = 0; /* ahead: proposals (counted from the first) sent to the pool */
     while (st == MMT_OK && (idx = mmt_search_next(search)) >= 0) {
         char params[512];
-        if (t->budget_s > 0 && done > 0 && mmt_now_s() - t0 > t->budget_s) break;
+        if (budget_s > 0 && done > 0 && mmt_now_s() - t0 > budget_s) break;
         if (ahead < done + 1) ahead = done + 1;
         for (long next; pb && mmt_prebuild_pending(pb) < 2 * t->compile_threads &&
                         (next = mmt_search_ahead(search, ahead - done - 1)) >= 0;
@@ -360,17 +355,77 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     mmt_prebuild_free(pb);
     r->detail.pipe = pipe;
     if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, err);
-    if (st == MMT_OK && !r->ok) snprintf(r->message, sizeof r->message, "no configuration passed verification");
     mmt_report_pipeline *rp = &r->detail.pipe;
     rp->measured = (size_t)r->measured;
     rp->reused = (size_t)r->reused;
     rp->wall_s = mmt_now_s() - t0;
-    if (st == MMT_OK) measure_vendor(t, p, problem_id, r);
-    mmt_progress_end_problem(t->progress, &r->detail);
     mmt_search_free(search);
     free(first);
     field_free(&f);
     free_prior(&pr);
-    free(cands);
+    return st;
+}
+
+/* Adds the pipeline of one family's search to the problem's (the families search in turn). */
+static void add_pipeline(mmt_report_pipeline *to, const mmt_report_pipeline *p)
+{
+    to->wall_s += p->wall_s;
+    to->wait_s += p->wait_s;
+    to->compiled += p->compiled;
+    to->measured += p->measured;
+    to->finals += p->finals;
+    to->reused += p->reused;
+    if (p->ahead > to->ahead) to->ahead = p->ahead;
+}
+
+mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->problem = *p;
+    const mmt_family_list *fl = &t->families[p->mode];
+    mmt_problem np = mmt_problem_normalise(p);
+    mmt_space_env env = {.problem = &np, .device = &t->dev};
+    mmt_config *cands[MMT_MAX_FAMILIES] = {NULL};
+    size_t n[MMT_MAX_FAMILIES] = {0};
+    int live = 0;
+    mmt_status st = MMT_OK;
+    for (int f = 0; st == MMT_OK && f < fl->n; f++) {
+        st = mmt_space_enumerate(fl->f[f]->space, &env, &cands[f], &n[f], err);
+        live += n[f] > 0;
+    }
+    if (st == MMT_OK && live == 0) {
+        size_t used = (size_t)snprintf(r->message, sizeof r->message, "no valid configuration for this problem in");
+        for (int f = 0; f < fl->n && used < sizeof r->message; f++)
+            used += (size_t)snprintf(r->message + used, sizeof r->message - used, " %s", fl->f[f]->space->file);
+    }
+    int64_t problem_id = 0;
+    if (st == MMT_OK && live) st = mmt_store_problem(t->st, p, &problem_id, err);
+    if (st == MMT_OK && live) st = mmt_worker_setup(t->worker, p, err);
+    /* The families compete: each searches within an equal share of what is left of the
+     * time budget (one that finishes early leaves its time to the next), and the fastest
+     * winner is the problem's. */
+    const double t0 = mmt_now_s();
+    for (int f = 0, done = 0; st == MMT_OK && f < fl->n; f++) {
+        if (!n[f]) continue;
+        const double left = t->budget_s - (mmt_now_s() - t0);
+        const double share = t->budget_s > 0 ? (left > 1 ? left : 1) / (live - done) : 0;
+        mmt_tune_result part;
+        st = tune_family(t, fl->f[f], p, problem_id, cands[f], n[f], share, done == 0, &part, err);
+        done++;
+        r->measured += part.measured, r->failed += part.failed, r->reused += part.reused;
+        add_pipeline(&r->detail.pipe, &part.detail.pipe);
+        if (part.ok && (!r->ok || part.gflops > r->gflops)) {
+            const mmt_report_pipeline sum = r->detail.pipe;
+            snprintf(r->family, sizeof r->family, "%s", part.family);
+            snprintf(r->params, sizeof r->params, "%s", part.params);
+            r->gflops = part.gflops, r->time_ms = part.time_ms, r->ok = 1;
+            r->detail = part.detail;
+            r->detail.pipe = sum;
+        }
+    }
+    if (st == MMT_OK && live && !r->ok) snprintf(r->message, sizeof r->message, "no configuration passed verification");
+    if (st == MMT_OK && live) measure_vendor(t, p, problem_id, r);
+    if (live) mmt_progress_end_problem(t->progress, &r->detail);
+    for (int f = 0; f < fl->n; f++) free(cands[f]);
     return st;
 }

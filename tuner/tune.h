@@ -22,7 +22,7 @@ typedef struct mmt_tuner {
     mmt_device_info dev;
     mmt_store *st;
     int64_t device_id, session_id;
-    mmt_family *families[MMT_N_MODES]; /* per mode; from --space or the embedded spaces */
+    mmt_family_list families[MMT_N_MODES]; /* per mode: the families that compete (or --space's) */
     const char *strategy;
     size_t budget;            /* candidates per problem (0: all) */
     double budget_frac;       /* or this fraction of each problem's candidates (0: none) */
@@ -37,6 +37,7 @@ typedef struct mmt_tuner {
 typedef struct mmt_tune_result {
     mmt_problem problem;
     int ok; /* a verified best exists */
+    char family[64]; /* the winner's template ("cuda/gemm_wgmma.cu") */
     char params[512];
     double gflops, time_ms;
     double vendor_gflops; /* 0: not measured */

@@ -203,12 +203,15 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
     } while (!done);
 }
 
-/* Arrives on the barrier at the same offset in block `cta` of the cluster (this one too). */
+/* Arrives on the barrier at the same offset in block `cta` of the cluster (this one too).
+ * Release at CTA scope, as for a local arrive: what it orders is the consumers' reads of a
+ * stage (complete, by wgmma.wait_group) before the producers' next TMA writes into it; the
+ * cluster scope compiled to a GPU-wide memory barrier per arrive and halved the speed. */
 __device__ __forceinline__ void mbar_arrive(unsigned bar, unsigned cta)
 {
 #if CLUSTER > 1
     asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(cta)
                  : "memory");
 #else
