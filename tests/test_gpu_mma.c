@@ -2,7 +2,8 @@
  * where the GPU is the Hopper it is built for) through the real backend on GPU 0, every
  * mode (bf16, f16, tf32, f32x3) and output type, every transpose each family serves: the
  * space's default and configurations spread over it (split-K, packing, rasterisation,
- * persistent grids, clusters, one consumer among them), on odd shapes and ragged K, with
+ * persistent grids, clusters, one consumer, C through shared memory among them), on odd
+ * shapes and ragged K, with
  * 16-byte-aligned and with odd leading dimensions (each config only where the space
  * admits it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with beta = 0,
  * NaN A and B with alpha = 0), the padding of C untouched, against a long double host
@@ -226,11 +227,13 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
     if (quick) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
+        if (strstr(fam->name, "wgmma")) pick(fam, &p, 0, "EPI", 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
         pick(fam, &p, 0, "CONSUMERS", 0, 1, list, &n); /* one consumer warpgroup */
         pick(fam, &w, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
+        pick(fam, &p, 0, "EPI", 1, 1, list, &n);       /* C staged through shared memory */
     } else {
         pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */

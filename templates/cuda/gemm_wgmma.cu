@@ -69,6 +69,9 @@
 #ifndef CLUSTER
 #define CLUSTER 1 /* blocks per cluster along n, sharing A through TMA multicast (1 or 2) */
 #endif
+#ifndef EPI
+#define EPI 0 /* C: 0 straight from the registers (pairs); 1 through shared memory (16-byte rows) */
+#endif
 
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_MODE == 2 || MMT_MODE == 3
@@ -131,7 +134,12 @@ typedef unsigned short TC;
 #endif
 #define A_STAGE (BM * LINE) /* bytes */
 #define B_STAGE (BN * LINE)
-#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE) + 16 * STAGES) /* + alignment slack, barriers */
+/* EPI 1: each consumer stages 64 x EPI_COLS of alpha * acc as fp32, rows padded by 8 words
+ * (the fragment stores of a warp then hit each bank at most twice) */
+#define EPI_COLS 64
+#define EPI_PITCH (EPI_COLS + 8)
+#define EPI_BYTES (EPI ? CONSUMERS * 64 * EPI_PITCH * 4 : 0)
+#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE) + EPI_BYTES + 16 * STAGES) /* + alignment slack, barriers */
 #if defined(SMEM) && SMEM != SMEM_
 #error "SMEM does not match the shared-memory stages of this instance"
 #endif
@@ -154,6 +162,9 @@ typedef unsigned short TC;
 #endif
 #if GROUP_M < 1
 #error "GROUP_M is >= 1"
+#endif
+#if EPI != 0 && EPI != 1
+#error "EPI is 0 or 1"
 #endif
 
 /* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
@@ -455,6 +466,60 @@ __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long
     }
 }
 
+/* The same through shared memory (EPI 1), 64 columns at a time: the warpgroup writes alpha *
+ * acc of its m64 x 64 piece into its staging buffer S (fp32), then each thread takes
+ * 16-byte units of C (4 or 8 elements) along the rows, so a warp writes whole 128-byte
+ * lines; beta is applied and C rounded once on the way out. Named barrier 1 + c keeps the
+ * consumer's four warps together. */
+__device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float *S, int c, TC *C, long long ldc,
+                                                long long M, long long N, long long row0, long long col0, float alpha,
+                                                float beta, bool cvec16)
+{
+    constexpr int V = 16 / sizeof(TC);          /* elements of C per unit */
+    constexpr int UNITS = 64 * EPI_COLS / V;    /* units of a piece */
+    const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int j0 = 0; j0 < BN; j0 += EPI_COLS) {
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory"); /* the last piece is out */
+#pragma unroll
+        for (int j = 0; j < EPI_COLS / 8; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int jj = j0 / 8 + j;
+                *reinterpret_cast<float2 *>(S + (16 * w + g + 8 * h) * EPI_PITCH + 8 * j + 2 * q) =
+                    make_float2(alpha * d[4 * jj + 2 * h], alpha * d[4 * jj + 2 * h + 1]);
+            }
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
+#pragma unroll
+        for (int u = t; u < UNITS; u += 128) {
+            const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
+            const long long row = row0 + r, col = col0 + j0 + cu;
+            if (row >= M || col >= N) continue;
+            float v[V];
+#pragma unroll
+            for (int e = 0; e < V; e += 4) {
+                const float4 x = *reinterpret_cast<const float4 *>(S + r * EPI_PITCH + cu + e);
+                v[e] = x.x, v[e + 1] = x.y, v[e + 2] = x.z, v[e + 3] = x.w;
+            }
+            TC *const cp = C + row * ldc + col;
+            if (cvec16 && col + V <= N) {
+                union {
+                    TC e[V];
+                    uint4 u;
+                } o;
+                if (beta != 0.0f) o.u = *reinterpret_cast<const uint4 *>(cp);
+#pragma unroll
+                for (int e = 0; e < V; e++) o.e[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(&o.e[e]), v[e]));
+                *reinterpret_cast<uint4 *>(cp) = o.u;
+            } else {
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    if (col + e < N) cp[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(cp + e), v[e]));
+            }
+        }
+    }
+}
+
 /* ---- the kernel ----------------------------------------------------------------------- */
 
 /* Tile t of the cluster tiles (CLUSTER x BM x BN), GROUP_M rows swept column by column. */
@@ -483,7 +548,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     extern __shared__ unsigned char mmt_smem[];
     /* the swizzle pattern repeats every 1024 bytes: stages start on such a boundary */
     const unsigned raw = smem_u32(mmt_smem), base = (raw + 1023) & ~1023u;
-    const unsigned As = base, Bs = As + STAGES * A_STAGE, bars = Bs + STAGES * B_STAGE;
+    const unsigned As = base, Bs = As + STAGES * A_STAGE, Es = Bs + STAGES * B_STAGE, bars = Es + EPI_BYTES;
 #define FULL(s) (bars + 8 * (s))
 #define EMPTY(s) (bars + 8 * (STAGES + (s)))
 
@@ -545,6 +610,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         const int c = wg - 1;
         TC *const C = static_cast<TC *>(p.c);
         const bool cvec = (reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TC)) == 0) && (p.ldc % 2 == 0);
+        const bool cvec16 = (reinterpret_cast<unsigned long long>(C) % 16 == 0) && (p.ldc * sizeof(TC) % 16 == 0);
+        float *const S = reinterpret_cast<float *>(mmt_smem + (Es - raw)) + c * 64 * EPI_PITCH;
+        (void)cvec, (void)cvec16, (void)S;
         float acc[MI][BN / 2];
         unsigned it = 0;
         for (long long t = blockIdx.x / CLUSTER; t < tiles; t += gridDim.x / CLUSTER) {
@@ -597,7 +665,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             const long long row0 = tm * BM + c * WM, col0 = (tn * CLUSTER + rank) * BN;
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
+#if EPI
+                store_tile_smem(acc[mi], S, c, C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec16);
+#else
                 store_tile(acc[mi], C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec);
+#endif
         }
     }
     /* no block leaves while another of its cluster may still write into its shared memory */
