@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """gen_wgmma_asm.py - prints the wgmma wrappers of templates/cuda/gemm_wgmma.cu (the block
 between its 'generated' markers): one function per instruction width N, whose inline PTX
-names every accumulator register (N / 2 of them per thread). The mode's types, K and
-trailing immediates come from the template's WG_TYPES, WG_K and WG_TAIL macros.
+names every accumulator register (N / 2 of them per thread); scale_d 0 starts the
+accumulators from zero, 1 adds to them. The mode's types, K and trailing immediates come
+from the template's WG_TYPES, WG_K and WG_TAIL macros.
 
     python3 scripts/gen_wgmma_asm.py   # prints the block to paste between the markers
 """
@@ -17,7 +18,8 @@ for n in WIDTHS:
     r = n // 2
     regs = rows([f"%{i}" for i in range(r)], 16)
     outs = rows([f'"+f"(d[{i}])' for i in range(r)], 8)
-    print(f"__device__ __forceinline__ void wgmma_n{n}(float (&d)[{r}], unsigned long long a, unsigned long long b)")
+    print(f"__device__ __forceinline__ void wgmma_n{n}(float (&d)[{r}], unsigned long long a, unsigned long long b,")
+    print(f"                                          int scale_d)")
     print("{")
     print(f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 2}, 0;\\n"')
     print(f'                 "wgmma.mma_async.sync.aligned.m64n{n}k" WG_K "." WG_TYPES " {{"')
@@ -26,6 +28,6 @@ for n in WIDTHS:
     print(f'                 "}}, %{r}, %{r + 1}, p" WG_TAIL ";\\n}}\\n"')
     for i, line in enumerate(outs):
         print(f'                 {":" if i == 0 else " "} {line}{"" if i == len(outs) - 1 else ","}')
-    print('                 : "l"(a), "l"(b), "r"(1));')
+    print('                 : "l"(a), "l"(b), "r"(scale_d));')
     print("}")
     print()

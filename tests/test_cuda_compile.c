@@ -150,7 +150,7 @@ static void sample_mma(const mmt_device_info *dev)
 }
 
 /* The wgmma space (sm_90a): bf16 and f16 in every operand orientation and both output
- * types, tf32 in the one it serves (both operands K-major); the default with two consumer
+ * types, tf32 and f32x3 in the one they serve (both operands K-major); the default with two consumer
  * warpgroups must be compiled to 168 registers, which setmaxnreg divides into 40 for the
  * producer and 232 for each consumer (fewer would leave the consumers waiting forever). */
 static void sample_wgmma(const mmt_device_info *dev)
@@ -164,7 +164,7 @@ static void sample_wgmma(const mmt_device_info *dev)
         mmt_dtype out;
         int ta, tb; /* -1: every orientation */
     } kinds[] = {{MMT_MODE_BF16, MMT_F32, -1, -1}, {MMT_MODE_BF16, MMT_BF16, 0, 0}, {MMT_MODE_F16, MMT_F16, -1, -1},
-                 {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, 0, 1}};
+                 {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, 0, 1}, {MMT_MODE_F32X3, MMT_F32, 0, 1}};
     int spilled = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         for (int t = 0; t < 4; t++) {

@@ -256,12 +256,12 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
 /* ---- f32x3 against plain fp32 ---------------------------------------------------------- */
 
 /* Relative error of one instance of fam (its default, or the config text) on A, B
- * (f32, row-major dense) for m x n x k against ref; beta = 0. */
+ * (f32, row-major dense; B stored n x k where tb) for m x n x k against ref; beta = 0. */
 static double error_of(const mmt_family *fam, mmt_mode mode, const char *config, shape s, const void *da,
-                       const void *db, void *dc, float *host_c, const double *ref)
+                       const void *db, int tb, void *dc, float *host_c, const double *ref)
 {
-    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = mode, .layout = MMT_ROW_MAJOR, .m = s.m, .n = s.n,
-                     .k = s.k};
+    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = mode, .layout = MMT_ROW_MAJOR, .trans_b = tb,
+                     .m = s.m, .n = s.n, .k = s.k};
     mmt_space_env env = {.problem = &p, .device = &dev};
     mmt_config cfg;
     mmt_err err;
@@ -277,8 +277,8 @@ static double error_of(const mmt_family *fam, mmt_mode mode, const char *config,
     if (st == MMT_OK) st = be->compile(&dev, fam->source, defines, &bin, &size, &log, &err);
     if (st == MMT_OK) st = be->load(&dev, bin, size, fam->space->entry, &mod, &err);
     if (st == MMT_OK) st = mmt_space_geometry(fam->space, &cfg, &env, &g, &err);
-    mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = s.k, .ldb = s.n, .ldc = s.n, .alpha = 1, .beta = 0,
-                          .a = da, .b = db, .c = dc};
+    mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = s.k, .ldb = tb ? s.k : s.n, .ldc = s.n,
+                          .trans_b = tb, .alpha = 1, .beta = 0, .a = da, .b = db, .c = dc};
     if (st == MMT_OK) st = be->launch(mod, &gp, &g, NULL, &err);
     if (st == MMT_OK) st = be->sync(NULL, &err);
     if (st == MMT_OK) st = be->copy(host_c, dc, sizeof(float) * s.m * s.n, MMT_D2H, &err);
@@ -291,7 +291,10 @@ static double error_of(const mmt_family *fam, mmt_mode mode, const char *config,
     return e;
 }
 
-static void test_f32x3_accuracy(const mmt_family *mma)
+/* f32x3 keeps fp32-level accuracy: its error on a long K within a small factor of the fp32
+ * SIMT kernel's, and tf32's clearly above it; for the mma family (NN) and, where it runs,
+ * the wgmma family (NT: it reads 32-bit operands K-major only). */
+static void test_f32x3_accuracy(const mmt_family *mma, const mmt_family *wg)
 {
     mmt_family *simt = NULL;
     mmt_err err;
@@ -302,19 +305,37 @@ static void test_f32x3_accuracy(const mmt_family *mma)
     float *c = malloc(sizeof(float) * s.m * s.n);
     double *ref = gc_ref_alloc(s.m, s.n);
     gc_reference_t(MMT_F32, MMT_F32, 0, 0, 0, s.m, s.n, s.k, 1.0, a, s.k, b, s.n, 0.0, NULL, 1, ref);
-    void *da = NULL, *db = NULL, *dc = NULL;
+    float *bt = malloc(sizeof(float) * s.k * s.n); /* B^T, n x k */
+    for (int64_t i = 0; i < s.k; i++)
+        for (int64_t j = 0; j < s.n; j++) bt[j * s.k + i] = ((const float *)b)[i * s.n + j];
+    void *da = NULL, *db = NULL, *dbt = NULL, *dc = NULL;
     if (be->alloc(&dev, 4 * s.m * s.k, &da, &err) == MMT_OK && be->alloc(&dev, 4 * s.k * s.n, &db, &err) == MMT_OK &&
-        be->alloc(&dev, 4 * s.m * s.n, &dc, &err) == MMT_OK && be->copy(da, a, 4 * s.m * s.k, MMT_H2D, &err) == MMT_OK &&
-        be->copy(db, b, 4 * s.k * s.n, MMT_H2D, &err) == MMT_OK) {
-        double e32 = error_of(simt, MMT_MODE_F32, NULL, s, da, db, dc, c, ref);
-        double ex3 = error_of(mma, MMT_MODE_F32X3, NULL, s, da, db, dc, c, ref);
-        double etf = error_of(mma, MMT_MODE_TF32, NULL, s, da, db, dc, c, ref);
+        be->alloc(&dev, 4 * s.k * s.n, &dbt, &err) == MMT_OK && be->alloc(&dev, 4 * s.m * s.n, &dc, &err) == MMT_OK &&
+        be->copy(da, a, 4 * s.m * s.k, MMT_H2D, &err) == MMT_OK && be->copy(db, b, 4 * s.k * s.n, MMT_H2D, &err) == MMT_OK &&
+        be->copy(dbt, bt, 4 * s.k * s.n, MMT_H2D, &err) == MMT_OK) {
+        double e32 = error_of(simt, MMT_MODE_F32, NULL, s, da, db, 0, dc, c, ref);
+        double ex3 = error_of(mma, MMT_MODE_F32X3, NULL, s, da, db, 0, dc, c, ref);
+        double etf = error_of(mma, MMT_MODE_TF32, NULL, s, da, db, 0, dc, c, ref);
         printf("256x256x4096 relative error against long double: fp32 SIMT %.3g, f32x3 %.3g (%.2fx), tf32 %.3g\n",
                e32, ex3, ex3 / e32, etf);
         CHECK(ex3 <= 4 * e32); /* fp32-level accuracy */
         CHECK(etf > 16 * ex3); /* and tf32 is measurably not that: the split is doing its work */
+        mmt_problem nt = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32X3, .layout = MMT_ROW_MAJOR,
+                          .trans_b = 1, .m = s.m, .n = s.n, .k = s.k};
+        mmt_space_env env = {.problem = &nt, .device = &dev};
+        mmt_config def;
+        int valid = 0;
+        if (wg) mmt_space_default(wg->space, &def);
+        if (wg && mmt_space_check(wg->space, &def, &env, &valid, NULL, NULL) == MMT_OK && valid) {
+            double wx3 = error_of(wg, MMT_MODE_F32X3, NULL, s, da, dbt, 1, dc, c, ref);
+            double wtf = error_of(wg, MMT_MODE_TF32, NULL, s, da, dbt, 1, dc, c, ref);
+            printf("  wgmma (NT): f32x3 %.3g (%.2fx fp32 SIMT), tf32 %.3g\n", wx3, wx3 / e32, wtf);
+            CHECK(wx3 <= 4 * e32);
+            CHECK(wtf > 16 * wx3);
+        }
     }
-    be->free(da), be->free(db), be->free(dc);
+    free(bt);
+    be->free(da), be->free(db), be->free(dbt), be->free(dc);
     free(a), free(b), free(c), free(ref);
     mmt_family_free(simt);
 }
@@ -341,10 +362,10 @@ int main(int argc, char **argv)
     mmt_family *fam = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_mma.yaml", &fam, &err), &err);
     if (!fam) return check_result();
-    if (!quick) test_f32x3_accuracy(fam);
     /* the wgmma family where this GPU is the architecture it is built for */
     mmt_family *wg = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_wgmma.yaml", &wg, &err), &err);
+    if (!quick) test_f32x3_accuracy(fam, wg);
     const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma" or "wgmma": one family alone */
     mmt_family *fams[2] = {fam, wg};
     for (int f = 0; f < 2; f++) {

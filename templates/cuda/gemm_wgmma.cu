@@ -8,7 +8,13 @@
  * Precision modes (MMT_MODE, src/problem.h's mmt_mode), fp32 accumulation in all of them:
  *   2 bf16, 3 f16   16-bit inputs, wgmma k16, either operand K-major or M/N-major;
  *   4 tf32          fp32 inputs read as tf32 by the tensor cores, wgmma k8; the hardware
- *                   reads both operands K-major only (A not transposed, B transposed).
+ *                   reads both operands K-major only (A not transposed, B transposed);
+ *   5 f32x3         the same orientation, fp32-level accuracy from three tf32 products:
+ *                   the consumers split each stage in place into x = hi + lo (both
+ *                   rounded to tf32; lo in a second set of stages) and sum each stage's
+ *                   lo_a hi_b + hi_a lo_b + hi_a hi_b from zero before one rounded fp32
+ *                   add into the accumulators (the tensor cores truncate what they add
+ *                   into a running sum).
  * C is fp32 or the input type (MMT_OUT). BLAS rules: beta == 0 -> C is not read; alpha == 0
  * or K == 0 -> A and B are not read.
  *
@@ -77,7 +83,7 @@
 #if MMT_MODE == 2 || MMT_MODE == 3
 #define ELEM 2
 #define WG_K "16"
-#elif MMT_MODE == 4
+#elif MMT_MODE == 4 || MMT_MODE == 5
 #define ELEM 4
 #define WG_K "8"
 #define WG_TYPES "f32.tf32.tf32"
@@ -85,8 +91,9 @@
 #error "tf32 wgmma reads both operands K-major: A not transposed, B transposed"
 #endif
 #else
-#error "MMT_MODE must be 2 (bf16), 3 (f16) or 4 (tf32)"
+#error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32) or 5 (f32x3)"
 #endif
+#define SPLIT (MMT_MODE == 5) /* f32x3: stages split into hi and lo */
 #if MMT_MODE == 2
 #define WG_TYPES "f32.bf16.bf16"
 #elif MMT_MODE == 3
@@ -139,7 +146,8 @@ typedef unsigned short TC;
 #define EPI_COLS 64
 #define EPI_PITCH (EPI_COLS + 8)
 #define EPI_BYTES (EPI ? CONSUMERS * 64 * EPI_PITCH * 4 : 0)
-#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE) + EPI_BYTES + 16 * STAGES) /* + alignment slack, barriers */
+#define LO_OFF (STAGES * (A_STAGE + B_STAGE)) /* f32x3: the lo stages follow the hi ones */
+#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE) * (SPLIT ? 2 : 1) + EPI_BYTES + 16 * STAGES) /* + alignment, barriers */
 #if defined(SMEM) && SMEM != SMEM_
 #error "SMEM does not match the shared-memory stages of this instance"
 #endif
@@ -297,7 +305,8 @@ template <int R> __device__ __forceinline__ void fence_regs(float (&d)[R])
 
 /* ---- wgmma, one function per width N (generated: scripts/gen_wgmma_asm.py) ----------------- */
 /* generated: begin */
-__device__ __forceinline__ void wgmma_n64(float (&d)[32], unsigned long long a, unsigned long long b)
+__device__ __forceinline__ void wgmma_n64(float (&d)[32], unsigned long long a, unsigned long long b,
+                                          int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k" WG_K "." WG_TYPES " {"
@@ -308,10 +317,11 @@ __device__ __forceinline__ void wgmma_n64(float (&d)[32], unsigned long long a, 
                    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
                    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 
-__device__ __forceinline__ void wgmma_n128(float (&d)[64], unsigned long long a, unsigned long long b)
+__device__ __forceinline__ void wgmma_n128(float (&d)[64], unsigned long long a, unsigned long long b,
+                                          int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n128k" WG_K "." WG_TYPES " {"
@@ -328,10 +338,11 @@ __device__ __forceinline__ void wgmma_n128(float (&d)[64], unsigned long long a,
                    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
                    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
                    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 
-__device__ __forceinline__ void wgmma_n192(float (&d)[96], unsigned long long a, unsigned long long b)
+__device__ __forceinline__ void wgmma_n192(float (&d)[96], unsigned long long a, unsigned long long b,
+                                          int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n192k" WG_K "." WG_TYPES " {"
@@ -354,10 +365,11 @@ __device__ __forceinline__ void wgmma_n192(float (&d)[96], unsigned long long a,
                    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
                    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
                    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 
-__device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long a, unsigned long long b)
+__device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long a, unsigned long long b,
+                                          int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k" WG_K "." WG_TYPES " {"
@@ -386,16 +398,17 @@ __device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long a
                    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
                    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
                    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 /* generated: end */
 
-template <int N> __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long a, unsigned long long b)
+template <int N>
+__device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long a, unsigned long long b, int scale_d = 1)
 {
-    if constexpr (N == 64) wgmma_n64(d, a, b);
-    else if constexpr (N == 128) wgmma_n128(d, a, b);
-    else if constexpr (N == 192) wgmma_n192(d, a, b);
-    else wgmma_n256(d, a, b);
+    if constexpr (N == 64) wgmma_n64(d, a, b, scale_d);
+    else if constexpr (N == 128) wgmma_n128(d, a, b, scale_d);
+    else if constexpr (N == 192) wgmma_n192(d, a, b, scale_d);
+    else wgmma_n256(d, a, b, scale_d);
 }
 
 /* ---- C ----------------------------------------------------------------------------------- */
@@ -520,6 +533,32 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float 
     }
 }
 
+/* ---- f32x3 ------------------------------------------------------------------------------ */
+
+__device__ __forceinline__ float to_tf32(float x)
+{
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+}
+
+/* Splits bytes of shared memory at p in place into tf32 high parts, and writes the tf32
+ * residuals LO_OFF bytes further: every consumer thread (tc of n) takes 16-byte units. The
+ * writes are ordinary stores that wgmma reads next: each thread fences them into the async
+ * proxy, and the caller's barrier follows. */
+__device__ __forceinline__ void split_stage(unsigned char *p, int bytes, int tc, int n)
+{
+    for (int o = tc * 16; o < bytes; o += n * 16) {
+        float4 *const x = reinterpret_cast<float4 *>(p + o);
+        const float4 v = *x;
+        const float4 hi = make_float4(to_tf32(v.x), to_tf32(v.y), to_tf32(v.z), to_tf32(v.w));
+        *x = hi;
+        *reinterpret_cast<float4 *>(p + o + LO_OFF) =
+            make_float4(to_tf32(v.x - hi.x), to_tf32(v.y - hi.y), to_tf32(v.z - hi.z), to_tf32(v.w - hi.w));
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 /* ---- the kernel ----------------------------------------------------------------------- */
 
 /* Tile t of the cluster tiles (CLUSTER x BM x BN), GROUP_M rows swept column by column. */
@@ -548,7 +587,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     extern __shared__ unsigned char mmt_smem[];
     /* the swizzle pattern repeats every 1024 bytes: stages start on such a boundary */
     const unsigned raw = smem_u32(mmt_smem), base = (raw + 1023) & ~1023u;
-    const unsigned As = base, Bs = As + STAGES * A_STAGE, Es = Bs + STAGES * B_STAGE, bars = Es + EPI_BYTES;
+    const unsigned As = base, Bs = As + STAGES * A_STAGE, Es = As + LO_OFF * (SPLIT ? 2 : 1), bars = Es + EPI_BYTES;
 #define FULL(s) (bars + 8 * (s))
 #define EMPTY(s) (bars + 8 * (STAGES + (s)))
 
@@ -622,6 +661,43 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             for (int mi = 0; mi < MI; mi++)
 #pragma unroll
                 for (int i = 0; i < BN / 2; i++) acc[mi][i] = 0.0f;
+#if SPLIT
+            /* per stage: split it, sum its three products from zero, add, release it */
+            float part[MI][BN / 2];
+            for (int kt = 0; kt < ktiles; kt++, it++) {
+                const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
+                mbar_wait(FULL(s), phase);
+                const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
+                const int tc = threadIdx.x - 128;
+                split_stage(mmt_smem + (a - raw), A_STAGE, tc, CONSUMERS * 128);
+                split_stage(mmt_smem + (b - raw), B_STAGE, tc, CONSUMERS * 128);
+                asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
+                wg_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / KSTEP; kk++) {
+                    const unsigned long long db = desc(b + kk * 32, 16, 8 * LINE),
+                                             dbl = desc(b + LO_OFF + kk * 32, 16, 8 * LINE);
+#pragma unroll
+                    for (int mi = 0; mi < MI; mi++) {
+                        const unsigned ar = a + (c * WM + mi * 64) * LINE + kk * 32;
+                        const unsigned long long da = desc(ar, 16, 8 * LINE), dal = desc(ar + LO_OFF, 16, 8 * LINE);
+                        wgmma<BN>(part[mi], dal, db, kk > 0); /* the small terms first */
+                        wgmma<BN>(part[mi], da, dbl);
+                        wgmma<BN>(part[mi], da, db);
+                    }
+                }
+                wg_commit();
+                wg_wait<0>();
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++) {
+                    fence_regs(part[mi]);
+#pragma unroll
+                    for (int i = 0; i < BN / 2; i++) acc[mi][i] += part[mi][i];
+                }
+                if (threadIdx.x % 128 == 0)
+                    for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
+            }
+#else
             for (int kt = 0; kt < ktiles; kt++, it++) {
                 const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
                 mbar_wait(FULL(s), phase);
@@ -662,6 +738,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             if (ktiles > 0 && threadIdx.x % 128 == 0)
                 for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY((it - 1) % STAGES), r);
 
+#endif
             const long long row0 = tm * BM + c * WM, col0 = (tn * CLUSTER + rank) * BN;
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
