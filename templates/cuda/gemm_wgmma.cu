@@ -662,16 +662,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #pragma unroll
                 for (int i = 0; i < BN / 2; i++) acc[mi][i] = 0.0f;
 #if SPLIT
-            /* per stage: split it, sum its three products from zero, add, release it */
+            /* per stage: sum its three products from zero, add, release it; the next stage is
+             * split while the tensor cores work on this one */
             float part[MI][BN / 2];
-            for (int kt = 0; kt < ktiles; kt++, it++) {
-                const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
-                mbar_wait(FULL(s), phase);
-                const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
-                const int tc = threadIdx.x - 128;
-                split_stage(mmt_smem + (a - raw), A_STAGE, tc, CONSUMERS * 128);
-                split_stage(mmt_smem + (b - raw), B_STAGE, tc, CONSUMERS * 128);
+            const int tc = threadIdx.x - 128;
+            if (ktiles > 0) {
+                mbar_wait(FULL(it % STAGES), (it / STAGES) & 1);
+                split_stage(mmt_smem + (As + it % STAGES * A_STAGE - raw), A_STAGE, tc, CONSUMERS * 128);
+                split_stage(mmt_smem + (Bs + it % STAGES * B_STAGE - raw), B_STAGE, tc, CONSUMERS * 128);
                 asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
+            }
+            for (int kt = 0; kt < ktiles; kt++, it++) {
+                const unsigned s = it % STAGES;
+                const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
                 wg_fence();
 #pragma unroll
                 for (int kk = 0; kk < BK / KSTEP; kk++) {
@@ -687,6 +690,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                     }
                 }
                 wg_commit();
+                if (kt + 1 < ktiles) { /* the next stage of this tile, split meanwhile */
+                    const unsigned n = (it + 1) % STAGES;
+                    mbar_wait(FULL(n), ((it + 1) / STAGES) & 1);
+                    split_stage(mmt_smem + (As + n * A_STAGE - raw), A_STAGE, tc, CONSUMERS * 128);
+                    split_stage(mmt_smem + (Bs + n * B_STAGE - raw), B_STAGE, tc, CONSUMERS * 128);
+                }
                 wg_wait<0>();
 #pragma unroll
                 for (int mi = 0; mi < MI; mi++) {
@@ -696,6 +705,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 }
                 if (threadIdx.x % 128 == 0)
                     for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
+                /* both consumers' splits of the next stage are in before either multiplies it */
+                if (kt + 1 < ktiles) asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
             }
 #else
             for (int kt = 0; kt < ktiles; kt++, it++) {
