@@ -57,7 +57,10 @@ typedef struct mmt_backend {
      * two tensor maps after its parameters: `mmt_gemm(mmt_gemm_params p, const
      * __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b)`, each the
      * operand as p describes it, boxed as the geometry says, swizzled by the box's row bytes
-     * (128, 64 or 32), zero-filled outside. */
+     * (128, 64 or 32), zero-filled outside. With tma_packed they describe the operands'
+     * packed copies in p->workspace instead, which the kernel's pre-pass writes: A (as
+     * stored: rows of k, or of m transposed) at the start, B right after it, every row at
+     * its byte length rounded up to 16 (the layout of the mma.sync template's PACK too). */
     mmt_status (*launch)(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                          mmt_err *err);
     void (*unload)(mmt_module *mod);

@@ -545,6 +545,16 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
     tmap_entry e = {.base = o ? p->b : p->a, .dims = {(uint64_t)cols, (uint64_t)rows},
                     .pitch = (uint64_t)((o ? p->ldb : p->lda) * g->elem_bytes),
                     .box = {(uint32_t)g->tma[o][0], (uint32_t)g->tma[o][1]}, .elem = (uint32_t)g->elem_bytes};
+    if (g->tma_packed) { /* the packed layout (backend.h): A, then B, rows at 16-byte pitches */
+        const int64_t a_pitch = ((p->trans_a ? p->m : p->k) * g->elem_bytes + 15) / 16 * 16;
+        const int64_t b_pitch = ((p->trans_b ? p->k : p->n) * g->elem_bytes + 15) / 16 * 16;
+        const int64_t a_bytes = (p->trans_a ? p->k : p->m) * a_pitch;
+        RETURN_ERROR_IF(p->workspace_size < a_bytes + (p->trans_b ? p->n : p->k) * b_pitch, err, MMT_LAUNCH,
+                        "the workspace (%lld bytes) is smaller than the packed operands",
+                        (long long)p->workspace_size);
+        e.pitch = (uint64_t)(o ? b_pitch : a_pitch);
+        e.base = (const char *)p->workspace + (o ? a_bytes : 0);
+    }
     pthread_mutex_lock(&mod->lock);
     tmap_entry *have = &mod->tmaps[o];
     int same = have->base == e.base && have->dims[0] == e.dims[0] && have->dims[1] == e.dims[1] &&

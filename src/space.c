@@ -31,7 +31,7 @@ typedef struct space_impl {
     /* Which environment slots each expression reads (bit per slot) */
     uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
         prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
-    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[2][2];
+    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[2][2], tma_packed_mask;
 } space_impl;
 
 enum {
@@ -381,9 +381,9 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     if (n->type != YAML_MAPPING_NODE)
         return mmt_yaml_error(L->err, L->file, n, "'launch' must be a mapping with grid, block and smem, not %s",
                               mmt_yaml_kind(n));
-    enum { GRID, BLOCK, SMEM, WORKSPACE, TMA_A, TMA_B, N_KEYS };
+    enum { GRID, BLOCK, SMEM, WORKSPACE, TMA_A, TMA_B, TMA_PACKED, N_KEYS };
     yaml_node_t *vals[N_KEYS] = {NULL};
-    static const char *const keys[N_KEYS] = {"grid", "block", "smem", "workspace", "tma_a", "tma_b"};
+    static const char *const keys[N_KEYS] = {"grid", "block", "smem", "workspace", "tma_a", "tma_b", "tma_packed"};
     for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
         yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
         const char *name;
@@ -392,7 +392,8 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
         while (k < N_KEYS && strcmp(name, keys[k]) != 0) k++;
         if (k == N_KEYS)
             return mmt_yaml_error(L->err, L->file, key,
-                                  "unknown launch key '%s' (grid, block, smem, workspace, tma_a, tma_b)", name);
+                                  "unknown launch key '%s' (grid, block, smem, workspace, tma_a, tma_b, tma_packed)",
+                                  name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate launch key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
     }
@@ -410,7 +411,7 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
             for (int i = 0; i < 2; i++)
                 FORWARD_IF_ERROR(load_optional(L, n, NULL, keys[TMA_A + o], &s->tma[o][i], &im->tma_mask[o][i]));
     }
-    return MMT_OK;
+    return load_optional(L, n, vals[TMA_PACKED], "launch tma_packed", &s->tma_packed, &im->tma_packed_mask);
 }
 
 static mmt_status load_default(loader *L, yaml_node_t *n)
@@ -554,6 +555,7 @@ void mmt_space_free(mmt_space *s)
     free_expr(&s->smem);
     free_expr(&s->workspace);
     for (int o = 0; o < 2; o++) free_expr(&s->tma[o][0]), free_expr(&s->tma[o][1]);
+    free_expr(&s->tma_packed);
     free(s->file);
     free(s->template);
     free(s->entry);
@@ -618,6 +620,7 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
     else if (x >= s->block && x < s->block + 3) snprintf(buf, size, "launch block[%d]", (int)(x - s->block));
     else if (x == &s->smem) snprintf(buf, size, "launch smem");
     else if (x == &s->workspace) snprintf(buf, size, "launch workspace");
+    else if (x == &s->tma_packed) snprintf(buf, size, "launch tma_packed");
     else snprintf(buf, size, "launch tma_%c[%d]", x >= s->tma[1] ? 'b' : 'a', (int)(x - s->tma[x >= s->tma[1]]));
 }
 
@@ -785,6 +788,7 @@ mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt
     FORWARD_IF_ERROR(eval_expr(&ev, &s->workspace, im->workspace_mask, &g->workspace, err));
     for (int o = 0; o < 2; o++)
         for (int i = 0; i < 2; i++) FORWARD_IF_ERROR(eval_expr(&ev, &s->tma[o][i], im->tma_mask[o][i], &g->tma[o][i], err));
+    FORWARD_IF_ERROR(eval_expr(&ev, &s->tma_packed, im->tma_packed_mask, &g->tma_packed, err));
     g->elem_bytes = env && env->problem ? mmt_dtype_size(env->problem->dtype) : 0;
     return MMT_OK;
 }

@@ -186,6 +186,8 @@ static void sample_wgmma(const mmt_device_info *dev)
     CHECK(strstr(defines, "CONSUMERS=2") && strstr(defines, "MMT_ARCH_SPECIFIC=1"));
     spilled += compile_one("default", fam->source, defines) > 0;
     CHECK_EQ_INT(last_regs, 168);
+    /* the packing pass (operands whose rows the TMA cannot read in place) */
+    spilled += compile_one("wgmma PACK", fam->source, "PACK=1 MMT_ARCH_SPECIFIC=1") > 0;
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }

@@ -228,12 +228,14 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
     if (quick) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick(fam, &p, 0, "EPI", 1, 1, list, &n);
+        if (strstr(fam->name, "wgmma")) pick(fam, &p, 1, "PACK", 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
         pick(fam, &p, 0, "CONSUMERS", 0, 1, list, &n); /* one consumer warpgroup */
         pick(fam, &w, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
         pick(fam, &p, 0, "EPI", 1, 1, list, &n);       /* C staged through shared memory */
+        pick(fam, &p, 1, "PACK", 1, 1, list, &n);      /* odd rows packed first */
     } else {
         pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */

@@ -38,6 +38,11 @@
  * cluster compute neighbouring tiles along n and share A: each loads half of it and the
  * TMA multicasts it into both.
  *
+ * Operands whose rows are not 16-byte aligned (odd K in 16-bit, say), which the TMA cannot
+ * read, are served with PACK: a first pass (mmt_gemm_pre) copies A and B into the workspace
+ * with row pitches rounded up to 16 bytes, A first, then B (backend.h's packed layout), and
+ * the tensor maps describe those copies.
+ *
  * Launch (the space's launch section): grid CLUSTER * (tiles or fewer), block 128 *
  * (CONSUMERS + 1), dynamic shared memory SMEM bytes; the backend passes tensor maps of A and
  * B (boxes TMA_A and TMA_B of the launch section, 128-byte swizzle) after the parameters.
@@ -77,6 +82,9 @@
 #endif
 #ifndef EPI
 #define EPI 0 /* C: 0 straight from the registers (pairs); 1 through shared memory (16-byte rows) */
+#endif
+#ifndef PACK
+#define PACK 0 /* 1: A and B are first copied to the workspace with 16-byte row pitches (TMA reads those) */
 #endif
 
 /* ---- derived ------------------------------------------------------------------------ */
@@ -765,3 +773,43 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #undef FULL
 #undef EMPTY
 }
+
+#if PACK
+/* ---- the packing pass -------------------------------------------------------------------- */
+
+typedef unsigned short TP; /* copied as 16-bit units: any element type */
+#define PU (16 / sizeof(TP))
+
+/* rows x cols elements of src (row pitch ld) to dst at the pitch rounded up to 16 bytes, one
+ * 16-byte unit per thread and step: any source alignment, aligned stores. */
+__device__ __forceinline__ void pack(unsigned char *dst, const unsigned char *src, long long ld, long long rows,
+                                     long long cols, long long first, long long stride)
+{
+    const long long row_bytes = cols * ELEM, pitch = (row_bytes + 15) / 16 * 16, units = rows * (pitch / 16);
+    for (long long u = first; u < units; u += stride) {
+        const long long r = u / (pitch / 16), b0 = u % (pitch / 16) * 16;
+        union {
+            TP e[PU];
+            uint4 v;
+        } x;
+        const TP *const s = reinterpret_cast<const TP *>(src + r * ld * ELEM + b0);
+#pragma unroll
+        for (int e = 0; e < (int)PU; e++) x.e[e] = b0 + e * (long long)sizeof(TP) < row_bytes ? s[e] : TP(0);
+        *reinterpret_cast<uint4 *>(dst + r * pitch + b0) = x.v;
+    }
+}
+
+/* Before the kernel: the packed operands (alpha == 0 or K == 0: A and B are not read). Any
+ * 1-D launch: the loop strides over the grid. */
+extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
+{
+    if (p.alpha == 0.0 || p.k == 0) return;
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x, stride = (long long)gridDim.x * blockDim.x;
+    const long long ar = OP_A ? p.k : p.m, ac = OP_A ? p.m : p.k, br = OP_B ? p.n : p.k, bc = OP_B ? p.k : p.n;
+    unsigned char *const ws = static_cast<unsigned char *>(p.workspace);
+    const long long a_bytes = ar * ((ac * ELEM + 15) / 16 * 16), b_bytes = br * ((bc * ELEM + 15) / 16 * 16);
+    if (p.workspace_size < a_bytes + b_bytes) __trap(); /* the space's workspace expression sizes this layout */
+    pack(ws, static_cast<const unsigned char *>(p.a), p.lda, ar, ac, first, stride);
+    pack(ws + a_bytes, static_cast<const unsigned char *>(p.b), p.ldb, br, bc, first, stride);
+}
+#endif
