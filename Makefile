@@ -18,6 +18,7 @@ build: deps
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@scripts/test-threads-tsan.sh
 
 tune: build
 	$(BUILD)/mmtune --device $(DEVICE) --shapes $(SHAPES) $(TUNE_ARGS)

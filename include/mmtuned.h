@@ -4,7 +4,19 @@
  * `mmtune` tuned for this device and problem, read from an SQLite database. An untuned
  * shape takes the configuration of the nearest tuned shape, else the template default:
  * never a wrong answer, never a crash. Every function returns MMT_OK (0) on success;
- * details of the last failure are on the context (mmt_last_error). */
+ * details of the last failure are kept per thread (mmt_last_error).
+ *
+ * Threads. Any number of threads may call the GEMM functions, mmt_set_stream and
+ * mmt_set_sgemm_policy at once, on one context and on several. mmt_last_error and
+ * mmt_last_choice report the calling thread's own last call on a context, whatever
+ * other threads do meanwhile. The first call of a shape chooses, compiles (if no cached
+ * binary exists) and loads its kernel without holding anything that calls of other shapes
+ * need: they go on while it builds (two threads meeting the same new shape may both build
+ * it; one binary is kept). Database writes (the counts of shapes served untuned) and the
+ * start of a background tuner happen after the calling thread's own launch, in that
+ * thread. mmt_open and mmt_close are not concurrent with other calls on the same context:
+ * open before sharing it, close after the last call has returned. On a GPU, the calls of
+ * one context go to its one stream in the order the threads reach the launch. */
 #ifndef MMTUNED_H
 #define MMTUNED_H
 
@@ -82,12 +94,15 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path);
 /* Frees a context and everything it loaded; NULL is a no-op. */
 void mmt_close(mmt_ctx *ctx);
 
-/* The detailed message of the last failure on ctx ("" if none); owned by ctx, valid until
- * the next call on ctx. Accepts NULL. */
+/* The detailed message of the calling thread's last call on ctx if it failed ("" if it
+ * succeeded, or if this thread has not called on ctx lately: a thread keeps the messages of
+ * its last four contexts). NULL: the thread's last mmt_open that could not make a context.
+ * Owned by the thread, valid until its next call on ctx. */
 const char *mmt_last_error(const mmt_ctx *ctx);
 
-/* How the kernel of the last successful GEMM call on ctx was chosen, and its configuration
- * in canonical text ("BM=64,BN=64,..."; owned by ctx). Either pointer may be NULL. */
+/* How the kernel of the calling thread's last successful GEMM call on ctx was chosen, and
+ * its configuration in canonical text ("BM=64,BN=64,..."; owned by the thread, valid until
+ * its next call on ctx). Either pointer may be NULL. */
 mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config);
 
 /* For a GPU context: the CUDA stream (a CUstream / cudaStream_t) later calls run on;

@@ -1,11 +1,15 @@
 /* api.c - the public entry points (include/mmtuned.h): argument and descriptor checks,
  * layout normalisation, the sgemm policy, and the per-context table that maps a call to
- * its loaded kernel, so a repeated shape costs one hash lookup. Entries served untuned
+ * its loaded kernel, so a repeated shape costs one hash lookup under the context's lock.
+ * A first-time shape is chosen, built (cache or compiler) and loaded outside that lock,
+ * so calls of shapes already served never wait behind a compile or the database; errors
+ * and the last choice are kept per thread (thread views below). Entries served untuned
  * count their calls (miss.h); every few seconds a call syncs the context with the
  * database: the counts are written back and, under background tuning (autotune.h),
  * entries whose problem was tuned since switch to the tuned kernel. */
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,15 +81,14 @@ struct mmt_ctx {
     char db_path[PATH_MAX]; /* absolute; set when the database is writable */
     mmt_misses *misses;     /* NULL unless the database opened writable: nothing is recorded then */
     mmt_autotune autotune;
-    void *stream;
-    pthread_mutex_t lock; /* guards the tables and the policy below; launches run outside it */
+    uint64_t id; /* unique per context of the process: thread views name contexts by it */
+    _Atomic(void *) stream;
+    pthread_mutex_t lock; /* guards the table, the modules and the policy; launches run outside it */
     mmt_sgemm_policy sgemm_policy;
+    pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
     loaded *modules;
-    mmt_err err;
-    mmt_choice last_choice;
-    char last_config[512];
     /* Device scratch for kernels whose launch asks for it (operands packed to aligned rows).
      * Every launch of a context goes to its one stream, so one buffer serves them all; the
      * mutex keeps each call's pair of launches (pack, multiply) together. */
@@ -94,36 +97,96 @@ struct mmt_ctx {
     int64_t ws_size;
 };
 
-static _Thread_local mmt_err open_err; /* for failures before a context exists */
+/* ---- per-thread views ---------------------------------------------------------------- */
+
+/* What the calling thread's last call on a context said: its error (if it failed) and the
+ * choice that served it. A thread keeps views of its last few contexts (the oldest gives
+ * way); id 0 is a failure with no context (mmt_open without an out pointer). */
+#define THREAD_VIEWS 4
+typedef struct thread_view {
+    uint64_t ctx_id, used;
+    mmt_err err;
+    mmt_choice choice;
+    char config[512];
+} thread_view;
+static _Thread_local thread_view views[THREAD_VIEWS];
+static _Thread_local uint64_t view_clock;
+static _Atomic uint64_t next_ctx_id = 1;
+
+static thread_view *view_of(uint64_t id, int make)
+{
+    thread_view *oldest = &views[0];
+    for (int i = 0; i < THREAD_VIEWS; i++) {
+        if (views[i].used && views[i].ctx_id == id) return &views[i];
+        if (views[i].used < oldest->used) oldest = &views[i];
+    }
+    if (!make) return NULL;
+    memset(oldest, 0, sizeof *oldest);
+    oldest->ctx_id = id;
+    oldest->used = ++view_clock;
+    return oldest;
+}
+
+/* The end of a public call on ctx: its outcome becomes this thread's view of ctx. */
+static mmt_status finish(const mmt_ctx *ctx, mmt_status st, const mmt_err *err, mmt_choice choice,
+                         const char *config)
+{
+    thread_view *v = view_of(ctx ? ctx->id : 0, 1);
+    v->used = ++view_clock;
+    if (st != MMT_OK) {
+        v->err = *err;
+        v->err.status = st;
+    } else {
+        mmt_err_clear(&v->err);
+    }
+    if (config) {
+        v->choice = choice;
+        snprintf(v->config, sizeof v->config, "%s", config);
+    }
+    return st;
+}
+
+/* ---- contexts --------------------------------------------------------------------------- */
+
+static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, mmt_err *err);
 
 mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
 {
-    RETURN_ERROR_IF(!out, &open_err, MMT_INVALID_ARGUMENT, "mmt_open: out is NULL");
+    mmt_err err;
+    mmt_err_clear(&err);
+    if (!out) return finish(NULL, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "mmt_open: out is NULL"), &err, 0, NULL);
     *out = NULL;
     mmt_ctx *ctx = calloc(1, sizeof *ctx);
-    RETURN_ERROR_IF(!ctx, &open_err, MMT_OUT_OF_MEMORY, "out of memory");
+    if (!ctx) return finish(NULL, mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory"), &err, 0, NULL);
+    ctx->id = atomic_fetch_add(&next_ctx_id, 1);
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->modes_lock, NULL);
     pthread_mutex_init(&ctx->ws_lock, NULL);
     *out = ctx;
+    return finish(ctx, open_ctx(ctx, device, db_path, &err), &err, 0, NULL);
+}
+
+static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, mmt_err *err)
+{
     /* The environment's policy first: a misspelt value must not pass unnoticed, on any device. */
     const char *policy = getenv("MMTUNE_SGEMM");
     if (policy && *policy && strcmp(policy, "f32") != 0) {
-        RETURN_ERROR_IF(strcmp(policy, "f32x3") != 0, &ctx->err, MMT_INVALID_ARGUMENT,
+        RETURN_ERROR_IF(strcmp(policy, "f32x3") != 0, err, MMT_INVALID_ARGUMENT,
                         "MMTUNE_SGEMM=%.100s: the values are f32 (the default) and f32x3", policy);
         ctx->sgemm_policy = MMT_SGEMM_ALLOW_F32X3;
     }
     double sync_s;
-    FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, &ctx->err));
-    FORWARD_IF_ERROR(mmt_autotune_config(&ctx->autotune, &ctx->err));
+    FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, err));
+    FORWARD_IF_ERROR(mmt_autotune_config(&ctx->autotune, err));
     snprintf(ctx->device, sizeof ctx->device, "%s", device ? device : "cpu");
     int ordinal = 0;
-    mmt_status st = mmt_backend_for_device(device ? device : "cpu", &ctx->be, &ordinal, &ctx->err);
-    if (st == MMT_OK) st = ctx->be->probe(ordinal, &ctx->dev, &ctx->err);
+    mmt_status st = mmt_backend_for_device(device ? device : "cpu", &ctx->be, &ordinal, err);
+    if (st == MMT_OK) st = ctx->be->probe(ordinal, &ctx->dev, err);
     if (st == MMT_OK) {
         char path[4096];
         if (db_path) snprintf(path, sizeof path, "%s", db_path);
         else mmt_store_default_path(path, sizeof path);
-        mmt_err ignore, why; /* not ctx->err: a message must not be formatted into itself */
+        mmt_err ignore, why; /* not err: a message must not be formatted into itself */
         /* background tuning writes its results into the database: the default one is made */
         if (!db_path && ctx->autotune.on && access(path, F_OK) != 0 &&
             mmt_store_open(path, 0, &ctx->st, &ignore) == MMT_OK) {
@@ -137,12 +200,12 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
             if (mmt_store_open(path, !writable, &ctx->st, &ignore) != MMT_OK) {
                 writable = 0;
                 if (mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
-                    st = mmt_err_set(&ctx->err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
+                    st = mmt_err_set(err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
             }
             if (st == MMT_OK && writable && realpath(path, ctx->db_path))
                 ctx->misses = mmt_misses_new(ctx->db_path, &ctx->dev, sync_s);
         } else if (db_path) {
-            st = mmt_err_set(&ctx->err, MMT_NOT_FOUND, "no database at %s", path);
+            st = mmt_err_set(err, MMT_NOT_FOUND, "no database at %s", path);
         }
     }
     return st;
@@ -174,49 +237,58 @@ void mmt_close(mmt_ctx *ctx)
     }
     mmt_store_close(ctx->st);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->modes_lock);
     pthread_mutex_destroy(&ctx->ws_lock);
     free(ctx);
 }
 
-const char *mmt_last_error(const mmt_ctx *ctx) { return ctx ? ctx->err.msg : open_err.msg; }
+const char *mmt_last_error(const mmt_ctx *ctx)
+{
+    const thread_view *v = view_of(ctx ? ctx->id : 0, 0);
+    return v ? v->err.msg : "";
+}
 
 mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config)
 {
-    if (config) *config = ctx ? ctx->last_config : "";
-    return ctx ? ctx->last_choice : MMT_CHOICE_NONE;
+    const thread_view *v = ctx ? view_of(ctx->id, 0) : NULL;
+    if (config) *config = v ? v->config : "";
+    return v ? v->choice : MMT_CHOICE_NONE;
 }
 
 mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
     pthread_mutex_lock(&ctx->ws_lock);
     mmt_status st = MMT_OK;
-    if (ctx->ws && stream != ctx->stream) st = ctx->be->sync(ctx->stream, &ctx->err); /* the scratch moves streams */
-    if (st == MMT_OK) ctx->stream = stream;
+    void *old = atomic_load(&ctx->stream);
+    if (ctx->ws && stream != old) st = ctx->be->sync(old, &err); /* the scratch moves streams */
+    if (st == MMT_OK) atomic_store(&ctx->stream, stream);
     pthread_mutex_unlock(&ctx->ws_lock);
-    return st;
+    return finish(ctx, st, &err, 0, NULL);
 }
 
 /* Launches mod with the context's scratch when its geometry asks for some (grown on demand:
  * the old buffer is freed only after the stream has finished with it). */
-static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, mmt_gemm_params *gp)
+static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, mmt_gemm_params *gp, mmt_err *err)
 {
-    if (g->workspace <= 0) return ctx->be->launch(mod, gp, g, ctx->stream, &ctx->err);
+    if (g->workspace <= 0) return ctx->be->launch(mod, gp, g, atomic_load(&ctx->stream), err);
     pthread_mutex_lock(&ctx->ws_lock);
+    void *stream = atomic_load(&ctx->stream);
     mmt_status st = MMT_OK;
     if (ctx->ws_size < g->workspace) {
-        if (ctx->ws) st = ctx->be->sync(ctx->stream, &ctx->err);
+        if (ctx->ws) st = ctx->be->sync(stream, err);
         if (st == MMT_OK) {
             ctx->be->free(ctx->ws);
             ctx->ws = NULL, ctx->ws_size = 0;
-            st = ctx->be->alloc(&ctx->dev, (size_t)g->workspace, &ctx->ws, &ctx->err);
+            st = ctx->be->alloc(&ctx->dev, (size_t)g->workspace, &ctx->ws, err);
         }
         if (st == MMT_OK) ctx->ws_size = g->workspace;
     }
     if (st == MMT_OK) {
         gp->workspace = ctx->ws;
         gp->workspace_size = ctx->ws_size;
-        st = ctx->be->launch(mod, gp, g, ctx->stream, &ctx->err);
+        st = ctx->be->launch(mod, gp, g, stream, err);
     }
     pthread_mutex_unlock(&ctx->ws_lock);
     return st;
@@ -225,8 +297,12 @@ static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, m
 mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
-    RETURN_ERROR_IF(policy != MMT_SGEMM_F32 && policy != MMT_SGEMM_ALLOW_F32X3, &ctx->err, MMT_INVALID_ARGUMENT,
-                    "unknown sgemm policy %d (MMT_SGEMM_F32, MMT_SGEMM_ALLOW_F32X3)", (int)policy);
+    mmt_err err;
+    if (policy != MMT_SGEMM_F32 && policy != MMT_SGEMM_ALLOW_F32X3)
+        return finish(ctx,
+                      mmt_err_set(&err, MMT_INVALID_ARGUMENT,
+                                  "unknown sgemm policy %d (MMT_SGEMM_F32, MMT_SGEMM_ALLOW_F32X3)", (int)policy),
+                      &err, 0, NULL);
     pthread_mutex_lock(&ctx->lock);
     ctx->sgemm_policy = policy;
     pthread_mutex_unlock(&ctx->lock);
@@ -251,19 +327,19 @@ static int same_key(const call_key *a, const call_key *b)
            a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3;
 }
 
-/* The families and tuned entries of a mode, read once. Called under the lock. A mode this
- * backend has no template for is MMT_UNSUPPORTED with mmt_family_find_all's message. */
-static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out)
+/* The families and tuned entries of a mode, read once. Called under modes_lock. A mode
+ * this backend has no template for is MMT_UNSUPPORTED with mmt_family_find_all's message. */
+static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out, mmt_err *err)
 {
     served *sv = &ctx->modes[mode];
-    RETURN_ERROR_IF(sv->missing, &ctx->err, MMT_UNSUPPORTED, "%s", sv->why);
+    RETURN_ERROR_IF(sv->missing, err, MMT_UNSUPPORTED, "%s", sv->why);
     if (!sv->ready) {
         if (!sv->n) {
             mmt_family_list list;
-            mmt_status st = mmt_family_find_all(ctx->be->name, mode, &list, &ctx->err);
+            mmt_status st = mmt_family_find_all(ctx->be->name, mode, &list, err);
             if (st == MMT_UNSUPPORTED) {
                 sv->missing = 1;
-                snprintf(sv->why, sizeof sv->why, "%.500s", ctx->err.msg);
+                snprintf(sv->why, sizeof sv->why, "%.500s", err->msg);
             }
             FORWARD_IF_ERROR(st);
             for (int f = 0; f < list.n; f++) sv->fam[f].family = list.f[f];
@@ -274,8 +350,7 @@ static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out)
             free(sf->bests);
             sf->bests = NULL;
             FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sf->family->name,
-                                                 sf->family->source_hash, mode, &sf->bests, &sf->n_bests,
-                                                 &ctx->err));
+                                                 sf->family->source_hash, mode, &sf->bests, &sf->n_bests, err));
         }
         sv->ready = 1;
     }
@@ -291,7 +366,7 @@ static int lookup_families(const served *sv, mmt_lookup_family *out)
     return sv->n;
 }
 
-/* The module already loaded for key, or NULL. Called under the lock. */
+/* The module already loaded for key, or NULL. Called under lock. */
 static mmt_module *module_find(const mmt_ctx *ctx, const char *key)
 {
     for (const loaded *l = ctx->modules; l; l = l->next)
@@ -316,7 +391,7 @@ static mmt_status module_build(mmt_ctx *ctx, const mmt_family *fam, const char *
     return st;
 }
 
-/* Keeps mod under key until mmt_close. Called under the lock; *out is the module to use:
+/* Keeps mod under key until mmt_close. Called under lock; *out is the module to use:
  * mod, or the one another thread kept under the same key meanwhile (mod is unloaded). */
 static mmt_status module_keep(mmt_ctx *ctx, const char *key, mmt_module *mod, mmt_module **out, mmt_err *err)
 {
@@ -335,15 +410,23 @@ static mmt_status module_keep(mmt_ctx *ctx, const char *key, mmt_module *mod, mm
     return MMT_OK;
 }
 
-/* The module of an instance, loaded once per context. Called under the lock. */
-static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out)
+/* The module of an instance, loaded once per context: found under lock, else built
+ * outside it (two threads may build the same one: module_keep keeps the first). */
+static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out,
+                              mmt_err *err)
 {
     char key[65];
     mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key);
-    if ((*out = module_find(ctx, key)) != NULL) return MMT_OK;
+    pthread_mutex_lock(&ctx->lock);
+    *out = module_find(ctx, key);
+    pthread_mutex_unlock(&ctx->lock);
+    if (*out) return MMT_OK;
     mmt_module *mod;
-    FORWARD_IF_ERROR(module_build(ctx, fam, defines, &mod, &ctx->err));
-    return module_keep(ctx, key, mod, out, &ctx->err);
+    FORWARD_IF_ERROR(module_build(ctx, fam, defines, &mod, err));
+    pthread_mutex_lock(&ctx->lock);
+    mmt_status st = module_keep(ctx, key, mod, out, err);
+    pthread_mutex_unlock(&ctx->lock);
+    return st;
 }
 
 /* A configuration chosen for a call, before anything is built. */
@@ -364,18 +447,16 @@ static mmt_space_env env_of(const mmt_ctx *ctx, const mmt_problem *p, const call
 /* The f32x3 rival of an f32 call under MMT_SGEMM_ALLOW_F32X3: only a tuned entry counts
  * (a default's speed is unknown). *found is 0 if there is none, or if this backend has no
  * f32x3 family: that is plain f32, not an error. */
-static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *found)
+static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *found, mmt_err *err)
 {
     *found = 0;
     out->problem = k->problem;
     out->problem.mode = MMT_MODE_F32X3;
-    mmt_err before = ctx->err; /* a missing family is no failure: it leaves no message */
+    mmt_err why; /* a missing family is no failure: it leaves no message */
     served *sv;
-    mmt_status st = serve_mode(ctx, MMT_MODE_F32X3, &sv);
-    if (st == MMT_UNSUPPORTED) {
-        ctx->err = before;
-        return MMT_OK;
-    }
+    mmt_status st = serve_mode(ctx, MMT_MODE_F32X3, &sv, &why);
+    if (st == MMT_UNSUPPORTED) return MMT_OK;
+    if (st != MMT_OK) return mmt_err_set(err, st, "%s", why.msg);
     FORWARD_IF_ERROR(st);
     mmt_space_env env = env_of(ctx, &out->problem, k);
     mmt_lookup_family fams[MMT_MAX_FAMILIES];
@@ -385,39 +466,48 @@ static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *fo
     return MMT_OK;
 }
 
-/* What a call runs: from the table, or chosen, built and loaded once. Called under the lock. */
-static mmt_status find_entry(mmt_ctx *ctx, const call_key *k, entry **out)
+/* The entry of k in the table, or NULL. Called under lock. */
+static entry *table_find(const mmt_ctx *ctx, const call_key *k)
 {
-    unsigned b = key_hash(k);
-    for (entry *e = ctx->buckets[b]; e; e = e->next)
-        if (same_key(&e->key, k)) {
-            *out = e;
-            return MMT_OK;
-        }
+    for (entry *e = ctx->buckets[key_hash(k)]; e; e = e->next)
+        if (same_key(&e->key, k)) return e;
+    return NULL;
+}
+
+/* A first-time call: its configuration chosen (under modes_lock: the families and their
+ * tuned entries), built and loaded (outside every lock), then added to the table, where
+ * another thread may have put the same key meanwhile (its entry is used). */
+static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_err *err)
+{
     pick pk = {.problem = k->problem};
-    served *sv;
-    FORWARD_IF_ERROR(serve_mode(ctx, k->problem.mode, &sv));
     mmt_space_env env = env_of(ctx, &pk.problem, k);
-    mmt_lookup_family fams[MMT_MAX_FAMILIES];
-    int which;
-    FORWARD_IF_ERROR(mmt_lookup_choose_among(fams, lookup_families(sv, fams), &env, &pk.cfg, &pk.how, &pk.gflops,
-                                             &which, &ctx->err));
-    pk.sf = &sv->fam[which];
-    if (k->allow_f32x3) {
+    pthread_mutex_lock(&ctx->modes_lock);
+    served *sv;
+    mmt_status st = serve_mode(ctx, k->problem.mode, &sv, err);
+    if (st == MMT_OK) {
+        mmt_lookup_family fams[MMT_MAX_FAMILIES];
+        int which;
+        st = mmt_lookup_choose_among(fams, lookup_families(sv, fams), &env, &pk.cfg, &pk.how, &pk.gflops, &which,
+                                     err);
+        if (st == MMT_OK) pk.sf = &sv->fam[which];
+    }
+    if (st == MMT_OK && k->allow_f32x3) {
         pick rival;
         int found;
-        FORWARD_IF_ERROR(pick_f32x3(ctx, k, &rival, &found));
-        if (found && rival.gflops > pk.gflops) pk = rival;
+        st = pick_f32x3(ctx, k, &rival, &found, err);
+        if (st == MMT_OK && found && rival.gflops > pk.gflops) pk = rival;
     }
+    pthread_mutex_unlock(&ctx->modes_lock);
+    FORWARD_IF_ERROR(st);
 
     const mmt_space *s = pk.sf->family->space;
     env = env_of(ctx, &pk.problem, k);
     entry *e = calloc(1, sizeof *e);
-    RETURN_ERROR_IF(!e, &ctx->err, MMT_OUT_OF_MEMORY, "out of memory");
+    RETURN_ERROR_IF(!e, err, MMT_OUT_OF_MEMORY, "out of memory");
     char defines[4096];
-    mmt_status st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &ctx->err);
-    if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, &ctx->err);
-    if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod);
+    st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, err);
+    if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, err);
+    if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod, err);
     if (st != MMT_OK) {
         free(e);
         return st;
@@ -426,9 +516,16 @@ static mmt_status find_entry(mmt_ctx *ctx, const call_key *k, entry **out)
     e->choice = pk.how;
     mmt_config_format(s, &pk.cfg, e->params, sizeof e->params);
     if (pk.how != MMT_CHOICE_EXACT && ctx->misses) e->miss = mmt_misses_counter(ctx->misses, &k->problem);
-    e->next = ctx->buckets[b];
-    ctx->buckets[b] = e;
-    *out = e;
+    pthread_mutex_lock(&ctx->lock);
+    entry *have = table_find(ctx, k);
+    if (!have) {
+        unsigned b = key_hash(k);
+        e->next = ctx->buckets[b];
+        ctx->buckets[b] = e;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (have) free(e); /* its module stays with the context, shared by key */
+    *out = have ? have : e;
     return MMT_OK;
 }
 
@@ -446,9 +543,9 @@ static int has_exact(const mmt_best_rec *bests, size_t n, const mmt_problem *p)
 }
 
 /* Whether k's problem has a tuned entry of its own in the bests read now, and which
- * configuration runs it: the rule of find_entry, where only an EXACT answer counts (an f32
+ * configuration runs it: the rule of make_entry, where only an EXACT answer counts (an f32
  * call allowed f32x3 keeps its fallback if an untuned f32x3 choice would beat the tuned
- * f32 one). Reads only modes already served. Called under the lock. */
+ * f32 one). Reads only modes already served. Called under modes_lock. */
 static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
 {
     served *sv = &ctx->modes[k->problem.mode];
@@ -490,9 +587,9 @@ static void reread_bests(mmt_ctx *ctx, mmt_store *st)
     pthread_mutex_unlock(&ctx->lock);
     for (int mode = 0; mode < MMT_N_MODES; mode++) {
         served *sv = &ctx->modes[mode];
-        pthread_mutex_lock(&ctx->lock);
+        pthread_mutex_lock(&ctx->modes_lock);
         const int n_fams = modes & (1u << mode) && sv->ready ? sv->n : 0;
-        pthread_mutex_unlock(&ctx->lock);
+        pthread_mutex_unlock(&ctx->modes_lock);
         for (int f = 0; f < n_fams; f++) { /* a served mode's families stay until mmt_close */
             const mmt_family *fam = sv->fam[f].family;
             mmt_best_rec *bests;
@@ -500,11 +597,11 @@ static void reread_bests(mmt_ctx *ctx, mmt_store *st)
             if (mmt_store_best_list(st, ctx->dev.fingerprint, fam->name, fam->source_hash, (mmt_mode)mode, &bests,
                                     &n, NULL) != MMT_OK)
                 continue;
-            pthread_mutex_lock(&ctx->lock);
+            pthread_mutex_lock(&ctx->modes_lock);
             free(sv->fam[f].bests);
             sv->fam[f].bests = bests;
             sv->fam[f].n_bests = n;
-            pthread_mutex_unlock(&ctx->lock);
+            pthread_mutex_unlock(&ctx->modes_lock);
         }
     }
 }
@@ -516,7 +613,7 @@ static void reread_bests(mmt_ctx *ctx, mmt_store *st)
 static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
 {
     pick pk = *chosen;
-    mmt_err err; /* not ctx->err: it belongs to the caller's call */
+    mmt_err err; /* not the caller's: a sync's failure is no failure of the call */
     const mmt_family *fam = pk.sf->family;
     const mmt_space *s = fam->space;
     mmt_space_env env = env_of(ctx, &pk.problem, &e->key);
@@ -556,6 +653,7 @@ static void switch_tuned(mmt_ctx *ctx)
     } todo;
     todo *list = NULL;
     size_t n = 0, cap = 0;
+    pthread_mutex_lock(&ctx->modes_lock); /* tuned_now reads the modes; the order is modes_lock, lock */
     pthread_mutex_lock(&ctx->lock);
     for (int b = 0; b < N_BUCKETS; b++)
         for (entry *c = ctx->buckets[b]; c; c = c->next) {
@@ -569,6 +667,7 @@ static void switch_tuned(mmt_ctx *ctx)
             list[n++] = (todo){c, pk};
         }
     pthread_mutex_unlock(&ctx->lock);
+    pthread_mutex_unlock(&ctx->modes_lock);
     for (size_t i = 0; i < n; i++) switch_entry(ctx, list[i].e, &list[i].pk);
     free(list);
 }
@@ -600,9 +699,8 @@ static const char *compute_name(mmt_compute c)
 }
 
 /* The descriptor as a problem (user layout, sizes to be filled in), or why there is none. */
-static mmt_status check_desc(mmt_ctx *ctx, const mmt_gemm_desc *d, mmt_problem *p)
+static mmt_status check_desc(const mmt_gemm_desc *d, mmt_problem *p, mmt_err *err)
 {
-    mmt_err *err = &ctx->err;
     RETURN_ERROR_IF(!d, err, MMT_INVALID_ARGUMENT, "the descriptor is NULL");
     RETURN_ERROR_IF(!mmt_dtype_name(d->ab_type), err, MMT_INVALID_ARGUMENT,
                     "unknown ab_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16)", (int)d->ab_type);
@@ -630,16 +728,15 @@ static mmt_status check_desc(mmt_ctx *ctx, const mmt_gemm_desc *d, mmt_problem *
     return MMT_OK;
 }
 
-/* Every GEMM entry point ends here. sgemm: the call came through mmt_sgemm, whose policy
- * may allow f32x3; mmt_gemm_ex runs exactly what its descriptor says. */
-static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n, int64_t k,
-                       double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
-                       int64_t ldc)
+/* A GEMM call: checked, normalised, looked up (made the first time), launched; *how and
+ * config say what served it. sgemm: the call came through mmt_sgemm, whose policy may allow
+ * f32x3; mmt_gemm_ex runs exactly what its descriptor says. */
+static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n, int64_t k,
+                           double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                           int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
 {
-    if (!ctx) return MMT_INVALID_ARGUMENT;
-    mmt_err *err = &ctx->err;
     mmt_problem user;
-    FORWARD_IF_ERROR(check_desc(ctx, d, &user));
+    FORWARD_IF_ERROR(check_desc(d, &user, err));
     RETURN_ERROR_IF(m < 0 || n < 0 || k < 0, err, MMT_INVALID_ARGUMENT, "negative size m=%lld n=%lld k=%lld",
                     (long long)m, (long long)n, (long long)k);
     int tra = user.trans_a, trb = user.trans_b;
@@ -655,9 +752,9 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     }
     if (m == 0 || n == 0) { /* nothing to compute, but an unserved mode says so whatever the size */
         served *sv;
-        pthread_mutex_lock(&ctx->lock);
-        mmt_status st = serve_mode(ctx, user.mode, &sv);
-        pthread_mutex_unlock(&ctx->lock);
+        pthread_mutex_lock(&ctx->modes_lock);
+        mmt_status st = serve_mode(ctx, user.mode, &sv, err);
+        pthread_mutex_unlock(&ctx->modes_lock);
         return st;
     }
     RETURN_ERROR_IF(!c, err, MMT_INVALID_ARGUMENT, "C is NULL");
@@ -674,35 +771,47 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     key.align_a = mmt_align_bytes((uintptr_t)gp.a, gp.lda * es);
     key.align_b = mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es);
 
+    /* the fast path: one lookup under the lock; a first-time key is made outside it */
     pthread_mutex_lock(&ctx->lock);
     key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
-    entry *e;
-    mmt_status st = find_entry(ctx, &key, &e);
-    mmt_module *mod = NULL;
-    mmt_geometry geometry;
-    mmt_miss_counter *miss = NULL;
-    if (st == MMT_OK) {
-        ctx->last_choice = e->choice;
-        snprintf(ctx->last_config, sizeof ctx->last_config, "%s", e->params);
-        /* what the launch reads, copied: a sync may switch the entry meanwhile */
-        mod = e->mod;
-        geometry = e->geometry;
-        if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
-    }
+    entry *e = table_find(ctx, &key);
     pthread_mutex_unlock(&ctx->lock);
-    FORWARD_IF_ERROR(st);
+    if (!e) FORWARD_IF_ERROR(make_entry(ctx, &key, &e, err));
+    mmt_miss_counter *miss = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    *how = e->choice;
+    snprintf(config, config_size, "%s", e->params);
+    /* what the launch reads, copied: a sync may switch the entry meanwhile */
+    mmt_module *mod = e->mod;
+    mmt_geometry geometry = e->geometry;
+    if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
+    pthread_mutex_unlock(&ctx->lock);
     int sync = 0;
     if (miss) {
         mmt_miss_count(miss);
         sync = mmt_misses_due(ctx->misses);
     }
-    st = launch(ctx, mod, &geometry, &gp);
+    mmt_status st = launch(ctx, mod, &geometry, &gp, err);
     /* after the launch, so the call's own result is not delayed: the first call of an
      * untuned problem hands it to a background mmtune, and a due call syncs */
     if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)
         mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
     if (sync) sync_with_database(ctx);
     return st;
+}
+
+/* Every GEMM entry point ends here: the call's outcome becomes this thread's view. */
+static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n, int64_t k,
+                       double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                       int64_t ldc)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    mmt_choice how = MMT_CHOICE_NONE;
+    char config[512] = "";
+    mmt_status st = run_gemm(ctx, d, sgemm, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config,
+                             sizeof config, &err);
+    return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
 }
 
 mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
