@@ -416,7 +416,7 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
                               mmt_err *err)
 {
     char key[65];
-    mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key);
+    FORWARD_IF_ERROR(mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key, err));
     pthread_mutex_lock(&ctx->lock);
     *out = module_find(ctx, key);
     pthread_mutex_unlock(&ctx->lock);
@@ -622,8 +622,8 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     mmt_module *mod = NULL;
     int built = 0, ok = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &err) == MMT_OK &&
                         mmt_space_geometry(s, &pk.cfg, &env, &g, &err) == MMT_OK;
+    if (ok) ok = mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key, &err) == MMT_OK;
     if (ok) {
-        mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key);
         pthread_mutex_lock(&ctx->lock);
         mod = module_find(ctx, key);
         pthread_mutex_unlock(&ctx->lock);

@@ -89,16 +89,17 @@ mmt_status mmt_autotune_config(mmt_autotune *at, mmt_err *err)
     return MMT_OK;
 }
 
-void mmt_autotune_lock_path(const char *db_path, const char *fingerprint, const mmt_problem *p, char *buf,
-                            size_t size)
+mmt_status mmt_autotune_lock_path(const char *db_path, const char *fingerprint, const mmt_problem *p, char *buf,
+                                  size_t size)
 {
     char text[128], hex[65];
     mmt_problem_format(p, text, sizeof text);
     mmt_hash *h = mmt_hash_begin();
     mmt_hash_add_str(h, fingerprint);
     mmt_hash_add_str(h, text);
-    mmt_hash_end(h, hex);
+    FORWARD_IF_ERROR(mmt_hash_end(h, hex, NULL));
     snprintf(buf, size, "%s.autotune/%.16s.lock", db_path, hex);
+    return MMT_OK;
 }
 
 /* Descriptors from `from` up are closed in the process that execs mmtune, so nothing the
@@ -130,7 +131,7 @@ static void detach_and_exec(const char *bin, char *const argv[], const char *log
     for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, NULL);
     /* the lock above the standard descriptors first: lockfd may itself be 0, 1 or 2 */
     int lock = fcntl(lockfd, F_DUPFD_CLOEXEC, 10);
-    int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
     if (out < 0) out = open("/dev/null", O_WRONLY);
     dup2(in, 0);
     dup2(out, 1);
@@ -147,10 +148,11 @@ mmt_autotune_start_result mmt_autotune_start(const mmt_autotune *at, const char 
     if (!at->on || !at->bin[0]) return MMT_AUTOTUNE_OFF;
     char dir[PATH_MAX + 16], lock[PATH_MAX + 64], log[PATH_MAX + 32], text[128];
     snprintf(dir, sizeof dir, "%s.autotune", db_path);
-    if (mmt_mkdirs(dir, NULL) != MMT_OK) return MMT_AUTOTUNE_FAILED;
-    mmt_autotune_lock_path(db_path, fingerprint, p, lock, sizeof lock);
+    if (mmt_private_dir(dir, NULL) != MMT_OK ||
+        mmt_autotune_lock_path(db_path, fingerprint, p, lock, sizeof lock) != MMT_OK)
+        return MMT_AUTOTUNE_FAILED;
     snprintf(log, sizeof log, "%s/log", dir);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return MMT_AUTOTUNE_FAILED;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);

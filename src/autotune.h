@@ -27,9 +27,10 @@ typedef struct mmt_autotune {
  * MMT_INVALID_ARGUMENT with a message that names the variable. */
 mmt_status mmt_autotune_config(mmt_autotune *at, mmt_err *err);
 
-/* The lock file of (device fingerprint, problem) for the database at db_path. */
-void mmt_autotune_lock_path(const char *db_path, const char *fingerprint, const mmt_problem *p, char *buf,
-                            size_t size);
+/* The lock file of (device fingerprint, problem) for the database at db_path; MMT_OUT_OF_MEMORY
+ * if the digest that names it failed. */
+mmt_status mmt_autotune_lock_path(const char *db_path, const char *fingerprint, const mmt_problem *p, char *buf,
+                                  size_t size);
 
 typedef enum mmt_autotune_start_result {
     MMT_AUTOTUNE_STARTED = 0, /* an mmtune now tunes the problem */

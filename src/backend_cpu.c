@@ -223,9 +223,13 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
     /* dlopen needs a file: the cache keeps one per distinct binary, named by its hash. */
     char dir[1024], path[1200], hex[65];
     FORWARD_IF_ERROR(mmt_cache_dir(dir, sizeof dir, err));
-    mmt_sha256_hex(bin, size, hex);
+    FORWARD_IF_ERROR(mmt_sha256_hex(bin, size, hex, err));
     snprintf(path, sizeof path, "%s/%s.so", dir, hex);
-    if (access(path, R_OK) != 0) FORWARD_IF_ERROR(mmt_file_write_atomic(path, bin, size, err));
+    /* The copy is checked against the binary's digest first: a file planted or damaged
+     * under that name is replaced, never run. (Loading it through /proc/self/fd would close
+     * the window between check and load, but the loader takes equal names for the same
+     * library; the window is in a directory only this user can write: mmt_cache_dir.) */
+    FORWARD_IF_ERROR(mmt_file_ensure(path, bin, size, hex, err));
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     RETURN_ERROR_IF(!h, err, MMT_LOAD, "dlopen %s: %s", path, dlerror());
     void *fn = dlsym(h, entry);

@@ -27,7 +27,11 @@ static mmt_status attach_template(mmt_space *space, mmt_family **out, mmt_err *e
         mmt_family_free(f);
         return r;
     }
-    mmt_sha256_hex(f->source, size, f->source_hash);
+    st = mmt_sha256_hex(f->source, size, f->source_hash, err);
+    if (st != MMT_OK) {
+        mmt_family_free(f);
+        return st;
+    }
     *out = f;
     return MMT_OK;
 }

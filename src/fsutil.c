@@ -2,13 +2,17 @@
 #include "fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-mmt_status mmt_mkdirs(const char *path, mmt_err *err)
+#include "hash.h"
+
+/* mkdir -p with the given mode for what it creates. */
+static mmt_status make_dirs(const char *path, mode_t mode, mmt_err *err)
 {
     char buf[4096];
     RETURN_ERROR_IF(strlen(path) >= sizeof buf, err, MMT_INVALID_ARGUMENT, "path too long: %s", path);
@@ -16,12 +20,28 @@ mmt_status mmt_mkdirs(const char *path, mmt_err *err)
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        if (mkdir(buf, mode) != 0 && errno != EEXIST)
             return mmt_err_set(err, MMT_IO, "cannot create directory %s: %s", buf, strerror(errno));
         *p = '/';
     }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+    if (mkdir(buf, mode) != 0 && errno != EEXIST)
         return mmt_err_set(err, MMT_IO, "cannot create directory %s: %s", buf, strerror(errno));
+    return MMT_OK;
+}
+
+mmt_status mmt_mkdirs(const char *path, mmt_err *err) { return make_dirs(path, 0755, err); }
+
+mmt_status mmt_private_dir(const char *path, mmt_err *err)
+{
+    FORWARD_IF_ERROR(make_dirs(path, 0700, err));
+    struct stat st;
+    RETURN_ERROR_IF(lstat(path, &st) != 0, err, MMT_IO, "cannot stat %s: %s", path, strerror(errno));
+    RETURN_ERROR_IF(!S_ISDIR(st.st_mode), err, MMT_IO, "%s is not a directory (a symbolic link?): refusing it", path);
+    RETURN_ERROR_IF(st.st_uid != geteuid(), err, MMT_IO,
+                    "%s belongs to user %d, not to this user (%d): refusing to keep or load code there", path,
+                    (int)st.st_uid, (int)geteuid());
+    if ((st.st_mode & 077) && chmod(path, 0700) != 0)
+        return mmt_err_set(err, MMT_IO, "%s is open to others and cannot be made private: %s", path, strerror(errno));
     return MMT_OK;
 }
 
@@ -32,7 +52,7 @@ mmt_status mmt_cache_dir(char *buf, size_t size, mmt_err *err)
     else if (xdg && *xdg) snprintf(buf, size, "%s/mmtune/kernels", xdg);
     else if (home && *home) snprintf(buf, size, "%s/.cache/mmtune/kernels", home);
     else snprintf(buf, size, "/tmp/mmtune-%d/kernels", (int)getuid());
-    return mmt_mkdirs(buf, err);
+    return mmt_private_dir(buf, err);
 }
 
 mmt_status mmt_file_read(const char *path, void **data, size_t *size, mmt_err *err)
@@ -65,14 +85,53 @@ mmt_status mmt_file_read(const char *path, void **data, size_t *size, mmt_err *e
 mmt_status mmt_file_write_atomic(const char *path, const void *data, size_t size, mmt_err *err)
 {
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    RETURN_ERROR_IF(!f, err, MMT_IO, "cannot write %s: %s", tmp, strerror(errno));
-    int ok = fwrite(data, 1, size, f) == size;
-    ok &= fclose(f) == 0;
+    RETURN_ERROR_IF(snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp, err, MMT_INVALID_ARGUMENT,
+                    "path too long: %s", path);
+    int fd = mkstemp(tmp); /* a name no other writer has, created 0600 */
+    RETURN_ERROR_IF(fd < 0, err, MMT_IO, "cannot write %s: %s", tmp, strerror(errno));
+    const char *p = data;
+    size_t left = size;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        p += n, left -= (size_t)n;
+    }
+    int ok = left == 0;
+    ok &= close(fd) == 0;
     if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
         unlink(tmp);
-        return mmt_err_set(err, MMT_IO, "cannot write %s: %s", path, strerror(errno));
+        return mmt_err_set(err, MMT_IO, "cannot write %s: %s", path, strerror(e));
     }
     return MMT_OK;
+}
+
+/* Whether the open file fd is a regular file of this user holding exactly hex's bytes. */
+static int holds(int fd, size_t size, const char *hex)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (size_t)st.st_size != size)
+        return 0;
+    char *buf = malloc(size ? size : 1), got[65];
+    size_t have = 0;
+    while (buf && have < size) {
+        ssize_t n = pread(fd, buf + have, size - have, (off_t)have);
+        if (n <= 0) break;
+        have += (size_t)n;
+    }
+    int same = buf && have == size && mmt_sha256_hex(buf, size, got, NULL) == MMT_OK && strcmp(got, hex) == 0;
+    free(buf);
+    return same;
+}
+
+mmt_status mmt_file_ensure(const char *path, const void *data, size_t size, const char *hex, mmt_err *err)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), same = fd >= 0 && holds(fd, size, hex);
+        if (fd >= 0) close(fd);
+        if (same) return MMT_OK;
+        FORWARD_IF_ERROR(mmt_file_write_atomic(path, data, size, err)); /* replaced, never used as found */
+    }
+    return mmt_err_set(err, MMT_IO, "%s does not hold what was written to it", path);
 }

@@ -1,5 +1,6 @@
-/* fsutil.h - small file-system helpers: directories, whole-file reads and atomic writes,
- * and the kernel cache directory. */
+/* fsutil.h - small file-system helpers: directories (private ones for what is loaded and
+ * run), whole-file reads, atomic writes under unique names, checked opens, and the kernel
+ * cache directory. */
 #ifndef MMT_FSUTIL_H
 #define MMT_FSUTIL_H
 
@@ -10,15 +11,28 @@
 /* mkdir -p; existing directories are fine. */
 mmt_status mmt_mkdirs(const char *path, mmt_err *err);
 
+/* A directory only this user can read and write: made 0700 (missing parents too), or, if
+ * it exists, a real directory (no symbolic link) owned by this user, whose group and other
+ * permissions are then taken away. Anything else is refused with MMT_IO and a message that
+ * says what is wrong: a directory that others own or can write could hold planted code. */
+mmt_status mmt_private_dir(const char *path, mmt_err *err);
+
 /* The directory compiled kernels are cached in: $MMTUNE_CACHE_DIR, else
- * $XDG_CACHE_HOME/mmtune/kernels, else $HOME/.cache/mmtune/kernels (created). */
+ * $XDG_CACHE_HOME/mmtune/kernels, else $HOME/.cache/mmtune/kernels, else
+ * /tmp/mmtune-UID/kernels; private (mmt_private_dir). */
 mmt_status mmt_cache_dir(char *buf, size_t size, mmt_err *err);
 
 /* Reads a whole file; *data is malloc'd with a NUL after the last byte. */
 mmt_status mmt_file_read(const char *path, void **data, size_t *size, mmt_err *err);
 
-/* Writes a file atomically (temporary file in the same directory, then rename), so a
- * reader never sees half a file and concurrent writers of the same bytes are harmless. */
+/* Writes a file atomically: a temporary file of a unique name in the same directory (mode
+ * 0600), then a rename, so a reader never sees half a file and writers of the same path,
+ * in any process or thread, never write into each other's file. */
 mmt_status mmt_file_write_atomic(const char *path, const void *data, size_t size, mmt_err *err);
+
+/* Makes sure path holds exactly data (size bytes whose SHA-256 is hex): a regular file of
+ * this user with that digest is left as it is; anything else found there (planted,
+ * damaged, half-written) is replaced. */
+mmt_status mmt_file_ensure(const char *path, const void *data, size_t size, const char *hex, mmt_err *err);
 
 #endif

@@ -7,6 +7,7 @@
 
 struct mmt_hash {
     EVP_MD_CTX *md;
+    int ok; /* every step succeeded */
 };
 
 static void to_hex(const unsigned char *d, unsigned n, char *hex)
@@ -19,9 +20,11 @@ static void to_hex(const unsigned char *d, unsigned n, char *hex)
     hex[2 * n] = '\0';
 }
 
+/* A digest that could not begin: adding to it does nothing, ending it fails. */
+static struct mmt_hash failed;
+
 mmt_hash *mmt_hash_begin(void)
 {
-    static struct mmt_hash failed; /* EVP failures are out-of-memory; hash stays usable */
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
         EVP_MD_CTX_free(md);
@@ -33,6 +36,7 @@ mmt_hash *mmt_hash_begin(void)
         return &failed;
     }
     h->md = md;
+    h->ok = 1;
     return h;
 }
 
@@ -40,35 +44,32 @@ void mmt_hash_add(mmt_hash *h, const void *data, size_t size)
 {
     if (!h->md) return;
     uint64_t n = size;
-    EVP_DigestUpdate(h->md, &n, sizeof n);
-    EVP_DigestUpdate(h->md, data, size);
+    h->ok &= EVP_DigestUpdate(h->md, &n, sizeof n) == 1 && EVP_DigestUpdate(h->md, data, size) == 1;
 }
 
 void mmt_hash_add_str(mmt_hash *h, const char *s) { mmt_hash_add(h, s ? s : "", s ? strlen(s) : 0); }
 
-void mmt_hash_end(mmt_hash *h, char hex[65])
+mmt_status mmt_hash_end(mmt_hash *h, char hex[65], mmt_err *err)
 {
     unsigned char d[EVP_MAX_MD_SIZE];
     unsigned n = 0;
-    if (!h->md) {
-        memset(hex, '0', 64);
-        hex[64] = '\0';
-        return;
-    }
-    EVP_DigestFinal_ex(h->md, d, &n);
+    hex[0] = '\0';
+    if (!h->md) return mmt_err_set(err, MMT_OUT_OF_MEMORY, "SHA-256 could not begin (libcrypto out of memory)");
+    int ok = h->ok && EVP_DigestFinal_ex(h->md, d, &n) == 1 && n == 32;
     EVP_MD_CTX_free(h->md);
     OPENSSL_free(h);
+    RETURN_ERROR_IF(!ok, err, MMT_OUT_OF_MEMORY, "SHA-256 failed (libcrypto out of memory)");
     to_hex(d, n, hex);
+    return MMT_OK;
 }
 
-void mmt_sha256_hex(const void *data, size_t size, char hex[65])
+mmt_status mmt_sha256_hex(const void *data, size_t size, char hex[65], mmt_err *err)
 {
     unsigned char d[EVP_MAX_MD_SIZE];
     unsigned n = 0;
-    if (EVP_Digest(data, size, d, &n, EVP_sha256(), NULL) != 1) {
-        memset(hex, '0', 64);
-        hex[64] = '\0';
-        return;
-    }
+    hex[0] = '\0';
+    RETURN_ERROR_IF(EVP_Digest(data, size, d, &n, EVP_sha256(), NULL) != 1 || n != 32, err, MMT_OUT_OF_MEMORY,
+                    "SHA-256 failed (libcrypto out of memory)");
     to_hex(d, n, hex);
+    return MMT_OK;
 }

@@ -8,6 +8,10 @@
 #include "fsutil.h"
 #include "hash.h"
 
+/* The header of a cache file: the SHA-256 of the binary that follows it. */
+#define CACHE_MAGIC "mmtune binary sha256="
+#define CACHE_HEADER (sizeof CACHE_MAGIC - 1 + 64 + 1)
+
 mmt_status mmt_kernel_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
                               size_t size, mmt_err *err)
 {
@@ -20,8 +24,8 @@ mmt_status mmt_kernel_defines(const mmt_space *s, const mmt_config *c, const mmt
     return MMT_OK;
 }
 
-void mmt_kernel_key(const mmt_backend *be, const mmt_device_info *dev, const char *source, const char *defines,
-                    char key[65])
+mmt_status mmt_kernel_key(const mmt_backend *be, const mmt_device_info *dev, const char *source, const char *defines,
+                          char key[65], mmt_err *err)
 {
     mmt_hash *h = mmt_hash_begin();
     mmt_hash_add_str(h, be->name);
@@ -29,12 +33,44 @@ void mmt_kernel_key(const mmt_backend *be, const mmt_device_info *dev, const cha
     mmt_hash_add_str(h, be->compiler_id(dev));
     mmt_hash_add_str(h, source);
     mmt_hash_add_str(h, defines);
-    mmt_hash_end(h, key);
+    return mmt_hash_end(h, key, err);
 }
 
 static void cache_path(const char *dir, const char *key, char *buf, size_t size)
 {
     snprintf(buf, size, "%s/%s.bin", dir, key);
+}
+
+/* The binary of a cache file, if its header's digest is that of what follows. */
+static int cache_read(const char *path, void **bin, size_t *size)
+{
+    void *data;
+    size_t n;
+    char hex[65];
+    if (mmt_file_read(path, &data, &n, NULL) != MMT_OK) return 0;
+    int ok = n > CACHE_HEADER && memcmp(data, CACHE_MAGIC, sizeof CACHE_MAGIC - 1) == 0 &&
+             ((char *)data)[CACHE_HEADER - 1] == '\n' &&
+             mmt_sha256_hex((char *)data + CACHE_HEADER, n - CACHE_HEADER, hex, NULL) == MMT_OK &&
+             memcmp((char *)data + sizeof CACHE_MAGIC - 1, hex, 64) == 0;
+    if (ok && (*bin = malloc(n - CACHE_HEADER)) != NULL) {
+        memcpy(*bin, (char *)data + CACHE_HEADER, n - CACHE_HEADER);
+        *size = n - CACHE_HEADER;
+    }
+    free(data);
+    return ok && *bin;
+}
+
+/* Writes bin to the cache under path, its digest first; a cache that fails to write is no error. */
+static void cache_write(const char *path, const void *bin, size_t size)
+{
+    char hex[65];
+    char *data = malloc(CACHE_HEADER + size);
+    if (data && mmt_sha256_hex(bin, size, hex, NULL) == MMT_OK) {
+        snprintf(data, CACHE_HEADER + 1, "%s%s\n", CACHE_MAGIC, hex);
+        memcpy(data + CACHE_HEADER, bin, size);
+        mmt_file_write_atomic(path, data, CACHE_HEADER + size, NULL);
+    }
+    free(data);
 }
 
 mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
@@ -46,18 +82,18 @@ mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, 
     *size = 0;
     if (log) *log = NULL;
     if (cached) *cached = 1;
-    mmt_kernel_key(be, dev, source, defines, key);
+    FORWARD_IF_ERROR(mmt_kernel_key(be, dev, source, defines, key, err));
 
     if (st && mmt_store_binary_get(st, key, bin, size, NULL) == MMT_OK) return MMT_OK;
     int have_dir = mmt_cache_dir(dir, sizeof dir, NULL) == MMT_OK;
     if (have_dir) {
         cache_path(dir, key, path, sizeof path);
-        if (mmt_file_read(path, bin, size, NULL) == MMT_OK) goto store;
+        if (cache_read(path, bin, size)) goto store;
     }
 
     if (cached) *cached = 0;
     FORWARD_IF_ERROR(be->compile(dev, source, defines, bin, size, log, err));
-    if (have_dir) mmt_file_write_atomic(path, *bin, *size, NULL); /* a cache that fails to write is no error */
+    if (have_dir) cache_write(path, *bin, *size);
 
 store:
     if (st) {

@@ -1,7 +1,9 @@
 /* kernel.h - template + configuration -> compile definitions -> binary. A binary is found
  * in the database's binary table, else in the kernel cache directory, else compiled by
  * the backend (and then stored in both). Its key hashes the template source, the
- * definitions, the backend, the device's arch and the compiler identity and flags. */
+ * definitions, the backend, the device's arch and the compiler identity and flags. A file
+ * of the cache starts with the SHA-256 of the binary it holds, checked before use: a file
+ * planted or damaged under a key is compiled again and replaced, never run. */
 #ifndef MMT_KERNEL_H
 #define MMT_KERNEL_H
 
@@ -20,9 +22,9 @@
 mmt_status mmt_kernel_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
                               size_t size, mmt_err *err);
 
-/* The cache key of an instance (64 hex digits). */
-void mmt_kernel_key(const mmt_backend *be, const mmt_device_info *dev, const char *source, const char *defines,
-                    char key[65]);
+/* The cache key of an instance (64 hex digits); fails only if the digest does. */
+mmt_status mmt_kernel_key(const mmt_backend *be, const mmt_device_info *dev, const char *source, const char *defines,
+                          char key[65], mmt_err *err);
 
 /* The binary of an instance: cached or compiled. st may be NULL (no database) or read-only
  * (nothing is stored). On a compile failure the status is MMT_COMPILE and *log holds the

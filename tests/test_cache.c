@@ -1,0 +1,208 @@
+/* test_cache.c - a kernel cache nobody can plant code in: the cache directory is made
+ * private (0700), an existing one open to others is closed, a symbolic link or another
+ * user's directory is refused with a message; a file planted or damaged under a compile
+ * key is compiled again and replaced, never used; a shared object planted under the name
+ * of the binary the CPU backend loads is replaced before dlopen, and the kernel that runs
+ * computes the right product; writers of one path in many threads leave one whole file
+ * and no temporaries. */
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "check.h"
+#include "family.h"
+#include "fsutil.h"
+#include "hash.h"
+#include "kernel.h"
+
+static char dir[] = "/tmp/mmtune-test-cache-XXXXXX";
+
+static int mode_of(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 ? (int)(st.st_mode & 0777) : -1;
+}
+
+static void test_private_dirs(void)
+{
+    char path[512], buf[600];
+    mmt_err err;
+    snprintf(path, sizeof path, "%s/new/kernels", dir);
+    setenv("MMTUNE_CACHE_DIR", path, 1);
+    CHECK_OK(mmt_cache_dir(buf, sizeof buf, &err), &err);
+    CHECK_EQ_INT(mode_of(path), 0700);
+    CHECK_EQ_INT(mode_of(buf), 0700);
+
+    snprintf(path, sizeof path, "%s/open", dir); /* ours, but open to everyone: closed */
+    CHECK(mkdir(path, 0777) == 0 && chmod(path, 0777) == 0);
+    setenv("MMTUNE_CACHE_DIR", path, 1);
+    CHECK_OK(mmt_cache_dir(buf, sizeof buf, &err), &err);
+    CHECK_EQ_INT(mode_of(path), 0700);
+
+    char target[600];
+    snprintf(target, sizeof target, "%s/elsewhere", dir); /* a symbolic link: refused */
+    snprintf(path, sizeof path, "%s/link", dir);
+    CHECK(mkdir(target, 0700) == 0 && symlink(target, path) == 0);
+    setenv("MMTUNE_CACHE_DIR", path, 1);
+    CHECK_EQ_INT(mmt_cache_dir(buf, sizeof buf, &err), MMT_IO);
+    CHECK(strstr(err.msg, "not a directory") != NULL);
+
+    if (geteuid() == 0) { /* another user's directory: refused (needs root to make one) */
+        snprintf(path, sizeof path, "%s/theirs", dir);
+        CHECK(mkdir(path, 0700) == 0 && chown(path, 65534, 65534) == 0);
+        setenv("MMTUNE_CACHE_DIR", path, 1);
+        CHECK_EQ_INT(mmt_cache_dir(buf, sizeof buf, &err), MMT_IO);
+        CHECK(strstr(err.msg, "belongs to user 65534") != NULL);
+    } else {
+        printf("not root: the other user's directory is not tried\n");
+    }
+}
+
+/* The CPU template's default instance, compiled through the cache with no database. */
+static mmt_status build_default(const mmt_family *fam, const mmt_device_info *dev, char *defines, size_t dsize,
+                                void **bin, size_t *size, int *cached, mmt_err *err)
+{
+    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = 8,
+                     .n = 8, .k = 8};
+    mmt_space_env env = {.problem = &p, .device = dev};
+    mmt_config def;
+    mmt_space_default(fam->space, &def);
+    FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &def, &env, defines, dsize, err));
+    char *log = NULL;
+    mmt_status st = mmt_kernel_binary(&mmt_backend_cpu, dev, NULL, fam->name, fam->source, defines, bin, size, &log,
+                                      cached, err);
+    free(log);
+    return st;
+}
+
+/* C = A B for a small problem through a loaded module: the product is right. */
+static void check_module_computes(mmt_module *mod)
+{
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12}, c[4] = {NAN, NAN, NAN, NAN};
+    mmt_gemm_params p = {.m = 2, .n = 2, .k = 3, .lda = 3, .ldb = 2, .ldc = 2, .alpha = 1, .beta = 0, .a = a,
+                         .b = b, .c = c};
+    mmt_geometry g = {0};
+    mmt_err err;
+    CHECK_OK(mmt_backend_cpu.launch(mod, &p, &g, NULL, &err), &err);
+    CHECK(c[0] == 58 && c[1] == 64 && c[2] == 139 && c[3] == 154);
+}
+
+static void test_planted_files(void)
+{
+    char cache[512];
+    snprintf(cache, sizeof cache, "%s/kernels", dir);
+    setenv("MMTUNE_CACHE_DIR", cache, 1);
+    mmt_err err;
+    mmt_device_info dev;
+    mmt_family *fam = NULL;
+    CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
+    if (!fam) return;
+    char defines[4096], key[65], path[700];
+    void *bin = NULL, *again = NULL;
+    size_t size = 0, size2 = 0;
+    int cached = -1;
+    CHECK_OK(build_default(fam, &dev, defines, sizeof defines, &bin, &size, &cached, &err), &err);
+    CHECK_EQ_INT(cached, 0);
+    CHECK_OK(mmt_kernel_key(&mmt_backend_cpu, &dev, fam->source, defines, key, &err), &err);
+    snprintf(path, sizeof path, "%s/%s.bin", cache, key);
+    CHECK_EQ_INT(mode_of(path), 0600);
+
+    /* the cache serves it back, then a planted file under the key: compiled again */
+    CHECK_OK(build_default(fam, &dev, defines, sizeof defines, &again, &size2, &cached, &err), &err);
+    CHECK_EQ_INT(cached, 1);
+    CHECK(size2 == size && again && memcmp(again, bin, size) == 0);
+    free(again);
+    static const char planted[] = "mmtune binary sha256=0000000000000000000000000000000000000000000000000000000000000000\n"
+                                  "\x7f" "ELF not what was compiled";
+    CHECK_OK(mmt_file_write_atomic(path, planted, sizeof planted - 1, &err), &err);
+    CHECK_OK(build_default(fam, &dev, defines, sizeof defines, &again, &size2, &cached, &err), &err);
+    CHECK_EQ_INT(cached, 0); /* not used: compiled again */
+    CHECK(size2 == size && again && memcmp(again, bin, size) == 0);
+    free(again);
+    CHECK_OK(build_default(fam, &dev, defines, sizeof defines, &again, &size2, &cached, &err), &err);
+    CHECK_EQ_INT(cached, 1); /* and the cache holds the right one again */
+    free(again);
+
+    /* a shared object planted under the name the backend dlopens: replaced, and the
+     * kernel that runs is the one compiled */
+    char hex[65], so[700];
+    CHECK_OK(mmt_sha256_hex(bin, size, hex, &err), &err);
+    snprintf(so, sizeof so, "%s/%s.so", cache, hex);
+    CHECK_OK(mmt_file_write_atomic(so, planted, sizeof planted - 1, &err), &err);
+    mmt_module *mod = NULL;
+    CHECK_OK(mmt_backend_cpu.load(&dev, bin, size, fam->space->entry, &mod, &err), &err);
+    if (mod) {
+        check_module_computes(mod);
+        mmt_backend_cpu.unload(mod);
+    }
+    void *now = NULL;
+    size_t now_size = 0;
+    CHECK_OK(mmt_file_read(so, &now, &now_size, &err), &err);
+    CHECK(now_size == size && now && memcmp(now, bin, size) == 0);
+    free(now);
+    free(bin);
+    mmt_family_free(fam);
+}
+
+/* Many writers of one path: a whole file of one of them, no temporary left behind. */
+typedef struct writer {
+    const char *path;
+    char fill;
+} writer;
+
+static void *write_one(void *arg)
+{
+    const writer *w = arg;
+    static char buf[8][1 << 16];
+    char *b = buf[w->fill - 'a'];
+    memset(b, w->fill, sizeof buf[0]);
+    for (int i = 0; i < 20; i++) mmt_file_write_atomic(w->path, b, sizeof buf[0], NULL);
+    return NULL;
+}
+
+static void test_concurrent_writers(void)
+{
+    char sub[512], path[600];
+    snprintf(sub, sizeof sub, "%s/writers", dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    snprintf(path, sizeof path, "%s/file", sub);
+    pthread_t t[8];
+    writer w[8];
+    for (int i = 0; i < 8; i++) {
+        w[i] = (writer){path, (char)('a' + i)};
+        pthread_create(&t[i], NULL, write_one, &w[i]);
+    }
+    for (int i = 0; i < 8; i++) pthread_join(t[i], NULL);
+    char *data = NULL;
+    size_t n = 0;
+    mmt_err err;
+    CHECK_OK(mmt_file_read(path, (void **)&data, &n, &err), &err);
+    int whole = data && n == 1 << 16;
+    for (size_t i = 1; whole && i < n; i++) whole = data[i] == data[0];
+    CHECK(whole);
+    free(data);
+    int entries = 0;
+    DIR *d = opendir(sub);
+    for (struct dirent *e; d && (e = readdir(d));) entries += e->d_name[0] != '.';
+    if (d) closedir(d);
+    CHECK_EQ_INT(entries, 1);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) return 1;
+    test_private_dirs();
+    test_planted_files();
+    test_concurrent_writers();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return check_result();
+}
