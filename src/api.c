@@ -746,6 +746,19 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
                     "ldb=%lld is too small", (long long)ldb);
     RETURN_ERROR_IF(!ld_ok(d->layout, m, n, ldc), err, MMT_INVALID_ARGUMENT, "ldc=%lld is too small",
                     (long long)ldc);
+    /* what each matrix spans in bytes must be a number: sizes whose products wrap around
+     * would have the kernels index a small buffer as a huge one */
+    const int row = d->layout == MMT_ROW_MAJOR;
+    int64_t span;
+    RETURN_ERROR_IF(mmt_span_bytes(row == !tra ? m : k, row == !tra ? k : m, lda, mmt_dtype_size(user.dtype),
+                                   &span) != 0 ||
+                        mmt_span_bytes(row == !trb ? k : n, row == !trb ? n : k, ldb, mmt_dtype_size(user.dtype),
+                                       &span) != 0 ||
+                        mmt_span_bytes(row ? m : n, row ? n : m, ldc, mmt_dtype_size(user.out), &span) != 0,
+                    err, MMT_INVALID_ARGUMENT,
+                    "m=%lld n=%lld k=%lld with lda=%lld ldb=%lld ldc=%lld: a matrix would span more bytes than "
+                    "64-bit sizes hold",
+                    (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb, (long long)ldc);
     if (user.mode != MMT_MODE_F64) { /* the contract: alpha and beta are applied in fp32 */
         alpha = (float)alpha;
         beta = (float)beta;

@@ -3,7 +3,8 @@
  * it. The CPU backend is always there; CUDA registers only if libcuda and libnvrtc open.
  *
  * Every template family exports one entry point that takes mmt_gemm_params: on the CPU
- * `void mmt_gemm(const mmt_gemm_params *p)`, on CUDA
+ * `int mmt_gemm(const mmt_gemm_params *p)`, which returns 0, or non-zero where it could not
+ * compute C (its scratch could not be allocated: C is then untouched), on CUDA
  * `extern "C" __global__ void mmt_gemm(mmt_gemm_params p)`. Kernels see the row-major
  * problem only (problem.h). Templates repeat this struct; keep them in step. */
 #ifndef MMT_BACKEND_H

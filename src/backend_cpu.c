@@ -30,7 +30,7 @@ static const char *const cpu_flags[] = {"-O3", "-march=native", "-fPIC", "-share
 
 struct mmt_module {
     void *handle;
-    void (*fn)(const mmt_gemm_params *p);
+    int (*fn)(const mmt_gemm_params *p); /* 0, or non-zero: C was not computed */
 };
 
 static const char *compiler_path(void)
@@ -253,8 +253,8 @@ static mmt_status cpu_launch(mmt_module *mod, const mmt_gemm_params *p, const mm
 {
     (void)g;
     (void)stream;
-    (void)err;
-    mod->fn(p);
+    RETURN_ERROR_IF(mod->fn(p) != 0, err, MMT_OUT_OF_MEMORY,
+                    "the kernel could not allocate its packing buffers; C is untouched");
     return MMT_OK;
 }
 

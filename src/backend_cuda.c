@@ -382,16 +382,18 @@ mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const
     const char *verbose = getenv("MMTUNE_PTXAS_VERBOSE"); /* register / spill counts in the log */
     if (verbose && *verbose && strcmp(verbose, "0") != 0) opts[nopt++] = "--ptxas-options=-v";
     char *save = NULL;
+    mmt_status st = MMT_OK;
+    nvrtcProgram prog = NULL;
     for (char *tok = strtok_r(defs, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         size_t n = strlen(tok) + 3;
-        owned[nown] = malloc(n);
-        if (!owned[nown]) break;
+        if (!(owned[nown] = malloc(n))) { /* a definition left out would build another kernel */
+            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
         snprintf(owned[nown], n, "-D%s", tok);
         opts[nopt++] = owned[nown++];
     }
 
-    mmt_status st = MMT_OK;
-    nvrtcProgram prog = NULL;
     nvrtcResult rc = nv.CreateProgram(&prog, source, "mmt_template.cu", 0, NULL, NULL);
     if (rc != NVRTC_SUCCESS) {
         st = mmt_err_set(err, rc == NVRTC_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_COMPILE,
@@ -607,13 +609,8 @@ static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const m
         FORWARD_IF_ERROR(tensor_map(mod, p, g, 1, &maps[1], err));
     }
     void *args[] = {(void *)p, &maps[0], &maps[1]};
-    if (mod->pre) { /* a pass over C (split-K's beta) or over the packed operands (16-byte units) */
-        int64_t total = p->m * p->n > g->workspace / 16 ? p->m * p->n : g->workspace / 16;
-        int64_t blocks = (total + 255) / 256, cap = mod->sm_count * 8;
-        if (blocks > cap) blocks = cap; /* the kernel strides */
-        CU_TRY(cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
-               MMT_LAUNCH, "cuLaunchKernel (the pass before the kernel)");
-    }
+    /* everything that can fail before anything runs: a pass that scaled C by beta must not
+     * be left without its kernel */
     if (g->smem > 48 * 1024) {
         pthread_mutex_lock(&mod->lock);
         CUresult rc = CUDA_SUCCESS;
@@ -624,10 +621,18 @@ static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const m
         pthread_mutex_unlock(&mod->lock);
         if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuFuncSetAttribute (dynamic shared memory)");
     }
+    if (mod->pre) { /* a pass over C (split-K's beta) or over the packed operands (16-byte units) */
+        int64_t total = p->m * p->n > g->workspace / 16 ? p->m * p->n : g->workspace / 16;
+        int64_t blocks = (total + 255) / 256, cap = mod->sm_count * 8;
+        if (blocks > cap) blocks = cap; /* the kernel strides */
+        CU_TRY(cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
+               MMT_LAUNCH, "cuLaunchKernel (the pass before the kernel)");
+    }
     CU_TRY(cu.LaunchKernel(mod->fn, (unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2],
                            (unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2], (unsigned)g->smem,
                            (CUstream)stream, args, NULL),
-           MMT_LAUNCH, "cuLaunchKernel");
+           MMT_LAUNCH,
+           mod->pre ? "cuLaunchKernel (after the pass before it, which may have scaled C by beta)" : "cuLaunchKernel");
     return MMT_OK;
 }
 

@@ -77,6 +77,14 @@ const char *mmt_problem_check(const mmt_problem *p)
     if (mmt_mode_dtype(p->mode) != p->dtype) return "the mode does not compute this input type";
     if (p->out != p->dtype && !(p->out == MMT_F32 && (p->dtype == MMT_BF16 || p->dtype == MMT_F16)))
         return "the output type is the input type, or f32 for bf16 and f16 inputs";
+    if (p->m < 0 || p->n < 0 || p->k < 0) return "a size is negative";
+    /* dense A, B and C (and a reference of C in double) must span a number of bytes that
+     * 64 bits hold: products that wrap around would size a buffer far too small */
+    int64_t bytes;
+    const int64_t es = mmt_dtype_size(p->dtype);
+    if (mmt_span_bytes(p->m, p->k, p->k, es, &bytes) || mmt_span_bytes(p->k, p->n, p->n, es, &bytes) ||
+        mmt_span_bytes(p->m, p->n, p->n, (int64_t)sizeof(double), &bytes))
+        return "too large: a matrix would span more bytes than 64-bit sizes hold";
     return NULL;
 }
 
@@ -146,3 +154,14 @@ const char *mmt_problem_parse(const char *text, mmt_problem *out)
 }
 
 double mmt_problem_flops(const mmt_problem *p) { return 2.0 * (double)p->m * (double)p->n * (double)p->k; }
+
+int mmt_span_bytes(int64_t rows, int64_t cols, int64_t ld, int64_t elem, int64_t *bytes)
+{
+    int64_t n;
+    *bytes = 0;
+    if (rows <= 0 || cols <= 0) return 0;
+    if (__builtin_mul_overflow(rows - 1, ld, &n) || __builtin_add_overflow(n, cols, &n) ||
+        __builtin_mul_overflow(n, elem, bytes))
+        return -1;
+    return 0;
+}

@@ -53,7 +53,7 @@ const char *mmt_layout_name(mmt_layout layout);
 int mmt_layout_parse(const char *name, mmt_layout *out);
 
 /* NULL if dtype, out and mode agree (out is the input type, or f32 for bf16 and f16
- * inputs), else why not. */
+ * inputs) and the sizes are ones whose dense matrices 64-bit byte counts hold, else why not. */
 const char *mmt_problem_check(const mmt_problem *p);
 
 /* Every field equal: the same problem, as written (layout and transposes included). */
@@ -73,5 +73,10 @@ const char *mmt_problem_parse(const char *text, mmt_problem *out);
 
 /* 2*m*n*k. */
 double mmt_problem_flops(const mmt_problem *p);
+
+/* The bytes a rows x cols matrix of elem-byte elements spans when rows start ld elements
+ * apart: ((rows - 1) ld + cols) elem, 0 for an empty one. Returns 0, or -1 where that does
+ * not fit in an int64_t: sizes whose products would wrap around to a small number. */
+int mmt_span_bytes(int64_t rows, int64_t cols, int64_t ld, int64_t elem, int64_t *bytes);
 
 #endif

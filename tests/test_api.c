@@ -1,5 +1,6 @@
 /* test_api.c - the public API on the CPU: BLAS semantics for both layouts and every
- * transpose, argument errors that write nothing, mmt_gemm_ex and its descriptor checks,
+ * transpose, argument errors that write nothing (sizes whose products wrap around among
+ * them), mmt_gemm_ex and its descriptor checks,
  * the sgemm policy and MMTUNE_SGEMM, and the lookup order exact -> nearest -> default
  * against a real database file. */
 #include <math.h>
@@ -322,12 +323,41 @@ static void test_lookup(void)
     mmt_close(ctx);
 }
 
+/* Sizes whose products wrap around are refused before anything is touched: m = k = 2^40
+ * over a small buffer, as plain arguments and through the descriptor. */
+static void test_size_limits(void)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/none.db", dir);
+    setenv("MMTUNE_DB", db, 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    float a[16], b[16], c[16];
+    for (int i = 0; i < 16; i++) a[i] = b[i] = 1, c[i] = NAN;
+    const int64_t big = (int64_t)1 << 40;
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, big, 4, big, 1, a, big, b, 4, 0, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "64-bit") != NULL);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_COL_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, big, big, 1, a, 4, b, big, 0, c, 4),
+                 MMT_INVALID_ARGUMENT); /* B: 2^40 columns of 2^40 */
+    mmt_gemm_desc d = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, big, big, 4, 1, a, 4, b, big, 0, c, big), MMT_INVALID_ARGUMENT); /* C */
+    int untouched = 1;
+    for (int i = 0; i < 16; i++) untouched &= isnan(c[i]);
+    CHECK(untouched);
+    mmt_close(ctx);
+    /* the same sizes as a problem (shapes files, --problem, the store) */
+    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .m = big, .n = 4, .k = big};
+    CHECK(mmt_problem_check(&p) != NULL);
+}
+
 int main(void)
 {
     CHECK(mkdtemp(dir) != NULL);
     test_errors();
     test_gemm_ex();
     test_policy();
+    test_size_limits();
     test_semantics();
     test_lookup();
     char cmd[700];

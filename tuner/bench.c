@@ -222,15 +222,25 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         free(b);
         return mmt_err_set(err, MMT_INVALID_ARGUMENT, "bench: %s", bad);
     }
-    size_t es = (size_t)mmt_dtype_size(p->dtype), es_c = (size_t)mmt_dtype_size(p->out);
+    const int64_t es = mmt_dtype_size(p->dtype), es_c = mmt_dtype_size(p->out);
     b->lda = p->trans_a ? p->m : p->k;
     b->ldb = p->trans_b ? p->k : p->n;
     b->ldc = p->n;
-    b->a_bytes = es * p->m * p->k;
-    b->b_bytes = es * p->k * p->n;
-    b->c_bytes = es_c * p->m * p->n;
-    size_t set_bytes = b->a_bytes + b->b_bytes + b->c_bytes;
-    b->n_sets = (int)((2 * (size_t)cache_bytes + set_bytes - 1) / set_bytes);
+    /* sizes are the user's: products that would wrap around are refused, not allocated */
+    int64_t a_bytes, b_bytes, c_bytes, ref_bytes, set_bytes;
+    if (mmt_span_bytes(p->m, p->k, p->k, es, &a_bytes) || mmt_span_bytes(p->k, p->n, p->n, es, &b_bytes) ||
+        mmt_span_bytes(p->m, p->n, p->n, es_c, &c_bytes) ||
+        mmt_span_bytes(p->m, p->n, p->n, (int64_t)sizeof(double), &ref_bytes) ||
+        __builtin_add_overflow(a_bytes, b_bytes, &set_bytes) || __builtin_add_overflow(set_bytes, c_bytes, &set_bytes)) {
+        mmt_err_set(err, MMT_INVALID_ARGUMENT, "bench: %lldx%lldx%lld is too large to hold", (long long)p->m,
+                    (long long)p->n, (long long)p->k);
+        free(b);
+        return MMT_INVALID_ARGUMENT;
+    }
+    b->a_bytes = (size_t)a_bytes;
+    b->b_bytes = (size_t)b_bytes;
+    b->c_bytes = (size_t)c_bytes;
+    b->n_sets = set_bytes ? (int)((2 * (size_t)cache_bytes + (size_t)set_bytes - 1) / (size_t)set_bytes) : 1;
     if (b->n_sets < 1) b->n_sets = 1;
     if (b->n_sets > MMT_BENCH_MAX_SETS) b->n_sets = MMT_BENCH_MAX_SETS;
 
@@ -251,7 +261,7 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         if (st == MMT_OK) st = be->copy(b->b[i], b->host_b, b->b_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->c[i], b->host_c, b->c_bytes, MMT_H2D, err);
     }
-    b->ref = st == MMT_OK ? malloc(sizeof(double) * p->m * p->n) : NULL;
+    b->ref = st == MMT_OK ? malloc((size_t)ref_bytes ? (size_t)ref_bytes : 1) : NULL;
     if (st == MMT_OK && !b->ref) st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for the reference");
     int on_device = 0;
     if (st == MMT_OK) st = device_reference(b, &on_device, err);

@@ -424,7 +424,8 @@ static void scale_c(int64_t m, int64_t n, T *C, int64_t ldc, T beta)
     }
 }
 
-void mmt_gemm(const mmt_gemm_params *p)
+/* 0, or 1 where the packing buffers could not be allocated (C is then untouched). */
+int mmt_gemm(const mmt_gemm_params *p)
 {
     const int64_t M = p->m, N = p->n, K = p->k;
     const T *A = p->a, *B = p->b;
@@ -432,17 +433,17 @@ void mmt_gemm(const mmt_gemm_params *p)
     const int64_t lda = p->lda, ldb = p->ldb, ldc = p->ldc;
     const int ta = p->trans_a != 0, tb = p->trans_b != 0;
     const T alpha = (T)p->alpha, beta = (T)p->beta;
-    if (M <= 0 || N <= 0) return;
+    if (M <= 0 || N <= 0) return 0;
     if (alpha == 0 || K <= 0) {
         scale_c(M, N, C, ldc, beta);
-        return;
+        return 0;
     }
 
     /* threads: the knob's cap, no more than the split loop has register blocks, and
      * none that would get too little work to pay for waking it */
     int nt = THREADS > 0 ? THREADS : omp_get_max_threads();
     int64_t blocks = PAR == 0 ? CEIL_DIV(M, MR) : CEIL_DIV(N, NR);
-    int64_t work = M * N * K / MIN_WORK_PER_THREAD;
+    const double work = (double)M * N * K / MIN_WORK_PER_THREAD; /* M N K may not fit in 64 bits */
     if (nt > blocks) nt = (int)blocks;
     if (nt > work) nt = work > 1 ? (int)work : 1;
 
@@ -452,7 +453,7 @@ void mmt_gemm(const mmt_gemm_params *p)
     const size_t total = sizeof(T) * (a_elems * nt + b_elems * (PAR == 0 ? 1 : nt));
     int cached;
     T *scratch = scratch_get(total, &cached);
-    if (!scratch) return; /* out of memory: nothing sensible to do without a status */
+    if (!scratch) return 1; /* out of memory, before C is touched */
 
     /* K in equal blocks of at most KC: 4097 = 17 x 241, not 16 x 256 + 1 (a block of depth
      * one would cost a full pass over C for a rank-one update) */
@@ -515,4 +516,5 @@ void mmt_gemm(const mmt_gemm_params *p)
 #endif
     }
     scratch_put(scratch, cached);
+    return 0;
 }

@@ -22,7 +22,7 @@ typedef struct mmt_gemm_params { /* keep in step with src/backend.h */
     int64_t workspace_size;
 } mmt_gemm_params;
 
-void mmt_gemm(const mmt_gemm_params *p)
+int mmt_gemm(const mmt_gemm_params *p)
 {
     const float *A = p->a, *B = p->b;
     float *C = p->c;
@@ -44,4 +44,5 @@ void mmt_gemm(const mmt_gemm_params *p)
             if (p->beta != 0) v += p->beta * C[i * p->ldc + j];
             C[i * p->ldc + j] = (float)v;
         }
+    return 0;
 }
