@@ -5,8 +5,9 @@
  *
  * Contexts: every device is used through its primary context (the one the CUDA runtime
  * and cuBLAS share), retained once and kept for the life of the process. Each entry point
- * makes the right one current on the calling thread, so the tuner and the runtime library
- * may call from any thread. */
+ * pushes the right one on the calling thread's stack and pops it before returning, so the
+ * tuner and the runtime library may call from any thread and an application with a
+ * context of its own finds it current again afterwards. */
 #define _GNU_SOURCE
 /* The headers come from the CUDA toolkit; the build should put its include directory on
  * the path (CMake: CUDAToolkit_INCLUDE_DIRS). Without them this file builds a stub. */
@@ -65,6 +66,8 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
     X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) \
     X(CtxGetCurrent, cuCtxGetCurrent)                 \
     X(CtxSetCurrent, cuCtxSetCurrent)                 \
+    X(CtxPushCurrent, cuCtxPushCurrent)               \
+    X(CtxPopCurrent, cuCtxPopCurrent)                 \
     X(CtxSynchronize, cuCtxSynchronize)               \
     X(ModuleLoadData, cuModuleLoadData)               \
     X(ModuleUnload, cuModuleUnload)                   \
@@ -220,13 +223,28 @@ static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary[MAX_DEVICES];
 static _Atomic(CUcontext) last_ctx; /* for calls that name no device: free(NULL stream) */
 
-static mmt_status enter(CUcontext ctx, mmt_err *err)
+/* A context made current for one backend call: pushed unless it is current already, and
+ * popped by leave, which restores the caller's. */
+typedef struct scope {
+    int pushed;
+} scope;
+
+static mmt_status enter(CUcontext ctx, scope *sc, mmt_err *err)
 {
+    sc->pushed = 0;
     CUcontext cur = NULL;
     if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx) return MMT_OK;
-    CU_TRY(cu.CtxSetCurrent(ctx), MMT_LAUNCH, "cuCtxSetCurrent");
+    CU_TRY(cu.CtxPushCurrent(ctx), MMT_LAUNCH, "cuCtxPushCurrent");
+    sc->pushed = 1;
     atomic_store(&last_ctx, ctx);
     return MMT_OK;
+}
+
+static void leave(scope *sc)
+{
+    CUcontext popped;
+    if (sc->pushed) cu.CtxPopCurrent(&popped);
+    sc->pushed = 0;
 }
 
 /* The retained primary context of a device. */
@@ -254,41 +272,56 @@ static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
     return MMT_OK;
 }
 
+/* The tuner's worker and the vendor wrapper own their threads: the primary context stays
+ * current on the calling thread. */
 mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err)
 {
     CUcontext ctx;
     FORWARD_IF_ERROR(primary_ctx(ordinal, &ctx, err));
-    return enter(ctx, err);
+    CU_TRY(cu.CtxSetCurrent(ctx), MMT_LAUNCH, "cuCtxSetCurrent");
+    atomic_store(&last_ctx, ctx);
+    return MMT_OK;
+}
+
+static mmt_status enter_ordinal(int ordinal, scope *sc, mmt_err *err)
+{
+    CUcontext ctx = NULL;
+    sc->pushed = 0;
+    FORWARD_IF_ERROR(primary_ctx(ordinal, &ctx, err));
+    return enter(ctx, sc, err);
 }
 
 /* For calls that name no device: the current context if there is one, else the last one
  * entered, else device 0's. */
-static mmt_status enter_default(mmt_err *err)
+static mmt_status enter_default(scope *sc, mmt_err *err)
 {
+    sc->pushed = 0;
     FORWARD_IF_ERROR(need_driver(err));
     CUcontext cur = NULL;
     if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur) return MMT_OK;
     CUcontext last = atomic_load(&last_ctx);
-    if (last) return enter(last, err);
-    return mmt_cuda_context_enter(0, err);
+    if (last) return enter(last, sc, err);
+    return enter_ordinal(0, sc, err);
 }
 
-static mmt_status enter_for_ptr(const void *ptr, mmt_err *err)
+static mmt_status enter_for_ptr(const void *ptr, scope *sc, mmt_err *err)
 {
+    sc->pushed = 0;
     FORWARD_IF_ERROR(need_driver(err));
     CUcontext ctx = NULL;
     if (cu.PointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS &&
         ctx)
-        return enter(ctx, err);
-    return enter_default(err);
+        return enter(ctx, sc, err);
+    return enter_default(sc, err);
 }
 
-static mmt_status enter_for_stream(void *stream, mmt_err *err)
+static mmt_status enter_for_stream(void *stream, scope *sc, mmt_err *err)
 {
+    sc->pushed = 0;
     FORWARD_IF_ERROR(need_driver(err));
     CUcontext ctx = NULL;
-    if (stream && cu.StreamGetCtx((CUstream)stream, &ctx) == CUDA_SUCCESS && ctx) return enter(ctx, err);
-    return enter_default(err);
+    if (stream && cu.StreamGetCtx((CUstream)stream, &ctx) == CUDA_SUCCESS && ctx) return enter(ctx, sc, err);
+    return enter_default(sc, err);
 }
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -496,14 +529,10 @@ struct mmt_module {
     tmap_entry tmaps[2]; /* the last tensor map of A and of B (guarded by lock) */
 };
 
-static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
-                            mmt_module **out, mmt_err *err)
+/* cuda_load with ctx current. */
+static mmt_status load_in(CUcontext ctx, const mmt_device_info *dev, const void *bin, const char *entry,
+                          mmt_module **out, mmt_err *err)
 {
-    (void)size; /* a cubin carries its size */
-    *out = NULL;
-    CUcontext ctx;
-    FORWARD_IF_ERROR(primary_ctx(dev->ordinal, &ctx, err));
-    FORWARD_IF_ERROR(enter(ctx, err));
     mmt_module *m = calloc(1, sizeof *m);
     RETURN_ERROR_IF(!m, err, MMT_OUT_OF_MEMORY, "out of memory");
     m->ctx = ctx;
@@ -529,6 +558,20 @@ static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t 
     pthread_mutex_init(&m->lock, NULL);
     *out = m;
     return MMT_OK;
+}
+
+static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
+                            mmt_module **out, mmt_err *err)
+{
+    (void)size; /* a cubin carries its size */
+    *out = NULL;
+    CUcontext ctx;
+    scope sc;
+    FORWARD_IF_ERROR(primary_ctx(dev->ordinal, &ctx, err));
+    FORWARD_IF_ERROR(enter(ctx, &sc, err));
+    mmt_status st = load_in(ctx, dev, bin, entry, out, err);
+    leave(&sc);
+    return st;
 }
 
 /* The tensor map of operand o (0: A, 1: B) for a kernel that takes one (geometry tma[o]):
@@ -586,10 +629,10 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
     return MMT_OK;
 }
 
-static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
-                              mmt_err *err)
+/* cuda_launch with the module's context current. */
+static mmt_status launch_in(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
+                            mmt_err *err)
 {
-    FORWARD_IF_ERROR(enter(mod->ctx, err));
     if (p->m <= 0 || p->n <= 0) return MMT_OK; /* C is empty: nothing to do */
     RETURN_ERROR_IF(g->grid[0] < 1 || g->grid[1] < 1 || g->grid[2] < 1 || g->block[0] < 1 || g->block[1] < 1 ||
                         g->block[2] < 1 || g->grid[0] > 0x7fffffff || g->grid[1] > 65535 || g->grid[2] > 65535 ||
@@ -636,10 +679,24 @@ static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const m
     return MMT_OK;
 }
 
+static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
+                              mmt_err *err)
+{
+    scope sc;
+    FORWARD_IF_ERROR(enter(mod->ctx, &sc, err));
+    mmt_status st = launch_in(mod, p, g, stream, err);
+    leave(&sc);
+    return st;
+}
+
 static void cuda_unload(mmt_module *mod)
 {
     if (!mod) return;
-    if (enter(mod->ctx, NULL) == MMT_OK) cu.ModuleUnload(mod->mod);
+    scope sc;
+    if (enter(mod->ctx, &sc, NULL) == MMT_OK) {
+        cu.ModuleUnload(mod->mod);
+        leave(&sc);
+    }
     pthread_mutex_destroy(&mod->lock);
     free(mod);
 }
@@ -649,9 +706,11 @@ static void cuda_unload(mmt_module *mod)
 static mmt_status cuda_alloc(const mmt_device_info *dev, size_t size, void **ptr, mmt_err *err)
 {
     *ptr = NULL;
-    FORWARD_IF_ERROR(mmt_cuda_context_enter(dev->ordinal, err));
+    scope sc;
+    FORWARD_IF_ERROR(enter_ordinal(dev->ordinal, &sc, err));
     CUdeviceptr d = 0;
     CUresult rc = cu.MemAlloc(&d, size ? size : 1);
+    leave(&sc);
     if (rc != CUDA_SUCCESS)
         return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
     *ptr = (void *)(uintptr_t)d;
@@ -660,20 +719,24 @@ static mmt_status cuda_alloc(const mmt_device_info *dev, size_t size, void **ptr
 
 static void cuda_free(void *ptr)
 {
-    if (!ptr || enter_for_ptr(ptr, NULL) != MMT_OK) return;
+    scope sc;
+    if (!ptr || enter_for_ptr(ptr, &sc, NULL) != MMT_OK) return;
     cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
+    leave(&sc);
 }
 
 static mmt_status cuda_copy(void *dst, const void *src, size_t size, mmt_copy_dir dir, mmt_err *err)
 {
     if (size == 0) return MMT_OK;
-    FORWARD_IF_ERROR(enter_for_ptr(dir == MMT_D2H ? src : dst, err));
+    scope sc;
+    FORWARD_IF_ERROR(enter_for_ptr(dir == MMT_D2H ? src : dst, &sc, err));
     CUresult rc;
     switch (dir) {
     case MMT_H2D: rc = cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, size); break;
     case MMT_D2H: rc = cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, size); break;
     default: rc = cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, size); break;
     }
+    leave(&sc);
     /* a copy is where an earlier asynchronous kernel fault shows up */
     if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuMemcpy");
     return MMT_OK;
@@ -681,17 +744,18 @@ static mmt_status cuda_copy(void *dst, const void *src, size_t size, mmt_copy_di
 
 static mmt_status cuda_sync(void *stream, mmt_err *err)
 {
-    FORWARD_IF_ERROR(enter_for_stream(stream, err));
-    if (stream) CU_TRY(cu.StreamSynchronize((CUstream)stream), MMT_LAUNCH, "cuStreamSynchronize");
-    else CU_TRY(cu.CtxSynchronize(), MMT_LAUNCH, "cuCtxSynchronize");
+    scope sc;
+    FORWARD_IF_ERROR(enter_for_stream(stream, &sc, err));
+    CUresult rc = stream ? cu.StreamSynchronize((CUstream)stream) : cu.CtxSynchronize();
+    leave(&sc);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, stream ? "cuStreamSynchronize" : "cuCtxSynchronize");
     return MMT_OK;
 }
 
-static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void *user, int reps, void *stream,
-                               double *ms, mmt_err *err)
+/* cuda_elapsed with the stream's context current. */
+static mmt_status elapsed_in(mmt_status (*run)(void *user, mmt_err *err), void *user, int reps, void *stream,
+                             double *ms, mmt_err *err)
 {
-    *ms = 0;
-    FORWARD_IF_ERROR(enter_for_stream(stream, err));
     CUevent e0 = NULL, e1 = NULL;
     CU_TRY(cu.EventCreate(&e0, CU_EVENT_DEFAULT), MMT_LAUNCH, "cuEventCreate");
     CUresult rc = cu.EventCreate(&e1, CU_EVENT_DEFAULT);
@@ -719,6 +783,17 @@ static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void
     if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, what);
     *ms = (double)t / (reps > 0 ? reps : 1);
     return MMT_OK;
+}
+
+static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void *user, int reps, void *stream,
+                               double *ms, mmt_err *err)
+{
+    *ms = 0;
+    scope sc;
+    FORWARD_IF_ERROR(enter_for_stream(stream, &sc, err));
+    mmt_status st = elapsed_in(run, user, reps, stream, ms, err);
+    leave(&sc);
+    return st;
 }
 
 static const mmt_backend cuda_backend = {
