@@ -18,7 +18,7 @@ build: deps
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@scripts/test-threads-tsan.sh
+	@scripts/test-sanitizers.sh
 
 tune: build
 	$(BUILD)/mmtune --device $(DEVICE) --shapes $(SHAPES) $(TUNE_ARGS)

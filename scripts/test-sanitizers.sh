@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# test-sanitizers.sh - the test suite again under the sanitizers (`make test` runs it after
+# the plain suite):
+#   build-asan/  AddressSanitizer and UndefinedBehaviorSanitizer (leaks included), every CPU
+#                test but the NVRTC compile test (NVRTC itself is not what it checks);
+#   build-tsan/  ThreadSanitizer on the threading contract (tests/test_threads.c), with the
+#                CPU kernels the library compiles at run time instrumented too (MMTUNE_CC
+#                wraps the compiler) and their OpenMP regions on one thread: libgomp is not
+#                instrumented, so its barriers would read as races.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+asan=${BUILD_ASAN:-build-asan}
+cmake -S . -B "$asan" -DMMT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$asan" -j "$jobs" >/dev/null
+(cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+  ctest -j "$jobs" -E test_cuda_compile --output-on-failure)
+echo "the suite under AddressSanitizer and UndefinedBehaviorSanitizer: passed"
+
+tsan=${BUILD_TSAN:-build-tsan}
+cmake -S . -B "$tsan" -DMMT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$tsan" -j "$jobs" --target test_threads >/dev/null
+cc=$(command -v "${CC:-cc}")
+printf '#!/bin/sh\nexec %s -fsanitize=thread "$@"\n' "$cc" >"$tsan/cc-tsan"
+chmod +x "$tsan/cc-tsan"
+rm -rf "$tsan/tsan-cache"
+MMTUNE_CC="$PWD/$tsan/cc-tsan" OMP_NUM_THREADS=1 MMTUNE_CACHE_DIR="$PWD/$tsan/tsan-cache" \
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/tests/test_threads"
+echo "test_threads under ThreadSanitizer: passed"
