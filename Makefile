@@ -19,6 +19,7 @@ build: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test-sanitizers.sh
+	@scripts/fuzz.sh
 
 tune: build
 	$(BUILD)/mmtune --device $(DEVICE) --shapes $(SHAPES) $(TUNE_ARGS)

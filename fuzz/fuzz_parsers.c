@@ -1,0 +1,75 @@
+/* fuzz_parsers.c - libFuzzer target for the parsers of user input: the first byte picks the
+ * shapes-file loader, the search-space loader (then the space's configurations are
+ * enumerated for a small problem, so its expressions are evaluated too) or the expression
+ * parser and evaluator; the rest is the text. Anything may be rejected with a status; a
+ * crash, a leak or undefined behaviour is a finding. scripts/fuzz.sh builds and runs it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "expr.h"
+#include "shapes.h"
+#include "space.h"
+
+static int lookup(void *user, const char *name, size_t len, int64_t *value)
+{
+    (void)user;
+    *value = (int64_t)len * 3 - 7 + (name[0] & 1); /* any name has some value */
+    return 0;
+}
+
+static void fuzz_space(const char *text, size_t size)
+{
+    mmt_space *s = NULL;
+    mmt_err err;
+    if (mmt_space_load_text("fuzz.yaml", text, size, &s, &err) != MMT_OK) return;
+    mmt_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    mmt_device_set_prop(&dev, "max_threads_per_block", 1024);
+    mmt_device_set_prop(&dev, "max_smem_per_block", 232448);
+    mmt_device_set_prop(&dev, "sm_count", 132);
+    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .m = 96, .n = 80, .k = 64};
+    mmt_space_env env = {.problem = &p, .device = &dev};
+    mmt_config *all = NULL;
+    size_t n = 0;
+    if (mmt_space_enumerate(s, &env, &all, &n, &err) == MMT_OK && n > 0) {
+        mmt_geometry g;
+        char defines[4096], text_cfg[512];
+        mmt_space_geometry(s, &all[0], &env, &g, &err);
+        mmt_space_defines(s, &all[0], &env, defines, sizeof defines, &err);
+        mmt_config_format(s, &all[0], text_cfg, sizeof text_cfg);
+        mmt_config back;
+        mmt_config_parse(s, text_cfg, &back, &err);
+    }
+    free(all);
+    mmt_space_free(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1) return 0;
+    const int which = data[0] % 3;
+    char *text = malloc(size); /* the rest, NUL-terminated (the expression parser takes a string) */
+    if (!text) return 0;
+    memcpy(text, data + 1, size - 1);
+    text[size - 1] = '\0';
+    mmt_err err;
+    if (which == 0) {
+        mmt_problem *problems = NULL;
+        size_t n = 0;
+        if (mmt_shapes_load_text("fuzz.yaml", text, size - 1, &problems, &n, &err) == MMT_OK) free(problems);
+    } else if (which == 1) {
+        fuzz_space(text, size - 1);
+    } else {
+        mmt_expr *e = NULL;
+        int col;
+        int64_t v;
+        if (mmt_expr_parse(text, &e, &col, &err) == MMT_OK) {
+            mmt_expr_eval(e, lookup, NULL, &v, &err);
+            mmt_expr_free(e);
+        }
+    }
+    free(text);
+    return 0;
+}
