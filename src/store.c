@@ -191,6 +191,10 @@ mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_e
     if (rc != SQLITE_OK)
         s = mmt_err_set(err, readonly && rc == SQLITE_CANTOPEN ? MMT_NOT_FOUND : MMT_DATABASE, "%s: %s", path,
                         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+    /* SQLite opens a file it cannot write read-only without a word: say so before writing */
+    if (s == MMT_OK && !readonly && sqlite3_db_readonly(st->db, "main") == 1)
+        s = mmt_err_set(err, MMT_DATABASE, "%s is read-only: it can be read, not tuned into (--db names another file)",
+                        path);
     if (s == MMT_OK) {
         sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
         if (!readonly) s = wal_mode(st, err);

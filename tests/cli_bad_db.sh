@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# cli_bad_db.sh - databases mmtune must not use: a corrupt one (pages overwritten), a
+# truncated one, a file that is not SQLite, a read-only one (for tuning; an application may
+# read it) and one of a newer schema version are each refused by mmtune with a message that
+# names the file and exit 1, by mmt_open likewise (through `mmtune bench`, which opens it as
+# an application does), and none of them is changed: the same bytes after as before.
+set -u
+MMTUNE=$1
+. "$(dirname "$0")/clilib.sh"
+command -v sqlite3 >/dev/null || { echo "sqlite3 is not installed: skipped"; exit 77; }
+P="f32 row NN 24x20x16"
+"$MMTUNE" --device cpu --problem "$P" --db "$tmp/good.db" --budget 2 --quiet >/dev/null 2>&1 ||
+  { echo "FAIL: a good database to start from"; exit 1; }
+size=$(stat -c %s "$tmp/good.db")
+
+cp "$tmp/good.db" "$tmp/corrupt.db" # every page but the header overwritten with noise
+head -c $((size - 100)) /dev/urandom | dd of="$tmp/corrupt.db" bs=1 seek=100 conv=notrunc status=none
+head -c $((size / 2)) "$tmp/good.db" >"$tmp/truncated.db"
+printf 'problems:\n  - {m: 1, n: 1, k: 1}\n' >"$tmp/text.db"
+cp "$tmp/good.db" "$tmp/newer.db" && sqlite3 "$tmp/newer.db" "PRAGMA user_version = 99"
+cp "$tmp/good.db" "$tmp/readonly.db" && chmod 444 "$tmp/readonly.db"
+
+kinds="corrupt truncated text newer readonly"
+[ "$(id -u)" = 0 ] && { kinds=${kinds% readonly}; echo "root writes a 0444 file: the read-only case is not tried"; }
+for kind in $kinds; do
+  db="$tmp/$kind.db"
+  before=$(sha256sum "$db" | cut -c1-64)
+  check "tune refuses the $kind database" 1 "$MMTUNE" --device cpu --problem "$P" --db "$db" --budget 2
+  grep -q "$db" "$tmp/err" || { echo "FAIL: the message does not name $db:"; cat "$tmp/err"; fail=1; }
+  [ "$kind" = readonly ] || check "bench refuses the $kind database" 1 "$MMTUNE" bench --device cpu --problem "$P" --db "$db"
+  [ "$(sha256sum "$db" | cut -c1-64)" = "$before" ] || { echo "FAIL: the $kind database was changed"; fail=1; }
+  [ ! -e "$db-wal" ] || [ ! -s "$db-wal" ] || { echo "FAIL: the $kind database got a WAL"; fail=1; }
+done
+exit $fail
