@@ -32,6 +32,14 @@ extern "C" {
 #define MMT_VERSION_PATCH 0
 #define MMT_VERSION_NUMBER (MMT_VERSION_MAJOR * 10000 + MMT_VERSION_MINOR * 100 + MMT_VERSION_PATCH)
 
+/* What libmmtuned.so exports: these functions alone (the library is built with hidden
+ * visibility; its internals are no part of its ABI). */
+#if defined(__GNUC__)
+#define MMT_API __attribute__((visibility("default")))
+#else
+#define MMT_API
+#endif
+
 /* Every status once: name, number (never reused), message. */
 #define MMT_STATUS_MAP(X)                                                        \
     X(OK,               0, "success")                                            \
@@ -76,10 +84,10 @@ typedef enum mmt_choice { MMT_CHOICE_NONE = 0, MMT_CHOICE_EXACT = 1, MMT_CHOICE_
 typedef struct mmt_ctx mmt_ctx;
 
 /* The version of the library, "MAJOR.MINOR.PATCH"; a static string. */
-const char *mmt_version_string(void);
+MMT_API const char *mmt_version_string(void);
 
 /* The fixed message of a status; never NULL. */
-const char *mmt_status_string(mmt_status status);
+MMT_API const char *mmt_status_string(mmt_status status);
 
 /* Opens a context on a device.
  *   device:  "cpu" (or NULL) for the host CPU, "0", "1", ... or "cuda:0" for a GPU.
@@ -89,25 +97,25 @@ const char *mmt_status_string(mmt_status status);
  * On success *out owns the context (free with mmt_close). On failure *out is NULL unless
  * a context could be made to carry the message, in which case read mmt_last_error and
  * close it. */
-mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path);
+MMT_API mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path);
 
 /* Frees a context and everything it loaded; NULL is a no-op. */
-void mmt_close(mmt_ctx *ctx);
+MMT_API void mmt_close(mmt_ctx *ctx);
 
 /* The detailed message of the calling thread's last call on ctx if it failed ("" if it
  * succeeded, or if this thread has not called on ctx lately: a thread keeps the messages of
  * its last four contexts). NULL: the thread's last mmt_open that could not make a context.
  * Owned by the thread, valid until its next call on ctx. */
-const char *mmt_last_error(const mmt_ctx *ctx);
+MMT_API const char *mmt_last_error(const mmt_ctx *ctx);
 
 /* How the kernel of the calling thread's last successful GEMM call on ctx was chosen, and
  * its configuration in canonical text ("BM=64,BN=64,..."; owned by the thread, valid until
  * its next call on ctx). Either pointer may be NULL. */
-mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config);
+MMT_API mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config);
 
 /* For a GPU context: the CUDA stream (a CUstream / cudaStream_t) later calls run on;
  * NULL is the default stream. Ignored on the CPU. */
-mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream);
+MMT_API mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream);
 
 /* GEMM with the CBLAS signature: C = alpha * op(A) * op(B) + beta * C, op(A) is m x k,
  * op(B) is k x n, C is m x n. On a GPU context A, B and C are device pointers and the call
@@ -115,11 +123,11 @@ mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream);
  * (NaN in C does not propagate), and alpha == 0 means A and B are not read.
  * Returns MMT_INVALID_ARGUMENT for a negative size, a leading dimension too small, or a
  * NULL pointer that the call would read or write; nothing is written then. */
-mmt_status mmt_sgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b,
+MMT_API mmt_status mmt_sgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b,
                      int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
                      const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 
-mmt_status mmt_dgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b,
+MMT_API mmt_status mmt_dgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b,
                      int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
                      const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
@@ -141,7 +149,7 @@ typedef struct mmt_gemm_desc {
  * applies to mmt_sgemm only. A shape is looked up for the alignment of A and B (pointer
  * and row pitch), so misaligned operands may run another configuration than aligned
  * ones, never one that needs the alignment they lack. */
-mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
+MMT_API mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
                        const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
                        int64_t ldc);
 
@@ -150,7 +158,7 @@ mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64
  * keeps fp32-level accuracy but rounds differently). The environment variable
  * MMTUNE_SGEMM=f32x3 sets MMT_SGEMM_ALLOW_F32X3 on every context when it is opened. */
 typedef enum mmt_sgemm_policy { MMT_SGEMM_F32 = 0, MMT_SGEMM_ALLOW_F32X3 = 1 } mmt_sgemm_policy;
-mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy);
+MMT_API mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,9 @@ static int executable(const char *path)
 }
 
 /* $MMTUNE_BIN (and only it when set: a named binary that is missing must not be replaced
- * by another one silently), else mmtune beside the object holding this code (libmmtuned.so
- * is installed next to mmtune), else the first mmtune on PATH; "" if none. */
+ * by another one silently), else mmtune beside the object holding this code (the build
+ * tree) or in ../bin from it (an installed tree: lib/ and bin/ of one prefix), else the
+ * first mmtune on PATH; "" if none. */
 static void find_bin(char *out, size_t size)
 {
     char path[PATH_MAX + 16];
@@ -42,13 +44,16 @@ static void find_bin(char *out, size_t size)
     }
     Dl_info info;
     if (dladdr((void *)find_bin, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
-        snprintf(path, sizeof path, "%s", info.dli_fname);
-        char *slash = strrchr(path, '/');
-        snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "mmtune");
-        char real[PATH_MAX];
-        if (executable(path) && realpath(path, real)) {
-            snprintf(out, size, "%s", real);
-            return;
+        static const char *const beside[] = {"mmtune", "../bin/mmtune"};
+        for (int i = 0; i < 2; i++) {
+            snprintf(path, sizeof path, "%s", info.dli_fname);
+            char *slash = strrchr(path, '/');
+            snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s", beside[i]);
+            char real[PATH_MAX];
+            if (executable(path) && realpath(path, real)) {
+                snprintf(out, size, "%s", real);
+                return;
+            }
         }
     }
     const char *dirs = getenv("PATH");
@@ -86,6 +91,10 @@ mmt_status mmt_autotune_config(mmt_autotune *at, mmt_err *err)
     at->on = 1;
     snprintf(at->budget, sizeof at->budget, "%s", budget);
     find_bin(at->bin, sizeof at->bin);
+    static atomic_flag said = ATOMIC_FLAG_INIT; /* once per process: a context opens often */
+    if (!at->bin[0] && !atomic_flag_test_and_set(&said))
+        fprintf(stderr, "libmmtuned: MMTUNE_AUTOTUNE=background, but no mmtune was found (MMTUNE_BIN, beside "
+                        "libmmtuned, ../bin from it, PATH): untuned shapes are only recorded\n");
     return MMT_OK;
 }
 
