@@ -61,7 +61,10 @@ typedef struct mmt_backend {
      * (128, 64 or 32), zero-filled outside. With tma_packed they describe the operands'
      * packed copies in p->workspace instead, which the kernel's pre-pass writes: A (as
      * stored: rows of k, or of m transposed) at the start, B right after it, every row at
-     * its byte length rounded up to 16 (the layout of the mma.sync template's PACK too). */
+     * its byte length rounded up to 16 (the layout of the mma.sync template's PACK too).
+     * tma_packed is a sum: 1 A is packed, 2 B is packed (after A where A is, else at the
+     * start), 4 the packed ones are K-major (A as m x k, B as n x k) whatever the
+     * transposes; an operand not packed is read in place. */
     mmt_status (*launch)(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                          mmt_err *err);
     void (*unload)(mmt_module *mod);

@@ -584,17 +584,20 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
 {
     memset(out, 0, sizeof *out);
     if (g->tma[o][0] <= 0 || p->k == 0 || p->alpha == 0) return MMT_OK;
-    const int trans = o ? p->trans_b : p->trans_a;
+    /* tma_packed (backend.h): 1 A packed, 2 B packed, 4 packed K-major (A as m x k, B as n x k) */
+    const int pa = (int)(g->tma_packed & 1), pb = (int)(g->tma_packed & 2) != 0, kmajor = (int)(g->tma_packed & 4) != 0;
+    const int ta = pa && kmajor ? 0 : p->trans_a, tb = pb && kmajor ? 1 : p->trans_b;
+    const int trans = o ? tb : ta;
     const int64_t rows = o ? (trans ? p->n : p->k) : (trans ? p->k : p->m);
     const int64_t cols = o ? (trans ? p->k : p->n) : (trans ? p->m : p->k);
     tmap_entry e = {.base = o ? p->b : p->a, .dims = {(uint64_t)cols, (uint64_t)rows},
                     .pitch = (uint64_t)((o ? p->ldb : p->lda) * g->elem_bytes),
                     .box = {(uint32_t)g->tma[o][0], (uint32_t)g->tma[o][1]}, .elem = (uint32_t)g->elem_bytes};
-    if (g->tma_packed) { /* the packed layout (backend.h): A, then B, rows at 16-byte pitches */
-        const int64_t a_pitch = ((p->trans_a ? p->m : p->k) * g->elem_bytes + 15) / 16 * 16;
-        const int64_t b_pitch = ((p->trans_b ? p->k : p->n) * g->elem_bytes + 15) / 16 * 16;
-        const int64_t a_bytes = (p->trans_a ? p->k : p->m) * a_pitch;
-        RETURN_ERROR_IF(p->workspace_size < a_bytes + (p->trans_b ? p->n : p->k) * b_pitch, err, MMT_LAUNCH,
+    if (o ? pb : pa) { /* the packed layout (backend.h): A, then B, rows at 16-byte pitches */
+        const int64_t a_pitch = ((ta ? p->m : p->k) * g->elem_bytes + 15) / 16 * 16;
+        const int64_t b_pitch = ((tb ? p->k : p->n) * g->elem_bytes + 15) / 16 * 16;
+        const int64_t a_bytes = pa ? (ta ? p->k : p->m) * a_pitch : 0;
+        RETURN_ERROR_IF(p->workspace_size < a_bytes + (pb ? (tb ? p->n : p->k) * b_pitch : 0), err, MMT_LAUNCH,
                         "the workspace (%lld bytes) is smaller than the packed operands",
                         (long long)p->workspace_size);
         e.pitch = (uint64_t)(o ? b_pitch : a_pitch);

@@ -49,7 +49,7 @@ typedef struct mmt_space {
     int has_launch; /* GPU spaces: grid, block, smem, workspace (bytes of device scratch; 0 if absent) */
     mmt_space_expr grid[3], block[3], smem, workspace;
     mmt_space_expr tma[2][2]; /* tma_a, tma_b: TMA boxes of A and B (elements, contiguous dim first; 0: none) */
-    mmt_space_expr tma_packed; /* non-zero: the tensor maps describe the packed copies in the workspace */
+    mmt_space_expr tma_packed; /* which tensor maps describe packed copies in the workspace (backend.h) */
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
 } mmt_space;
 
@@ -65,7 +65,7 @@ typedef struct mmt_geometry {
      * takes no tensor map of that operand); elem_bytes: the size of A's and B's elements */
     int64_t tma[2][2];
     int64_t elem_bytes;
-    int64_t tma_packed; /* non-zero: the tensor maps describe A and B packed in the workspace (backend.h) */
+    int64_t tma_packed; /* 1 + 2 + 4: A, B packed in the workspace, packed K-major (backend.h) */
 } mmt_geometry;
 
 /* What expressions may read besides params and derived values: the row-major problem

@@ -85,13 +85,15 @@ static int sample_problem(const mmt_family *fam, const mmt_device_info *dev, con
     int spilled = 0;
     mmt_problem_format(&p, what, sizeof what);
 
-    mmt_config def;
-    mmt_space_default(fam->space, &def);
-    int valid = 0;
-    CHECK_OK(mmt_space_check(fam->space, &def, &env, &valid, NULL, &err), &err);
-    CHECK_EQ_INT(valid, 1); /* the default serves every shape */
-    CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
-    if (with_default) spilled += compile_one("default", fam->source, defines) > 0;
+    if (with_default) {
+        mmt_config def;
+        mmt_space_default(fam->space, &def);
+        int valid = 0;
+        CHECK_OK(mmt_space_check(fam->space, &def, &env, &valid, NULL, &err), &err);
+        CHECK_EQ_INT(valid, 1); /* the default serves every shape */
+        CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+        spilled += compile_one("default", fam->source, defines) > 0;
+    }
 
     mmt_config *all = NULL;
     size_t count = 0;
@@ -149,8 +151,9 @@ static void sample_mma(const mmt_device_info *dev)
     mmt_family_free(fam);
 }
 
-/* The wgmma space (sm_90a): bf16 and f16 in every operand orientation and both output
- * types, tf32 and f32x3 in the one they serve (both operands K-major); the default with two consumer
+/* The wgmma space (sm_90a): every mode in every operand orientation (tf32 and f32x3 other
+ * than NT through K-major packing, where the default does not serve), both output types,
+ * split-K on a problem of few tiles; the default with two consumer
  * warpgroups must be compiled to 168 registers, which setmaxnreg divides into 40 for the
  * producer and 232 for each consumer (fewer would leave the consumers waiting forever). */
 static void sample_wgmma(const mmt_device_info *dev)
@@ -164,7 +167,7 @@ static void sample_wgmma(const mmt_device_info *dev)
         mmt_dtype out;
         int ta, tb; /* -1: every orientation */
     } kinds[] = {{MMT_MODE_BF16, MMT_F32, -1, -1}, {MMT_MODE_BF16, MMT_BF16, 0, 0}, {MMT_MODE_F16, MMT_F16, -1, -1},
-                 {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, 0, 1}, {MMT_MODE_F32X3, MMT_F32, 0, 1}};
+                 {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, -1, -1}, {MMT_MODE_F32X3, MMT_F32, -1, -1}};
     int spilled = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         for (int t = 0; t < 4; t++) {
@@ -173,8 +176,16 @@ static void sample_wgmma(const mmt_device_info *dev)
             mmt_problem p = {.dtype = mmt_mode_dtype(kinds[i].mode), .out = kinds[i].out, .mode = kinds[i].mode,
                              .layout = MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4096,
                              .k = 4096};
-            spilled += sample_problem(fam, dev, &p, 1, 2);
+            const int packed = mmt_dtype_size(p.dtype) == 4 && (p.trans_a || !p.trans_b);
+            spilled += sample_problem(fam, dev, &p, !packed, 2);
         }
+    /* split-K: few tiles, a long K */
+    mmt_problem sk = {.dtype = MMT_BF16, .out = MMT_BF16, .mode = MMT_MODE_BF16, .layout = MMT_ROW_MAJOR, .m = 96,
+                      .n = 4096, .k = 8192};
+    spilled += sample_problem(fam, dev, &sk, 0, 2);
+    sk = (mmt_problem){.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32X3, .layout = MMT_ROW_MAJOR, .m = 200,
+                       .n = 300, .k = 8192};
+    spilled += sample_problem(fam, dev, &sk, 0, 2);
     /* the default: two consumers, so the register cap setmaxnreg divides */
     mmt_problem p = {.dtype = MMT_BF16, .out = MMT_F32, .mode = MMT_MODE_BF16, .layout = MMT_ROW_MAJOR, .m = 4096,
                      .n = 4096, .k = 4096};

@@ -2,7 +2,8 @@
  * where the GPU is the Hopper it is built for) through the real backend on GPU 0, every
  * mode (bf16, f16, tf32, f32x3) and output type, every transpose each family serves: the
  * space's default and configurations spread over it (split-K, packing, rasterisation,
- * persistent grids, clusters, one consumer, C through shared memory among them), on odd
+ * persistent grids, clusters, one consumer, C through shared memory, split-K, tf32 packed
+ * K-major among them), on odd
  * shapes and ragged K, with
  * 16-byte-aligned and with odd leading dimensions (each config only where the space
  * admits it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with beta = 0,
@@ -202,26 +203,32 @@ static void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, i
     be->free(da), be->free(db), be->free(dc);
 }
 
-/* Whether the family serves this kind and orientation at all (its default is valid for
- * the aligned main shape). */
-static int serves(const mmt_family *fam, kind kd, int ta, int tb)
+/* Whether the family serves this kind and orientation at all (some configuration is valid
+ * for the aligned main shape), and whether its default does. */
+static int serves(const mmt_family *fam, kind kd, int ta, int tb, int *by_default)
 {
     mmt_problem p = problem_of(kd, ta, tb, main_shape);
     mmt_space_env env = env_of(&p, 0);
-    mmt_config def;
-    int valid = 0;
+    mmt_config def, *all = NULL;
+    size_t count = 0;
+    mmt_err err;
+    *by_default = 0;
+    if (!(fam->space->modes & (1u << kd.mode))) return 0;
     mmt_space_default(fam->space, &def);
-    return (fam->space->modes & (1u << kd.mode)) && mmt_space_check(fam->space, &def, &env, &valid, NULL, NULL) == MMT_OK &&
-           valid;
+    if (mmt_space_check(fam->space, &def, &env, by_default, NULL, NULL) != MMT_OK) *by_default = 0;
+    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
+    free(all);
+    return count > 0;
 }
 
 static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
 {
-    if (!serves(fam, kd, ta, tb)) return;
-    instance list[16]; /* default + up to 8 picks */
+    int by_default;
+    if (!serves(fam, kd, ta, tb, &by_default)) return;
+    instance list[16]; /* default + up to 9 picks */
     memset(list, 0, sizeof list);
     int n = 0;
-    mmt_space_default(fam->space, &list[n++].cfg);
+    if (by_default) mmt_space_default(fam->space, &list[n++].cfg); /* tf32 other than NT: packed only */
     mmt_problem p = problem_of(kd, ta, tb, main_shape), q = problem_of(kd, ta, tb, group_shape),
                 r = problem_of(kd, ta, tb, splitk_shape), w = problem_of(kd, ta, tb, many_shape);
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
@@ -229,6 +236,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick(fam, &p, 0, "EPI", 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick(fam, &p, 1, "PACK", 1, 1, list, &n);
+        if (strstr(fam->name, "wgmma")) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
@@ -236,6 +244,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &w, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
         pick(fam, &p, 0, "EPI", 1, 1, list, &n);       /* C staged through shared memory */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);      /* odd rows packed first */
+        pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* slices of K summed in order */
     } else {
         pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */
@@ -281,8 +290,12 @@ static double error_of(const mmt_family *fam, mmt_mode mode, const char *config,
     if (st == MMT_OK) st = mmt_space_geometry(fam->space, &cfg, &env, &g, &err);
     mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = s.k, .ldb = tb ? s.k : s.n, .ldc = s.n,
                           .trans_b = tb, .alpha = 1, .beta = 0, .a = da, .b = db, .c = dc};
+    void *ws = NULL;
+    if (st == MMT_OK && g.workspace > 0) st = be->alloc(&dev, (size_t)g.workspace, &ws, &err);
+    gp.workspace = ws, gp.workspace_size = ws ? g.workspace : 0;
     if (st == MMT_OK) st = be->launch(mod, &gp, &g, NULL, &err);
     if (st == MMT_OK) st = be->sync(NULL, &err);
+    be->free(ws);
     if (st == MMT_OK) st = be->copy(host_c, dc, sizeof(float) * s.m * s.n, MMT_D2H, &err);
     if (st == MMT_OK) e = gc_rel_error_t(MMT_F32, 0, s.m, s.n, host_c, s.n, ref);
     else fprintf(stderr, "%s: %s\n", mmt_mode_name(mode), err.msg);
@@ -334,6 +347,20 @@ static void test_f32x3_accuracy(const mmt_family *mma, const mmt_family *wg)
             printf("  wgmma (NT): f32x3 %.3g (%.2fx fp32 SIMT), tf32 %.3g\n", wx3, wx3 / e32, wtf);
             CHECK(wx3 <= 4 * e32);
             CHECK(wtf > 16 * wx3);
+            /* NN through K-major packing; and split-K, whose slices are summed in the order of
+             * K: the same inputs give the same bits on every run */
+            const char *packed = "BM=128,BN=128,STAGES=3,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=0,EPI=0,PACK=2,SPLITK=1",
+                       *split = "BM=128,BN=128,STAGES=3,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=1,EPI=0,PACK=2,SPLITK=4";
+            double wnn = error_of(wg, MMT_MODE_F32X3, packed, s, da, db, 0, dc, c, ref);
+            float *first = malloc(sizeof(float) * s.m * s.n);
+            double ws1 = error_of(wg, MMT_MODE_F32X3, split, s, da, db, 0, dc, first, ref);
+            double ws2 = error_of(wg, MMT_MODE_F32X3, split, s, da, db, 0, dc, c, ref);
+            printf("  wgmma (NN, packed K-major): f32x3 %.3g; split-K 4: %.3g, twice the same bits: %s\n", wnn, ws1,
+                   memcmp(first, c, sizeof(float) * s.m * s.n) ? "no" : "yes");
+            CHECK(wnn <= 4 * e32);
+            CHECK(ws1 <= 4 * e32 && ws2 == ws1);
+            CHECK(memcmp(first, c, sizeof(float) * s.m * s.n) == 0);
+            free(first);
         }
     }
     free(bt);
@@ -349,6 +376,7 @@ int main(int argc, char **argv)
 {
     const int accuracy_only = argc > 1 && strcmp(argv[1], "accuracy") == 0;
     quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* lines whole between the messages on stderr */
     mmt_err err;
     be = mmt_backend_cuda(&err);
     if (!be) {

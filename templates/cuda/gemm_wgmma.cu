@@ -8,7 +8,9 @@
  * Precision modes (MMT_MODE, src/problem.h's mmt_mode), fp32 accumulation in all of them:
  *   2 bf16, 3 f16   16-bit inputs, wgmma k16, either operand K-major or M/N-major;
  *   4 tf32          fp32 inputs read as tf32 by the tensor cores, wgmma k8; the hardware
- *                   reads both operands K-major only (A not transposed, B transposed);
+ *                   reads both operands K-major only (A not transposed, B transposed), so
+ *                   the other orientations are served with PACK, which copies the operand
+ *                   that is not K-major into that layout first;
  *   5 f32x3         the same orientation, fp32-level accuracy from three tf32 products:
  *                   the consumers split each stage in place into x = hi + lo (both
  *                   rounded to tf32; lo in a second set of stages) and sum each stage's
@@ -39,9 +41,20 @@
  * TMA multicasts it into both.
  *
  * Operands whose rows are not 16-byte aligned (odd K in 16-bit, say), which the TMA cannot
- * read, are served with PACK: a first pass (mmt_gemm_pre) copies A and B into the workspace
- * with row pitches rounded up to 16 bytes, A first, then B (backend.h's packed layout), and
- * the tensor maps describe those copies.
+ * read, are served with PACK (1: A, 2: B, 3: both): a first pass (mmt_gemm_pre) copies them
+ * into the workspace with row pitches rounded up to 16 bytes, A first, then B (backend.h's
+ * packed layout), and the tensor maps describe those copies. 32-bit operands are packed
+ * K-major (A as m x k, B as n x k, transposed through shared memory where stored
+ * otherwise), which is how tf32 and f32x3 serve every orientation (backend.h: tma_packed).
+ *
+ * Split-K (SPLITK > 1, persistent grids): a work unit is one slice of K of one tile, the
+ * slices of a tile consecutive units. A slice waits for the one before it (a flag per tile
+ * in the workspace, zeroed by mmt_gemm_pre), adds its sum to theirs in an fp32 tile of the
+ * workspace and passes on; the last one adds the rest to its accumulators and writes C.
+ * The sum is taken in the order of K whatever the timing, so results are reproducible bit
+ * for bit; the chain cannot deadlock because every unit waits only for a lower one and a
+ * persistent grid's blocks are all resident (one cluster of one block per SM: SPLITK > 1
+ * needs CLUSTER == 1).
  *
  * Launch (the space's launch section): grid CLUSTER * (tiles or fewer), block 128 *
  * (CONSUMERS + 1), dynamic shared memory SMEM bytes; the backend passes tensor maps of A and
@@ -84,7 +97,10 @@
 #define EPI 0 /* C: 0 straight from the registers (pairs); 1 through shared memory (16-byte rows) */
 #endif
 #ifndef PACK
-#define PACK 0 /* 1: A and B are first copied to the workspace with 16-byte row pitches (TMA reads those) */
+#define PACK 0 /* operands first copied to the workspace at 16-byte row pitches (TMA reads those): 1 A, 2 B, 3 both */
+#endif
+#ifndef SPLITK
+#define SPLITK 1 /* slices of K per tile, summed in K order through the workspace (persistent grids) */
 #endif
 
 /* ---- derived ------------------------------------------------------------------------ */
@@ -95,8 +111,8 @@
 #define ELEM 4
 #define WG_K "8"
 #define WG_TYPES "f32.tf32.tf32"
-#if OP_A || !OP_B
-#error "tf32 wgmma reads both operands K-major: A not transposed, B transposed"
+#if (OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2))
+#error "tf32 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
 #endif
 #else
 #error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32) or 5 (f32x3)"
@@ -117,16 +133,29 @@ typedef unsigned short TC;
 
 #define STR_(x) #x
 #define XSTR(x) STR_(x)
-/* the operands' layouts in shared memory: 1 where contiguous along m (A) or n (B) */
-#if OP_A
-#define A_MN 1
+/* the operands' layouts in shared memory: 1 where contiguous along m (A) or n (B); packed
+ * 32-bit operands are K-major whatever their orientation in memory */
+#define PACK_A (PACK & 1)
+#define PACK_B (PACK / 2)
+#if OP_A && !(PACK_A && ELEM == 4)
+#define A_MN_ 1
 #else
-#define A_MN 0
+#define A_MN_ 0
 #endif
-#if OP_B
-#define B_MN 0
+#if !OP_B && !(PACK_B && ELEM == 4)
+#define B_MN_ 1
 #else
-#define B_MN 1
+#define B_MN_ 0
+#endif
+#ifndef A_MN /* the space passes its derived A_MN and B_MN: they must agree */
+#define A_MN A_MN_
+#elif A_MN != A_MN_
+#error "A_MN does not match the orientation of this instance"
+#endif
+#ifndef B_MN
+#define B_MN B_MN_
+#elif B_MN != B_MN_
+#error "B_MN does not match the orientation of this instance"
 #endif
 #if ELEM == 2 /* scale-a, scale-b, then the transposes (16-bit types only) */
 #define WG_TAIL ", 1, 1, " XSTR(A_MN) ", " XSTR(B_MN)
@@ -179,8 +208,14 @@ typedef unsigned short TC;
 #if GROUP_M < 1
 #error "GROUP_M is >= 1"
 #endif
+#if SPLITK < 1 || SPLITK > 16 || (SPLITK > 1 && CLUSTER > 1)
+#error "SPLITK is 1 to 16, and 1 with clusters (the chain of slices needs every block resident)"
+#endif
 #if EPI != 0 && EPI != 1
 #error "EPI is 0 or 1"
+#endif
+#if PACK < 0 || PACK > 3
+#error "PACK is 0 to 3"
 #endif
 
 /* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
@@ -567,6 +602,46 @@ __device__ __forceinline__ void split_stage(unsigned char *p, int bytes, int tc,
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+/* ---- the workspace ----------------------------------------------------------------------- */
+
+/* Bytes of the packed operands at the start of the workspace (0 without PACK): A, then B,
+ * those packed, rows at their byte length rounded up to 16; 32-bit operands K-major (m x k
+ * and n x k). */
+__device__ __forceinline__ long long packed_bytes(const mmt_gemm_params &p, long long *a_bytes)
+{
+    const long long a_rows = A_MN ? p.k : p.m, a_cols = A_MN ? p.m : p.k;
+    const long long b_rows = B_MN ? p.k : p.n, b_cols = B_MN ? p.n : p.k;
+    const long long a = a_rows * ((a_cols * ELEM + 15) / 16 * 16), b = b_rows * ((b_cols * ELEM + 15) / 16 * 16);
+    if (a_bytes) *a_bytes = PACK_A ? a : 0;
+    return (PACK_A ? a : 0) + (PACK_B ? b : 0);
+}
+
+/* Split-K's part of the workspace, after the packed operands: a flag per block tile (16
+ * bytes each), then an fp32 tile of partial sums per block tile. */
+#define SK_FLAG(ws, slot) (reinterpret_cast<int *>(ws) + 4 * (slot))
+#define SK_PART(ws, slots, slot) (reinterpret_cast<float *>(ws) + 4 * (slots) + (long long)(slot) * BM * BN)
+
+/* The consumers of this block wait until the flag says `value` (one thread polls, with
+ * acquire; the named barrier passes what it saw to the others). */
+__device__ __forceinline__ void sk_wait(const int *flag, int value)
+{
+    if (threadIdx.x == 128) {
+        int v;
+        do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+        while (v != value);
+    }
+    asm volatile("bar.sync 4, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
+}
+
+/* Every consumer's writes of the partial tile are done (the barrier), then one thread
+ * publishes them at GPU scope and sets the flag. */
+__device__ __forceinline__ void sk_signal(int *flag, int value)
+{
+    asm volatile("bar.sync 4, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
+    if (threadIdx.x == 128)
+        asm volatile("fence.acq_rel.gpu;\nst.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
 /* ---- the kernel ----------------------------------------------------------------------- */
 
 /* Tile t of the cluster tiles (CLUSTER x BM x BN), GROUP_M rows swept column by column. */
@@ -602,7 +677,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     const long long M = p.m, N = p.n, K = p.k;
     const float alpha = (float)p.alpha, beta = (float)p.beta;
     const long long tiles_m = (M + BM - 1) / BM, ctiles_n = (N + (long long)CLUSTER * BN - 1) / (CLUSTER * BN);
-    const long long tiles = tiles_m * ctiles_n;
+    const long long tiles = tiles_m * ctiles_n, units = tiles * SPLITK;
     /* alpha == 0 or K == 0: C = beta C, A and B are not read */
     const int ktiles = alpha == 0.0f ? 0 : (int)((K + BK - 1) / BK);
     const unsigned rank = cluster_rank();
@@ -625,11 +700,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         if (threadIdx.x == 0) {
             const unsigned short all = (unsigned short)((1u << CLUSTER) - 1);
             unsigned it = 0;
-            for (long long t = blockIdx.x / CLUSTER; t < tiles; t += gridDim.x / CLUSTER) {
+            for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
                 long long tm, tn;
-                tile_of(t, tiles_m, ctiles_n, tm, tn);
+                tile_of(u / SPLITK, tiles_m, ctiles_n, tm, tn);
                 const int m0 = (int)(tm * BM), n0 = (int)((tn * CLUSTER + rank) * BN);
-                for (int kt = 0; kt < ktiles; kt++, it++) {
+                const int slice = (int)(u % SPLITK), kb = (int)((long long)ktiles * slice / SPLITK),
+                          ke = (int)((long long)ktiles * (slice + 1) / SPLITK);
+                for (int kt = kb; kt < ke; kt++, it++) {
                     const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
                     mbar_wait(EMPTY(s), phase ^ 1); /* every consumer of the cluster is done with it */
                     mbar_expect_tx(FULL(s), A_STAGE + B_STAGE);
@@ -662,9 +739,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         (void)cvec, (void)cvec16, (void)S;
         float acc[MI][BN / 2];
         unsigned it = 0;
-        for (long long t = blockIdx.x / CLUSTER; t < tiles; t += gridDim.x / CLUSTER) {
+        for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
             long long tm, tn;
-            tile_of(t, tiles_m, ctiles_n, tm, tn);
+            tile_of(u / SPLITK, tiles_m, ctiles_n, tm, tn);
+            const int slice = (int)(u % SPLITK), kb = (int)((long long)ktiles * slice / SPLITK),
+                      ke = (int)((long long)ktiles * (slice + 1) / SPLITK);
+            (void)slice;
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
 #pragma unroll
@@ -674,13 +754,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
              * split while the tensor cores work on this one */
             float part[MI][BN / 2];
             const int tc = threadIdx.x - 128;
-            if (ktiles > 0) {
+            if (ke > kb) {
                 mbar_wait(FULL(it % STAGES), (it / STAGES) & 1);
                 split_stage(mmt_smem + (As + it % STAGES * A_STAGE - raw), A_STAGE, tc, CONSUMERS * 128);
                 split_stage(mmt_smem + (Bs + it % STAGES * B_STAGE - raw), B_STAGE, tc, CONSUMERS * 128);
                 asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
             }
-            for (int kt = 0; kt < ktiles; kt++, it++) {
+            for (int kt = kb; kt < ke; kt++, it++) {
                 const unsigned s = it % STAGES;
                 const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
                 wg_fence();
@@ -698,7 +778,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                     }
                 }
                 wg_commit();
-                if (kt + 1 < ktiles) { /* the next stage of this tile, split meanwhile */
+                if (kt + 1 < ke) { /* the next stage of this tile, split meanwhile */
                     const unsigned n = (it + 1) % STAGES;
                     mbar_wait(FULL(n), ((it + 1) / STAGES) & 1);
                     split_stage(mmt_smem + (As + n * A_STAGE - raw), A_STAGE, tc, CONSUMERS * 128);
@@ -714,10 +794,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 if (threadIdx.x % 128 == 0)
                     for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
                 /* both consumers' splits of the next stage are in before either multiplies it */
-                if (kt + 1 < ktiles) asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
+                if (kt + 1 < ke) asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
             }
 #else
-            for (int kt = 0; kt < ktiles; kt++, it++) {
+            for (int kt = kb; kt < ke; kt++, it++) {
                 const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
                 mbar_wait(FULL(s), phase);
                 const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
@@ -748,15 +828,40 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
                 /* the group before this one is done: its stage goes back to the producers */
                 wg_wait<1>();
-                if (kt > 0 && threadIdx.x % 128 == 0)
+                if (kt > kb && threadIdx.x % 128 == 0)
                     for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY((it - 1) % STAGES), r);
             }
             wg_wait<0>();
 #pragma unroll
             for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
-            if (ktiles > 0 && threadIdx.x % 128 == 0)
+            if (ke > kb && threadIdx.x % 128 == 0)
                 for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY((it - 1) % STAGES), r);
 
+#endif
+#if SPLITK > 1
+            {
+                /* this consumer's share of the block tile's partial sums, in its registers' order */
+                unsigned char *const ws = static_cast<unsigned char *>(p.workspace) + packed_bytes(p, nullptr);
+                const long long slot = u / SPLITK;
+                int *const flag = SK_FLAG(ws, slot);
+                float *const part_ws = SK_PART(ws, tiles, slot) + (long long)c * MI * (BN / 2) * 128 + threadIdx.x % 128;
+                sk_wait(flag, slice);
+                if (slice < SPLITK - 1) { /* add to the slices before, pass on */
+#pragma unroll
+                    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+                        for (int i = 0; i < BN / 2; i++) {
+                            float *const q = part_ws + (mi * (BN / 2) + i) * 128;
+                            __stcg(q, slice ? __ldcg(q) + acc[mi][i] : acc[mi][i]);
+                        }
+                    sk_signal(flag, slice + 1);
+                    continue;
+                }
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+                    for (int i = 0; i < BN / 2; i++) acc[mi][i] = __ldcg(part_ws + (mi * (BN / 2) + i) * 128) + acc[mi][i];
+            }
 #endif
             const long long row0 = tm * BM + c * WM, col0 = (tn * CLUSTER + rank) * BN;
 #pragma unroll
@@ -774,8 +879,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #undef EMPTY
 }
 
-#if PACK
-/* ---- the packing pass -------------------------------------------------------------------- */
+#if PACK || SPLITK > 1
+/* ---- the pass before the kernel ---------------------------------------------------------- */
 
 typedef unsigned short TP; /* copied as 16-bit units: any element type */
 #define PU (16 / sizeof(TP))
@@ -799,17 +904,49 @@ __device__ __forceinline__ void pack(unsigned char *dst, const unsigned char *sr
     }
 }
 
-/* Before the kernel: the packed operands (alpha == 0 or K == 0: A and B are not read). Any
- * 1-D launch: the loop strides over the grid. */
+/* rows x cols 32-bit elements of src (row pitch ld) to dst transposed (cols rows of `rows`
+ * elements at 16-byte pitches), in 32 x 32 tiles through shared memory so that both the
+ * reads and the writes run along rows; a block takes every gridDim.x-th tile. */
+__device__ __forceinline__ void pack_transposed(unsigned char *dst, const unsigned char *src, long long ld,
+                                                long long rows, long long cols)
+{
+    __shared__ unsigned tile[32][33];
+    const unsigned *const in = reinterpret_cast<const unsigned *>(src);
+    unsigned *const out = reinterpret_cast<unsigned *>(dst);
+    const long long pitch = (rows * 4 + 15) / 16 * 4, tiles_c = (cols + 31) / 32, tiles = (rows + 31) / 32 * tiles_c;
+    const int x = threadIdx.x % 32, y0 = threadIdx.x / 32, dy = blockDim.x / 32;
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const long long r0 = t / tiles_c * 32, c0 = t % tiles_c * 32;
+        for (int y = y0; y < 32; y += dy)
+            if (r0 + y < rows && c0 + x < cols) tile[y][x] = in[(r0 + y) * ld + c0 + x];
+        __syncthreads();
+        for (int y = y0; y < 32; y += dy)
+            if (c0 + y < cols && r0 + x < rows) out[(c0 + y) * pitch + r0 + x] = tile[x][y];
+        __syncthreads();
+    }
+}
+
+/* Before the kernel: the packed operands (alpha == 0 or K == 0: A and B are not read) and
+ * split-K's flags. Any 1-D launch of whole warps: the loops stride over the grid. */
 extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
 {
-    if (p.alpha == 0.0 || p.k == 0) return;
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x, stride = (long long)gridDim.x * blockDim.x;
-    const long long ar = OP_A ? p.k : p.m, ac = OP_A ? p.m : p.k, br = OP_B ? p.n : p.k, bc = OP_B ? p.k : p.n;
     unsigned char *const ws = static_cast<unsigned char *>(p.workspace);
-    const long long a_bytes = ar * ((ac * ELEM + 15) / 16 * 16), b_bytes = br * ((bc * ELEM + 15) / 16 * 16);
-    if (p.workspace_size < a_bytes + b_bytes) __trap(); /* the space's workspace expression sizes this layout */
-    pack(ws, static_cast<const unsigned char *>(p.a), p.lda, ar, ac, first, stride);
-    pack(ws + a_bytes, static_cast<const unsigned char *>(p.b), p.ldb, br, bc, first, stride);
+    long long a_bytes;
+    const long long packed = packed_bytes(p, &a_bytes);
+#if SPLITK > 1
+    const long long slots = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
+    if (p.workspace_size < packed + slots * (16 + 4LL * BM * BN)) __trap(); /* the space's workspace expression */
+    for (long long i = first; i < slots; i += stride) *SK_FLAG(ws + packed, i) = 0;
+#endif
+#if PACK
+    if (p.workspace_size < packed) __trap(); /* the space's workspace expression sizes this layout */
+    if (p.alpha == 0.0 || p.k == 0) return;
+    const unsigned char *const a = static_cast<const unsigned char *>(p.a), *const b = static_cast<const unsigned char *>(p.b);
+    if (PACK_A && OP_A && !A_MN) pack_transposed(ws, a, p.lda, p.k, p.m);
+    else if (PACK_A) pack(ws, a, p.lda, A_MN ? p.k : p.m, A_MN ? p.m : p.k, first, stride);
+    if (PACK_B && !OP_B && !B_MN) pack_transposed(ws + a_bytes, b, p.ldb, p.k, p.n);
+    else if (PACK_B) pack(ws + a_bytes, b, p.ldb, B_MN ? p.k : p.n, B_MN ? p.n : p.k, first, stride);
+#endif
 }
 #endif
