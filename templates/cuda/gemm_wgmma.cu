@@ -12,11 +12,12 @@
  *                   the other orientations are served with PACK, which copies the operand
  *                   that is not K-major into that layout first;
  *   5 f32x3         the same orientation, fp32-level accuracy from three tf32 products:
- *                   the consumers split each stage in place into x = hi + lo (both
- *                   rounded to tf32; lo in a second set of stages) and sum each stage's
- *                   lo_a hi_b + hi_a lo_b + hi_a hi_b from zero before one rounded fp32
- *                   add into the accumulators (the tensor cores truncate what they add
- *                   into a running sum).
+ *                   x = hi + lo, both rounded to tf32; the consumers split A in their
+ *                   registers (wgmma reads A from there) and B in place in shared memory
+ *                   (lo in a second set of B stages), and sum each stage's lo_a hi_b +
+ *                   hi_a lo_b + hi_a hi_b from zero before one rounded fp32 add into the
+ *                   accumulators (the tensor cores truncate what they add into a running
+ *                   sum).
  * C is fp32 or the input type (MMT_OUT). BLAS rules: beta == 0 -> C is not read; alpha == 0
  * or K == 0 -> A and B are not read.
  *
@@ -157,10 +158,12 @@ typedef unsigned short TC;
 #elif B_MN != B_MN_
 #error "B_MN does not match the orientation of this instance"
 #endif
-#if ELEM == 2 /* scale-a, scale-b, then the transposes (16-bit types only) */
+#if ELEM == 2 /* scale-a, scale-b, then the transposes (16-bit types only; A from registers has none) */
 #define WG_TAIL ", 1, 1, " XSTR(A_MN) ", " XSTR(B_MN)
+#define WG_TAIL_RS ", 1, 1, " XSTR(B_MN)
 #else
 #define WG_TAIL ", 1, 1"
+#define WG_TAIL_RS ", 1, 1"
 #endif
 
 #define LINE 128              /* bytes of a swizzle line */
@@ -183,8 +186,8 @@ typedef unsigned short TC;
 #define EPI_COLS 64
 #define EPI_PITCH (EPI_COLS + 8)
 #define EPI_BYTES (EPI ? CONSUMERS * 64 * EPI_PITCH * 4 : 0)
-#define LO_OFF (STAGES * (A_STAGE + B_STAGE)) /* f32x3: the lo stages follow the hi ones */
-#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE) * (SPLIT ? 2 : 1) + EPI_BYTES + 16 * STAGES) /* + alignment, barriers */
+#define LO_OFF (STAGES * B_STAGE) /* f32x3: B's lo stages follow its hi ones (A is split in registers) */
+#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE * (SPLIT ? 2 : 1)) + EPI_BYTES + 16 * STAGES) /* + alignment, barriers */
 #if defined(SMEM) && SMEM != SMEM_
 #error "SMEM does not match the shared-memory stages of this instance"
 #endif
@@ -346,6 +349,18 @@ template <int R> __device__ __forceinline__ void fence_regs(float (&d)[R])
     for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* Keeps registers that an asynchronous wgmma reads (A from registers) from being reused
+ * before the wait that ends it. */
+template <int X, int Y, int Z> __device__ __forceinline__ void keep_regs(unsigned (&r)[X][Y][Z])
+{
+#pragma unroll
+    for (int i = 0; i < X; i++)
+#pragma unroll
+        for (int j = 0; j < Y; j++)
+#pragma unroll
+            for (int k = 0; k < Z; k++) asm volatile("" : "+r"(r[i][j][k])::"memory");
+}
+
 /* ---- wgmma, one function per width N (generated: scripts/gen_wgmma_asm.py) ----------------- */
 /* generated: begin */
 __device__ __forceinline__ void wgmma_n64(float (&d)[32], unsigned long long a, unsigned long long b,
@@ -443,6 +458,102 @@ __device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long a
                    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
                  : "l"(a), "l"(b), "r"(scale_d));
 }
+
+__device__ __forceinline__ void wgmma_rs_n64(float (&d)[32], const unsigned (&a)[4], unsigned long long b,
+                                             int scale_d)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, {%32, %33, %34, %35}, %36, p" WG_TAIL_RS ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
+}
+
+__device__ __forceinline__ void wgmma_rs_n128(float (&d)[64], const unsigned (&a)[4], unsigned long long b,
+                                             int scale_d)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, {%64, %65, %66, %67}, %68, p" WG_TAIL_RS ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
+}
+
+__device__ __forceinline__ void wgmma_rs_n192(float (&d)[96], const unsigned (&a)[4], unsigned long long b,
+                                             int scale_d)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n192k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+                 "}, {%96, %97, %98, %99}, %100, p" WG_TAIL_RS ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
+}
+
+__device__ __forceinline__ void wgmma_rs_n256(float (&d)[128], const unsigned (&a)[4], unsigned long long b,
+                                             int scale_d)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k" WG_K "." WG_TYPES " {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, {%128, %129, %130, %131}, %132, p" WG_TAIL_RS ";\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                   "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+                   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+                   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
+}
 /* generated: end */
 
 template <int N>
@@ -452,6 +563,18 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], unsigned long long a, u
     else if constexpr (N == 128) wgmma_n128(d, a, b, scale_d);
     else if constexpr (N == 192) wgmma_n192(d, a, b, scale_d);
     else wgmma_n256(d, a, b, scale_d);
+}
+
+/* A from registers (wgmma's fragment of m64 x k8 for 32-bit types: warp w of the warpgroup
+ * holds rows 16 w .. 16 w + 15, lane 4 g + t rows g and g + 8 and columns t and t + 4). */
+template <int N>
+__device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long b,
+                                         int scale_d = 1)
+{
+    if constexpr (N == 64) wgmma_rs_n64(d, a, b, scale_d);
+    else if constexpr (N == 128) wgmma_rs_n128(d, a, b, scale_d);
+    else if constexpr (N == 192) wgmma_rs_n192(d, a, b, scale_d);
+    else wgmma_rs_n256(d, a, b, scale_d);
 }
 
 /* ---- C ----------------------------------------------------------------------------------- */
@@ -642,6 +765,28 @@ __device__ __forceinline__ void sk_signal(int *flag, int value)
         asm volatile("fence.acq_rel.gpu;\nst.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
 }
 
+/* This consumer's fragments of A for one stage (rows c WM .. c WM + WM - 1 of the stage, one
+ * 128-byte line of K each, 16-byte units swizzled by the row), split into tf32 high parts
+ * and residuals: each row's unit j sits at unit j ^ (row % 8), and row % 8 is g here. The
+ * loads are 4 bytes wide and fall in 32 different banks across a warp. */
+__device__ __forceinline__ void load_a_split(const unsigned char *stage, int c, unsigned (&hi)[MI][BK / KSTEP][4],
+                                             unsigned (&lo)[MI][BK / KSTEP][4])
+{
+    const int t = threadIdx.x % 128, w = t / 32, g = t % 32 / 4, q = t % 4;
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int kk = 0; kk < BK / KSTEP; kk++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) { /* rows g, g + 8; columns q, q + 4 of the k step */
+                const int row = c * WM + mi * 64 + 16 * w + g + 8 * (r & 1), unit = 2 * kk + (r >> 1);
+                const float x = *reinterpret_cast<const float *>(stage + row * LINE + ((unit ^ g) * 16) + q * 4);
+                const float h = to_tf32(x);
+                hi[mi][kk][r] = __float_as_uint(h);
+                lo[mi][kk][r] = __float_as_uint(to_tf32(x - h));
+            }
+}
+
 /* ---- the kernel ----------------------------------------------------------------------- */
 
 /* Tile t of the cluster tiles (CLUSTER x BM x BN), GROUP_M rows swept column by column. */
@@ -670,7 +815,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     extern __shared__ unsigned char mmt_smem[];
     /* the swizzle pattern repeats every 1024 bytes: stages start on such a boundary */
     const unsigned raw = smem_u32(mmt_smem), base = (raw + 1023) & ~1023u;
-    const unsigned As = base, Bs = As + STAGES * A_STAGE, Es = As + LO_OFF * (SPLIT ? 2 : 1), bars = Es + EPI_BYTES;
+    const unsigned As = base, Bs = As + STAGES * A_STAGE, Es = Bs + STAGES * B_STAGE * (SPLIT ? 2 : 1),
+                   bars = Es + EPI_BYTES;
 #define FULL(s) (bars + 8 * (s))
 #define EMPTY(s) (bars + 8 * (STAGES + (s)))
 
@@ -750,19 +896,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #pragma unroll
                 for (int i = 0; i < BN / 2; i++) acc[mi][i] = 0.0f;
 #if SPLIT
-            /* per stage: sum its three products from zero, add, release it; the next stage is
-             * split while the tensor cores work on this one */
+            /* per stage: A's fragments split in registers, B split in place in shared memory
+             * (shared by the consumers); the stage's three products summed from zero, added,
+             * the stage released; the next stage's B is split while the tensor cores work */
             float part[MI][BN / 2];
+            unsigned ahi[MI][BK / KSTEP][4], alo[MI][BK / KSTEP][4];
             const int tc = threadIdx.x - 128;
             if (ke > kb) {
                 mbar_wait(FULL(it % STAGES), (it / STAGES) & 1);
-                split_stage(mmt_smem + (As + it % STAGES * A_STAGE - raw), A_STAGE, tc, CONSUMERS * 128);
                 split_stage(mmt_smem + (Bs + it % STAGES * B_STAGE - raw), B_STAGE, tc, CONSUMERS * 128);
                 asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
             }
             for (int kt = kb; kt < ke; kt++, it++) {
                 const unsigned s = it % STAGES;
-                const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
+                const unsigned b = Bs + s * B_STAGE;
+                load_a_split(mmt_smem + (As + s * A_STAGE - raw), c, ahi, alo);
                 wg_fence();
 #pragma unroll
                 for (int kk = 0; kk < BK / KSTEP; kk++) {
@@ -770,21 +918,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                                              dbl = desc(b + LO_OFF + kk * 32, 16, 8 * LINE);
 #pragma unroll
                     for (int mi = 0; mi < MI; mi++) {
-                        const unsigned ar = a + (c * WM + mi * 64) * LINE + kk * 32;
-                        const unsigned long long da = desc(ar, 16, 8 * LINE), dal = desc(ar + LO_OFF, 16, 8 * LINE);
-                        wgmma<BN>(part[mi], dal, db, kk > 0); /* the small terms first */
-                        wgmma<BN>(part[mi], da, dbl);
-                        wgmma<BN>(part[mi], da, db);
+                        wgmma_rs<BN>(part[mi], alo[mi][kk], db, kk > 0); /* the small terms first */
+                        wgmma_rs<BN>(part[mi], ahi[mi][kk], dbl);
+                        wgmma_rs<BN>(part[mi], ahi[mi][kk], db);
                     }
                 }
                 wg_commit();
                 if (kt + 1 < ke) { /* the next stage of this tile, split meanwhile */
                     const unsigned n = (it + 1) % STAGES;
                     mbar_wait(FULL(n), ((it + 1) / STAGES) & 1);
-                    split_stage(mmt_smem + (As + n * A_STAGE - raw), A_STAGE, tc, CONSUMERS * 128);
                     split_stage(mmt_smem + (Bs + n * B_STAGE - raw), B_STAGE, tc, CONSUMERS * 128);
                 }
                 wg_wait<0>();
+                keep_regs(ahi), keep_regs(alo); /* the tensor cores read them until the wait */
 #pragma unroll
                 for (int mi = 0; mi < MI; mi++) {
                     fence_regs(part[mi]);
