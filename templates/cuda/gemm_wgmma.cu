@@ -187,7 +187,8 @@ typedef unsigned short TC;
 #define EPI_PITCH (EPI_COLS + 8)
 #define EPI_BYTES (EPI ? CONSUMERS * 64 * EPI_PITCH * 4 : 0)
 #define LO_OFF (STAGES * B_STAGE) /* f32x3: B's lo stages follow its hi ones (A is split in registers) */
-#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE * (SPLIT ? 2 : 1)) + EPI_BYTES + 16 * STAGES) /* + alignment, barriers */
+#define SPLITTERS 96 /* f32x3: the producer's warps 1-3 split B */
+#define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE * (SPLIT ? 2 : 1)) + EPI_BYTES + (SPLIT ? 24 : 16) * STAGES) /* + alignment, barriers */
 #if defined(SMEM) && SMEM != SMEM_
 #error "SMEM does not match the shared-memory stages of this instance"
 #endif
@@ -283,6 +284,11 @@ __device__ __forceinline__ void mbar_arrive(unsigned bar, unsigned cta)
     (void)cta;
     asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
 #endif
+}
+
+__device__ __forceinline__ void mbar_arrive_local(unsigned bar)
+{
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
 }
 
 /* TMA: the box at (c0, c1) of tensor map tm into shared memory dst, counted on barrier bar
@@ -819,6 +825,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                    bars = Es + EPI_BYTES;
 #define FULL(s) (bars + 8 * (s))
 #define EMPTY(s) (bars + 8 * (STAGES + (s)))
+#define SPLIT_DONE(s) (bars + 8 * (2 * STAGES + (s))) /* f32x3: B of the stage is split */
 
     const long long M = p.m, N = p.n, K = p.k;
     const float alpha = (float)p.alpha, beta = (float)p.beta;
@@ -833,6 +840,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         for (int s = 0; s < STAGES; s++) {
             mbar_init(FULL(s), 1);
             mbar_init(EMPTY(s), CONSUMERS * CLUSTER);
+            if (SPLIT) mbar_init(SPLIT_DONE(s), SPLITTERS);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -873,6 +881,23 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 }
             }
         }
+#if SPLIT
+        else if (threadIdx.x >= 128 - SPLITTERS) {
+            /* f32x3: the producer's other warps split each stage's B in place into tf32 high
+             * parts and residuals as soon as the TMA has filled it, off the consumers' path */
+            unsigned it = 0;
+            for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
+                const int slice = (int)(u % SPLITK), kb = (int)((long long)ktiles * slice / SPLITK),
+                          ke = (int)((long long)ktiles * (slice + 1) / SPLITK);
+                for (int kt = kb; kt < ke; kt++, it++) {
+                    const unsigned s = it % STAGES;
+                    mbar_wait(FULL(s), (it / STAGES) & 1);
+                    split_stage(mmt_smem + (Bs + s * B_STAGE - raw), B_STAGE, threadIdx.x - (128 - SPLITTERS), SPLITTERS);
+                    mbar_arrive_local(SPLIT_DONE(s));
+                }
+            }
+        }
+#endif
     } else {
 #if CONSUMERS == 2
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
@@ -896,21 +921,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #pragma unroll
                 for (int i = 0; i < BN / 2; i++) acc[mi][i] = 0.0f;
 #if SPLIT
-            /* per stage: A's fragments split in registers, B split in place in shared memory
-             * (shared by the consumers); the stage's three products summed from zero, added,
-             * the stage released; the next stage's B is split while the tensor cores work */
+            /* per stage: A's fragments split in registers, B split by the producer's warps;
+             * the stage's three products summed from zero, added, the stage released. The
+             * consumers do not wait for each other: one multiplies while the other adds. */
             float part[MI][BN / 2];
             unsigned ahi[MI][BK / KSTEP][4], alo[MI][BK / KSTEP][4];
-            const int tc = threadIdx.x - 128;
-            if (ke > kb) {
-                mbar_wait(FULL(it % STAGES), (it / STAGES) & 1);
-                split_stage(mmt_smem + (Bs + it % STAGES * B_STAGE - raw), B_STAGE, tc, CONSUMERS * 128);
-                asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
-            }
             for (int kt = kb; kt < ke; kt++, it++) {
-                const unsigned s = it % STAGES;
+                const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
                 const unsigned b = Bs + s * B_STAGE;
+                mbar_wait(FULL(s), phase);
                 load_a_split(mmt_smem + (As + s * A_STAGE - raw), c, ahi, alo);
+                mbar_wait(SPLIT_DONE(s), phase);
                 wg_fence();
 #pragma unroll
                 for (int kk = 0; kk < BK / KSTEP; kk++) {
@@ -924,11 +945,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                     }
                 }
                 wg_commit();
-                if (kt + 1 < ke) { /* the next stage of this tile, split meanwhile */
-                    const unsigned n = (it + 1) % STAGES;
-                    mbar_wait(FULL(n), ((it + 1) / STAGES) & 1);
-                    split_stage(mmt_smem + (Bs + n * B_STAGE - raw), B_STAGE, tc, CONSUMERS * 128);
-                }
                 wg_wait<0>();
                 keep_regs(ahi), keep_regs(alo); /* the tensor cores read them until the wait */
 #pragma unroll
@@ -939,8 +955,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 }
                 if (threadIdx.x % 128 == 0)
                     for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
-                /* both consumers' splits of the next stage are in before either multiplies it */
-                if (kt + 1 < ke) asm volatile("bar.sync 3, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
             }
 #else
             for (int kt = kb; kt < ke; kt++, it++) {
