@@ -49,10 +49,8 @@ void mmtb_warn_once(atomic_int *flag, const char *fmt, ...) __attribute__((forma
  * size; 1 if it did, 0 if the call stays on the CPU (offload off, a small call, or no
  * usable GPU: said once). */
 int mmtb_offload(const mmtb_gemm *g);
-/* At exit: closes the GPU context. In a forked child: drops the parent's (CUDA contexts do
- * not survive a fork), so the child's first offload opens its own. */
+/* At exit: closes the GPU context. */
 void mmtb_offload_close(void);
-void mmtb_offload_forget(void);
 
 /* forward.c: the system BLAS's own definition of a symbol (it never returns one of this
  * library's), or NULL; mmtb_forward_missing says why a routine cannot be forwarded and

@@ -131,7 +131,6 @@ static void after_fork_child(void)
         atomic_store(&forwarded[f64], 0);
         for (int i = 0; i < 4; i++) atomic_store(&served[f64][i], 0);
     }
-    mmtb_offload_forget();
     pthread_mutex_unlock(&open_lock);
 }
 

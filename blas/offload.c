@@ -90,9 +90,18 @@ void mmtb_offload_close(void)
     pthread_mutex_unlock(&lock);
 }
 
-void mmtb_offload_forget(void)
+/* A child drops its parent's GPU context (CUDA contexts do not survive a fork) and opens
+ * its own on its first offload. */
+static void before_fork(void) { pthread_mutex_lock(&lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+static void after_fork_child(void)
 {
-    pthread_mutex_init(&lock, NULL);
     gpu = NULL;
     gpu_tried = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
