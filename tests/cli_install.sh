@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # cli_install.sh - the normal install: `cmake --install` into a fresh prefix puts mmtune,
-# libmmtuned (.so exporting the public API alone, and .a), mmtuned.h, mmtuned.pc, the CMake
+# libmmtuned (.so exporting the public API alone, and .a), the drop-in libmmtuned_blas.so
+# (exporting the reference libblas.so.3's symbols alone), mmtuned.h, mmtuned.pc, the CMake
 # package and the man page in place; examples/sgemm_example.c builds against the installed
 # tree with pkg-config and with CMake's find_package(mmtuned) and runs; the installed
 # mmtune tunes with no source tree around.
 set -u
 MMTUNE=$1
+build=$(dirname "$MMTUNE")
+# under the sanitizers (scripts/test-sanitizers.sh) the libraries carry their runtimes,
+# which programs built without them cannot load
+if ldd "$build/libmmtuned.so" | grep -q -E 'lib(a|t|ub)san'; then
+  echo "libmmtuned.so is built with sanitizers: programs built without them cannot load it: skipped"; exit 77
+fi
 . "$(dirname "$0")/clilib.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
-build=$(dirname "$MMTUNE")
 prefix="$tmp/prefix"
 check "cmake --install" 0 cmake --install "$build" --prefix "$prefix"
 for f in bin/mmtune lib/libmmtuned.so lib/libmmtuned.a include/mmtuned.h lib/pkgconfig/mmtuned.pc \
@@ -17,6 +23,31 @@ for f in bin/mmtune lib/libmmtuned.so lib/libmmtuned.a include/mmtuned.h lib/pkg
 done
 exported=$(nm -D --defined-only "$prefix/lib/libmmtuned.so" | awk '{print $3}' | grep -v '^mmt_' | grep -v '^_' || true)
 [ -z "$exported" ] || { echo "FAIL: libmmtuned.so exports more than the API: $exported"; fail=1; }
+
+# The drop-in BLAS: exactly the symbols of the reference libblas.so.3 (Debian's, where it is
+# installed), and an unmodified BLAS program linked against it runs from the install.
+if [ -e "$build/blas/libmmtuned_blas.so" ]; then
+  blas=$prefix/lib/libmmtuned_blas.so
+  [ -e "$blas" ] || { echo "FAIL: lib/libmmtuned_blas.so is not installed"; fail=1; }
+  nm -D --defined-only "$blas" | awk '{print $3}' | grep -v '^_' | LC_ALL=C sort >"$tmp/blas.syms"
+  [ "$(wc -l <"$tmp/blas.syms")" = 324 ] || { echo "FAIL: libmmtuned_blas.so exports $(wc -l <"$tmp/blas.syms") symbols, not 324"; fail=1; }
+  grep -q -E '^mmt|^mmtb' "$tmp/blas.syms" && { echo "FAIL: libmmtuned_blas.so exports mmtune's own symbols"; fail=1; }
+  ref=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3
+  if [ -e "$ref" ]; then
+    nm -D --defined-only "$ref" | awk '{print $3}' | LC_ALL=C sort | diff - "$tmp/blas.syms" >"$tmp/out" ||
+      { echo "FAIL: the exports differ from the reference libblas.so.3's:"; cat "$tmp/out"; fail=1; }
+  fi
+  printf '%s\n' '#include <stdio.h>' \
+    'void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);' \
+    'int main(void) { float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];' \
+    '  cblas_sgemm(101, 111, 111, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2);' \
+    '  printf("%g %g %g %g\n", c[0], c[1], c[2], c[3]); return 0; }' >"$tmp/blas_app.c"
+  cc "$tmp/blas_app.c" -L"$prefix/lib" -lmmtuned_blas -Wl,-rpath,"$prefix/lib" -o "$tmp/blas_app" 2>"$tmp/err" ||
+    { echo "FAIL: linking a program against libmmtuned_blas"; cat "$tmp/err"; fail=1; }
+  check "a program linked against the installed libmmtuned_blas" 0 env MMTUNE_BLAS_STATS=1 "$tmp/blas_app"
+  grep -q "^1 2 3 4$" "$tmp/out" && grep -q "sgemm: 1 served by libmmtuned" "$tmp/err" ||
+    { echo "FAIL: $(cat "$tmp/out" "$tmp/err")"; fail=1; }
+fi
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 cc -O1 "$src/examples/sgemm_example.c" $(pkg-config --cflags --libs mmtuned) -lm -Wl,-rpath,"$prefix/lib" \

@@ -1,0 +1,62 @@
+/* blas.h - what the files of libmmtuned_blas.so share. The library is a thin layer over
+ * libmmtuned's public API (mmtuned.h): gemm.c has the four GEMM entry points, context.c
+ * the one context they run on, offload.c the opt-in GPU offload, forward.c the system BLAS
+ * that every other routine goes to, xerbla.c CBLAS's error reporting. Only the BLAS
+ * symbols are exported (MMTB_EXPORT); everything else is hidden. */
+#ifndef MMTB_BLAS_H
+#define MMTB_BLAS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "mmtuned.h"
+
+#define MMTB_EXPORT __attribute__((visibility("default")))
+
+/* The reference BLAS's error handlers, called through the dynamic linker so that a
+ * program's own definitions (the netlib test programs have them) take their place. */
+void xerbla_(const char *srname, const int *info, size_t srname_len);
+void cblas_xerbla(int info, const char *rout, const char *form, ...);
+
+/* Reference CBLAS's globals: RowMajorStrg tells cblas_xerbla that the parameter number it
+ * gets is of the row-major call turned column-major (it swaps M and N, lda and ldb back). */
+extern int RowMajorStrg, CBLAS_CallFromC;
+
+/* One GEMM as the caller made it: sizes and leading dimensions of the caller's layout. */
+typedef struct mmtb_gemm {
+    mmt_dtype dtype; /* MMT_F32 or MMT_F64 */
+    mmt_layout layout;
+    mmt_transpose trans_a, trans_b;
+    int m, n, k;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    int lda, ldb, ldc;
+} mmtb_gemm;
+
+/* context.c: the context GEMMs run on, opened on the first call (NULL when it cannot be:
+ * the GEMM then goes to the system BLAS, which mmtb_warn has said once). Every successful
+ * enter is paired with a leave; between them the context stays open. */
+mmt_ctx *mmtb_context_enter(void);
+void mmtb_context_leave(void);
+/* Counts a GEMM served by libmmtuned (how it chose the kernel) or one forwarded. */
+void mmtb_count_served(mmt_dtype dtype, mmt_choice how);
+void mmtb_count_forwarded(mmt_dtype dtype);
+/* Prints "libmmtuned_blas: ..." on stderr, once per flag. */
+void mmtb_warn_once(atomic_int *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* offload.c: runs g on the GPU named by MMTUNE_OFFLOAD if it is at least the threshold's
+ * size; 1 if it did, 0 if the call stays on the CPU (offload off, a small call, or no
+ * usable GPU: said once). */
+int mmtb_offload(const mmtb_gemm *g);
+/* At exit: closes the GPU context. */
+void mmtb_offload_close(void);
+
+/* forward.c: the system BLAS's own definition of a symbol (it never returns one of this
+ * library's), or NULL; mmtb_forward_missing says why a routine cannot be forwarded and
+ * aborts. mmtb_system_blas names the library chosen ("" if none). */
+void *mmtb_system_symbol(const char *name);
+__attribute__((noreturn)) void mmtb_forward_missing(const char *name);
+const char *mmtb_system_blas(void);
+
+#endif

@@ -1,0 +1,140 @@
+/* context.c - the one libmmtuned context the GEMMs of a process run on: opened on the first
+ * GEMM (the CPU, the default database: $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db), shared
+ * by every thread (mmtuned.h's threading contract), and closed when the process exits or
+ * the library is unloaded, which writes the counts of the shapes it served untuned into
+ * the database's miss table. A forked child opens its own. Also the counts of GEMMs served
+ * and forwarded, which MMTUNE_BLAS_STATS=1 prints at exit. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "blas.h"
+
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(mmt_ctx *) ctx;
+static int open_tried; /* under open_lock: a context that failed to open is not tried again */
+/* Calls between enter and leave, and whether the exit has begun: a call that sees closing
+ * keeps off the context, and the exit closes it only once no call is inside. */
+static atomic_int inflight, closing;
+
+static atomic_llong served[2][4]; /* [f64][mmt_choice] */
+static atomic_llong forwarded[2];
+
+void mmtb_warn_once(atomic_int *flag, const char *fmt, ...)
+{
+    if (atomic_exchange(flag, 1)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("libmmtuned_blas: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static mmt_ctx *open_once(void)
+{
+    pthread_mutex_lock(&open_lock);
+    mmt_ctx *c = atomic_load(&ctx);
+    if (!c && !open_tried) {
+        open_tried = 1;
+        mmt_status st = mmt_open(&c, "cpu", NULL);
+        if (st == MMT_OK) {
+            atomic_store(&ctx, c);
+        } else {
+            static atomic_int said;
+            mmtb_warn_once(&said, "libmmtuned cannot open its CPU context (%s: %s); GEMMs go to the system BLAS %s",
+                           mmt_status_string(st), mmt_last_error(c), mmtb_system_blas());
+            mmt_close(c);
+            c = NULL;
+        }
+    }
+    pthread_mutex_unlock(&open_lock);
+    return c;
+}
+
+mmt_ctx *mmtb_context_enter(void)
+{
+    atomic_fetch_add(&inflight, 1);
+    mmt_ctx *c = NULL;
+    if (!atomic_load(&closing)) {
+        c = atomic_load(&ctx);
+        if (!c) c = open_once();
+    }
+    if (!c) atomic_fetch_sub(&inflight, 1);
+    return c;
+}
+
+void mmtb_context_leave(void) { atomic_fetch_sub(&inflight, 1); }
+
+void mmtb_count_served(mmt_dtype dtype, mmt_choice how)
+{
+    atomic_fetch_add_explicit(&served[dtype == MMT_F64][how & 3], 1, memory_order_relaxed);
+}
+
+void mmtb_count_forwarded(mmt_dtype dtype)
+{
+    atomic_fetch_add_explicit(&forwarded[dtype == MMT_F64], 1, memory_order_relaxed);
+}
+
+/* Only a process that ran a GEMM prints: the variable reaches every child (a compiler the
+ * library runs, say), whose output must stay its own. */
+static void print_counts(void)
+{
+    const char *env = getenv("MMTUNE_BLAS_STATS");
+    if (!env || !*env || strcmp(env, "0") == 0) return;
+    long long any = 0;
+    for (int f64 = 0; f64 < 2; f64++) {
+        any += atomic_load(&forwarded[f64]);
+        for (int i = 0; i < 4; i++) any += atomic_load(&served[f64][i]);
+    }
+    if (!any) return;
+    for (int f64 = 0; f64 < 2; f64++) {
+        long long s[4];
+        for (int i = 0; i < 4; i++) s[i] = atomic_load(&served[f64][i]);
+        fprintf(stderr,
+                "libmmtuned_blas: %s: %lld served by libmmtuned (%lld tuned, %lld nearest tuned shape, %lld "
+                "default), %lld forwarded\n",
+                f64 ? "dgemm" : "sgemm", s[MMT_CHOICE_EXACT] + s[MMT_CHOICE_NEAREST] + s[MMT_CHOICE_DEFAULT],
+                s[MMT_CHOICE_EXACT], s[MMT_CHOICE_NEAREST], s[MMT_CHOICE_DEFAULT],
+                (long long)atomic_load(&forwarded[f64]));
+    }
+    const char *system = mmtb_system_blas();
+    fprintf(stderr, "libmmtuned_blas: other routines go to %s\n", *system ? system : "no system BLAS (none found)");
+}
+
+/* At exit (or unload): wait a second at most for calls still inside, then close. */
+__attribute__((destructor)) static void close_context(void)
+{
+    atomic_store(&closing, 1);
+    for (int i = 0; i < 1000 && atomic_load(&inflight) > 0; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (atomic_load(&inflight) == 0) {
+        mmt_close(atomic_exchange(&ctx, NULL));
+        mmtb_offload_close();
+    }
+    print_counts();
+}
+
+/* A child must not use its parent's context (its database connections, its counts): it
+ * drops it (the parent keeps it) and opens its own on its first GEMM. */
+static void before_fork(void) { pthread_mutex_lock(&open_lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&open_lock); }
+static void after_fork_child(void)
+{
+    atomic_store(&ctx, NULL);
+    open_tried = 0;
+    atomic_store(&inflight, 0);
+    for (int f64 = 0; f64 < 2; f64++) {
+        atomic_store(&forwarded[f64], 0);
+        for (int i = 0; i < 4; i++) atomic_store(&served[f64][i], 0);
+    }
+    pthread_mutex_unlock(&open_lock);
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}

@@ -1,0 +1,183 @@
+/* gemm.c - sgemm_, dgemm_ (Fortran BLAS) and cblas_sgemm, cblas_dgemm with the reference
+ * BLAS's semantics, served by libmmtuned:
+ *   - argument errors go to xerbla_ with the Fortran parameter numbers (TRANSA = 1 ...
+ *     LDC = 13), or to cblas_xerbla as reference CBLAS reports them (layout 1, TransA 2,
+ *     TransB 3; the rest as the column-major Fortran call it makes, plus one, with
+ *     RowMajorStrg set for a row-major call); nothing is written then;
+ *   - the quick return (m == 0, n == 0, or alpha == 0 or k == 0 with beta == 1) touches
+ *     nothing;
+ *   - beta == 0: C is not read; alpha == 0: A and B are not read (libmmtuned's rules).
+ * A GEMM libmmtuned cannot serve (no compiler for a kernel never built, say) goes to the
+ * system BLAS after one message. */
+#include <ctype.h>
+#include <stdatomic.h>
+
+#include "blas.h"
+
+/* CBLAS's enumerations (cblas.h), which mmtuned.h's layout and transpose values match. */
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_COL_MAJOR = 102, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112, CBLAS_CONJ_TRANS = 113 };
+
+typedef void fortran_gemm(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                          const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,
+                          const void *beta, void *c, const int *ldc, size_t transa_len, size_t transb_len);
+
+/* A Fortran TRANS character: 0 for 'N', 1 for 'T' and 'C' (real matrices), -1 otherwise. */
+static int fortran_trans(char t)
+{
+    t = (char)toupper((unsigned char)t);
+    return t == 'N' ? 0 : t == 'T' || t == 'C' ? 1 : -1;
+}
+
+static int cblas_trans(int t) { return t == CBLAS_NO_TRANS ? 0 : t == CBLAS_TRANS || t == CBLAS_CONJ_TRANS ? 1 : -1; }
+
+static int max1(int x) { return x > 1 ? x : 1; }
+
+/* The reference xGEMM's checks of a column-major call, in its order: 0, or the number of
+ * the first bad parameter (TRANSA 1, TRANSB 2, M 3, N 4, K 5, LDA 8, LDB 10, LDC 13). */
+static int check_column_major(int ta, int tb, int m, int n, int k, int lda, int ldb, int ldc)
+{
+    if (ta < 0) return 1;
+    if (tb < 0) return 2;
+    if (m < 0) return 3;
+    if (n < 0) return 4;
+    if (k < 0) return 5;
+    if (lda < max1(ta ? k : m)) return 8;
+    if (ldb < max1(tb ? n : k)) return 10;
+    if (ldc < max1(m)) return 13;
+    return 0;
+}
+
+/* The call as the reference's Fortran routine sees it: column-major (a row-major C = A B is
+ * the column-major C^T = B^T A^T). */
+static mmtb_gemm column_major(const mmtb_gemm *g)
+{
+    if (g->layout == MMT_COL_MAJOR) return *g;
+    mmtb_gemm t = *g;
+    t.layout = MMT_COL_MAJOR;
+    t.trans_a = g->trans_b, t.trans_b = g->trans_a;
+    t.m = g->n, t.n = g->m;
+    t.a = g->b, t.b = g->a;
+    t.lda = g->ldb, t.ldb = g->lda;
+    return t;
+}
+
+static void forward(const mmtb_gemm *g)
+{
+    const char *name = g->dtype == MMT_F32 ? "sgemm_" : "dgemm_";
+    fortran_gemm *fn = (fortran_gemm *)mmtb_system_symbol(name);
+    if (!fn) mmtb_forward_missing(name);
+    mmtb_gemm c = column_major(g);
+    const char ta = c.trans_a == MMT_TRANS ? 'T' : 'N', tb = c.trans_b == MMT_TRANS ? 'T' : 'N';
+    float alpha32 = (float)c.alpha, beta32 = (float)c.beta;
+    const void *alpha = g->dtype == MMT_F32 ? (const void *)&alpha32 : &c.alpha;
+    const void *beta = g->dtype == MMT_F32 ? (const void *)&beta32 : &c.beta;
+    mmtb_count_forwarded(g->dtype);
+    fn(&ta, &tb, &c.m, &c.n, &c.k, alpha, c.a, &c.lda, c.b, &c.ldb, beta, c.c, &c.ldc, 1, 1);
+}
+
+/* A checked call: the quick return, then libmmtuned (the GPU under MMTUNE_OFFLOAD, else the
+ * CPU), else the system BLAS. */
+static void run(const mmtb_gemm *g)
+{
+    if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) return;
+    if (mmtb_offload(g)) return;
+    mmt_ctx *ctx = mmtb_context_enter();
+    if (!ctx) {
+        forward(g);
+        return;
+    }
+    mmt_status st = g->dtype == MMT_F32
+                        ? mmt_sgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, (float)g->alpha, g->a,
+                                    g->lda, g->b, g->ldb, (float)g->beta, g->c, g->ldc)
+                        : mmt_dgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
+                                    g->b, g->ldb, g->beta, g->c, g->ldc);
+    if (st == MMT_OK) {
+        mmtb_count_served(g->dtype, mmt_last_choice(ctx, NULL));
+        mmtb_context_leave();
+        return;
+    }
+    static atomic_int said;
+    mmtb_warn_once(&said, "libmmtuned could not run a GEMM (%s: %s); such calls go to the system BLAS %s",
+                   mmt_status_string(st), mmt_last_error(ctx), mmtb_system_blas());
+    mmtb_context_leave();
+    forward(g);
+}
+
+static void fortran(mmt_dtype dtype, const char *srname, const char *transa, const char *transb, const int *m,
+                    const int *n, const int *k, double alpha, const void *a, const int *lda, const void *b,
+                    const int *ldb, double beta, void *c, const int *ldc)
+{
+    const int ta = fortran_trans(*transa), tb = fortran_trans(*transb);
+    const int info = check_column_major(ta, tb, *m, *n, *k, *lda, *ldb, *ldc);
+    if (info) {
+        xerbla_(srname, &info, 6);
+        return;
+    }
+    const mmtb_gemm g = {dtype, MMT_COL_MAJOR, ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS,
+                         *m, *n, *k, alpha, beta, a, b, c, *lda, *ldb, *ldc};
+    run(&g);
+}
+
+MMTB_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                        const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+                        const float *beta, float *c, const int *ldc, size_t transa_len, size_t transb_len)
+{
+    (void)transa_len, (void)transb_len;
+    fortran(MMT_F32, "SGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc);
+}
+
+MMTB_EXPORT void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                        const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
+                        const double *beta, double *c, const int *ldc, size_t transa_len, size_t transb_len)
+{
+    (void)transa_len, (void)transb_len;
+    fortran(MMT_F64, "DGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc);
+}
+
+/* cblas_xerbla as reference CBLAS calls it: RowMajorStrg set for a row-major call, cleared
+ * after (they are process globals: only the error path writes them). */
+static void cblas_error(int row_major, int info, const char *rout, const char *form, int value)
+{
+    RowMajorStrg = row_major;
+    CBLAS_CallFromC = 1;
+    cblas_xerbla(info, rout, form, value);
+    CBLAS_CallFromC = 0;
+    RowMajorStrg = 0;
+}
+
+static void cblas(mmt_dtype dtype, const char *rout, int layout, int trans_a, int trans_b, int m, int n, int k,
+                  double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc)
+{
+    if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) {
+        cblas_error(0, 1, rout, "Illegal layout setting, %d\n", layout);
+        return;
+    }
+    const int row = layout == CBLAS_ROW_MAJOR, ta = cblas_trans(trans_a), tb = cblas_trans(trans_b);
+    if (ta < 0 || tb < 0) {
+        cblas_error(row, ta < 0 ? 2 : 3, rout, ta < 0 ? "Illegal TransA setting, %d\n" : "Illegal TransB setting, %d\n",
+                    ta < 0 ? trans_a : trans_b);
+        return;
+    }
+    const mmtb_gemm g = {dtype, row ? MMT_ROW_MAJOR : MMT_COL_MAJOR, ta ? MMT_TRANS : MMT_NO_TRANS,
+                         tb ? MMT_TRANS : MMT_NO_TRANS, m, n, k, alpha, beta, a, b, c, lda, ldb, ldc};
+    const mmtb_gemm f = column_major(&g);
+    const int info = check_column_major(f.trans_a == MMT_TRANS, f.trans_b == MMT_TRANS, f.m, f.n, f.k, f.lda, f.ldb,
+                                        f.ldc);
+    if (info) {
+        cblas_error(row, info + 1, rout, "", 0);
+        return;
+    }
+    run(&g);
+}
+
+MMTB_EXPORT void cblas_sgemm(int layout, int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,
+                             int lda, const float *b, int ldb, float beta, float *c, int ldc)
+{
+    cblas(MMT_F32, "cblas_sgemm", layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+MMTB_EXPORT void cblas_dgemm(int layout, int trans_a, int trans_b, int m, int n, int k, double alpha,
+                             const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc)
+{
+    cblas(MMT_F64, "cblas_dgemm", layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}

@@ -1,0 +1,107 @@
+/* offload.c - the opt-in GPU offload: MMTUNE_OFFLOAD=cuda:N sends a GEMM with m n k of at
+ * least MMTUNE_OFFLOAD_MIN (default 2^30, a 1024^3 product) to GPU N; unset, empty or off,
+ * every GEMM runs on the CPU.
+ *
+ * NOT DONE: running a host-memory GEMM on the GPU (device buffers, the operands copied in
+ * tiles on one stream while another multiplies, as NVBLAS does). What is here is the
+ * switch, the threshold and the GPU context, opened once on the first call the offload
+ * would take. Without a GPU (or its driver) that fails, says why once, and GEMMs stay on
+ * the CPU; with one, the call says once that the offload is not implemented and stays on
+ * the CPU too. A value that is not one of the above is said once and ignored. */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blas.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int on;
+static double min_size = 1073741824.0;
+static char device[64];
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static mmt_ctx *gpu;  /* under lock */
+static int gpu_tried; /* under lock: a GPU that did not open is not tried again */
+
+static void configure(void)
+{
+    static atomic_int said;
+    const char *env = getenv("MMTUNE_OFFLOAD"), *min = getenv("MMTUNE_OFFLOAD_MIN");
+    if (!env || !*env || strcmp(env, "off") == 0) return;
+    char *end = NULL;
+    if (strncmp(env, "cuda:", 5) != 0 || !isdigit((unsigned char)env[5]) || (strtol(env + 5, &end, 10), *end) ||
+        strlen(env) >= sizeof device) {
+        mmtb_warn_once(&said, "MMTUNE_OFFLOAD=%.100s: the values are off (the default) and cuda:N (GPU N); GEMMs stay "
+                              "on the CPU",
+                       env);
+        return;
+    }
+    if (min && *min) {
+        double v = strtod(min, &end);
+        if (*end || !(v >= 0)) {
+            mmtb_warn_once(&said, "MMTUNE_OFFLOAD_MIN=%.100s: the smallest m*n*k to offload, a number (default 2^30); "
+                                  "GEMMs stay on the CPU",
+                           min);
+            return;
+        }
+        min_size = v;
+    }
+    snprintf(device, sizeof device, "%s", env);
+    on = 1;
+}
+
+static mmt_ctx *gpu_context(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!gpu && !gpu_tried) {
+        gpu_tried = 1;
+        mmt_status st = mmt_open(&gpu, device, NULL);
+        if (st != MMT_OK) {
+            static atomic_int said;
+            mmtb_warn_once(&said, "MMTUNE_OFFLOAD=%s: the GPU does not open (%s: %s); GEMMs stay on the CPU", device,
+                           mmt_status_string(st), mmt_last_error(gpu));
+            mmt_close(gpu);
+            gpu = NULL;
+        }
+    }
+    mmt_ctx *c = gpu;
+    pthread_mutex_unlock(&lock);
+    return c;
+}
+
+int mmtb_offload(const mmtb_gemm *g)
+{
+    pthread_once(&once, configure);
+    if (!on || (double)g->m * g->n * g->k < min_size || !gpu_context()) return 0;
+    static atomic_int said;
+    mmtb_warn_once(&said, "MMTUNE_OFFLOAD=%s: running host-memory GEMMs on the GPU is not implemented yet; GEMMs stay "
+                          "on the CPU",
+                   device);
+    return 0;
+}
+
+void mmtb_offload_close(void)
+{
+    pthread_mutex_lock(&lock);
+    mmt_close(gpu);
+    gpu = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+/* A child drops its parent's GPU context (CUDA contexts do not survive a fork) and opens
+ * its own on its first offload. */
+static void before_fork(void) { pthread_mutex_lock(&lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+static void after_fork_child(void)
+{
+    gpu = NULL;
+    gpu_tried = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}

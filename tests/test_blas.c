@@ -1,0 +1,323 @@
+/* test_blas.c - libmmtuned_blas.so (blas/) as a program linked against it sees it, with its
+ * own xerbla_ and cblas_xerbla in place of the library's (as the netlib test programs do):
+ *   - every argument error reaches xerbla_ ("SGEMM " / "DGEMM ", the reference's parameter
+ *     numbers) or cblas_xerbla (reference CBLAS's numbers and RowMajorStrg), writing nothing;
+ *   - quick returns leave C bit for bit; beta == 0 never reads C, alpha == 0 never A or B;
+ *   - every transpose ('N' 'T' 'C', either case; CblasConjTrans) in both layouts, with
+ *     padded leading dimensions, against a long double reference, the padding untouched;
+ *   - routines it forwards (float arguments and results in registers, arguments on the
+ *     stack) give the system BLAS's answers;
+ *   - threads share its context; a forked child gets a context of its own. */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+enum { ROW = 101, COL = 102, NO = 111, TR = 112, CONJ = 113 };
+
+void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *, const float *,
+            const int *, const float *, const int *, const float *, float *, const int *, size_t, size_t);
+void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *,
+            const int *, const double *, const int *, const double *, double *, const int *, size_t, size_t);
+void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *,
+                 int);
+/* forwarded ones */
+void saxpy_(const int *, const float *, const float *, const int *, float *, const int *);
+float sdot_(const int *, const float *, const int *, const float *, const int *);
+float cblas_sdot(int, const float *, int, const float *, int);
+void cblas_dsymm(int, int, int, int, int, double, const double *, int, const double *, int, double, double *, int);
+extern int RowMajorStrg;
+
+/* ---- the program's own error handlers: they record the call ------------------------------- */
+static char last_srname[16], last_rout[32];
+static int last_info, last_row_major, calls;
+
+void xerbla_(const char *srname, const int *info, size_t len)
+{
+    snprintf(last_srname, sizeof last_srname, "%.*s", (int)len, srname);
+    last_info = *info;
+    calls++;
+}
+
+void cblas_xerbla(int info, const char *rout, const char *form, ...)
+{
+    (void)form;
+    snprintf(last_rout, sizeof last_rout, "%s", rout);
+    last_info = info;
+    last_row_major = RowMajorStrg;
+    calls++;
+}
+
+/* The number a user reads: reference cblas_xerbla swaps a row-major gemm's back. */
+static int cblas_number(void)
+{
+    static const int swap[][2] = {{4, 5}, {5, 4}, {9, 11}, {11, 9}};
+    for (int i = 0; last_row_major && i < 4; i++)
+        if (last_info == swap[i][0]) return swap[i][1];
+    return last_info;
+}
+
+/* ---- reference --------------------------------------------------------------------------- */
+static uint64_t rng = 88172645463325252ull;
+static double uniform(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static double at(const void *x, int f64, int col, int ld, int r, int c)
+{
+    size_t i = col ? (size_t)c * ld + r : (size_t)r * ld + c;
+    return f64 ? ((const double *)x)[i] : ((const float *)x)[i];
+}
+
+/* Max over C of |C - ref| / (2 k u |alpha| |A||B| + |beta C0| u + tiny): <= 1 passes. */
+static double error_ratio(int f64, int col, int ta, int tb, int m, int n, int k, double alpha, const void *a, int lda,
+                          const void *b, int ldb, double beta, const void *c0, const void *c, int ldc)
+{
+    const double u = f64 ? 0x1p-53 : 0x1p-24;
+    double worst = 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            long double s = 0, sa = 0;
+            for (int l = 0; alpha != 0 && l < k; l++) {
+                long double x = ta ? at(a, f64, col, lda, l, i) : at(a, f64, col, lda, i, l);
+                long double y = tb ? at(b, f64, col, ldb, j, l) : at(b, f64, col, ldb, l, j);
+                s += x * y, sa += fabsl(x * y);
+            }
+            long double ref = alpha * s, cij = beta != 0 ? at(c0, f64, col, ldc, i, j) : 0;
+            ref += beta * cij;
+            double bound = 2.0 * (k + 2) * u * (double)(fabsl(alpha) * sa + fabsl(beta * cij)) + 1e-300;
+            double e = (double)fabsl(at(c, f64, col, ldc, i, j) - ref) / bound;
+            if (!(e <= worst)) worst = isnan(e) ? INFINITY : e;
+        }
+    return worst;
+}
+
+static void *matrix(int f64, size_t n, double fill)
+{
+    void *x = malloc(n * (f64 ? 8 : 4) + 8);
+    for (size_t i = 0; i < n; i++) {
+        double v = isnan(fill) || fill != 0 ? fill : uniform();
+        if (f64) ((double *)x)[i] = v;
+        else ((float *)x)[i] = (float)v;
+    }
+    return x;
+}
+
+/* One GEMM through one entry point: api 0 Fortran, 1 CBLAS column-major, 2 CBLAS row-major. */
+static void call(int f64, int api, char ta, char tb, int m, int n, int k, double alpha, const void *a, int lda,
+                 const void *b, int ldb, double beta, void *c, int ldc)
+{
+    const int cta = ta == 'N' || ta == 'n' ? NO : ta == 'C' || ta == 'c' ? CONJ : ta == 'T' || ta == 't' ? TR : 99;
+    const int ctb = tb == 'N' || tb == 'n' ? NO : tb == 'C' || tb == 'c' ? CONJ : tb == 'T' || tb == 't' ? TR : 99;
+    const float fa = (float)alpha, fb = (float)beta;
+    if (api == 0 && f64) dgemm_(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+    else if (api == 0) sgemm_(&ta, &tb, &m, &n, &k, &fa, a, &lda, b, &ldb, &fb, c, &ldc, 1, 1);
+    else if (f64) cblas_dgemm(api == 1 ? COL : ROW, cta, ctb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    else cblas_sgemm(api == 1 ? COL : ROW, cta, ctb, m, n, k, fa, a, lda, b, ldb, fb, c, ldc);
+}
+
+/* The stored extent of an r x c matrix with leading dimension ld. */
+static size_t extent(int col, int r, int c, int ld) { return (size_t)(col ? c : r) * ld + 8; }
+
+static void test_results(void)
+{
+    const char trans[] = "NTCntc";
+    const int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {64, 48, 40}, {5, 70, 1}};
+    for (int f64 = 0; f64 < 2; f64++)
+        for (int api = 0; api < 3; api++)
+            for (int s = 0; s < 5; s++)
+                for (int x = 0; x < 6; x++)
+                    for (int y = 0; y < 6; y++) {
+                        const int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2], col = api != 2;
+                        const char ta = trans[x], tb = trans[(x + y) % 6];
+                        const int tra = ta != 'N' && ta != 'n', trb = tb != 'N' && tb != 'n';
+                        const int ar = tra ? k : m, ac = tra ? m : k, br = trb ? n : k, bc = trb ? k : n;
+                        const int lda = (col ? ar : ac) + 3, ldb = (col ? br : bc) + 1, ldc = (col ? m : n) + 2;
+                        void *a = matrix(f64, extent(col, ar, ac, lda), 0), *b = matrix(f64, extent(col, br, bc, ldb), 0);
+                        size_t cn = extent(col, m, n, ldc);
+                        void *c0 = matrix(f64, cn, 0), *c = malloc(cn * (f64 ? 8 : 4) + 8);
+                        memcpy(c, c0, cn * (f64 ? 8 : 4));
+                        const double alpha = 0.75, beta = s % 2 ? -1.5 : 0.5;
+                        call(f64, api, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+                        double e = error_ratio(f64, col, tra, trb, m, n, k, alpha, a, lda, b, ldb, beta, c0, c, ldc);
+                        if (!(e <= 1))
+                            fprintf(stderr, "%s api %d %c%c %dx%dx%d: error %.3g of the bound\n", f64 ? "d" : "s", api,
+                                    ta, tb, m, n, k, e);
+                        CHECK(e <= 1);
+                        /* the padding between columns (rows) of C is never written */
+                        int padded = 1;
+                        for (int o = 0; o < (col ? n : m); o++)
+                            for (int p = col ? m : n; p < ldc; p++)
+                                padded &= at(c, f64, 1, ldc, p, o) == at(c0, f64, 1, ldc, p, o);
+                        CHECK(padded);
+                        free(a), free(b), free(c0), free(c);
+                    }
+}
+
+/* Bad arguments: the handler's number, and C as it was. */
+static void expect_fortran(int f64, char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc, int want)
+{
+    float a[64], b[64], c[64], c0[64];
+    for (int i = 0; i < 64; i++) a[i] = b[i] = 1, c[i] = c0[i] = (float)i;
+    calls = 0, last_info = 0;
+    call(f64, 0, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+    CHECK_EQ_INT(calls, 1);
+    CHECK_EQ_INT(last_info, want);
+    CHECK_EQ_STR(last_srname, f64 ? "DGEMM " : "SGEMM ");
+    CHECK(memcmp(c, c0, sizeof c) == 0);
+}
+
+static void expect_cblas(int f64, int layout, int ta, int tb, int m, int n, int k, int lda, int ldb, int ldc, int want)
+{
+    double a[64], b[64], c[64], c0[64];
+    for (int i = 0; i < 64; i++) a[i] = b[i] = 1, c[i] = c0[i] = i;
+    calls = 0, last_info = 0, last_rout[0] = '\0';
+    if (f64) cblas_dgemm(layout, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc);
+    else cblas_sgemm(layout, ta, tb, m, n, k, 1, (float *)a, lda, (float *)b, ldb, 0, (float *)c, ldc);
+    CHECK_EQ_INT(calls, 1);
+    if (cblas_number() != want) fprintf(stderr, "layout %d: wanted parameter %d\n", layout, want);
+    CHECK_EQ_INT(cblas_number(), want);
+    CHECK_EQ_INT(last_row_major, layout == ROW && want > 1);
+    CHECK_EQ_STR(last_rout, f64 ? "cblas_dgemm" : "cblas_sgemm");
+    CHECK_EQ_INT(RowMajorStrg, 0);
+    CHECK(memcmp(c, c0, sizeof c) == 0);
+}
+
+static void test_argument_errors(void)
+{
+    for (int f64 = 0; f64 < 2; f64++) {
+        expect_fortran(f64, 'X', 'N', 2, 2, 2, 2, 2, 2, 1);
+        expect_fortran(f64, 'n', 'q', 2, 2, 2, 2, 2, 2, 2);
+        expect_fortran(f64, 'N', 'N', -1, 2, 2, 2, 2, 2, 3);
+        expect_fortran(f64, 'N', 'N', 2, -1, 2, 2, 2, 2, 4);
+        expect_fortran(f64, 'N', 'N', 2, 2, -1, 2, 2, 2, 5);
+        expect_fortran(f64, 'N', 'N', 3, 2, 2, 2, 3, 3, 8);  /* lda < m */
+        expect_fortran(f64, 'T', 'N', 2, 2, 3, 2, 3, 2, 8);  /* lda < k */
+        expect_fortran(f64, 'N', 'N', 2, 2, 3, 2, 2, 2, 10); /* ldb < k */
+        expect_fortran(f64, 'N', 'c', 2, 3, 2, 2, 2, 2, 10); /* ldb < n */
+        expect_fortran(f64, 'N', 'N', 3, 2, 2, 3, 2, 2, 13);
+        expect_fortran(f64, 'N', 'N', 0, 2, 2, 0, 2, 1, 8); /* max(1, 0) */
+        expect_fortran(f64, 'N', 'N', -1, -1, 2, 0, 0, 0, 3); /* the first in the reference's order */
+
+        expect_cblas(f64, 100, NO, NO, 2, 2, 2, 2, 2, 2, 1);
+        for (int layout = ROW; layout <= COL; layout++) {
+            const int row = layout == ROW;
+            expect_cblas(f64, layout, 7, NO, 2, 2, 2, 2, 2, 2, 2);
+            expect_cblas(f64, layout, NO, 7, 2, 2, 2, 2, 2, 2, 3);
+            expect_cblas(f64, layout, NO, NO, -1, 2, 2, 2, 2, 2, 4);
+            expect_cblas(f64, layout, NO, NO, 2, -1, 2, 2, 2, 2, 5);
+            expect_cblas(f64, layout, NO, NO, 2, 2, -1, 2, 2, 2, 6);
+            /* lda: a row-major A is m x k with rows of k, a column-major one has columns of m */
+            expect_cblas(f64, layout, NO, NO, 3, 4, 2, row ? 1 : 2, 4, 4, 9);
+            expect_cblas(f64, layout, NO, NO, 3, 4, 2, row ? 2 : 3, row ? 3 : 1, 4, 11);
+            expect_cblas(f64, layout, NO, NO, 3, 4, 2, row ? 2 : 3, row ? 4 : 2, row ? 3 : 2, 14);
+            /* both M and N bad: the reference reports the one its column-major call checks first */
+            expect_cblas(f64, layout, NO, NO, -1, -1, 2, 2, 2, 2, row ? 5 : 4);
+        }
+    }
+}
+
+static void test_quick_returns_and_rules(void)
+{
+    const float nan = NAN;
+    /* quick returns: C left bit for bit (-0.0 would become +0.0 if it were scaled by 1) */
+    float c[6], keep[6], a[6] = {nan, nan, nan, nan, nan, nan};
+    for (int i = 0; i < 6; i++) c[i] = keep[i] = i % 2 ? -0.0f : nan;
+    const int two = 2, zero = 0, three = 3;
+    const float one = 1, fzero = 0, half = 0.5f;
+    sgemm_("N", "N", &zero, &two, &two, &one, NULL, &two, NULL, &two, &half, c, &two, 1, 1);      /* m == 0 */
+    sgemm_("N", "N", &two, &zero, &two, &one, NULL, &two, NULL, &two, &half, c, &two, 1, 1);      /* n == 0 */
+    sgemm_("N", "N", &two, &three, &two, &fzero, a, &two, a, &two, &one, c, &two, 1, 1);          /* alpha 0, beta 1 */
+    sgemm_("N", "N", &two, &three, &zero, &one, NULL, &two, NULL, &two, &one, c, &two, 1, 1);     /* k == 0, beta 1 */
+    cblas_sgemm(ROW, NO, NO, 2, 3, 2, 0, a, 2, a, 3, 1, c, 3);
+    CHECK(memcmp(c, keep, sizeof c) == 0);
+
+    /* beta == 0: NaN in C does not propagate */
+    float x[4] = {1, 2, 3, 4}, y[4] = {1, 0, 0, 1}, z[4] = {nan, nan, nan, nan};
+    sgemm_("N", "N", &two, &two, &two, &one, x, &two, y, &two, &fzero, z, &two, 1, 1);
+    CHECK(z[0] == 1 && z[1] == 2 && z[2] == 3 && z[3] == 4);
+    /* alpha == 0: A and B (NaN here) are not read; C = beta C */
+    float w[4] = {2, 4, 6, 8};
+    sgemm_("N", "N", &two, &two, &two, &fzero, a, &two, a, &two, &half, w, &two, 1, 1);
+    CHECK(w[0] == 1 && w[1] == 2 && w[2] == 3 && w[3] == 4);
+    /* alpha == 0 and beta == 0: zeros, nothing read */
+    sgemm_("N", "N", &two, &two, &two, &fzero, a, &two, a, &two, &fzero, z, &two, 1, 1);
+    CHECK(z[0] == 0 && z[1] == 0 && z[2] == 0 && z[3] == 0);
+    /* k == 0 with beta != 1: C = beta C; in double through CBLAS, row-major */
+    double d[4] = {2, 4, 6, 8};
+    cblas_dgemm(ROW, TR, NO, 2, 2, 0, 1, NULL, 2, NULL, 2, 0.5, d, 2);
+    CHECK(d[0] == 1 && d[1] == 2 && d[2] == 3 && d[3] == 4);
+}
+
+static void test_forwarded(void)
+{
+    /* float arguments and a float result in registers */
+    float x[5] = {1, 2, 3, 4, 5}, y[5] = {1, 1, 1, 1, 1};
+    const int n = 5, one = 1;
+    const float two = 2;
+    saxpy_(&n, &two, x, &one, y, &one);
+    CHECK(y[0] == 3 && y[4] == 11);
+    CHECK(sdot_(&n, x, &one, x, &one) == 55);
+    CHECK(cblas_sdot(5, x, 1, x, 1) == 55);
+    /* 13 arguments, several on the stack: C = A B with A symmetric (2 x 2), left side */
+    double a[4] = {1, 2, 2, 3}, b[4] = {1, 0, 0, 1}, c[4] = {0, 0, 0, 0};
+    cblas_dsymm(ROW, 141 /* left */, 121 /* upper */, 2, 2, 1, a, 2, b, 2, 0, c, 2);
+    CHECK(c[0] == 1 && c[1] == 2 && c[2] == 2 && c[3] == 3);
+}
+
+/* Threads on the one context: each its own shape, results checked. */
+static void *thread_main(void *arg)
+{
+    const int t = (int)(intptr_t)arg, m = 20 + t, n = 16 + 2 * t, k = 9 + t;
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n);
+    int bad = 0;
+    for (int rep = 0; rep < 20; rep++) {
+        for (int i = 0; i < m * k; i++) a[i] = (float)((i * 7 + rep) % 5) - 2;
+        for (int i = 0; i < k * n; i++) b[i] = (float)((i * 3 + t) % 7) - 3;
+        cblas_sgemm(ROW, NO, NO, m, n, k, 1, a, k, b, n, 0, c, n);
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                float s = 0;
+                for (int l = 0; l < k; l++) s += a[i * k + l] * b[l * n + j];
+                bad += c[i * n + j] != s; /* small integers: exact */
+            }
+    }
+    free(a), free(b), free(c);
+    return (void *)(intptr_t)bad;
+}
+
+static void test_threads_and_fork(void)
+{
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) pthread_create(&th[t], NULL, thread_main, (void *)(intptr_t)t);
+    for (int t = 0; t < 4; t++) {
+        void *bad;
+        pthread_join(th[t], &bad);
+        CHECK_EQ_INT((intptr_t)bad, 0);
+    }
+    pid_t pid = fork();
+    if (pid == 0) _exit(thread_main((void *)(intptr_t)5) != NULL);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int main(void)
+{
+    /* no database: nothing of this test reaches a user's */
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test-blas.db", 1);
+    test_argument_errors();
+    test_quick_returns_and_rules();
+    test_results();
+    test_forwarded();
+    test_threads_and_fork();
+    return check_result();
+}
