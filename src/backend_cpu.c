@@ -42,14 +42,15 @@ static const char *compiler_path(void)
 
 static int cpu_device_count(void) { return 1; }
 
-/* Runs argv with stdout and stderr into log_path; returns the exit status, -1 if it
- * could not start. */
-static int run_logged(char *const argv[], const char *log_path)
+/* Runs argv with stdout (and stderr too where with_stderr, else /dev/null) into log_path;
+ * returns the exit status, -1 if it could not start. */
+static int run_logged(char *const argv[], const char *log_path, int with_stderr)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    if (with_stderr) posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -71,7 +72,9 @@ static void make_compiler_id(void)
     if (mkdtemp(dir)) {
         snprintf(log, sizeof log, "%s/v", dir);
         char *argv[] = {(char *)compiler_path(), "--version", NULL};
-        FILE *f = run_logged(argv, log) == 0 ? fopen(log, "r") : NULL;
+        /* stdout alone: whatever else the process says on stderr (a preloaded library
+         * at exit, say) must not change the key and the device's fingerprint */
+        FILE *f = run_logged(argv, log, 0) == 0 ? fopen(log, "r") : NULL;
         char line[400];
         if (f && fgets(line, sizeof line, f)) {
             line[strcspn(line, "\n")] = '\0';
@@ -192,7 +195,7 @@ static mmt_status cpu_compile(const mmt_device_info *dev, const char *source, co
     argv[argc++] = src;
     argv[argc] = NULL;
 
-    int rc = st == MMT_OK ? run_logged(argv, logp) : -1;
+    int rc = st == MMT_OK ? run_logged(argv, logp, 1) : -1;
     void *logtext = NULL;
     size_t loglen = 0;
     if (st == MMT_OK && mmt_file_read(logp, &logtext, &loglen, NULL) == MMT_OK && log) *log = logtext;
