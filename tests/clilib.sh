@@ -1,7 +1,9 @@
 # clilib.sh - what the command-line tests (tests/cli_*.sh) share; sourced, not run: a
 # scratch folder removed on exit, a failure flag, and
 #   check DESCRIPTION EXPECTED_RC CMD...
-# which runs CMD with its output in $tmp/out and $tmp/err and says ok or FAIL.
+# which runs CMD with its output in $tmp/out and $tmp/err and says ok or FAIL, and
+#   expect_eq DESCRIPTION GOT WANTED, expect_same DESCRIPTION FILE1 FILE2,
+#   expect_err DESCRIPTION PATTERN (the last check's stderr matches the extended regex).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -13,4 +15,13 @@ check() {
   else
     echo "ok: $what"
   fi
+}
+expect_eq() {
+  if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAIL: $1: got '$2', wanted '$3'"; fail=1; fi
+}
+expect_same() {
+  if cmp -s "$2" "$3"; then echo "ok: $1"; else echo "FAIL: $1"; diff "$2" "$3" | head -5; fail=1; fi
+}
+expect_err() {
+  if grep -qE -- "$2" "$tmp/err"; then echo "ok: $1"; else echo "FAIL: $1: stderr lacks /$2/"; cat "$tmp/err"; fail=1; fi
 }

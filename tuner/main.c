@@ -13,6 +13,7 @@
 #include "from_misses.h"
 #include "shapes.h"
 #include "search.h"
+#include "transfer.h"
 #include "tune.h"
 #include "vendor.h"
 #include "worker.h"
@@ -27,6 +28,9 @@ static const char usage[] =
     "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
     "                                                             strategies against recorded trials\n"
+    "       mmtune export [--db PATH] [-o FILE] [--format csv|json]  the results, for another machine\n"
+    "       mmtune import FILE... [--db PATH]                     results an export wrote (- is stdin)\n"
+    "       mmtune merge DB... -o OUT                             databases into one (OUT may exist)\n"
     "\n"
     "  --device DEV      cpu, a GPU number (0, 1, ...), or all (every GPU in parallel)\n"
     "  --shapes FILE     the problems (YAML; see examples/shapes.yaml)\n"
@@ -177,7 +181,7 @@ static int parse_options(int argc, char **argv, options *o)
     if (optind < argc) return bad_input("unexpected argument '%s'", argv[optind]);
     if (strcmp(o->command, "tune") && strcmp(o->command, "bench") && strcmp(o->command, "show") &&
         strcmp(o->command, "replay"))
-        return bad_input("unknown command '%s' (tune, bench, show, replay)", o->command);
+        return bad_input("unknown command '%s' (tune, bench, show, replay, export, import, merge)", o->command);
     if (!o->budget_text && strcmp(o->command, "replay") != 0) {
         /* the default: a time per problem that bounds a tune of a large GPU space, while a
          * small CPU space is measured in full within it */
@@ -606,6 +610,7 @@ static int tune_all_gpus(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "__worker") == 0) return mmt_worker_main(argv[2]);
+    if (argc > 1 && mmt_transfer_command(argv[1])) return mmt_transfer_main(argc, argv);
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != EXIT_OK) return rc;
