@@ -211,8 +211,12 @@ static mmt_status read_document(json_reader *r, mmt_rows_fn fn, void *user)
     if (!format || !version)
         return fail(r, &end, "not an mmtune results file: no \"format\": \"%s\", \"version\": %d", format_name,
                     FORMAT_VERSION);
-    FORWARD_IF_ERROR(expect(r, YAML_DOCUMENT_END_EVENT, "the end of the file"));
-    return expect(r, YAML_STREAM_END_EVENT, "the end of the file");
+    /* one object per file: YAML would read a second document, or complain in its words */
+    if (next(r) != MMT_OK || r->event.type != YAML_DOCUMENT_END_EVENT || next(r) != MMT_OK ||
+        r->event.type != YAML_STREAM_END_EVENT)
+        return fail(r, r->has_event ? &r->event.start_mark : &r->parser.problem_mark,
+                    "more after the end of the JSON object");
+    return MMT_OK;
 }
 
 mmt_status mmt_rows_json_read(const char *text, size_t size, const char *file, mmt_rows_fn fn, void *user,

@@ -1,16 +1,16 @@
 /* shard.c - a shapes file's problems dealt among workers (see shard.h). */
 #include "shard.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 
 int mmt_shard_parse(const char *text, int *index, int *count)
 {
     char *end;
     long i = strtol(text, &end, 10);
-    if (end == text || *end != '/' || text[0] == '-' || text[0] == '+' || end[1] == '-' || end[1] == '+') return -1;
-    const char *second = end + 1;
-    long n = strtol(second, &end, 10);
-    if (end == second || *end || n < 1 || n > MMT_SHARD_MAX || i < 0 || i >= n) return -1;
+    if (!isdigit((unsigned char)text[0]) || *end != '/' || !isdigit((unsigned char)end[1])) return -1;
+    long n = strtol(end + 1, &end, 10);
+    if (*end || n < 1 || n > MMT_SHARD_MAX || i >= n) return -1;
     *index = (int)i;
     *count = (int)n;
     return 0;
