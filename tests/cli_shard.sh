@@ -8,8 +8,7 @@ set -u
 MMTUNE=$1
 DATA=$2
 . "$(dirname "$0")/clilib.sh"
-command -v sqlite3 >/dev/null || { echo "skip: the sqlite3 shell is missing (scripts/install-deps.sh installs it)"; exit 77; }
-q() { sqlite3 "$1" "$2"; }
+need_sqlite3
 
 # --- shards -----------------------------------------------------------------------------------
 cat >"$tmp/shapes.yaml" <<'YAML'

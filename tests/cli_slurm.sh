@@ -11,7 +11,6 @@ set -u
 MMTUNE=$1
 . "$(dirname "$0")/clilib.sh"
 examples=$(cd "$(dirname "$0")/../examples" && pwd)
-skip() { echo "skip: $*"; exit 77; }
 export PATH="$PATH:/usr/sbin:/sbin" # the daemons, where a minimal PATH leaves them out
 [ "$(id -u)" -eq 0 ] || skip "a Slurm of the test's own needs root (slurmd runs each job as its user)"
 for tool in munged munge slurmctld slurmd sbatch sinfo scancel sqlite3; do

@@ -10,8 +10,7 @@ set -u
 MMTUNE=$1
 DATA=$2
 . "$(dirname "$0")/clilib.sh"
-command -v sqlite3 >/dev/null || { echo "skip: the sqlite3 shell is missing (scripts/install-deps.sh installs it)"; exit 77; }
-q() { sqlite3 "$1" "$2"; }
+need_sqlite3
 tune() { # DB SEED [options]: a tiny CPU tune, two candidates per problem
   local db=$1 seed=$2; shift 2
   "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$db" --strategy random --budget 2 --seed "$seed" \

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "query.h"
 #include "store_transfer.h"
 
 static char dir[] = "/tmp/mmtune-test-transfer-XXXXXX";
@@ -73,20 +74,6 @@ static mmt_status add_baseline(mmt_xfer *x, int source, const char *ms, const ch
     mmt_xfer_value row[MMT_XFER_NCOLS];
     fill(row, text, "baseline");
     return mmt_xfer_add(x, source, 1, row, err);
-}
-
-static void query(const char *path, const char *sql, char *out, size_t size)
-{
-    sqlite3 *db;
-    sqlite3_stmt *s;
-    out[0] = '\0';
-    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-            snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, 0));
-        sqlite3_finalize(s);
-    }
-    sqlite3_close(db);
 }
 
 /* The best of the 64x48x40 problem: "params ms". */

@@ -8,8 +8,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
+#include "exit_codes.h"
 
 /* Starts mmtune with argv and "--device G" (and "--shard J/M" where shards > 0) after it;
  * the pid, or -1. */

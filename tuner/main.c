@@ -9,6 +9,7 @@
 
 #include "all_gpus.h"
 #include "bench.h"
+#include "exit_codes.h"
 #include "replay.h"
 #include "from_misses.h"
 #include "shapes.h"
@@ -18,8 +19,6 @@
 #include "tune.h"
 #include "vendor.h"
 #include "worker.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 
 static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"

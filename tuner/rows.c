@@ -40,6 +40,19 @@ void mmt_rows_real(double v, char *buf, size_t size)
     }
 }
 
+void mmt_rows_put_value(FILE *f, int col, const mmt_xfer_value *v, void (*put_text)(FILE *f, const char *text))
+{
+    char num[32];
+    switch (mmt_xfer_cols[col].type) {
+    case MMT_XFER_INT: fprintf(f, "%lld", (long long)v->i); break;
+    case MMT_XFER_REAL:
+        mmt_rows_real(v->r, num, sizeof num);
+        fputs(num, f);
+        break;
+    case MMT_XFER_TEXT: put_text(f, v->text); break;
+    }
+}
+
 mmt_status mmt_rows_error_at(mmt_err *err, const char *file, long line)
 {
     char msg[sizeof err->msg];

@@ -20,24 +20,17 @@ static int needs_quotes(const char *t)
     return n == 0 || strpbrk(t, ",\"\r\n") || strchr(" \t", t[0]) || strchr(" \t", t[n - 1]);
 }
 
+static void put_text(FILE *f, const char *text)
+{
+    if (needs_quotes(text)) csv_fwrite(f, text, strlen(text));
+    else fputs(text, f);
+}
+
 void mmt_rows_csv_put(FILE *f, const mmt_xfer_value *row)
 {
     for (int c = 0; c < MMT_XFER_NCOLS; c++) {
-        const mmt_xfer_value *v = &row[c];
         if (c) fputc(',', f);
-        if (v->null) continue;
-        char num[32];
-        switch (mmt_xfer_cols[c].type) {
-        case MMT_XFER_INT: fprintf(f, "%lld", (long long)v->i); break;
-        case MMT_XFER_REAL:
-            mmt_rows_real(v->r, num, sizeof num);
-            fputs(num, f);
-            break;
-        case MMT_XFER_TEXT:
-            if (needs_quotes(v->text)) csv_fwrite(f, v->text, strlen(v->text));
-            else fputs(v->text, f);
-            break;
-        }
+        if (!row[c].null) mmt_rows_put_value(f, c, &row[c], put_text);
     }
     fputc('\n', f);
 }

@@ -60,21 +60,12 @@ static void put_string(FILE *f, const char *text)
 void mmt_rows_json_put(FILE *f, const mmt_xfer_value *row, long index)
 {
     fputs(index ? ",\n{" : "\n{", f);
-    int first = 1;
+    const char *sep = "";
     for (int c = 0; c < MMT_XFER_NCOLS; c++) {
-        const mmt_xfer_value *v = &row[c];
-        if (v->null) continue;
-        fprintf(f, "%s\"%s\": ", first ? "" : ", ", mmt_xfer_cols[c].name);
-        first = 0;
-        char num[32];
-        switch (mmt_xfer_cols[c].type) {
-        case MMT_XFER_INT: fprintf(f, "%lld", (long long)v->i); break;
-        case MMT_XFER_REAL:
-            mmt_rows_real(v->r, num, sizeof num);
-            fputs(num, f);
-            break;
-        case MMT_XFER_TEXT: put_string(f, v->text); break;
-        }
+        if (row[c].null) continue;
+        fprintf(f, "%s\"%s\": ", sep, mmt_xfer_cols[c].name);
+        mmt_rows_put_value(f, c, &row[c], put_string);
+        sep = ", ";
     }
     fputc('}', f);
 }

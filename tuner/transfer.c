@@ -11,12 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "exit_codes.h"
 #include "family.h"
 #include "fsutil.h"
 #include "rows.h"
 #include "store_transfer.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 
 static const char usage[] =
     "usage: mmtune export [--db PATH] [-o FILE] [--format csv|json]  the database's results\n"
