@@ -1,65 +1,12 @@
-/* store_transfer.c - the row form of results and bringing rows into a database (see
+/* store_transfer.c - a database's results as rows and rows brought into a database (see
  * store_transfer.h): the SQL of mmtune export, import and merge. */
 #include "store_transfer.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_sql.h"
-
-#define T MMT_XFER_TEXT
-#define I MMT_XFER_INT
-#define R MMT_XFER_REAL
-const mmt_xfer_col mmt_xfer_cols[MMT_XFER_NCOLS] = {
-    {"kind", T},           {"device_backend", T},   {"device_name", T},      {"device_arch", T},
-    {"device_fingerprint", T}, {"device_props", T}, {"dtype", T},            {"out_dtype", T},
-    {"mode", T},           {"layout", T},           {"trans_a", I},          {"trans_b", I},
-    {"m", I},              {"n", I},                {"k", I},                {"template", T},
-    {"template_hash", T},  {"params", T},           {"library", T},          {"status", T},
-    {"time_ms_median", R}, {"time_ms_min", R},      {"time_ms_max", R},      {"gflops", R},
-    {"rel_error", R},      {"reps", I},             {"message", T},          {"created", T},
-    {"best", I},           {"session_command", T},  {"session_strategy", T}, {"session_budget", T},
-    {"session_host", T},   {"session_started", T},  {"session_ended", T},
-};
-#undef T
-#undef I
-#undef R
-
-/* The columns by name, in mmt_xfer_cols' order. */
-enum {
-    C_KIND, C_BACKEND, C_DEVICE, C_ARCH, C_FINGERPRINT, C_PROPS, C_DTYPE, C_OUT, C_MODE, C_LAYOUT, C_TRANS_A,
-    C_TRANS_B, C_M, C_N, C_K, C_TEMPLATE, C_HASH, C_PARAMS, C_LIBRARY, C_STATUS, C_MEDIAN, C_MIN, C_MAX,
-    C_GFLOPS, C_REL_ERROR, C_REPS, C_MESSAGE, C_CREATED, C_BEST, C_S_COMMAND, C_S_STRATEGY, C_S_BUDGET, C_S_HOST,
-    C_S_STARTED, C_S_ENDED
-};
-
-int mmt_xfer_col_find(const char *name)
-{
-    for (int c = 0; c < MMT_XFER_NCOLS; c++)
-        if (strcmp(name, mmt_xfer_cols[c].name) == 0) return c;
-    return -1;
-}
-
-const char *mmt_xfer_value_parse(int col, const char *text, mmt_xfer_value *v)
-{
-    memset(v, 0, sizeof *v);
-    char *end;
-    switch (mmt_xfer_cols[col].type) {
-    case MMT_XFER_TEXT: v->text = text; return NULL;
-    case MMT_XFER_INT:
-        errno = 0;
-        v->i = strtoll(text, &end, 10);
-        return end == text || *end || errno || isspace((unsigned char)*text) ? "not a whole number" : NULL;
-    case MMT_XFER_REAL:
-        v->r = strtod(text, &end);
-        return end == text || *end || !isfinite(v->r) || isspace((unsigned char)*text) ? "not a finite number" : NULL;
-    }
-    return "unknown column type";
-}
 
 /* The rows of schema %1$s, in mmt_xfer_cols' order, then the part (trials 0, baselines 1)
  * and the row's place in it. */
@@ -198,131 +145,23 @@ void mmt_xfer_free(mmt_xfer *x)
     free(x);
 }
 
-/* "YYYY-MM-DD HH:MM:SS", as SQLite's datetime() writes it. */
-static int is_time(const char *t)
-{
-    static const char form[] = "dddd-dd-dd dd:dd:dd";
-    for (size_t i = 0; i < sizeof form - 1; i++)
-        if (form[i] == 'd' ? !isdigit((unsigned char)t[i]) : t[i] != form[i]) return 0;
-    return t[sizeof form - 1] == '\0';
-}
-
-static int is_hex64(const char *t)
-{
-    size_t i = 0;
-    while (isxdigit((unsigned char)t[i]) && !isupper((unsigned char)t[i])) i++;
-    return i == 64 && t[i] == '\0';
-}
-
-static int is_status(const char *t)
-{
-    for (int i = MMT_TRIAL_OK; i <= MMT_TRIAL_CRASHED; i++)
-        if (strcmp(t, mmt_trial_status_name((mmt_trial_status)i)) == 0) return 1;
-    return 0;
-}
-
-static const char *missing(int col, char *buf, size_t size)
-{
-    snprintf(buf, size, "no %s", mmt_xfer_cols[col].name);
-    return buf;
-}
-
-/* NULL if the row can be stored, else what is wrong with it (in buf or a literal). */
-static const char *row_check(const mmt_xfer_value *v, char *buf, size_t size)
-{
-#define NEED(c) \
-    if (v[c].null || (mmt_xfer_cols[c].type == MMT_XFER_TEXT && !v[c].text[0])) return missing(c, buf, size)
-#define FORBID(c, why) \
-    if (!v[c].null) return why
-    const char *kind = v[C_KIND].null ? "" : v[C_KIND].text;
-    int trial = strcmp(kind, "trial") == 0;
-    if (!trial && strcmp(kind, "baseline") != 0) return "kind is 'trial' or 'baseline'";
-    NEED(C_BACKEND);
-    NEED(C_DEVICE);
-    NEED(C_ARCH);
-    NEED(C_FINGERPRINT);
-    NEED(C_DTYPE);
-    NEED(C_OUT);
-    NEED(C_MODE);
-    NEED(C_LAYOUT);
-    NEED(C_TRANS_A);
-    NEED(C_TRANS_B);
-    NEED(C_M);
-    NEED(C_N);
-    NEED(C_K);
-    NEED(C_CREATED);
-    mmt_problem p;
-    memset(&p, 0, sizeof p);
-    if (mmt_dtype_parse(v[C_DTYPE].text, &p.dtype) || mmt_dtype_parse(v[C_OUT].text, &p.out))
-        return "dtype and out_dtype are f32, f64, bf16 or f16";
-    if (mmt_mode_parse(v[C_MODE].text, &p.mode)) return "mode is f32, f64, bf16, f16, tf32 or f32x3";
-    if (mmt_layout_parse(v[C_LAYOUT].text, &p.layout)) return "layout is row or col";
-    if ((v[C_TRANS_A].i | v[C_TRANS_B].i) & ~1LL) return "trans_a and trans_b are 0 or 1";
-    if (v[C_M].i < 1 || v[C_N].i < 1 || v[C_K].i < 1) return "m, n and k are at least 1";
-    p.trans_a = (int)v[C_TRANS_A].i;
-    p.trans_b = (int)v[C_TRANS_B].i;
-    p.m = v[C_M].i;
-    p.n = v[C_N].i;
-    p.k = v[C_K].i;
-    const char *why = mmt_problem_check(&p);
-    if (why) return why;
-    if (!is_time(v[C_CREATED].text)) return "created is a time as SQLite writes it (2025-01-31 23:59:00)";
-    for (int c = C_MEDIAN; c <= C_MAX; c++)
-        if (!v[c].null && !(v[c].r > 0)) return "times are > 0";
-    if ((!v[C_GFLOPS].null && v[C_GFLOPS].r < 0) || (!v[C_REL_ERROR].null && v[C_REL_ERROR].r < 0) ||
-        (!v[C_REPS].null && v[C_REPS].i < 0))
-        return "gflops, rel_error and reps are >= 0";
-    if (!trial) {
-        NEED(C_LIBRARY);
-        NEED(C_MEDIAN);
-        NEED(C_GFLOPS);
-        for (int c = C_TEMPLATE; c <= C_PARAMS; c++) FORBID(c, "a baseline row names no template");
-        for (int c = C_STATUS; c <= C_S_ENDED; c++)
-            if (c != C_MEDIAN && c != C_GFLOPS && c != C_CREATED) FORBID(c, "a baseline row has only library, time_ms_median, gflops and created");
-        return NULL;
-    }
-    NEED(C_TEMPLATE);
-    NEED(C_HASH);
-    if (v[C_PARAMS].null) return missing(C_PARAMS, buf, size);
-    NEED(C_STATUS);
-    FORBID(C_LIBRARY, "a trial row names no library");
-    if (!is_hex64(v[C_HASH].text)) return "template_hash is a SHA-256 in 64 lowercase hex digits";
-    if (!is_status(v[C_STATUS].text))
-        return "status is ok, compile_error, launch_error, wrong_result, timeout or crashed";
-    if (!v[C_BEST].null && (v[C_BEST].i & ~1LL)) return "best is 0 or 1";
-    if (!v[C_BEST].null && v[C_BEST].i == 1 &&
-        (strcmp(v[C_STATUS].text, "ok") != 0 || v[C_MEDIAN].null || v[C_GFLOPS].null))
-        return "best is an ok trial with time_ms_median and gflops";
-    int session = 0;
-    for (int c = C_S_COMMAND; c <= C_S_ENDED; c++) session |= !v[c].null;
-    if (session) {
-        NEED(C_S_STARTED);
-        if (v[C_S_COMMAND].null) return missing(C_S_COMMAND, buf, size);
-        if (!is_time(v[C_S_STARTED].text) || (!v[C_S_ENDED].null && !is_time(v[C_S_ENDED].text)))
-            return "session_started and session_ended are times as SQLite writes them (2025-01-31 23:59:00)";
-    }
-    return NULL;
-#undef NEED
-#undef FORBID
-}
-
 mmt_status mmt_xfer_add(mmt_xfer *x, int source, long line, const mmt_xfer_value *row, mmt_err *err)
 {
     char buf[128];
-    const char *why = row_check(row, buf, sizeof buf);
+    const char *why = mmt_xfer_row_check(row, buf, sizeof buf);
     RETURN_ERROR_IF(why, err, MMT_INVALID_ARGUMENT, "%s", why);
     sqlite3_stmt *s = x->insert;
     sqlite3_reset(s);
     sqlite3_bind_int(s, 1, source);
     sqlite3_bind_int64(s, 2, line);
-    int session = !row[C_S_STARTED].null;
+    int session = !row[MMT_COL_S_STARTED].null;
     for (int c = 0; c < MMT_XFER_NCOLS; c++) {
         const mmt_xfer_value *v = &row[c];
         const int at = c + 3;
         /* the defaults a database row has, so a file's row and the database's compare equal */
-        if (v->null && (c == C_PROPS || (session && (c == C_S_STRATEGY || c == C_S_BUDGET || c == C_S_HOST))))
+        if (v->null && (c == MMT_COL_PROPS || (session && (c == MMT_COL_S_STRATEGY || c == MMT_COL_S_BUDGET || c == MMT_COL_S_HOST))))
             sqlite3_bind_text(s, at, "", 0, SQLITE_STATIC);
-        else if (v->null && c == C_BEST && row[C_LIBRARY].null) sqlite3_bind_int(s, at, 0);
+        else if (v->null && c == MMT_COL_BEST && row[MMT_COL_LIBRARY].null) sqlite3_bind_int(s, at, 0);
         else if (v->null) sqlite3_bind_null(s, at);
         else if (mmt_xfer_cols[c].type == MMT_XFER_TEXT) sqlite3_bind_text(s, at, v->text, -1, SQLITE_TRANSIENT);
         else if (mmt_xfer_cols[c].type == MMT_XFER_INT) sqlite3_bind_int64(s, at, v->i);

@@ -1,14 +1,7 @@
-/* store_transfer.h - the store's side of mmtune export, import and merge: results in a
- * row form that means the same in any database, and the rows of files or other databases
- * brought into one.
+/* store_transfer.h - the store's side of mmtune export, import and merge: a database's
+ * results as rows (xfer_row.h), and the rows of files or other databases brought into one.
  *
- * A row is a trial or a vendor baseline with its device, problem, template, configuration
- * and session written out by their natural keys (the device's fingerprint, the template's
- * name and source hash, ...) instead of ids, so an imported result is served only on a
- * device of the same fingerprint and a result of an older template source stays stale.
- * `best` marks the trial that is its (device, problem, template)'s best.
- *
- * Bringing rows in (mmt_store_xfer_absorb) is idempotent: a trial the database holds as
+ * Bringing rows in (mmt_xfer_absorb) is idempotent: a trial the database holds as
  * often as the source does is not added again, the best of a (device, problem, template)
  * is the best ranked of the one there and the source's (a result of the template source
  * this mmtune has, then the faster, then the smaller configuration text), and a baseline
@@ -17,35 +10,8 @@
 #ifndef MMT_STORE_TRANSFER_H
 #define MMT_STORE_TRANSFER_H
 
-#include <stdint.h>
-
 #include "store.h"
-
-typedef enum mmt_xfer_type { MMT_XFER_TEXT, MMT_XFER_INT, MMT_XFER_REAL } mmt_xfer_type;
-
-typedef struct mmt_xfer_col {
-    const char *name; /* as CSV headers and JSON keys write it */
-    mmt_xfer_type type;
-} mmt_xfer_col;
-
-/* The columns of a row, in their order. */
-#define MMT_XFER_NCOLS 35
-extern const mmt_xfer_col mmt_xfer_cols[MMT_XFER_NCOLS];
-
-/* One value of a row: null, or the member of the column's type (text is borrowed). */
-typedef struct mmt_xfer_value {
-    int null;
-    const char *text;
-    int64_t i;
-    double r;
-} mmt_xfer_value;
-
-/* The index of a column name, or -1. */
-int mmt_xfer_col_find(const char *name);
-
-/* Reads a value of column col from text (a whole integer, a finite number, or any text):
- * NULL, or why it cannot be. */
-const char *mmt_xfer_value_parse(int col, const char *text, mmt_xfer_value *v);
+#include "xfer_row.h"
 
 /* Calls fn with every row of the database, trials in the order measured, then baselines;
  * stops early, with MMT_OK, where fn returns non-zero (fn keeps its own reason). */
