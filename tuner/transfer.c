@@ -225,10 +225,10 @@ static int cmd_absorb(const transfer_options *o)
     char kernels[64] = "";
     if (merge) snprintf(kernels, sizeof kernels, ", %ld compiled kernels", n.binaries);
     if (!o->quiet)
-        fprintf(stderr, "mmtune: %s %d %s into %s: %ld rows read; added %ld trials, %ld sessions, %ld devices%s; "
+        fprintf(stderr, "mmtune: %s %d %s%s into %s: %ld rows read; added %ld trials, %ld sessions, %ld devices%s; "
                         "set %ld best and %ld baselines\n",
-                merge ? "merged" : "imported", o->n_inputs, merge ? "databases" : "files", target, n.rows, n.trials,
-                n.sessions, n.devices, kernels, n.bests, n.baselines);
+                merge ? "merged" : "imported", o->n_inputs, merge ? "database" : "file", o->n_inputs == 1 ? "" : "s",
+                target, n.rows, n.trials, n.sessions, n.devices, kernels, n.bests, n.baselines);
     return EXIT_OK;
 }
 
