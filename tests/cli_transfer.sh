@@ -111,6 +111,19 @@ expect_err "nothing new" "added 0 trials"
 check "the output is no input" 2 "$MMTUNE" merge "$tmp/x.db" "$tmp/m.db" -o "$tmp/m.db"
 check "a missing input" 2 "$MMTUNE" merge "$tmp/x.db" "$tmp/none.db" -o "$tmp/z.db"
 [ ! -e "$tmp/z.db" ] || { echo "FAIL: a refused merge made its output"; fail=1; }
+# databases mmtune must not use (as tests/cli_bad_db.sh): refused with exit 1, unchanged
+printf 'problems:\n  - {m: 1, n: 1, k: 1}\n' >"$tmp/text.db"
+cp "$tmp/x.db" "$tmp/corrupt.db"
+size=$(stat -c %s "$tmp/corrupt.db")
+head -c $((size - 100)) /dev/urandom | dd of="$tmp/corrupt.db" bs=1 seek=100 conv=notrunc status=none
+for kind in text corrupt; do
+  before=$(sha256sum "$tmp/$kind.db")
+  check "merge refuses a $kind database" 1 "$MMTUNE" merge "$tmp/x.db" "$tmp/$kind.db" -o "$tmp/z.db"
+  expect_err "  naming it" "$tmp/$kind.db"
+  check "import refuses to write into it" 1 "$MMTUNE" import "$tmp/a.csv" --db "$tmp/$kind.db"
+  expect_eq "  which is unchanged" "$(sha256sum "$tmp/$kind.db")" "$before"
+done
+[ ! -e "$tmp/z.db" ] || { echo "FAIL: a refused merge made its output"; fail=1; }
 
 # an input of schema version 3 is migrated in memory (the file stays version 3); one newer
 # than this mmtune is refused and nothing is written
