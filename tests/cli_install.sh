@@ -19,9 +19,14 @@ exported=$(nm -D --defined-only "$prefix/lib/libmmtuned.so" | awk '{print $3}' |
 [ -z "$exported" ] || { echo "FAIL: libmmtuned.so exports more than the API: $exported"; fail=1; }
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-cc -O1 "$src/examples/sgemm_example.c" $(pkg-config --cflags --libs mmtuned) -lm -Wl,-rpath,"$prefix/lib" \
+# a library built under AddressSanitizer (scripts/test-sanitizers.sh) loads only into a
+# program that starts with its runtime: the examples are built with the same flags then
+san=""
+ldd "$prefix/lib/libmmtuned.so" | grep -q libasan && san="-fsanitize=address,undefined"
+cc -O1 $san "$src/examples/sgemm_example.c" $(pkg-config --cflags --libs mmtuned) -lm -Wl,-rpath,"$prefix/lib" \
   -o "$tmp/ex-pkg" 2>"$tmp/err" || { echo "FAIL: building with pkg-config"; cat "$tmp/err"; fail=1; }
 cmake -S "$src/examples" -B "$tmp/ex-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" \
+  -DCMAKE_C_FLAGS="$san" \
   >"$tmp/out" 2>&1 && cmake --build "$tmp/ex-cmake" >>"$tmp/out" 2>&1 ||
   { echo "FAIL: building with find_package(mmtuned)"; cat "$tmp/out"; fail=1; }
 cd "$tmp" # no source tree here

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "exit_codes.h"
@@ -98,7 +99,7 @@ static int put_row(void *user, const mmt_xfer_value *row)
 {
     export_state *e = user;
     mmt_rows_put(e->f, e->format, row, e->rows++);
-    e->trials += strcmp(row[0].text, "trial") == 0;
+    e->trials += strcmp(row[MMT_COL_KIND].text, "trial") == 0;
     return ferror(e->f);
 }
 
@@ -109,7 +110,7 @@ static int cmd_export(const transfer_options *o)
     char path[4096];
     db_path(o, path, sizeof path);
     const char *ext = o->output ? strrchr(o->output, '.') : NULL;
-    export_state e = {.format = (o->format ? strcmp(o->format, "json") == 0 : ext && strcmp(ext, ".json") == 0)
+    export_state e = {.format = (o->format ? strcmp(o->format, "json") == 0 : ext && strcasecmp(ext, ".json") == 0)
                                     ? MMT_ROWS_JSON
                                     : MMT_ROWS_CSV};
     mmt_store *st;
