@@ -11,13 +11,9 @@
 #include "clock.h"
 #include "fsutil.h"
 #include "resource.h"
+#include "store_sql.h"
 
 enum { SCHEMA_VERSION = 4, BUSY_TIMEOUT_MS = 30000 };
-
-struct mmt_store {
-    sqlite3 *db;
-    char path[1024];
-};
 
 static const char *const status_names[] = {"ok", "compile_error", "launch_error", "wrong_result", "timeout",
                                            "crashed"};
@@ -786,4 +782,12 @@ mmt_status mmt_store_print_best(mmt_store *st, void *file, mmt_err *err)
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
     sqlite3_finalize(s);
     return r;
+}
+
+/* store_sql.h: the helpers above for the store's other files */
+mmt_status mmt_store_db_error(mmt_store *st, mmt_err *err, const char *what) { return db_error(st, err, what); }
+mmt_status mmt_store_exec(mmt_store *st, const char *sql, mmt_err *err) { return exec(st, sql, err); }
+mmt_status mmt_store_prepare(mmt_store *st, const char *sql, sqlite3_stmt **out, mmt_err *err)
+{
+    return prepare(st, sql, out, err);
 }

@@ -1,7 +1,11 @@
 # clilib.sh - what the command-line tests (tests/cli_*.sh) share; sourced, not run: a
 # scratch folder removed on exit, a failure flag, and
 #   check DESCRIPTION EXPECTED_RC CMD...
-# which runs CMD with its output in $tmp/out and $tmp/err and says ok or FAIL.
+# which runs CMD with its output in $tmp/out and $tmp/err and says ok or FAIL, and
+#   expect_eq DESCRIPTION GOT WANTED, expect_same DESCRIPTION FILE1 FILE2,
+#   expect_err DESCRIPTION PATTERN (the last check's stderr matches the extended regex),
+#   skip WHY (exit 77, which CTest counts as skipped), need_sqlite3 and q DB SQL (the
+#   sqlite3 shell's answer).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -14,3 +18,15 @@ check() {
     echo "ok: $what"
   fi
 }
+expect_eq() {
+  if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAIL: $1: got '$2', wanted '$3'"; fail=1; fi
+}
+expect_same() {
+  if cmp -s "$2" "$3"; then echo "ok: $1"; else echo "FAIL: $1"; diff "$2" "$3" | head -5; fail=1; fi
+}
+expect_err() {
+  if grep -qE -- "$2" "$tmp/err"; then echo "ok: $1"; else echo "FAIL: $1: stderr lacks /$2/"; cat "$tmp/err"; fail=1; fi
+}
+skip() { echo "skip: $*"; exit 77; }
+need_sqlite3() { command -v sqlite3 >/dev/null || skip "the sqlite3 shell is missing (scripts/install-deps.sh installs it)"; }
+q() { sqlite3 "$1" "$2"; }

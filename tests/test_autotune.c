@@ -19,6 +19,7 @@
 #include "autotune.h"
 #include "backend.h"
 #include "check.h"
+#include "query.h"
 #include "family.h"
 #include "gemm_check.h"
 #include "mmtuned.h"
@@ -30,21 +31,6 @@ static void sleep_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
-}
-
-/* One column of one row as text through a plain sqlite3 connection ("" if none). */
-static void query(const char *path, const char *sql, char *out, size_t size)
-{
-    sqlite3 *db;
-    sqlite3_stmt *s;
-    out[0] = '\0';
-    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-            snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, 0));
-        sqlite3_finalize(s);
-    }
-    sqlite3_close(db);
 }
 
 static int lock_held(const char *path)

@@ -15,28 +15,12 @@
 
 #include "backend.h"
 #include "check.h"
+#include "query.h"
 #include "family.h"
 #include "mmtuned.h"
 #include "store.h"
 
 static char dir[] = "/tmp/mmtune-test-miss-XXXXXX";
-
-/* One column of one row as text through a plain sqlite3 connection ("" if none). */
-static void query(const char *path, const char *sql, char *out, size_t size)
-{
-    sqlite3 *db;
-    sqlite3_stmt *s;
-    out[0] = '\0';
-    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-            snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, 0));
-        sqlite3_finalize(s);
-    } else {
-        fprintf(stderr, "query %s: %s\n", sql, sqlite3_errmsg(db));
-    }
-    sqlite3_close(db);
-}
 
 /* The misses as "mode layout trans MxNxK calls" rows joined by "; ", most called first. */
 static void misses(const char *path, char *out, size_t size)

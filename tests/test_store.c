@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "query.h"
 #include "fsutil.h"
 #include "store.h"
 
@@ -33,21 +34,6 @@ static int64_t add(mmt_store *st, int64_t dev, int64_t prob, int64_t cfg, mmt_tr
     int64_t id = 0;
     CHECK_OK(mmt_store_trial_add(st, &t, &id, &err), &err);
     return id;
-}
-
-/* One column of one row, as text, through a plain sqlite3 connection: what a person sees. */
-static void query(const char *path, const char *sql, char *out, size_t size)
-{
-    sqlite3 *db;
-    sqlite3_stmt *s;
-    out[0] = '\0';
-    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-            snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, 0));
-        sqlite3_finalize(s);
-    }
-    sqlite3_close(db);
 }
 
 /* Opens path from several processes at once, each adding the device "race"; the

@@ -5,19 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "all_gpus.h"
 #include "bench.h"
+#include "exit_codes.h"
 #include "replay.h"
 #include "from_misses.h"
 #include "shapes.h"
 #include "search.h"
+#include "shard.h"
+#include "transfer.h"
 #include "tune.h"
 #include "vendor.h"
 #include "worker.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 
 static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
@@ -27,9 +28,15 @@ static const char usage[] =
     "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
     "                                                             strategies against recorded trials\n"
+    "       mmtune export [--db PATH] [-o FILE] [--format csv|json]  the results, for another machine\n"
+    "       mmtune import FILE... [--db PATH]                     results an export wrote (- is stdin)\n"
+    "       mmtune merge DB... -o OUT                             databases into one (OUT may exist)\n"
     "\n"
-    "  --device DEV      cpu, a GPU number (0, 1, ...), or all (every GPU in parallel)\n"
+    "  --device DEV      cpu, a GPU number (0, 1, ...), or all (every GPU in parallel; GPUs of one\n"
+    "                    model deal the problems among them; a host without a GPU is refused)\n"
     "  --shapes FILE     the problems (YAML; see examples/shapes.yaml)\n"
+    "  --shard I/N       only the I-th of N shares of the shapes file's problems (I from 0): N\n"
+    "                    workers, each into its own --db, then mmtune merge\n"
     "  --problem TEXT    one problem: \"MODE[->OUT] row|col NN|NT|TN|TT MxNxK\" (f32 row NN 64x48x40)\n"
     "  --from-misses     the problems of the database's miss table, most calls first, less\n"
     "                    those tuned since; --top N of them (default 10)\n"
@@ -62,6 +69,7 @@ typedef struct options {
     const char *problem; /* --problem TEXT */
     int from_misses;
     size_t top; /* 0: not given */
+    int shard_index, shard_count; /* --shard I/N; count 0: not given */
 } options;
 
 static int bad_input(const char *fmt, const char *arg)
@@ -108,7 +116,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"landscape", required_argument, 0, 'L'}, {"seeds", required_argument, 0, 'n'},
         {"warm", no_argument, 0, 'w'},         {"batch", required_argument, 0, 'a'},
         {"problem", required_argument, 0, 'P'}, {"from-misses", no_argument, 0, 'M'},
-        {"top", required_argument, 0, 'T'},
+        {"top", required_argument, 0, 'T'},    {"shard", required_argument, 0, 'H'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
@@ -169,6 +177,10 @@ static int parse_options(int argc, char **argv, options *o)
                 return bad_input("--top takes a number from 1, not '%s'", optarg);
             o->top = (size_t)v;
             break;
+        case 'H':
+            if (mmt_shard_parse(optarg, &o->shard_index, &o->shard_count))
+                return bad_input("--shard takes I/N with 0 <= I < N (0/4 ... 3/4), not '%s'", optarg);
+            break;
         case 'h': fputs(usage, stdout); exit(EXIT_OK);
         case 'V': printf("mmtune %s\n", mmt_version_string()); exit(EXIT_OK);
         default: return bad_input("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -177,7 +189,7 @@ static int parse_options(int argc, char **argv, options *o)
     if (optind < argc) return bad_input("unexpected argument '%s'", argv[optind]);
     if (strcmp(o->command, "tune") && strcmp(o->command, "bench") && strcmp(o->command, "show") &&
         strcmp(o->command, "replay"))
-        return bad_input("unknown command '%s' (tune, bench, show, replay)", o->command);
+        return bad_input("unknown command '%s' (tune, bench, show, replay, export, import, merge)", o->command);
     if (!o->budget_text && strcmp(o->command, "replay") != 0) {
         /* the default: a time per problem that bounds a tune of a large GPU space, while a
          * small CPU space is measured in full within it */
@@ -197,6 +209,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (sources > 1) return bad_input("%s", "--shapes, --problem and --from-misses exclude each other");
     }
     if (o->top && !o->from_misses) return bad_input("%s", "--top goes with --from-misses");
+    if (o->shard_count && !o->shapes) return bad_input("%s", "--shard deals the problems of --shapes FILE");
     if (!mmt_search_known(o->strategy)) {
         fprintf(stderr, "mmtune: unknown strategy '%s' (%s)\n(mmtune --help shows the usage)\n", o->strategy,
                 mmt_search_names());
@@ -273,6 +286,10 @@ static int make_plan(const options *o, plan *pl)
     if (o->shapes && mmt_shapes_load_file(o->shapes, &pl->problems, &pl->n, &err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return EXIT_BAD_INPUT;
+    }
+    if (o->shard_count && mmt_shard_select(pl->problems, &pl->n, o->shard_index, o->shard_count)) {
+        fprintf(stderr, "mmtune: out of memory\n");
+        return EXIT_FAIL;
     }
     if (o->problem) {
         const char *why = (pl->problems = calloc(1, sizeof *pl->problems)) ? mmt_problem_parse(o->problem, pl->problems)
@@ -373,7 +390,10 @@ static int cmd_tune(const options *o, int argc, char **argv)
         free_plan(&pl);
         return EXIT_FAIL;
     }
-    if (o->from_misses && pl.n == 0) { /* the session row records the run; no worker is needed */
+    if (pl.n == 0) { /* a shard or the misses left nothing: the session row records the run */
+        if (o->shard_count && !o->quiet)
+            fprintf(stderr, "mmtune: shard %d/%d of %s holds no problem: nothing to tune\n", o->shard_index,
+                    o->shard_count, o->shapes);
         rc = mmt_store_session_end(t.st, t.session_id, &err) == MMT_OK ? EXIT_OK : EXIT_FAIL;
         mmt_store_close(t.st);
         free_plan(&pl);
@@ -565,53 +585,17 @@ static int cmd_replay(const options *o)
     return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND ? EXIT_BAD_INPUT : EXIT_FAIL;
 }
 
-/* --device all: one mmtune per GPU, in parallel, into the same database (WAL and the
- * busy timeout let the processes commit trials side by side). */
-static int tune_all_gpus(int argc, char **argv)
-{
-    mmt_err err;
-    const mmt_backend *cuda = mmt_backend_cuda(&err);
-    int n = cuda ? cuda->device_count() : 0;
-    if (n == 0) {
-        fprintf(stderr, "mmtune: --device all: no GPU%s%s\n", cuda ? "" : ": ", cuda ? "" : err.msg);
-        return EXIT_BAD_INPUT;
-    }
-    pid_t *pids = calloc(n, sizeof *pids);
-    char exe[1024];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (!pids || len <= 0) return EXIT_FAIL;
-    exe[len] = '\0';
-    for (int g = 0; g < n; g++) {
-        char **args = calloc(argc + 1, sizeof *args), num[16];
-        snprintf(num, sizeof num, "%d", g);
-        for (int i = 0; i < argc; i++) args[i] = strcmp(argv[i], "all") == 0 && i > 0 && strcmp(argv[i - 1], "--device") == 0 ? num : argv[i];
-        pids[g] = fork();
-        if (pids[g] == 0) {
-            execv(exe, args);
-            _exit(127);
-        }
-        free(args);
-    }
-    int rc = EXIT_OK;
-    for (int g = 0; g < n; g++) {
-        int status = 0;
-        if (pids[g] > 0) waitpid(pids[g], &status, 0);
-        int r = pids[g] > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
-        if (r > rc) rc = r;
-    }
-    free(pids);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "__worker") == 0) return mmt_worker_main(argv[2]);
+    if (argc > 1 && mmt_transfer_command(argv[1])) return mmt_transfer_main(argc, argv);
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != EXIT_OK) return rc;
     if (strcmp(o.command, "show") == 0) return cmd_show(&o);
     if (strcmp(o.command, "bench") == 0) return cmd_bench(&o);
     if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);
-    if (strcmp(o.device, "all") == 0) return tune_all_gpus(argc, argv);
+    if (strcmp(o.device, "all") == 0)
+        return mmt_tune_all_gpus(argc, argv, o.shapes != NULL, o.shard_index, o.shard_count ? o.shard_count : 1);
     return cmd_tune(&o, argc, argv);
 }

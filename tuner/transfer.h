@@ -1,0 +1,14 @@
+/* transfer.h - the commands that move results between machines: mmtune export (a
+ * database's results as CSV or JSON), import (such files into a database) and merge
+ * (databases into one). */
+#ifndef MMT_TRANSFER_H
+#define MMT_TRANSFER_H
+
+/* Whether argv[1] names one of these commands. */
+int mmt_transfer_command(const char *name);
+
+/* Runs the command argv[1] with its options; returns the exit code (0 ok, 2 bad input,
+ * 1 failure). */
+int mmt_transfer_main(int argc, char **argv);
+
+#endif
