@@ -385,7 +385,7 @@ __device__ __forceinline__ void wgmma_n64(float (&d)[32], unsigned long long a, 
 }
 
 __device__ __forceinline__ void wgmma_n128(float (&d)[64], unsigned long long a, unsigned long long b,
-                                          int scale_d)
+                                           int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n128k" WG_K "." WG_TYPES " {"
@@ -406,7 +406,7 @@ __device__ __forceinline__ void wgmma_n128(float (&d)[64], unsigned long long a,
 }
 
 __device__ __forceinline__ void wgmma_n192(float (&d)[96], unsigned long long a, unsigned long long b,
-                                          int scale_d)
+                                           int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n192k" WG_K "." WG_TYPES " {"
@@ -433,7 +433,7 @@ __device__ __forceinline__ void wgmma_n192(float (&d)[96], unsigned long long a,
 }
 
 __device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long a, unsigned long long b,
-                                          int scale_d)
+                                           int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k" WG_K "." WG_TYPES " {"
@@ -481,7 +481,7 @@ __device__ __forceinline__ void wgmma_rs_n64(float (&d)[32], const unsigned (&a)
 }
 
 __device__ __forceinline__ void wgmma_rs_n128(float (&d)[64], const unsigned (&a)[4], unsigned long long b,
-                                             int scale_d)
+                                              int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n128k" WG_K "." WG_TYPES " {"
@@ -502,7 +502,7 @@ __device__ __forceinline__ void wgmma_rs_n128(float (&d)[64], const unsigned (&a
 }
 
 __device__ __forceinline__ void wgmma_rs_n192(float (&d)[96], const unsigned (&a)[4], unsigned long long b,
-                                             int scale_d)
+                                              int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n192k" WG_K "." WG_TYPES " {"
@@ -529,7 +529,7 @@ __device__ __forceinline__ void wgmma_rs_n192(float (&d)[96], const unsigned (&a
 }
 
 __device__ __forceinline__ void wgmma_rs_n256(float (&d)[128], const unsigned (&a)[4], unsigned long long b,
-                                             int scale_d)
+                                              int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k" WG_K "." WG_TYPES " {"
