@@ -13,11 +13,11 @@
  *                   that is not K-major into that layout first;
  *   5 f32x3         the same orientation, fp32-level accuracy from three tf32 products:
  *                   x = hi + lo, both rounded to tf32; the consumers split A in their
- *                   registers (wgmma reads A from there) and B in place in shared memory
- *                   (lo in a second set of B stages), and sum each stage's lo_a hi_b +
- *                   hi_a lo_b + hi_a hi_b from zero before one rounded fp32 add into the
- *                   accumulators (the tensor cores truncate what they add into a running
- *                   sum).
+ *                   registers (wgmma reads A from there), the producer's other warps B in
+ *                   place in shared memory (lo in a second set of B stages); a consumer
+ *                   sums each stage's lo_a hi_b + hi_a lo_b + hi_a hi_b from zero before
+ *                   one rounded fp32 add into the accumulators (the tensor cores truncate
+ *                   what they add into a running sum).
  * C is fp32 or the input type (MMT_OUT). BLAS rules: beta == 0 -> C is not read; alpha == 0
  * or K == 0 -> A and B are not read.
  *
@@ -715,9 +715,9 @@ __device__ __forceinline__ float to_tf32(float x)
 }
 
 /* Splits bytes of shared memory at p in place into tf32 high parts, and writes the tf32
- * residuals LO_OFF bytes further: every consumer thread (tc of n) takes 16-byte units. The
- * writes are ordinary stores that wgmma reads next: each thread fences them into the async
- * proxy, and the caller's barrier follows. */
+ * residuals LO_OFF bytes further: each of n threads (this one is tc) takes 16-byte units.
+ * The writes are ordinary stores that wgmma reads next: each thread fences them into the
+ * async proxy before it arrives on the barrier that says the stage is split. */
 __device__ __forceinline__ void split_stage(unsigned char *p, int bytes, int tc, int n)
 {
     for (int o = tc * 16; o < bytes; o += n * 16) {
