@@ -288,7 +288,7 @@ static void test_end_to_end(void)
     mmt_close(ctx);
 
     query(db, "SELECT count(*) || ' ' || min(command) FROM session", text, sizeof text);
-    CHECK(strncmp(text, "1 ", 2) == 0 && strstr(text, "--problem f32 row NN 21x19x13") != NULL);
+    CHECK(strncmp(text, "1 ", 2) == 0 && strstr(text, "--problem 'f32 row NN 21x19x13'") != NULL);
     query(db, "SELECT count(*) FROM best_view WHERE m = 21 AND n = 19 AND k = 13", text, sizeof text);
     CHECK_EQ_STR(text, "1");
     query(db, "SELECT calls > 1 FROM miss_view WHERE m = 21", text, sizeof text); /* the history stays */
