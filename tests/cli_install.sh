@@ -21,10 +21,14 @@ exported=$(nm -D --defined-only "$prefix/lib/libmmtuned.so" | awk '{print $3}' |
 [ -z "$exported" ] || { echo "FAIL: libmmtuned.so exports more than the API: $exported"; fail=1; }
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-cc -O1 "$src/examples/sgemm_example.c" $(pkg-config --cflags --libs mmtuned) -lm -Wl,-rpath,"$prefix/lib" \
+# a library built with sanitizers (scripts/test-sanitizers.sh) needs its runtime first in
+# the application: the example is built with the same -fsanitize
+san=$(sed -n 's/^MMT_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)
+sanflags=${san:+-fsanitize=$san}
+cc -O1 $sanflags "$src/examples/sgemm_example.c" $(pkg-config --cflags --libs mmtuned) -lm -Wl,-rpath,"$prefix/lib" \
   -o "$tmp/ex-pkg" 2>"$tmp/err" || { echo "FAIL: building with pkg-config"; cat "$tmp/err"; fail=1; }
 cmake -S "$src/examples" -B "$tmp/ex-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" \
-  >"$tmp/out" 2>&1 && cmake --build "$tmp/ex-cmake" >>"$tmp/out" 2>&1 ||
+  -DCMAKE_C_FLAGS="$sanflags" >"$tmp/out" 2>&1 && cmake --build "$tmp/ex-cmake" >>"$tmp/out" 2>&1 ||
   { echo "FAIL: building with find_package(mmtuned)"; cat "$tmp/out"; fail=1; }
 cd "$tmp" # no source tree here
 export MMTUNE_DB="$tmp/app.db"
