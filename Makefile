@@ -12,9 +12,12 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# The build says one line; CMake's output goes to $(BUILD)/build.log, shown if it fails.
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@mkdir -p $(BUILD)
+	@{ cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release && cmake --build $(BUILD) -j $(JOBS); } \
+	  >$(BUILD)/build.log 2>&1 || { cat $(BUILD)/build.log; echo "make: the build failed (log: $(BUILD)/build.log)"; exit 1; }
+	@echo "built $(BUILD)/ ($$(grep -c 'warning:' $(BUILD)/build.log) compiler warnings; log: $(BUILD)/build.log)"
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,8 +1,10 @@
--- schema.sql - the mmtune database, version 4 (PRAGMA user_version; src/store.c applies it
+-- schema.sql - the mmtune database, version 5 (PRAGMA user_version; src/store.c applies it
 -- to a new file and db/migrate_N.sql files bring older files forward). Plain tables a
 -- person can read with sqlite3; best_view joins the winners into one readable row,
 -- miss_view the shapes applications ran untuned. This file is a public interface: a
 -- change is a new version with its db/migrate_N.sql, never an edit of what a version had.
+-- Columns that a migration added with ALTER TABLE stand where SQLite puts them (after the
+-- last column, behind a comma): a new file must read the same as a migrated one.
 
 CREATE TABLE device (
     id          INTEGER PRIMARY KEY,
@@ -43,6 +45,9 @@ CREATE TABLE problem (
     UNIQUE (dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k)
 );
 
+-- outcome (version 5): NULL while the run goes on (or after it was killed); complete; partial:
+-- a time budget ended a search before it measured what it planned; interrupted: Ctrl-C or
+-- SIGTERM; failed: a problem ended in an error.
 CREATE TABLE session (
     id        INTEGER PRIMARY KEY,
     device_id INTEGER NOT NULL REFERENCES device(id),
@@ -52,7 +57,7 @@ CREATE TABLE session (
     host      TEXT NOT NULL DEFAULT '',
     started   TEXT NOT NULL DEFAULT (datetime('now')),
     ended     TEXT
-);
+, outcome TEXT CHECK (outcome IN ('complete', 'partial', 'interrupted', 'failed')));
 
 CREATE TABLE trial (
     id             INTEGER PRIMARY KEY,
@@ -75,7 +80,9 @@ CREATE INDEX trial_by_problem ON trial (device_id, problem_id, config_id); -- re
 
 -- The winner per device, problem and template family (every family that serves a mode is
 -- tuned for the problem and keeps its own; best_view's `chosen` marks the fastest). Only ok
--- trials get here.
+-- trials get here. partial (version 5): 1 where the search that chose it stopped before it
+-- measured what it planned (a time budget, an interrupt; a best a trial moves stays 1 until
+-- its search ends, so a killed run leaves it marked); the same command goes on with it.
 CREATE TABLE best (
     device_id     INTEGER NOT NULL REFERENCES device(id),
     problem_id    INTEGER NOT NULL REFERENCES problem(id),
@@ -84,19 +91,21 @@ CREATE TABLE best (
     config_id     INTEGER NOT NULL REFERENCES config(id),
     trial_id      INTEGER NOT NULL REFERENCES trial(id),
     time_ms       REAL NOT NULL,
-    gflops        REAL NOT NULL,
+    gflops        REAL NOT NULL, partial INTEGER NOT NULL DEFAULT 0 CHECK (partial IN (0, 1)),
     PRIMARY KEY (device_id, problem_id, template_name)
 );
 CREATE INDEX best_by_template ON best (device_id, template_id); -- lookups at gemm time
 
--- The vendor library's figure for a problem, measured in the same run as the tuning.
+-- The vendor library's figure for a problem, timed side by side with the tuned winner (A B A B
+-- rounds on the same inputs) at the end of the run that tuned it. trial_id (version 5): the
+-- winner's trial timed in those rounds; NULL: a figure of an older version, timed alone.
 CREATE TABLE baseline (
     device_id  INTEGER NOT NULL REFERENCES device(id),
     problem_id INTEGER NOT NULL REFERENCES problem(id),
     library    TEXT NOT NULL,             -- OpenBLAS 0.3.21, cuBLAS 13.0.0
     time_ms    REAL NOT NULL,
     gflops     REAL NOT NULL,
-    created    TEXT NOT NULL DEFAULT (datetime('now')),
+    created    TEXT NOT NULL DEFAULT (datetime('now')), trial_id INTEGER REFERENCES trial(id),
     PRIMARY KEY (device_id, problem_id, library)
 );
 
@@ -126,8 +135,11 @@ SELECT d.name AS device,
                     WHERE x.device_id = b.device_id AND x.problem_id = b.problem_id)) AS chosen,
        substr(t.source_hash, 1, 12) AS template_hash,
        c.params,
+       b.partial,
        round(b.gflops, 1) AS gflops,
        round(b.time_ms, 4) AS time_ms,
+       -- the vendor only where it was timed in the same rounds as this figure: a ratio is
+       -- two figures of one measurement, never a stored one against a fresh one
        v.library AS vendor,
        round(v.gflops, 1) AS vendor_gflops,
        round(b.gflops / v.gflops, 3) AS ratio,
@@ -138,9 +150,9 @@ JOIN problem p ON p.id = b.problem_id
 JOIN template t ON t.id = b.template_id
 JOIN config c ON c.id = b.config_id
 JOIN trial tr ON tr.id = b.trial_id
--- against the fastest vendor figure when several libraries were measured: one row per best
 LEFT JOIN baseline v ON v.rowid = (SELECT rowid FROM baseline
                                    WHERE device_id = b.device_id AND problem_id = b.problem_id
+                                     AND trial_id = b.trial_id
                                    ORDER BY gflops DESC LIMIT 1)
 ORDER BY d.name, p.dtype, p.mode, p.out_dtype, p.layout, trans, p.m, p.n, p.k, b.template_name;
 

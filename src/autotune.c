@@ -29,10 +29,16 @@ static int executable(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
 }
 
+/* Where an install puts mmtune, from where it puts libmmtuned (CMake's libdir to bindir:
+ * "../bin", or "../../bin" from a multiarch lib/x86_64-linux-gnu). */
+#ifndef MMT_LIB_TO_BIN
+#define MMT_LIB_TO_BIN "../bin"
+#endif
+
 /* $MMTUNE_BIN (and only it when set: a named binary that is missing must not be replaced
  * by another one silently), else mmtune beside the object holding this code (the build
- * tree) or in ../bin from it (an installed tree: lib/ and bin/ of one prefix), else the
- * first mmtune on PATH; "" if none. */
+ * tree) or where an install puts it from there (MMT_LIB_TO_BIN), else the first mmtune on
+ * PATH; "" if none. */
 static void find_bin(char *out, size_t size)
 {
     char path[PATH_MAX + 16];
@@ -44,7 +50,7 @@ static void find_bin(char *out, size_t size)
     }
     Dl_info info;
     if (dladdr((void *)find_bin, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
-        static const char *const beside[] = {"mmtune", "../bin/mmtune"};
+        static const char *const beside[] = {"mmtune", MMT_LIB_TO_BIN "/mmtune"};
         for (int i = 0; i < 2; i++) {
             snprintf(path, sizeof path, "%s", info.dli_fname);
             char *slash = strrchr(path, '/');
@@ -92,9 +98,16 @@ mmt_status mmt_autotune_config(mmt_autotune *at, mmt_err *err)
     snprintf(at->budget, sizeof at->budget, "%s", budget);
     find_bin(at->bin, sizeof at->bin);
     static atomic_flag said = ATOMIC_FLAG_INIT; /* once per process: a context opens often */
-    if (!at->bin[0] && !atomic_flag_test_and_set(&said))
-        fprintf(stderr, "libmmtuned: MMTUNE_AUTOTUNE=background, but no mmtune was found (MMTUNE_BIN, beside "
-                        "libmmtuned, ../bin from it, PATH): untuned shapes are only recorded\n");
+    const char *named = getenv("MMTUNE_BIN");
+    if (!at->bin[0] && !atomic_flag_test_and_set(&said)) {
+        if (named && *named)
+            fprintf(stderr, "libmmtuned: MMTUNE_AUTOTUNE=background, but MMTUNE_BIN=%.1000s is no executable file: "
+                            "untuned shapes are only recorded\n", named);
+        else
+            fprintf(stderr, "libmmtuned: MMTUNE_AUTOTUNE=background, but no mmtune was found (beside libmmtuned, "
+                            "in %s from it, or on PATH; MMTUNE_BIN names one): untuned shapes are only recorded\n",
+                    MMT_LIB_TO_BIN);
+    }
     return MMT_OK;
 }
 

@@ -22,7 +22,9 @@ typedef struct mmt_autotune {
 } mmt_autotune;
 
 /* Reads the environment. MMTUNE_AUTOTUNE unset, empty or "off": off; "background": on, and
- * the binary is looked for ($MMTUNE_BIN, else mmtune next to the library, else on PATH).
+ * the binary is looked for ($MMTUNE_BIN, else mmtune next to the library or where an
+ * install puts it from the library (bin/ of the same prefix), else on PATH); none found is
+ * said once per process on stderr, and misses are then only recorded.
  * Any other value of MMTUNE_AUTOTUNE, or a budget mmtune would refuse, is
  * MMT_INVALID_ARGUMENT with a message that names the variable. */
 mmt_status mmt_autotune_config(mmt_autotune *at, mmt_err *err);

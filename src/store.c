@@ -13,7 +13,7 @@
 #include "resource.h"
 #include "store_sql.h"
 
-enum { SCHEMA_VERSION = 4, BUSY_TIMEOUT_MS = 30000 };
+enum { SCHEMA_VERSION = 5, BUSY_TIMEOUT_MS = 30000 };
 
 static const char *const status_names[] = {"ok", "compile_error", "launch_error", "wrong_result", "timeout",
                                            "crashed"};
@@ -364,11 +364,13 @@ mmt_status mmt_store_session_begin(mmt_store *st, int64_t device_id, const char 
     return MMT_OK;
 }
 
-mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, mmt_err *err)
+mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, const char *outcome, mmt_err *err)
 {
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st, "UPDATE session SET ended = datetime('now') WHERE id = ?", &s, err));
-    sqlite3_bind_int64(s, 1, session_id);
+    FORWARD_IF_ERROR(prepare(st, "UPDATE session SET ended = datetime('now'), outcome = ? WHERE id = ?", &s, err));
+    if (outcome) sqlite3_bind_text(s, 1, outcome, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(s, 1);
+    sqlite3_bind_int64(s, 2, session_id);
     return step_done(st, s, err);
 }
 
@@ -379,18 +381,21 @@ static void bind_real_or_null(sqlite3_stmt *s, int i, double v, int present)
 }
 
 /* Inside the trial's transaction: make it the best of its (device, problem, template) if
- * it is faster than the current one, or the current one belongs to an older source. */
+ * it is faster than the current one, or the current one belongs to an older source. A best
+ * a trial moves is partial until its search ends (mmt_store_best_partial): a run killed
+ * part way leaves it marked. */
 static mmt_status update_best(mmt_store *st, const mmt_trial_rec *t, int64_t trial_id, mmt_err *err)
 {
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(prepare(st,
                              "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, "
-                             "trial_id, time_ms, gflops) "
-                             "SELECT ?1, ?2, tp.name, tp.id, ?3, ?4, ?5, ?6 "
+                             "trial_id, time_ms, gflops, partial) "
+                             "SELECT ?1, ?2, tp.name, tp.id, ?3, ?4, ?5, ?6, 1 "
                              "FROM config c JOIN template tp ON tp.id = c.template_id WHERE c.id = ?3 "
                              "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET "
                              "template_id = excluded.template_id, config_id = excluded.config_id, "
-                             "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops "
+                             "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops, "
+                             "partial = 1 "
                              "WHERE excluded.time_ms < best.time_ms OR "
                              "(SELECT source_hash FROM template WHERE id = best.template_id) <> "
                              "(SELECT source_hash FROM template WHERE id = excluded.template_id)",
@@ -450,14 +455,15 @@ mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err)
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(prepare(st,
                              "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, "
-                             "trial_id, time_ms, gflops) "
+                             "trial_id, time_ms, gflops, partial) "
                              "SELECT t.device_id, t.problem_id, tp.name, tp.id, t.config_id, t.id, t.time_ms_median, "
-                             "t.gflops FROM trial t JOIN config c ON c.id = t.config_id "
+                             "t.gflops, 1 FROM trial t JOIN config c ON c.id = t.config_id "
                              "JOIN template tp ON tp.id = c.template_id "
                              "WHERE t.id = ?1 AND t.status = 'ok' AND t.time_ms_median > 0 "
                              "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET "
                              "template_id = excluded.template_id, config_id = excluded.config_id, "
-                             "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops",
+                             "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops, "
+                             "partial = 1",
                              &s, err));
     sqlite3_bind_int64(s, 1, trial_id);
     FORWARD_IF_ERROR(step_done(st, s, err));
@@ -466,19 +472,34 @@ mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err)
     return MMT_OK;
 }
 
+mmt_status mmt_store_best_partial(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,
+                                  int partial, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "UPDATE best SET partial = ? WHERE device_id = ? AND problem_id = ? AND template_name = ?",
+                             &s, err));
+    sqlite3_bind_int(s, 1, partial != 0);
+    sqlite3_bind_int64(s, 2, device_id);
+    sqlite3_bind_int64(s, 3, problem_id);
+    sqlite3_bind_text(s, 4, template_name, -1, SQLITE_TRANSIENT);
+    return step_done(st, s, err);
+}
+
 mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t problem_id, const char *library,
-                                  double time_ms, double gflops, mmt_err *err)
+                                  double time_ms, double gflops, int64_t trial_id, mmt_err *err)
 {
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(prepare(st,
-                             "INSERT OR REPLACE INTO baseline (device_id, problem_id, library, time_ms, gflops) "
-                             "VALUES (?, ?, ?, ?, ?)",
+                             "INSERT OR REPLACE INTO baseline (device_id, problem_id, library, time_ms, gflops, "
+                             "trial_id) VALUES (?, ?, ?, ?, ?, ?)",
                              &s, err));
     sqlite3_bind_int64(s, 1, device_id);
     sqlite3_bind_int64(s, 2, problem_id);
     sqlite3_bind_text(s, 3, library, -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(s, 4, time_ms);
     sqlite3_bind_double(s, 5, gflops);
+    if (trial_id > 0) sqlite3_bind_int64(s, 6, trial_id);
+    else sqlite3_bind_null(s, 6);
     return step_done(st, s, err);
 }
 
@@ -750,11 +771,12 @@ mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *temp
     return step_done(st, s, err);
 }
 
-mmt_status mmt_store_print_best(mmt_store *st, void *file, mmt_err *err)
+mmt_status mmt_store_print_best(mmt_store *st, void *file, const char *device, mmt_err *err)
 {
     FILE *f = file;
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st, "SELECT * FROM best_view", &s, err));
+    FORWARD_IF_ERROR(prepare(st, "SELECT * FROM best_view WHERE ?1 IS NULL OR device = ?1", &s, err));
+    if (device) sqlite3_bind_text(s, 1, device, -1, SQLITE_TRANSIENT);
     int cols = sqlite3_column_count(s);
     /* two passes: widths, then rows (the view is small: one row per tuned problem) */
     int width[32] = {0};
@@ -778,7 +800,7 @@ mmt_status mmt_store_print_best(mmt_store *st, void *file, mmt_err *err)
             const unsigned char *t = sqlite3_column_text(s, c);
             fprintf(f, "%-*s%s", c + 1 < cols ? width[c] : 0, t ? (const char *)t : "", c + 1 < cols ? "  " : "\n");
         }
-    if (rows == 0) fprintf(f, "(no tuned problems in %s)\n", st->path);
+    if (rows == 0) fprintf(f, "(no tuned problems%s%s in %s)\n", device ? " for " : "", device ? device : "", st->path);
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
     sqlite3_finalize(s);
     return r;

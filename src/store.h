@@ -64,20 +64,30 @@ mmt_status mmt_store_problem(mmt_store *st, const mmt_problem *p, int64_t *id, m
 /* Sessions: who tuned what, when, how. */
 mmt_status mmt_store_session_begin(mmt_store *st, int64_t device_id, const char *command, const char *strategy,
                                    const char *budget, int64_t *id, mmt_err *err);
-mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, mmt_err *err);
+/* Ends a session with how it went (session.outcome: "complete", "partial", "interrupted",
+ * "failed"; NULL leaves it unknown). */
+mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, const char *outcome, mmt_err *err);
 
 /* Records a trial in one transaction; an ok trial faster than the current best of its
- * (device, problem) - or whose best is stale (another template hash) - becomes the best.
- * *trial_id may be NULL. */
+ * (device, problem) - or whose best is stale (another template hash) - becomes the best,
+ * marked partial until its search ends (mmt_store_best_partial). *trial_id may be NULL. */
 mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *trial_id, mmt_err *err);
 
 /* Makes an ok trial the best of its (device, problem, template name) whatever the times
- * on record: the tuner's final round decides on paired medians and breaks ties by text. */
+ * on record: the tuner's final round decides on paired medians and breaks ties by text.
+ * Marked partial, like a best a trial moves, until its search ends. */
 mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err);
 
-/* A vendor library's figure for a problem, measured in the same run. */
+/* The end of a search: marks the best of (device, problem, template name) as chosen by a
+ * search that stopped before it measured what it planned (partial 1: a time budget, an
+ * interrupt), or by one that did not (0). */
+mmt_status mmt_store_best_partial(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,
+                                  int partial, mmt_err *err);
+
+/* A vendor library's figure for a problem, timed side by side with the tuned trial trial_id
+ * in the same rounds (0: not paired; best_view then shows no ratio from it). */
 mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t problem_id, const char *library,
-                                  double time_ms, double gflops, mmt_err *err);
+                                  double time_ms, double gflops, int64_t trial_id, mmt_err *err);
 
 /* One best entry, as lookups need it. */
 typedef struct mmt_best_rec {
@@ -143,7 +153,8 @@ mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *temp
                                 const char *target, const char *compiler, const char *source, const void *data,
                                 size_t size, mmt_err *err);
 
-/* For `mmtune show`: prints best_view as an aligned table to f. */
-mmt_status mmt_store_print_best(mmt_store *st, void *file /* FILE* */, mmt_err *err);
+/* For `mmtune show`: prints best_view as an aligned table to f, the rows of the device
+ * named device only (NULL: every device). */
+mmt_status mmt_store_print_best(mmt_store *st, void *file /* FILE* */, const char *device, mmt_err *err);
 
 #endif

@@ -9,7 +9,11 @@
 #include "store_sql.h"
 
 /* The rows of schema %1$s, in mmt_xfer_cols' order, then the part (trials 0, baselines 1)
- * and the row's place in it. */
+ * and the row's place in it. A baseline names its paired trial (baseline.trial_id) by the
+ * trial's template, configuration, creation and median. */
+/* Best b is trial t's (by best's key first: best has no index on trial_id). */
+#define BEST_OF(b, t) \
+    b ".device_id = " t ".device_id AND " b ".problem_id = " t ".problem_id AND " b ".trial_id = " t ".id"
 #define PROBLEM_AS                                                                                       \
     "p.dtype AS dtype, p.out_dtype AS out_dtype, p.mode AS mode, p.layout AS layout, p.trans_a AS trans_a, " \
     "p.trans_b AS trans_b, p.m AS m, p.n AS n, p.k AS k"
@@ -19,23 +23,28 @@ static const char rows_sql[] =
     "tp.source_hash AS template_hash, c.params AS params, NULL AS library, t.status AS status, "
     "t.time_ms_median AS time_ms_median, t.time_ms_min AS time_ms_min, t.time_ms_max AS time_ms_max, "
     "t.gflops AS gflops, t.rel_error AS rel_error, t.reps AS reps, t.message AS message, t.created AS created, "
-    "EXISTS (SELECT 1 FROM %1$s.best b WHERE b.trial_id = t.id) AS best, s.command AS session_command, "
+    "b.trial_id IS NOT NULL AS best, b.partial AS partial, s.command AS session_command, "
     "s.strategy AS session_strategy, s.budget AS session_budget, s.host AS session_host, "
-    "s.started AS session_started, s.ended AS session_ended, 0 AS part, t.id AS line "
+    "s.started AS session_started, s.ended AS session_ended, s.outcome AS session_outcome, "
+    "NULL AS paired_template, NULL AS paired_template_hash, NULL AS paired_params, NULL AS paired_created, "
+    "NULL AS paired_time_ms_median, 0 AS part, t.id AS line "
     "FROM %1$s.trial t JOIN %1$s.device d ON d.id = t.device_id JOIN %1$s.problem p ON p.id = t.problem_id "
     "JOIN %1$s.config c ON c.id = t.config_id JOIN %1$s.template tp ON tp.id = c.template_id "
-    "LEFT JOIN %1$s.session s ON s.id = t.session_id "
+    "LEFT JOIN %1$s.session s ON s.id = t.session_id LEFT JOIN %1$s.best b ON " BEST_OF("b", "t") " "
     "UNION ALL "
     "SELECT 'baseline', d.backend, d.name, d.arch, d.fingerprint, d.props, " PROBLEM_AS ", NULL, NULL, NULL, "
-    "v.library, NULL, v.time_ms, NULL, NULL, v.gflops, NULL, NULL, NULL, v.created, NULL, "
-    "NULL, NULL, NULL, NULL, NULL, NULL, 1, v.rowid "
+    "v.library, NULL, v.time_ms, NULL, NULL, v.gflops, NULL, NULL, NULL, v.created, NULL, NULL, "
+    "NULL, NULL, NULL, NULL, NULL, NULL, NULL, pt.name, pt.source_hash, pc.params, pr.created, pr.time_ms_median, "
+    "1, v.rowid "
     "FROM %1$s.baseline v JOIN %1$s.device d ON d.id = v.device_id JOIN %1$s.problem p ON p.id = v.problem_id "
+    "LEFT JOIN %1$s.trial pr ON pr.id = v.trial_id LEFT JOIN %1$s.config pc ON pc.id = pr.config_id "
+    "LEFT JOIN %1$s.template pt ON pt.id = pc.template_id "
     "ORDER BY part, line";
 
 /* rows_sql over main, checked against mmt_xfer_cols: the two lists must not drift. */
 static mmt_status prepare_rows(mmt_store *st, sqlite3_stmt **out, mmt_err *err)
 {
-    char sql[3072];
+    char sql[4096];
     snprintf(sql, sizeof sql, rows_sql, "main");
     FORWARD_IF_ERROR(mmt_store_prepare(st, sql, out, err));
     int ok = sqlite3_column_count(*out) == MMT_XFER_NCOLS + 2;
@@ -102,6 +111,7 @@ static mmt_status create_staging(mmt_store *st, mmt_err *err)
              ", device_id INTEGER, problem_id INTEGER, template_id INTEGER, config_id INTEGER, "
              "session_id INTEGER, trial_id INTEGER); "
              "CREATE INDEX xfer_by_src ON xfer (src, kind); "
+             "CREATE INDEX xfer_baselines ON xfer (device_id, problem_id, library) WHERE kind = 'baseline'; "
              "CREATE TABLE xfer_binary (src INTEGER NOT NULL, key TEXT PRIMARY KEY, template_name TEXT, "
              "params TEXT, target TEXT, compiler TEXT, source TEXT, data BLOB, size INTEGER, created TEXT); "
              "CREATE TABLE current_template (name TEXT PRIMARY KEY, source_hash TEXT);");
@@ -206,7 +216,7 @@ mmt_status mmt_xfer_add_db(mmt_xfer *x, int source, const char *path, mmt_err *e
     if (sqlite3_deserialize(st->db, "xfer_src", data, size, size,
                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
         r = mmt_store_db_error(st, err, "reading a copy");
-    char names[1024] = "", rows[3072], sql[4096];
+    char names[1024] = "", rows[4096], sql[6144];
     for (int c = 0, n = 0; c < MMT_XFER_NCOLS; c++)
         n += snprintf(names + n, sizeof names - n, "%s%s", c ? ", " : "", mmt_xfer_cols[c].name);
     snprintf(rows, sizeof rows, rows_sql, "xfer_src");
@@ -269,8 +279,8 @@ static const struct step {
      N_NONE},
     /* sessions have no key of their own: the same device, command, strategy, budget, host
      * and start are the same session */
-    {"INSERT INTO target.session (device_id, command, strategy, budget, host, started, ended) SELECT device_id, "
-     "session_command, session_strategy, session_budget, session_host, session_started, max(session_ended) "
+    {"INSERT INTO target.session (device_id, command, strategy, budget, host, started) SELECT device_id, "
+     "session_command, session_strategy, session_budget, session_host, session_started "
      "FROM xfer x WHERE src = ?1 AND session_started IS NOT NULL AND NOT EXISTS (SELECT 1 FROM target.session s "
      "WHERE " SESSION_IS("s", "x") ") GROUP BY device_id, session_command, session_strategy, session_budget, "
      "session_host, session_started ORDER BY min(line)",
@@ -278,9 +288,14 @@ static const struct step {
     {"UPDATE xfer SET session_id = (SELECT min(s.id) FROM target.session s WHERE " SESSION_IS("s", "xfer") ") "
      "WHERE src = ?1 AND session_started IS NOT NULL",
      N_NONE},
-    {"UPDATE target.session SET ended = (SELECT max(x.session_ended) FROM xfer x WHERE x.src = ?1 AND "
-     "x.session_id = session.id) WHERE ended IS NULL AND id IN (SELECT session_id FROM xfer WHERE src = ?1 AND "
-     "session_ended IS NOT NULL)",
+    /* a session's end and outcome: what the target or a source knows (a session ends once, so
+     * copies agree or some do not know yet; where they disagree, the later end and the worse
+     * outcome, whichever copy came first) */
+    {"UPDATE target.session SET ended = (SELECT max(e) FROM (SELECT session.ended AS e UNION ALL SELECT "
+     "x.session_ended FROM xfer x WHERE x.src = ?1 AND x.session_id = session.id)), outcome = (SELECT o FROM "
+     "(SELECT session.outcome AS o UNION ALL SELECT x.session_outcome FROM xfer x WHERE x.src = ?1 AND "
+     "x.session_id = session.id) WHERE o IS NOT NULL ORDER BY instr('complete partial interrupted failed', o) DESC "
+     "LIMIT 1) WHERE id IN (SELECT session_id FROM xfer WHERE src = ?1)",
      N_NONE},
     /* the n-th of equal trials of a source is added where the database has fewer than n */
     {"INSERT INTO target.trial (" TRIAL_COLS ") SELECT " TRIAL_COLS " FROM (SELECT *, row_number() OVER (PARTITION BY "
@@ -290,28 +305,64 @@ static const struct step {
     {"UPDATE xfer SET trial_id = (SELECT min(t.id) FROM target.trial t WHERE " TRIAL_IS("t", "xfer") ") "
      "WHERE src = ?1 AND kind = 'trial' AND best = 1",
      N_NONE},
-    {"INSERT INTO target.best (device_id, problem_id, template_name, template_id, config_id, trial_id, time_ms, gflops) "
-     "SELECT device_id, problem_id, template, template_id, config_id, trial_id, time_ms_median, gflops FROM "
+    {"INSERT INTO target.best (device_id, problem_id, template_name, template_id, config_id, trial_id, time_ms, "
+     "gflops, partial) SELECT device_id, problem_id, template, template_id, config_id, trial_id, time_ms_median, "
+     "gflops, coalesce(partial, 0) FROM "
      "(SELECT x.*, row_number() OVER (PARTITION BY x.device_id, x.problem_id, x.template ORDER BY r.stale, "
      "x.time_ms_median, r.params, r.source_hash, x.trial_id) AS place FROM xfer x JOIN temp.config_rank r "
      "ON r.config_id = x.config_id WHERE x.src = ?1 AND x.kind = 'trial' AND x.best = 1) WHERE place = 1 "
      "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET template_id = excluded.template_id, "
      "config_id = excluded.config_id, trial_id = excluded.trial_id, time_ms = excluded.time_ms, "
-     "gflops = excluded.gflops WHERE (SELECT r.stale, excluded.time_ms, r.params, r.source_hash FROM "
-     "temp.config_rank r WHERE r.config_id = excluded.config_id) < (SELECT r.stale, best.time_ms, r.params, "
-     "r.source_hash FROM temp.config_rank r WHERE r.config_id = best.config_id)",
+     "gflops = excluded.gflops, partial = excluded.partial WHERE (SELECT r.stale, excluded.time_ms, r.params, "
+     "r.source_hash FROM temp.config_rank r WHERE r.config_id = excluded.config_id) < (SELECT r.stale, "
+     "best.time_ms, r.params, r.source_hash FROM temp.config_rank r WHERE r.config_id = best.config_id)",
      N_BESTS},
-    {"INSERT INTO target.baseline (device_id, problem_id, library, time_ms, gflops, created) SELECT device_id, "
-     "problem_id, library, time_ms_median, gflops, created FROM (SELECT *, row_number() OVER (PARTITION BY "
-     "device_id, problem_id, library ORDER BY created DESC, gflops DESC, time_ms_median) AS place FROM xfer "
-     "WHERE src = ?1 AND kind = 'baseline') WHERE place = 1 ON CONFLICT (device_id, problem_id, library) DO UPDATE "
-     "SET time_ms = excluded.time_ms, gflops = excluded.gflops, created = excluded.created WHERE (excluded.created, "
-     "excluded.gflops, -excluded.time_ms) > (baseline.created, baseline.gflops, -baseline.time_ms)",
-     N_BASELINES},
+    /* the same best trial, partial in one copy and not in another: that copy saw its search
+     * go on to its end (an export taken while it ran, a rerun), whichever copy came first */
+    {"UPDATE target.best SET partial = 0 WHERE partial = 1 AND trial_id IN (SELECT trial_id FROM xfer WHERE "
+     "src = ?1 AND kind = 'trial' AND best = 1 AND partial = 0)",
+     N_BESTS},
     {"INSERT OR IGNORE INTO target.binary (key, template_name, params, target, compiler, source, data, size, created) "
      "SELECT key, template_name, params, target, compiler, source, data, size, created FROM xfer_binary "
      "WHERE src = ?1",
      N_BINARIES},
+};
+
+/* How a vendor figure ranks among those of its (device, problem, library), the greater
+ * first: timed beside a trial that is a best of the target (beside the faster best, where
+ * it could be either: the row best_view's `chosen` marks), then paired at all, then the
+ * later measured, the faster; last its trial's key, so that the order is total and any
+ * order of sources keeps the same figure. v has trial_id, created, gflops and the time ms. */
+#define BASELINE_RANK(v, ms)                                                                                       \
+    "(SELECT coalesce((SELECT b.gflops FROM target.best b WHERE " BEST_OF("b", "t") "), -1), t.id IS NOT NULL, " \
+    v ".created, " v ".gflops, -" v "." ms ", coalesce(t.created, ''), -coalesce(t.time_ms_median, 0), "          \
+    "coalesce(c.params, ''), coalesce(tp.source_hash, '') FROM (SELECT 1) LEFT JOIN target.trial t ON t.id = " v  \
+    ".trial_id LEFT JOIN target.config c ON c.id = t.config_id LEFT JOIN target.template tp ON tp.id = "           \
+    "c.template_id)"
+
+/* After every source's trials and bests are in (a baseline belongs to a trial, and its
+ * rank depends on which trials are bests at the end, not on the way there). */
+static const struct step final_steps[] = {
+    /* the trial a baseline names, by its key (of trials alike in it, copies of one measurement
+     * that differ elsewhere, a best first: the one best_view shows); none: the figure stays
+     * unpaired */
+    {"UPDATE xfer SET trial_id = (SELECT t.id FROM target.trial t JOIN target.config c ON c.id = t.config_id "
+     "JOIN target.template tp ON tp.id = c.template_id WHERE t.device_id = xfer.device_id AND t.problem_id = "
+     "xfer.problem_id AND tp.name = xfer.paired_template AND tp.source_hash = xfer.paired_template_hash AND "
+     "c.params = xfer.paired_params AND t.created = xfer.paired_created AND t.time_ms_median IS "
+     "xfer.paired_time_ms_median ORDER BY EXISTS (SELECT 1 FROM target.best b WHERE " BEST_OF("b", "t") ") DESC, t.id "
+     "LIMIT 1) WHERE kind = 'baseline' AND paired_template IS NOT NULL",
+     N_NONE},
+    /* the greatest of every source's figures and the target's (one change at most per key:
+     * candidates that tie are alike, and only a greater one replaces) */
+    {"INSERT INTO target.baseline (device_id, problem_id, library, time_ms, gflops, created, trial_id) SELECT "
+     "device_id, problem_id, library, time_ms_median, gflops, created, trial_id FROM xfer v WHERE kind = 'baseline' "
+     "AND NOT EXISTS (SELECT 1 FROM xfer w WHERE w.kind = 'baseline' AND w.device_id = v.device_id AND "
+     "w.problem_id = v.problem_id AND w.library = v.library AND " BASELINE_RANK("w", "time_ms_median") " > "
+     BASELINE_RANK("v", "time_ms_median") ") ORDER BY src, line ON CONFLICT (device_id, problem_id, library) DO "
+     "UPDATE SET time_ms = excluded.time_ms, gflops = excluded.gflops, created = excluded.created, trial_id = "
+     "excluded.trial_id WHERE " BASELINE_RANK("excluded", "time_ms") " > " BASELINE_RANK("baseline", "time_ms"),
+     N_BASELINES},
 };
 
 /* current_template: this mmtune's source of each template the staged bests name. */
@@ -362,6 +413,8 @@ static mmt_status absorb_attached(mmt_xfer *x, int sources, mmt_xfer_counts *cou
     for (int src = 1; r == MMT_OK && src <= sources; src++)
         for (size_t i = 0; r == MMT_OK && i < sizeof steps / sizeof *steps; i++)
             r = run(st, steps[i].sql, src, count_of[steps[i].counts], err);
+    for (size_t i = 0; r == MMT_OK && i < sizeof final_steps / sizeof *final_steps; i++)
+        r = run(st, final_steps[i].sql, 0, count_of[final_steps[i].counts], err);
     if (r == MMT_OK) r = mmt_store_exec(st, "COMMIT", err);
     else mmt_store_exec(st, "ROLLBACK", NULL);
     mmt_store_exec(st, "DROP VIEW temp.config_rank", NULL);

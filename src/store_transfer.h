@@ -5,8 +5,10 @@
  * often as the source does is not added again, the best of a (device, problem, template)
  * is the best ranked of the one there and the source's (a result of the template source
  * this mmtune has, then the faster, then the smaller configuration text), and a baseline
- * is the later measured. Rows are staged first (checked, nothing written) and absorbed in
- * one transaction. */
+ * (paired with the target's trial of the key its row names) is the greatest of the
+ * target's and every source's: timed beside a best, then paired at all, then the later
+ * measured (BASELINE_RANK in store_transfer.c), so no order of sources changes the result.
+ * Rows are staged first (checked, nothing written) and absorbed in one transaction. */
 #ifndef MMT_STORE_TRANSFER_H
 #define MMT_STORE_TRANSFER_H
 

@@ -23,8 +23,10 @@ const mmt_xfer_col mmt_xfer_cols[MMT_XFER_NCOLS] = {
     {"template_hash", T},  {"params", T},           {"library", T},          {"status", T},
     {"time_ms_median", R}, {"time_ms_min", R},      {"time_ms_max", R},      {"gflops", R},
     {"rel_error", R},      {"reps", I},             {"message", T},          {"created", T},
-    {"best", I},           {"session_command", T},  {"session_strategy", T}, {"session_budget", T},
-    {"session_host", T},   {"session_started", T},  {"session_ended", T},
+    {"best", I},           {"partial", I},          {"session_command", T},  {"session_strategy", T},
+    {"session_budget", T}, {"session_host", T},     {"session_started", T},  {"session_ended", T},
+    {"session_outcome", T}, {"paired_template", T}, {"paired_template_hash", T}, {"paired_params", T},
+    {"paired_created", T}, {"paired_time_ms_median", R},
 };
 #undef T
 #undef I
@@ -77,18 +79,51 @@ static int is_status(const char *t)
     return 0;
 }
 
+static int is_outcome(const char *t)
+{
+    static const char *const outcomes[] = {"complete", "partial", "interrupted", "failed"};
+    for (size_t i = 0; i < sizeof outcomes / sizeof *outcomes; i++)
+        if (strcmp(t, outcomes[i]) == 0) return 1;
+    return 0;
+}
+
 static const char *missing(int col, char *buf, size_t size)
 {
     snprintf(buf, size, "no %s", mmt_xfer_cols[col].name);
     return buf;
 }
 
-const char *mmt_xfer_row_check(const mmt_xfer_value *v, char *buf, size_t size)
+/* Null, or an empty text. */
+static int absent(const mmt_xfer_value *v, int c)
 {
+    return v[c].null || (mmt_xfer_cols[c].type == MMT_XFER_TEXT && !v[c].text[0]);
+}
+
 #define NEED(c) \
-    if (v[c].null || (mmt_xfer_cols[c].type == MMT_XFER_TEXT && !v[c].text[0])) return missing(c, buf, size)
+    if (absent(v, c)) return missing(c, buf, size)
 #define FORBID(c, why) \
     if (!v[c].null) return why
+
+/* A baseline's trial: none (a figure timed alone), or its template, source hash,
+ * configuration and time of creation, and its median where it has one. */
+static const char *check_pairing(const mmt_xfer_value *v, char *buf, size_t size)
+{
+    int paired = 0;
+    for (int c = MMT_COL_PAIRED_TEMPLATE; c <= MMT_COL_PAIRED_MEDIAN; c++) paired |= !v[c].null;
+    if (!paired) return NULL;
+    NEED(MMT_COL_PAIRED_TEMPLATE);
+    NEED(MMT_COL_PAIRED_HASH);
+    if (v[MMT_COL_PAIRED_PARAMS].null) return missing(MMT_COL_PAIRED_PARAMS, buf, size);
+    NEED(MMT_COL_PAIRED_CREATED);
+    if (!is_hex64(v[MMT_COL_PAIRED_HASH].text)) return "paired_template_hash is a SHA-256 in 64 lowercase hex digits";
+    if (!is_time(v[MMT_COL_PAIRED_CREATED].text))
+        return "paired_created is a time as SQLite writes it (2025-01-31 23:59:00)";
+    if (!v[MMT_COL_PAIRED_MEDIAN].null && !(v[MMT_COL_PAIRED_MEDIAN].r > 0)) return "times are > 0";
+    return NULL;
+}
+
+const char *mmt_xfer_row_check(const mmt_xfer_value *v, char *buf, size_t size)
+{
     const char *kind = v[MMT_COL_KIND].null ? "" : v[MMT_COL_KIND].text;
     int trial = strcmp(kind, "trial") == 0;
     if (!trial && strcmp(kind, "baseline") != 0) return "kind is 'trial' or 'baseline'";
@@ -131,16 +166,20 @@ const char *mmt_xfer_row_check(const mmt_xfer_value *v, char *buf, size_t size)
         NEED(MMT_COL_LIBRARY);
         NEED(MMT_COL_MEDIAN);
         NEED(MMT_COL_GFLOPS);
-        for (int c = MMT_COL_TEMPLATE; c <= MMT_COL_PARAMS; c++) FORBID(c, "a baseline row names no template");
-        for (int c = MMT_COL_STATUS; c <= MMT_COL_S_ENDED; c++)
-            if (c != MMT_COL_MEDIAN && c != MMT_COL_GFLOPS && c != MMT_COL_CREATED) FORBID(c, "a baseline row has only library, time_ms_median, gflops and created");
-        return NULL;
+        for (int c = MMT_COL_TEMPLATE; c <= MMT_COL_PARAMS; c++)
+            FORBID(c, "a baseline row names no template (paired_template names its trial's)");
+        for (int c = MMT_COL_STATUS; c <= MMT_COL_S_OUTCOME; c++)
+            if (c != MMT_COL_MEDIAN && c != MMT_COL_GFLOPS && c != MMT_COL_CREATED)
+                FORBID(c, "a baseline row has only library, time_ms_median, gflops, created and paired_*");
+        return check_pairing(v, buf, size);
     }
     NEED(MMT_COL_TEMPLATE);
     NEED(MMT_COL_HASH);
     if (v[MMT_COL_PARAMS].null) return missing(MMT_COL_PARAMS, buf, size);
     NEED(MMT_COL_STATUS);
     FORBID(MMT_COL_LIBRARY, "a trial row names no library");
+    for (int c = MMT_COL_PAIRED_TEMPLATE; c <= MMT_COL_PAIRED_MEDIAN; c++)
+        FORBID(c, "paired_* are a baseline row's: the trial it was timed beside");
     if (!is_hex64(v[MMT_COL_HASH].text)) return "template_hash is a SHA-256 in 64 lowercase hex digits";
     if (!is_status(v[MMT_COL_STATUS].text))
         return "status is ok, compile_error, launch_error, wrong_result, timeout or crashed";
@@ -148,16 +187,20 @@ const char *mmt_xfer_row_check(const mmt_xfer_value *v, char *buf, size_t size)
     if (!v[MMT_COL_BEST].null && v[MMT_COL_BEST].i == 1 &&
         (strcmp(v[MMT_COL_STATUS].text, "ok") != 0 || v[MMT_COL_MEDIAN].null || v[MMT_COL_GFLOPS].null))
         return "best is an ok trial with time_ms_median and gflops";
+    if (!v[MMT_COL_PARTIAL].null && ((v[MMT_COL_PARTIAL].i & ~1LL) || v[MMT_COL_BEST].null || v[MMT_COL_BEST].i != 1))
+        return "partial is 0 or 1, on a best trial (best 1)";
     int session = 0;
-    for (int c = MMT_COL_S_COMMAND; c <= MMT_COL_S_ENDED; c++) session |= !v[c].null;
+    for (int c = MMT_COL_S_COMMAND; c <= MMT_COL_S_OUTCOME; c++) session |= !v[c].null;
     if (session) {
         NEED(MMT_COL_S_STARTED);
         if (v[MMT_COL_S_COMMAND].null) return missing(MMT_COL_S_COMMAND, buf, size);
         if (!is_time(v[MMT_COL_S_STARTED].text) || (!v[MMT_COL_S_ENDED].null && !is_time(v[MMT_COL_S_ENDED].text)))
             return "session_started and session_ended are times as SQLite writes them (2025-01-31 23:59:00)";
+        if (!v[MMT_COL_S_OUTCOME].null && !is_outcome(v[MMT_COL_S_OUTCOME].text))
+            return "session_outcome is complete, partial, interrupted or failed";
     }
     return NULL;
+}
 #undef NEED
 #undef FORBID
-}
 

@@ -4,7 +4,9 @@
 # (exporting the reference libblas.so.3's symbols alone), mmtuned.h, mmtuned.pc, the CMake
 # package and the man page in place; examples/sgemm_example.c builds against the installed
 # tree with pkg-config and with CMake's find_package(mmtuned) and runs; the installed
-# mmtune tunes with no source tree around.
+# mmtune tunes with no source tree around; under MMTUNE_AUTOTUNE=background the installed
+# library finds the installed mmtune (bin/ of its prefix, with no mmtune on PATH) and it
+# tunes the example's shape, and without it the example says so once and runs all the same.
 set -u
 MMTUNE=$1
 build=$(dirname "$MMTUNE")
@@ -50,15 +52,42 @@ if [ -e "$build/blas/libmmtuned_blas.so" ]; then
 fi
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-cc -O1 "$src/examples/sgemm_example.c" $(pkg-config --cflags --libs mmtuned) -lm -Wl,-rpath,"$prefix/lib" \
+# a library built with sanitizers (scripts/test-sanitizers.sh) needs its runtime first in
+# the application: the example is built with the same -fsanitize
+san=$(sed -n 's/^MMT_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)
+sanflags=${san:+-fsanitize=$san}
+cc -O1 $sanflags "$src/examples/sgemm_example.c" $(pkg-config --cflags --libs mmtuned) -lm -Wl,-rpath,"$prefix/lib" \
   -o "$tmp/ex-pkg" 2>"$tmp/err" || { echo "FAIL: building with pkg-config"; cat "$tmp/err"; fail=1; }
 cmake -S "$src/examples" -B "$tmp/ex-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" \
-  >"$tmp/out" 2>&1 && cmake --build "$tmp/ex-cmake" >>"$tmp/out" 2>&1 ||
+  -DCMAKE_C_FLAGS="$sanflags" >"$tmp/out" 2>&1 && cmake --build "$tmp/ex-cmake" >>"$tmp/out" 2>&1 ||
   { echo "FAIL: building with find_package(mmtuned)"; cat "$tmp/out"; fail=1; }
 cd "$tmp" # no source tree here
 export MMTUNE_DB="$tmp/app.db"
 check "the example, built with pkg-config" 0 "$tmp/ex-pkg"
 check "the example, built with CMake" 0 "$tmp/ex-cmake/sgemm_example"
+# background tuning from the installed library: only the prefix's bin/ holds an mmtune
+export MMTUNE_AUTOTUNE=background MMTUNE_AUTOTUNE_BUDGET=2
+unset MMTUNE_BIN
+check "background tuning from the installed library" 0 env PATH=/usr/bin:/bin MMTUNE_DB="$tmp/bg.db" "$tmp/ex-pkg"
+grep -q "no mmtune was found" "$tmp/err" && { echo "FAIL: the installed mmtune was not found:"; cat "$tmp/err"; fail=1; }
+for _ in $(seq 600); do # the detached run holds its lock until it ends
+  [ -n "$(sqlite3 "$tmp/bg.db" 'select 1 from best_view where m = 120 and n = 96 and k = 80' 2>/dev/null)" ] &&
+    [ "$(sqlite3 "$tmp/bg.db" 'select count(*) from session where ended is not null' 2>/dev/null)" = 1 ] && break
+  sleep 0.2
+done
+ran=$(sqlite3 "$tmp/bg.db" 'select command from session' 2>/dev/null)
+case "$ran" in
+  "$(cd "$prefix/bin" && pwd -P)/mmtune --device cpu --problem 'f32 row NN 120x96x80' "*) echo "ok: the installed mmtune ran: $ran" ;;
+  *) echo "FAIL: background tuning ran '$ran'"; cat "$tmp/bg.db.autotune/log" 2>/dev/null; fail=1 ;;
+esac
+# without it: said once on stderr, and the example runs on its fallback
+mv "$prefix/bin/mmtune" "$tmp/mmtune.away"
+check "no mmtune anywhere" 0 env PATH=/usr/bin:/bin MMTUNE_DB="$tmp/none.db" "$tmp/ex-pkg"
+[ "$(grep -c 'libmmtuned: MMTUNE_AUTOTUNE=background, but no mmtune was found' "$tmp/err")" = 1 ] ||
+  { echo "FAIL: a missing mmtune was not said once:"; cat "$tmp/err"; fail=1; }
+mv "$tmp/mmtune.away" "$prefix/bin/mmtune"
+unset MMTUNE_AUTOTUNE MMTUNE_AUTOTUNE_BUDGET
+
 check "the installed mmtune tunes" 0 "$prefix/bin/mmtune" --device cpu --problem "f32 row NN 120x96x80" --db "$tmp/app.db" --budget 2 --quiet
 check "and the example then runs the tuned kernel" 0 "$tmp/ex-pkg"
 grep -q "(tuned)" "$tmp/out" || { echo "FAIL: the example did not run the tuned kernel:"; cat "$tmp/out"; fail=1; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_shard.sh MMTUNE DATA - tuning on many workers: --shard I/N deals a shapes file's
 # distinct problems so that every one is in exactly one shard (a shard may hold none and
-# still makes its database), the shards' databases merge into one with every problem once;
+# still makes its database), the shards' databases merge into one with every problem once,
+# each with the vendor figure timed beside its best (the ratio) and each session's outcome;
 # --device all on a host without a GPU is refused (exit 2, nothing written) and on one with
 # GPUs tunes every problem on every GPU model.
 set -u
@@ -29,6 +30,10 @@ expect_eq "shard 1/3 takes problem 2" "$(problems "$tmp/s1.db" | tr '\n' ' ')" "
 expect_eq "shard 2/3 takes problem 3" "$(problems "$tmp/s2.db" | tr '\n' ' ')" "f32 16 "
 check "merge the shards" 0 "$MMTUNE" merge "$tmp"/s[0-27].db -o "$tmp/all.db"
 expect_eq "every problem once" "$(problems "$tmp/all.db" | tr '\n' ' ')" "f32 12 f32 16 f32 8 f64 8 "
+expect_eq "  each with its vendor ratio" "$(q "$tmp/all.db" "select count(ratio) from best_view")" 4
+# (the empty shard's session measured nothing: sessions travel with their trials)
+expect_eq "  the shards' sessions complete" "$(q "$tmp/all.db" "select group_concat(outcome) from session")" \
+  "complete,complete,complete"
 check "--shard needs a shapes file" 2 "$MMTUNE" --device cpu --problem "f32 row NN 8x8x8" --shard 0/2
 check "--shard I/N has I < N" 2 "$MMTUNE" --device cpu --shapes "$tmp/shapes.yaml" --shard 3/3
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # cli_transfer.sh MMTUNE DATA - results that travel: a real tune exported as CSV and JSON
 # and imported into an empty database gives the same rows back, keeping the device's
-# fingerprint (served there, not on another device) and the template hash (a changed one
-# stays stale); importing twice, or into the database it came from, adds nothing; a
-# malformed file is refused with its line and nothing is written. mmtune merge keeps every
-# trial and the faster best, changes nothing when run again or in another order, never
-# writes its inputs, migrates an older input and refuses a newer one.
+# fingerprint (served there, not on another device), the template hash (a changed one
+# stays stale), each vendor figure's pairing with the trial it was timed beside (best_view's
+# ratio), a cut-short search's partial best and its session's outcome; importing twice, or
+# into the database it came from, adds nothing; a file written before the pairing, partial
+# and outcome columns existed still imports (unpaired: no ratio); a malformed file is
+# refused with its line and nothing is written. mmtune merge keeps every trial, the faster
+# best and the vendor figure beside it, changes nothing when run again or in another
+# order, never writes its inputs, migrates an older input and refuses a newer one.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -22,7 +25,7 @@ check "export as CSV" 0 "$MMTUNE" export --db "$tmp/a.db" -o "$tmp/a.csv"
 check "export as JSON (by the file's name)" 0 "$MMTUNE" export --db "$tmp/a.db" -o "$tmp/a.json"
 rows=$(($(q "$tmp/a.db" "select count(*) from trial") + $(q "$tmp/a.db" "select count(*) from baseline")))
 expect_eq "one CSV line per trial and baseline, and the header" "$(wc -l <"$tmp/a.csv")" $((rows + 1))
-expect_eq "the JSON file says what it is" "$(head -c 49 "$tmp/a.json")" '{"format": "mmtune-results", "version": 1, "rows"'
+expect_eq "the JSON file says what it is" "$(head -c 49 "$tmp/a.json")" '{"format": "mmtune-results", "version": 2, "rows"'
 "$MMTUNE" export --db "$tmp/a.db" --format csv --quiet >"$tmp/stdout.csv"
 expect_same "export to stdout is the same CSV" "$tmp/a.csv" "$tmp/stdout.csv"
 
@@ -41,6 +44,34 @@ expect_err "adds nothing there either" "added 0 trials"
 expect_eq "the device keeps its fingerprint" "$(q "$tmp/b.db" "select fingerprint from device")" \
   "$(q "$tmp/a.db" "select fingerprint from device")"
 expect_eq "best_view is the same" "$(q "$tmp/b.db" "select * from best_view")" "$(q "$tmp/a.db" "select * from best_view")"
+expect_eq "  every best with the vendor figure timed beside it, and the ratio" \
+  "$(q "$tmp/b.db" "select count(*) from best_view where ratio is not null")" 3
+expect_eq "  the session's outcome" "$(q "$tmp/b.db" "select outcome from session")" complete
+
+# a search the time budget cut short: its best stays partial, its session's outcome too
+"$MMTUNE" --device cpu --shapes "$DATA/shapes_budget.yaml" --db "$tmp/p.db" --budget 1s --quiet >/dev/null 2>&1
+expect_eq "a cut-short tune (the premise)" "$(q "$tmp/p.db" "select outcome || ' ' || partial from session, best")" \
+  "partial 1"
+"$MMTUNE" export --db "$tmp/p.db" -o "$tmp/p.json" --quiet
+check "import it" 0 "$MMTUNE" import "$tmp/p.json" --db "$tmp/pi.db"
+expect_eq "  partial and outcome arrive" "$(q "$tmp/pi.db" "select outcome || ' ' || partial from session, best")" \
+  "partial 1"
+expect_eq "  best_view is the same" "$(q "$tmp/pi.db" "select * from best_view")" \
+  "$(q "$tmp/p.db" "select * from best_view")"
+
+# files written before the pairing, partial and outcome columns existed (tests/data: a tune
+# of shapes_tiny.yaml exported by that mmtune, as CSV and as JSON version 1)
+check "import an older CSV and JSON" 0 "$MMTUNE" import "$DATA/export_v1.csv" "$DATA/export_v1.json" --db "$tmp/old.db"
+expect_err "  the same rows, once" "32 rows read; added 13 trials, 1 sessions, 1 devices; set 3 best and 3 baselines"
+expect_eq "  bests not partial, their vendor figures unpaired: no ratio" \
+  "$(q "$tmp/old.db" "select count(*) || ' ' || sum(partial) || ' ' || count(vendor) || ' ' || count(ratio)
+                     from best_view")" \
+  "3 0 0 0"
+expect_eq "  the figures kept" "$(q "$tmp/old.db" "select count(*) || ' ' || count(trial_id) from baseline")" "3 0"
+expect_eq "  the session's outcome unknown" "$(q "$tmp/old.db" "select coalesce(outcome, 'unknown') from session")" \
+  unknown
+check "  and again" 0 "$MMTUNE" import "$DATA/export_v1.csv" --db "$tmp/old.db"
+expect_err "  adds nothing" "added 0 trials, 0 sessions, 0 devices; set 0 best and 0 baselines"
 
 # served on this device; a file from another device (fingerprint) or of another template
 # source (hash) imports, and is not served here
@@ -105,6 +136,16 @@ check "merge the same again" 0 "$MMTUNE" merge "$tmp/x.db" "$tmp/y.db" "$tmp/b.d
 expect_err "which adds nothing" "added 0 trials, 0 sessions, 0 devices, 0 compiled kernels; set 0 best and 0 baselines"
 check "merge in another order into another file" 0 "$MMTUNE" merge "$tmp/b.db" "$tmp/y.db" "$tmp/x.db" -o "$tmp/n.db"
 expect_eq "the same best, whatever the order" "$(q "$tmp/n.db" "select * from best_view")" "$view"
+# each merged best keeps the vendor figure timed beside it: its best_view row, ratio and
+# all, is the row of the input it came from
+expect_eq "every merged best has its ratio" "$(q "$tmp/m.db" "select count(*) from best_view where ratio is null")" 0
+for db in x y b; do q "$tmp/$db.db" "select * from best_view"; done | sort >"$tmp/input_rows"
+q "$tmp/m.db" "select * from best_view" | sort >"$tmp/merged_rows"
+expect_eq "  the input's row, ratio and all" "$(comm -23 "$tmp/merged_rows" "$tmp/input_rows")" ""
+check "merge the cut-short tune" 0 "$MMTUNE" merge "$tmp/x.db" "$tmp/p.db" -o "$tmp/pm.db"
+expect_eq "  its best stays partial, its session's outcome too" \
+  "$(q "$tmp/pm.db" "select s.outcome || ' ' || b.partial from best b join trial t on t.id = b.trial_id
+                      join session s on s.id = t.session_id where s.budget = '1s'")" "partial 1"
 expect_eq "the inputs are untouched" "$(sums)" "$inputs"
 check "a merged database merges into itself as nothing new" 0 "$MMTUNE" merge "$tmp/n.db" -o "$tmp/m.db"
 expect_err "nothing new" "added 0 trials"

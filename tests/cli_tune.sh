@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# cli_tune.sh - the real mmtune binary end to end: usage errors exit 2 and write nothing,
-# a tiny tune records trials and a best per problem and prints its pipeline figures, a
-# rerun resumes without measuring again and keeps the same winners, and `mmtune show`
-# prints what the database holds.
+# cli_tune.sh - the real mmtune binary end to end: usage errors exit 2 and write nothing
+# (bare mmtune and -h print the usage; an option a command does not take is refused), a
+# tiny tune records trials and a best per problem and prints its pipeline figures, a rerun
+# resumes without measuring a candidate again, keeps the same winners, and prints figures
+# and ratios of its own run (the winner and the vendor timed side by side in it), a time
+# budget that cuts the search short is marked partial in the table, the session row and
+# best_view, the session row keeps the command as a shell reads it, and `mmtune show`
+# prints what the database holds, for one device with --device.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -10,6 +14,14 @@ DATA=$2
 
 check "help" 0 "$MMTUNE" --help
 grep -q -- "--shapes" "$tmp/out" || { echo "FAIL: help text"; fail=1; }
+check "-h" 0 "$MMTUNE" -h
+grep -q "^usage: mmtune" "$tmp/out" || { echo "FAIL: -h prints no usage"; fail=1; }
+check "bare mmtune" 2 "$MMTUNE"
+grep -q "^usage: mmtune" "$tmp/err" || { echo "FAIL: bare mmtune prints no usage"; fail=1; }
+check "an option show does not take" 2 "$MMTUNE" show --budget 3 --db "$tmp/x.db"
+grep -q "show takes no --budget" "$tmp/err" || { echo "FAIL: $(cat "$tmp/err")"; fail=1; }
+check "an option bench does not take" 2 "$MMTUNE" bench --device cpu --problem "f32 row NN 8x8x8" --strategy random
+check "show on an absent device" 2 "$MMTUNE" show --device 99 --db "$tmp/x.db"
 check "unknown option" 2 "$MMTUNE" --bogus
 check "missing shapes" 2 "$MMTUNE" --device cpu --db "$tmp/x.db"
 check "unknown device" 2 "$MMTUNE" --device tpu0 --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/x.db"
@@ -40,9 +52,32 @@ if command -v sqlite3 >/dev/null; then
   [ "$best" = 3 ] || { echo "FAIL: best_view has $best rows, wanted 3"; fail=1; }
   [ "$trials" -ge 3 ] || { echo "FAIL: $trials trials"; fail=1; }
   bests=$(sqlite3 "$tmp/t.db" 'select params from best_view order by params')
+  q() { sqlite3 "$tmp/t.db" "$1"; }
+  [ "$(q "select outcome || ' ' || sum(partial) from session, best")" = "complete 0" ] ||
+    { echo "FAIL: a tune of every planned candidate is not complete"; fail=1; }
+  # the search's trials (the vendor round of each run times the winner again)
+  searched="select count(*) from trial where coalesce(message, '') not like 'vendor round:%'"
+  trials=$(q "$searched")
   check "resume" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 3
-  again=$(sqlite3 "$tmp/t.db" 'select count(*) from trial')
+  again=$(q "$searched")
   [ "$again" = "$trials" ] || { echo "FAIL: the rerun measured again ($trials -> $again trials)"; fail=1; }
+  # The rerun's ratios are its own: each best is the winner's trial timed in this run,
+  # the vendor's figure was timed beside that very trial, and the table prints those two.
+  run2=$(q 'select max(id) from session')
+  [ "$(q "select count(*) from best b join trial t on t.id = b.trial_id join baseline v on v.trial_id = t.id
+          where t.session_id = $run2 and t.message like 'vendor round: timed side by side with OpenBLAS%'")" = 3 ] ||
+    { echo "FAIL: a rerun's figures are not its own:"; q 'select * from baseline'; fail=1; }
+  [ "$(q "select count(*) from baseline v join session s on s.id = $run2 where v.created >= s.started")" = 3 ] ||
+    { echo "FAIL: a vendor figure older than the rerun"; fail=1; }
+  while IFS='|' read -r m ours vendor; do
+    row=$(grep -E "^f[0-9]+ (row|col) [NT]{2} ${m}x" "$tmp/out")
+    set -- $row # problem (4 words), family, config, GFLOP/s, median, interval (3), vendor, ...
+    awk -v a="$7" -v b="$ours" -v c="${12}" -v d="$vendor" \
+      'BEGIN { exit !((a - b) ^ 2 < 0.03 && (c - d) ^ 2 < 0.03) }' ||
+      { echo "FAIL: the table's $7 and ${12} for $m are not the database's $ours and $vendor"; fail=1; }
+    [ "${10}" != "-" ] && [ "${15}" != "-" ] || { echo "FAIL: an interval is missing: $row"; fail=1; }
+  done < <(q "select p.m, b.gflops, v.gflops from best b join problem p on p.id = b.problem_id
+              join baseline v on v.trial_id = b.trial_id")
   [ "$(configs)" = "$winners" ] || { echo "FAIL: the rerun chose otherwise:"; echo "$winners"; configs; fail=1; }
   [ "$(sqlite3 "$tmp/t.db" 'select params from best_view order by params')" = "$bests" ] ||
     { echo "FAIL: the rerun moved a best"; fail=1; }
@@ -55,6 +90,24 @@ if command -v sqlite3 >/dev/null; then
   timed=$(sqlite3 "$tmp/s.db" 'select count(*) from trial')
   [ "$timed" -ge 1 ] && [ "$timed" -lt 40 ] || { echo "FAIL: --budget 1s measured $timed trials"; fail=1; }
   [ "$(sqlite3 "$tmp/s.db" 'select budget from session')" = 1s ] || { echo "FAIL: session budget"; fail=1; }
+  # ... and says so: the table's note, the session row, best_view
+  grep -qE "note: partial: the time budget \(1s per problem\) ended the search after [0-9]+ of [0-9]+ candidates" \
+    "$tmp/out" || { echo "FAIL: the table does not say the search was cut short"; fail=1; }
+  [ "$(sqlite3 "$tmp/s.db" 'select outcome from session')" = partial ] || { echo "FAIL: session outcome"; fail=1; }
+  [ "$(sqlite3 "$tmp/s.db" 'select partial from best_view')" = 1 ] || { echo "FAIL: best_view is not partial"; fail=1; }
+
+  # the session row keeps the command as a shell reads it back
+  check "one problem" 0 "$MMTUNE" --device cpu --problem "f32 row NN 24x20x16" --db "$tmp/p.db" --budget 1 --quiet
+  cmd=$(sqlite3 "$tmp/p.db" 'select command from session')
+  eval "set -- $cmd"
+  [ "$#" = 10 ] && [ "$5" = "f32 row NN 24x20x16" ] || { echo "FAIL: the session's command: $cmd"; fail=1; }
+  # show: one device's rows, every device's without --device
+  check "show --device cpu" 0 "$MMTUNE" show --device cpu --db "$tmp/t.db"
+  [ "$(grep -c 'cpu/gemm_avx.c' "$tmp/out")" = 3 ] || { echo "FAIL: show --device cpu"; cat "$tmp/out"; fail=1; }
+  sqlite3 "$tmp/t.db" "update device set name = 'Another CPU'"
+  check "show --device cpu, another device's file" 0 "$MMTUNE" show --device cpu --db "$tmp/t.db"
+  grep -q "no tuned problems for" "$tmp/out" && ! grep -q 'cpu/gemm_avx.c' "$tmp/out" ||
+    { echo "FAIL: show --device shows another device's rows"; cat "$tmp/out"; fail=1; }
 else
   echo "sqlite3 is not installed: database checks skipped"
 fi

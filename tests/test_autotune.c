@@ -4,7 +4,8 @@
  * problem's lock while it runs, so a second start finds it busy; a sync switches an entry
  * to a configuration tuned since by anyone (built and loaded then); and end to end with
  * the real mmtune: an untuned tiny shape on the CPU is tuned by the background process
- * into a new default database, and a later call reports MMT_CHOICE_EXACT. */
+ * into a new default database, and a later call reports MMT_CHOICE_EXACT; no mmtune to run
+ * is said once per process. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,6 +83,52 @@ static void test_config(void)
         CHECK_EQ_INT(mmt_autotune_start(&at, "cpu", "fp", "/nonexistent/x.db", &p), MMT_AUTOTUNE_OFF);
     }
     unsetenv("MMTUNE_AUTOTUNE");
+}
+
+/* No mmtune to run is said once per process on stderr, however many contexts open, with
+ * what was looked for; the contexts open and serve all the same. In a child whose stderr
+ * is a file: the first such context of the process says it. */
+static void test_said_once(void)
+{
+    char log[600], db[600];
+    snprintf(log, sizeof log, "%s/said.err", dir);
+    snprintf(db, sizeof db, "%s/said.db", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || dup2(fd, 2) < 0) _exit(2);
+        setenv("MMTUNE_AUTOTUNE", "background", 1);
+        setenv("MMTUNE_BIN", MMT_TEST_DATA "/no-such-mmtune", 1);
+        setenv("MMTUNE_DB", db, 1); /* the default database: background tuning makes it */
+        for (int i = 0; i < 3; i++) {
+            mmt_ctx *ctx = NULL;
+            if (mmt_open(&ctx, "cpu", NULL) != MMT_OK) {
+                fprintf(stderr, "mmt_open: %s\n", mmt_last_error(ctx));
+                _exit(3);
+            }
+            mmt_close(ctx);
+        }
+        unsetenv("MMTUNE_BIN"); /* none anywhere: PATH of nothing, no mmtune beside this test */
+        setenv("PATH", "/nonexistent", 1);
+        mmt_ctx *ctx = NULL;
+        if (mmt_open(&ctx, "cpu", NULL) != MMT_OK) _exit(4);
+        mmt_close(ctx);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char line[2048];
+    int said = 0, named = 0;
+    FILE *f = fopen(log, "r");
+    CHECK(f != NULL);
+    while (f && fgets(line, sizeof line, f)) {
+        said += strstr(line, "libmmtuned: MMTUNE_AUTOTUNE=background, but") != NULL;
+        named += strstr(line, "MMTUNE_BIN=" MMT_TEST_DATA "/no-such-mmtune is no executable") != NULL;
+    }
+    if (f) fclose(f);
+    CHECK_EQ_INT(said, 1);
+    CHECK_EQ_INT(named, 1);
 }
 
 /* The detached run, with a stand-in for mmtune: its arguments, the lock it holds while it
@@ -274,7 +322,7 @@ static void test_end_to_end(void)
     mmt_close(ctx);
 
     query(db, "SELECT count(*) || ' ' || min(command) FROM session", text, sizeof text);
-    CHECK(strncmp(text, "1 ", 2) == 0 && strstr(text, "--problem f32 row NN 21x19x13") != NULL);
+    CHECK(strncmp(text, "1 ", 2) == 0 && strstr(text, "--problem 'f32 row NN 21x19x13'") != NULL);
     query(db, "SELECT count(*) FROM best_view WHERE m = 21 AND n = 19 AND k = 13", text, sizeof text);
     CHECK_EQ_STR(text, "1");
     query(db, "SELECT calls > 1 FROM miss_view WHERE m = 21", text, sizeof text); /* the history stays */
@@ -298,6 +346,7 @@ static void test_end_to_end(void)
 int main(void)
 {
     CHECK(mkdtemp(dir) != NULL);
+    test_said_once(); /* first: the message is once per process */
     test_config();
     test_start();
     test_switch();

@@ -1,15 +1,17 @@
 /* test_rows.c - result rows in CSV and JSON files (tuner/rows*.c): every value comes back
  * exactly (text with commas, quotes, newlines, blanks, controls and non-ASCII; empty text
  * apart from null; doubles to the last bit), a record is reported at the line it starts
- * on, and malformed files are refused with their line: unknown or repeated columns, a
- * field too many, a bad number, an unclosed quote, a JSON value of the wrong type, another
- * format or version. */
+ * on, files written before partial, session_outcome and paired_* existed read with those
+ * columns null, and malformed files are refused with their line: unknown or repeated
+ * columns, a field too many, a bad number, an unclosed quote, a JSON value of the wrong
+ * type, another format or version. */
 #include <stdlib.h>
 
 #include "check.h"
+#include "fsutil.h"
 #include "rows.h"
 
-enum { MAX_ROWS = 16 };
+enum { MAX_ROWS = 32 };
 
 /* What the readers hand over, copied. */
 typedef struct seen {
@@ -162,7 +164,8 @@ static void test_refused(void)
     refused("{\"format\": \"mmtune-results\", \"version\": 1, \"rows\": [{\"size\": 1}]}", "unknown column 'size'");
     refused("{\"format\": \"mmtune-results\", \"version\": 1, \"rows\": [{\"m\": [1]}]}", "m: a number, a string or null");
     refused("{\"format\": \"other\", \"version\": 1, \"rows\": []}", "f:1:12: format \"other\"");
-    refused("{\"format\": \"mmtune-results\", \"version\": 2, \"rows\": []}", "version 2: this mmtune reads version 1");
+    refused("{\"format\": \"mmtune-results\", \"version\": 3, \"rows\": []}",
+            "version 3: this mmtune reads versions 1 to 2");
     refused("{\"version\": 1, \"rows\": []}", "not an mmtune results file");
     refused("{\"format\": \"mmtune-results\", \"version\": 1, \"rows\": [], \"more\": 1}", "unknown key 'more'");
     refused("{\"format\": \"mmtune-results\",\n \"version\": 1, \"rows\": [}", "f:2:");
@@ -180,11 +183,54 @@ static void test_refused(void)
     forget(&s);
 }
 
+/* Reads a file of tests/data into s. */
+static void read_data(const char *name, seen *s)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", MMT_TEST_DATA, name);
+    char *text = NULL;
+    size_t size = 0;
+    mmt_err err;
+    CHECK_OK(mmt_file_read(path, (void **)&text, &size, &err), &err);
+    if (text) CHECK_OK(mmt_rows_read(text, size, name, keep, s, &err), &err);
+    free(text);
+}
+
+/* Files mmtune wrote before partial, session_outcome and paired_* existed (a tune of
+ * shapes_tiny.yaml exported as CSV and as JSON version 1) read as they were: the same rows
+ * in both, their sessions whole, the new columns null. */
+static void test_old_files(void)
+{
+    static const char *const added[] = {"partial", "session_outcome", "paired_template", "paired_template_hash",
+                                        "paired_params", "paired_created", "paired_time_ms_median"};
+    seen csv = {0}, json = {0};
+    read_data("export_v1.csv", &csv);
+    read_data("export_v1.json", &json);
+    CHECK_EQ_INT(csv.n, 16);
+    CHECK_EQ_INT(json.n, csv.n);
+    const int kind = mmt_xfer_col_find("kind"), ended = mmt_xfer_col_find("session_ended");
+    for (int r = 0; r < csv.n && r < json.n; r++) {
+        for (size_t a = 0; a < sizeof added / sizeof *added; a++) {
+            int c = mmt_xfer_col_find(added[a]);
+            CHECK(c >= 0 && csv.null[r][c] && json.null[r][c]);
+        }
+        for (int c = 0; c < MMT_XFER_NCOLS; c++) {
+            CHECK_EQ_INT(csv.null[r][c], json.null[r][c]);
+            if (csv.text[r][c] && json.text[r][c]) CHECK_EQ_STR(csv.text[r][c], json.text[r][c]);
+            CHECK(csv.i[r][c] == json.i[r][c] && csv.r[r][c] == json.r[r][c]);
+        }
+        CHECK(strcmp(csv.text[r][kind], "baseline") == 0 || !csv.null[r][ended]);
+    }
+    forget(&csv);
+    forget(&json);
+}
+
 int main(void)
 {
     round_trip(MMT_ROWS_CSV);
     round_trip(MMT_ROWS_JSON);
     test_json_bad_utf8();
     test_refused();
+    test_old_files();
     return check_result();
 }

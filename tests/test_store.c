@@ -1,8 +1,9 @@
 /* test_store.c - the SQLite store on a real file: schema and version, ids, the best
  * rule (faster wins, wrong results never, a changed template source replaces), lookups,
- * baselines in best_view, the compile cache, resume order, two writers at once,
+ * baselines in best_view (a ratio only beside the trial timed with the vendor), partial
+ * bests and session outcomes, the compile cache, resume order, two writers at once,
  * precision modes as distinct problems, the miss table, and the migrations of version-1
- * and version-2 files. */
+ * to version-4 files. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ static void test_concurrent_create(void)
     query(path, "SELECT count(*) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "1");
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "4");
+    CHECK_EQ_STR(text, "5");
 }
 
 typedef struct seen {
@@ -183,7 +184,7 @@ static void test_modes(void)
     CHECK_EQ_STR(text, "bf16 bf16->bf16 A=4, bf16 bf16->f32 A=5, f32 f32->f32 A=1, f32x3 f32->f32 A=3, "
                        "tf32 f32->f32 A=6");
     FILE *f = tmpfile();
-    CHECK_OK(mmt_store_print_best(st, f, &err), &err);
+    CHECK_OK(mmt_store_print_best(st, f, NULL, &err), &err);
     rewind(f);
     char line[1024];
     int tf32_rows = 0;
@@ -265,8 +266,25 @@ static void schema_text(const char *path, char *out, size_t size)
           out, size);
 }
 
+/* The schema of the migrated file at path is that of a new file at fresh, which it makes
+ * (the migrations and schema.sql agree, word for word), and holds the words a and b (NULL:
+ * none). */
+static void same_schema_as_new(const char *path, const char *fresh, const char *a, const char *b)
+{
+    mmt_err err;
+    mmt_store *fs;
+    CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
+    mmt_store_close(fs);
+    static char migrated_schema[16384], fresh_schema[16384];
+    schema_text(path, migrated_schema, sizeof migrated_schema);
+    schema_text(fresh, fresh_schema, sizeof fresh_schema);
+    CHECK(!a || strstr(migrated_schema, a) != NULL);
+    CHECK(!b || strstr(migrated_schema, b) != NULL);
+    CHECK_EQ_STR(migrated_schema, fresh_schema);
+}
+
 /* A version-1 file opened by this mmtune: read-only is refused, writable migrates it
- * through versions 2 and 3 to 4 with every row and id kept, and the problems read back in their
+ * through versions 2, 3 and 4 to 5 with every row and id kept, and the problems read back in their
  * own type. */
 static void test_migrate(void)
 {
@@ -286,7 +304,7 @@ static void test_migrate(void)
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "4");
+    CHECK_EQ_STR(text, "5");
     query(path,
           "SELECT (SELECT count(*) FROM device) || (SELECT count(*) FROM template) || (SELECT count(*) FROM config) "
           "|| (SELECT count(*) FROM problem) || (SELECT count(*) FROM session) || (SELECT count(*) FROM trial) "
@@ -321,14 +339,7 @@ static void test_migrate(void)
     free(data);
 
     /* the same schema as a new file: the migrations and schema.sql agree */
-    mmt_store *fs;
-    CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
-    mmt_store_close(fs);
-    static char migrated_schema[16384], fresh_schema[16384];
-    schema_text(path, migrated_schema, sizeof migrated_schema);
-    schema_text(fresh, fresh_schema, sizeof fresh_schema);
-    CHECK(strstr(migrated_schema, "out_dtype") != NULL && strstr(migrated_schema, "miss_view") != NULL);
-    CHECK_EQ_STR(migrated_schema, fresh_schema);
+    same_schema_as_new(path, fresh, "out_dtype", "miss_view");
 
     /* lookups and best_view on the migrated rows */
     mmt_best_rec *bests;
@@ -359,11 +370,12 @@ static void test_migrate(void)
     free(bests);
     query(path, "SELECT count(*) FROM best_view", text, sizeof text);
     CHECK_EQ_STR(text, "2");
+    /* the version-1 vendor figure was timed alone: it stays in baseline, and no ratio is made of it */
     query(path,
-          "SELECT mode || ' ' || out_dtype || ' ' || params || ' ' || vendor || ' ' || ratio FROM best_view "
-          "WHERE dtype = 'f32'",
+          "SELECT mode || ' ' || out_dtype || ' ' || params || ' ' || coalesce(vendor, 'no vendor') || ' ' || "
+          "coalesce(ratio, 'no ratio') || ' partial ' || partial FROM best_view WHERE dtype = 'f32'",
           text, sizeof text);
-    CHECK_EQ_STR(text, "f32 f32 MR=6,NV=2 OpenBLAS 0.3.21 2.0");
+    CHECK_EQ_STR(text, "f32 f32 MR=6,NV=2 no vendor no ratio partial 0");
 
     /* the old rows are found by their full key; the same shape in tf32 is a new row */
     mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .m = 64, .n = 48, .k = 40};
@@ -429,7 +441,7 @@ static void test_migrate_v2(void)
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "4");
+    CHECK_EQ_STR(text, "5");
     query(path, "SELECT (SELECT count(*) FROM miss) || ' ' || (SELECT group_concat(id) FROM problem)", text,
           sizeof text);
     CHECK_EQ_STR(text, "0 9");
@@ -439,13 +451,7 @@ static void test_migrate_v2(void)
     CHECK_EQ_INT(n, 0);
     free(list);
     mmt_store_close(st);
-    mmt_store *fs;
-    CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
-    mmt_store_close(fs);
-    static char migrated_schema[16384], fresh_schema[16384];
-    schema_text(path, migrated_schema, sizeof migrated_schema);
-    schema_text(fresh, fresh_schema, sizeof fresh_schema);
-    CHECK_EQ_STR(migrated_schema, fresh_schema);
+    same_schema_as_new(path, fresh, NULL, NULL);
 }
 
 /* A version-3 file with two families' bests for one problem: migrate_4.sql gives best_view
@@ -475,16 +481,52 @@ static void test_migrate_v3(void)
     if (!st) return;
     mmt_store_close(st);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "4");
+    CHECK_EQ_STR(text, "5");
     query(path, "SELECT group_concat(template || ' ' || chosen, ', ') FROM best_view", text, sizeof text);
     CHECK_EQ_STR(text, "cuda/gemm_mma.cu 0, cuda/gemm_wgmma.cu 1");
-    mmt_store *fs;
-    CHECK_OK(mmt_store_open(fresh, 0, &fs, &err), &err);
-    mmt_store_close(fs);
-    static char migrated_schema[16384], fresh_schema[16384];
-    schema_text(path, migrated_schema, sizeof migrated_schema);
-    schema_text(fresh, fresh_schema, sizeof fresh_schema);
-    CHECK_EQ_STR(migrated_schema, fresh_schema);
+    same_schema_as_new(path, fresh, NULL, NULL);
+}
+
+/* A version-4 file: migrate_5.sql adds session.outcome, best.partial and baseline.trial_id
+ * (older rows: unknown, 0, NULL), best_view shows a vendor figure only beside the trial it
+ * was timed with (the old one was timed alone: no ratio), and the result is the schema of a
+ * new file. */
+static void test_migrate_v4(void)
+{
+    mmt_err err;
+    char path[256], fresh[256], text[256];
+    snprintf(path, sizeof path, "%s/v4-old.db", dir);
+    snprintf(fresh, sizeof fresh, "%s/v5.db", dir);
+    make_old(path, 4,
+             "INSERT INTO device (id, backend, name, arch, fingerprint) VALUES (5, 'cpu', 'c', 'a', 'v4-cpu');"
+             "INSERT INTO template (id, name, source_hash) VALUES (1, 'cpu/gemm_avx.c', 'aa');"
+             "INSERT INTO config (id, template_id, params) VALUES (3, 1, 'X=1');"
+             "INSERT INTO problem (id, dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k) "
+             "  VALUES (9, 'f32', 'f32', 'f32', 'row', 0, 0, 64, 64, 64);"
+             "INSERT INTO session (id, device_id, command, strategy, budget, ended) "
+             "  VALUES (2, 5, 'mmtune --device cpu', 'model', '45s', datetime('now'));"
+             "INSERT INTO trial (id, session_id, device_id, problem_id, config_id, status, time_ms_median, gflops) "
+             "  VALUES (6, 2, 5, 9, 3, 'ok', 1.0, 500);"
+             "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, trial_id, time_ms, "
+             "  gflops) VALUES (5, 9, 'cpu/gemm_avx.c', 1, 3, 6, 1.0, 500);"
+             "INSERT INTO baseline (device_id, problem_id, library, time_ms, gflops) "
+             "  VALUES (5, 9, 'OpenBLAS 0.3.21', 2.0, 250);");
+    mmt_store *st = NULL;
+    CHECK(mmt_store_open(path, 1, &st, &err) == MMT_DATABASE);
+    CHECK(strstr(err.msg, "needs an upgrade") != NULL);
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    mmt_store_close(st);
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "5");
+    query(path, "SELECT coalesce(outcome, 'unknown') FROM session WHERE id = 2", text, sizeof text);
+    CHECK_EQ_STR(text, "unknown");
+    query(path, "SELECT partial || ' ' || params || ' ' || coalesce(vendor, '-') || ' ' || coalesce(ratio, '-') "
+                "FROM best_view", text, sizeof text);
+    CHECK_EQ_STR(text, "0 X=1 - -");
+    query(path, "SELECT library || ' ' || coalesce(trial_id, 'unpaired') FROM baseline", text, sizeof text);
+    CHECK_EQ_STR(text, "OpenBLAS 0.3.21 unpaired");
+    same_schema_as_new(path, fresh, "outcome", "partial");
 }
 
 /* The miss table: counts add up per (device, problem) across writes, lists are per device
@@ -574,7 +616,7 @@ static void test_concurrent_migrate(void)
     make_v1(path, v1_rows);
     open_from_children(path);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "4");
+    CHECK_EQ_STR(text, "5");
     query(path, "SELECT count(*) || ' ' || (SELECT count(*) FROM problem) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "2 2");
 }
@@ -591,7 +633,7 @@ int main(void)
     CHECK(st == NULL);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "4");
+    CHECK_EQ_STR(text, "5");
     query(path, "PRAGMA journal_mode", text, sizeof text);
     CHECK_EQ_STR(text, "wal");
 
@@ -692,13 +734,25 @@ int main(void)
     CHECK_OK(mmt_store_device(st, &d2, &dev2, &err), &err);
     CHECK(dev2 != dev);
 
-    /* the vendor's figure appears in best_view with the ratio */
-    CHECK_OK(mmt_store_baseline_put(st, dev, prob, "OpenBLAS 0.3.21", 18.0, 1000 / 18.0, &err), &err);
+    /* the vendor's figure appears in best_view with the ratio only beside the trial it was
+     * timed with: a figure timed at another moment makes no ratio */
+    CHECK_OK(mmt_store_baseline_put(st, dev, prob, "OpenBLAS 0.3.21", 18.0, 1000 / 18.0, 0, &err), &err);
+    query(path, "SELECT coalesce(vendor, '-') || ' ' || coalesce(ratio, '-') FROM best_view "
+                "WHERE template = 'cpu/gemm_avx.c'", text, sizeof text);
+    CHECK_EQ_STR(text, "- -");
+    int64_t paired = add(st, dev, prob, c3, MMT_TRIAL_OK, 9.0); /* the winner timed again, beside it */
+    CHECK_OK(mmt_store_best_set(st, paired, &err), &err);
+    CHECK_OK(mmt_store_baseline_put(st, dev, prob, "OpenBLAS 0.3.21", 18.0, 1000 / 18.0, paired, &err), &err);
     query(path, "SELECT vendor || ' ' || ratio FROM best_view WHERE template = 'cpu/gemm_avx.c'", text,
           sizeof text);
     CHECK_EQ_STR(text, "OpenBLAS 0.3.21 2.0");
-    /* a second library: still one row per best, against the faster figure */
-    CHECK_OK(mmt_store_baseline_put(st, dev, prob, "BLIS 0.9", 4.5, 1000 / 4.5, &err), &err);
+    /* a later trial becomes the best: the pair no longer describes it */
+    int64_t later = add(st, dev, prob, c3, MMT_TRIAL_OK, 8.0);
+    query(path, "SELECT coalesce(vendor, '-') FROM best_view WHERE template = 'cpu/gemm_avx.c'", text, sizeof text);
+    CHECK_EQ_STR(text, "-");
+    CHECK_OK(mmt_store_baseline_put(st, dev, prob, "OpenBLAS 0.3.21", 16.0, 1000 / 16.0, later, &err), &err);
+    /* a second library timed beside the same trial: still one row per best, against the faster figure */
+    CHECK_OK(mmt_store_baseline_put(st, dev, prob, "BLIS 0.9", 4.0, 1000 / 4.0, later, &err), &err);
     query(path, "SELECT count(*) FROM best_view", text, sizeof text);
     CHECK_EQ_STR(text, "2");
     query(path, "SELECT vendor || ' ' || ratio FROM best_view WHERE template = 'cpu/gemm_avx.c'", text,
@@ -747,11 +801,27 @@ int main(void)
     CHECK_EQ_INT(size, 2);
     free(data);
 
-    int64_t sess;
-    CHECK_OK(mmt_store_session_begin(st, dev, "mmtune --device cpu", "random", "10", &sess, &err), &err);
-    CHECK_OK(mmt_store_session_end(st, sess, &err), &err);
-    query(path, "SELECT ended IS NOT NULL FROM session", text, sizeof text);
+    /* a best a trial moves is partial until its search ends and says how it went */
+    query(path, "SELECT partial FROM best_view WHERE template = 'cpu/gemm_avx.c'", text, sizeof text);
     CHECK_EQ_STR(text, "1");
+    CHECK_OK(mmt_store_best_partial(st, dev, prob, "cpu/gemm_avx.c", 0, &err), &err);
+    query(path, "SELECT partial FROM best_view WHERE template = 'cpu/gemm_avx.c'", text, sizeof text);
+    CHECK_EQ_STR(text, "0");
+    query(path, "SELECT partial FROM best_view WHERE template = 'cpu/gemm_other.c'", text, sizeof text);
+    CHECK_EQ_STR(text, "1"); /* another family's search did not end */
+
+    /* sessions: how each ended; an outcome the schema does not know is refused */
+    int64_t sess, sess2;
+    CHECK_OK(mmt_store_session_begin(st, dev, "mmtune --device cpu", "random", "10", &sess, &err), &err);
+    query(path, "SELECT (ended IS NULL) || ' ' || coalesce(outcome, 'none') FROM session", text, sizeof text);
+    CHECK_EQ_STR(text, "1 none");
+    CHECK_OK(mmt_store_session_end(st, sess, "partial", &err), &err);
+    query(path, "SELECT (ended IS NOT NULL) || ' ' || outcome FROM session", text, sizeof text);
+    CHECK_EQ_STR(text, "1 partial");
+    CHECK_OK(mmt_store_session_begin(st, dev, "mmtune", "random", "10", &sess2, &err), &err);
+    CHECK(mmt_store_session_end(st, sess2, "stopped", &err) == MMT_DATABASE);
+    CHECK(strstr(err.msg, "CHECK") != NULL);
+    CHECK_OK(mmt_store_session_end(st, sess2, "interrupted", &err), &err);
 
     /* two writers: a child process and this one add trials at the same time */
     pid_t child = fork();
@@ -767,13 +837,13 @@ int main(void)
     waitpid(child, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     query(path, "SELECT count(*) FROM trial", text, sizeof text);
-    CHECK_EQ_STR(text, "406");
+    CHECK_EQ_STR(text, "408");
     query(path, "SELECT count(*) FROM best", text, sizeof text);
     CHECK_EQ_STR(text, "4");
 
     /* `mmtune show`: a header line and one aligned row per best */
     FILE *f = tmpfile();
-    CHECK_OK(mmt_store_print_best(st, f, &err), &err);
+    CHECK_OK(mmt_store_print_best(st, f, NULL, &err), &err);
     rewind(f);
     char line[1024];
     int lines = 0;
@@ -790,6 +860,19 @@ int main(void)
         lines++;
     }
     CHECK_EQ_INT(lines, 5);
+    fclose(f);
+    /* one device's rows, and a device the file does not know */
+    f = tmpfile();
+    CHECK_OK(mmt_store_print_best(st, f, "Test CPU", &err), &err);
+    rewind(f);
+    for (lines = 0; fgets(line, sizeof line, f);) lines++;
+    CHECK_EQ_INT(lines, 5);
+    fclose(f);
+    f = tmpfile();
+    CHECK_OK(mmt_store_print_best(st, f, "Other CPU", &err), &err);
+    rewind(f);
+    for (lines = 0; fgets(line, sizeof line, f);) lines += strstr(line, "no tuned problems for Other CPU") ? 10 : 1;
+    CHECK_EQ_INT(lines, 11); /* the header and the note */
     fclose(f);
     mmt_store_close(st);
 
@@ -819,6 +902,7 @@ int main(void)
     test_concurrent_migrate();
     test_migrate_v2();
     test_migrate_v3();
+    test_migrate_v4();
     test_misses();
 
     char cmd[300];

@@ -1,6 +1,7 @@
 /* all_gpus.c - one mmtune per GPU (see all_gpus.h). */
 #include "all_gpus.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +64,15 @@ int mmt_tune_all_gpus(int argc, char **argv, int deal, int shard_index, int shar
         pids[g] = start(exe, argc, argv, g, shard_index + shard_count * k, deal ? shard_count * m : 0);
         if (pids[g] < 0) fprintf(stderr, "mmtune: GPU %d: cannot start mmtune\n", g);
     }
+    /* each run handles Ctrl-C itself (its partial table, its session row); this one waits */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
     for (int g = 0; ready && g < n; g++) { /* every run is waited for, whatever the others did */
         int status = 0;
         if (pids[g] == 0) continue; /* not started: a twin tunes for it */
         if (pids[g] > 0) waitpid(pids[g], &status, 0);
         int r = pids[g] > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
-        if (r > EXIT_BAD_INPUT) r = EXIT_FAIL; /* 127: exec failed */
+        if (r > EXIT_BAD_INPUT && r <= 128) r = EXIT_FAIL; /* 127: exec failed; 128 + a signal stays */
         if (r > rc) rc = r;
     }
     free(dev);

@@ -25,19 +25,21 @@ static void take(mmt_final *out, const mmt_contender *c, size_t i)
     out->level = c[i].level;
 }
 
-/* One finalist's binary and launch geometry, as the exploration built them (the
- * database's binary table has it: no compile). 0 if it cannot be had again. */
-static int rebuild(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const char *params, void **bin,
-                   size_t *size, mmt_geometry *g)
+int mmt_final_binary(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const char *params,
+                     mmt_worker_binary *out)
 {
     mmt_config cfg;
     char defines[4096], *log = NULL;
+    void *bin = NULL;
+    memset(out, 0, sizeof *out);
     int ok = mmt_config_parse(fam->space, params, &cfg, NULL) == MMT_OK &&
              mmt_kernel_defines(fam->space, &cfg, env, defines, sizeof defines, NULL) == MMT_OK &&
-             mmt_space_geometry(fam->space, &cfg, env, g, NULL) == MMT_OK &&
-             mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, bin, size, &log, NULL, NULL) ==
-                 MMT_OK;
+             mmt_space_geometry(fam->space, &cfg, env, &out->geometry, NULL) == MMT_OK &&
+             mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, &bin, &out->size, &log, NULL,
+                               NULL) == MMT_OK;
     free(log);
+    out->bin = bin;
+    out->entry = fam->space->entry;
     return ok;
 }
 
@@ -83,24 +85,23 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
     }
 
     /* the finalists' binaries: cached by their first measurement */
-    void *bins[MMT_FINALISTS];
-    size_t sizes[MMT_FINALISTS], who[MMT_FINALISTS];
-    mmt_geometry g[MMT_FINALISTS];
+    mmt_worker_binary bins[MMT_FINALISTS];
+    size_t who[MMT_FINALISTS];
     int m = 0;
     const double w0 = mmt_now_s();
     for (size_t j = 0; j < k; j++)
-        if (rebuild(t, fam, env, c[idx[j]].params, &bins[m], &sizes[m], &g[m])) who[m++] = idx[j];
+        if (mmt_final_binary(t, fam, env, c[idx[j]].params, &bins[m])) who[m++] = idx[j];
+        else free((void *)bins[m].bin);
     out->wait_s = mmt_now_s() - w0;
     if (m < 2) {
-        for (int j = 0; j < m; j++) free(bins[j]);
+        for (int j = 0; j < m; j++) free((void *)bins[j].bin);
         snprintf(out->text, sizeof out->text, "no final round: only one finalist could be built again");
         return pin(t, c[idx[0]].trial_id, err);
     }
 
     mmt_measure res[MMT_FINALISTS];
-    mmt_status st = mmt_worker_measure_paired(t->worker, m, (const void *const *)bins, sizes, fam->space->entry, g,
-                                              res, err);
-    for (int j = 0; j < m; j++) free(bins[j]);
+    mmt_status st = mmt_worker_measure_paired(t->worker, m, bins, res, err);
+    for (int j = 0; j < m; j++) free((void *)bins[j].bin);
     FORWARD_IF_ERROR(st);
     if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {
         /* which finalist took the worker down is not known, and each passed before */

@@ -1,7 +1,9 @@
-/* main.c - the mmtune command line: tune, bench, show. Exit codes: 0 ok, 2 bad input
- * (nothing is written then), 1 failure. */
+/* main.c - the mmtune command line: tune, bench, show, replay. Exit codes: 0 ok, 2 bad
+ * input (nothing is written then), 1 failure, 128 + the signal for a tune stopped by
+ * SIGINT (Ctrl-C) or SIGTERM after printing its partial table. */
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +24,9 @@
 
 static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
-    "       mmtune bench --device DEV --shapes FILE [--db PATH]  tuned kernels vs the vendor library\n"
-    "       mmtune show [--db PATH]                               what the database holds\n"
+    "       mmtune bench --device DEV --shapes FILE [--db PATH]  libmmtuned vs the vendor library\n"
+    "                                                             (or --problem TEXT)\n"
+    "       mmtune show [--db PATH] [--device DEV]                what the database holds (for DEV)\n"
     "       mmtune [tune] --device DEV --problem TEXT [options]   tune one problem\n"
     "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
@@ -54,10 +57,18 @@ static const char usage[] =
     "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
     "                    (default 5), --warm starts each problem from the others' winners,\n"
     "                    --batch N proposals per step of a guided strategy (default 1)\n"
-    "  --help, --version\n";
+    "  -h, --help, --version\n"
+    "\n"
+    "The table's GFLOP/s, vendor and ratio: each winner and the vendor library timed side by\n"
+    "side at the end of its problem, in this run (A B A B ... on the same inputs); intervals\n"
+    "for the medians from order statistics, with their exact coverage (95% or a little more).\n"
+    "A problem whose search the time budget or Ctrl-C cut short is marked partial; the same\n"
+    "command goes on with it. Exit: 0 ok, 1 failure, 2 bad input (nothing written), 130/143\n"
+    "a tune stopped by Ctrl-C / SIGTERM (its partial table printed).\n";
 
 typedef struct options {
     const char *command, *device, *shapes, *db, *strategy, *space, *landscape;
+    char given[32]; /* the options given, by their getopt values */
     size_t budget;
     double budget_s;    /* 0: no time budget */
     double budget_frac; /* 0: no fraction of the candidates */
@@ -104,6 +115,13 @@ static int parse_budget(const char *text, size_t *count, double *fraction, doubl
     return 0;
 }
 
+/* The options each command takes, by getopt value: one it does not take is bad input,
+ * never ignored. */
+static const struct {
+    const char *command, *takes;
+} command_options[] = {
+    {"tune", "dsbSBepfqjPMTH"}, {"bench", "dsPbq"}, {"show", "bd"}, {"replay", "LSBnwa"}};
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
@@ -125,6 +143,10 @@ static int parse_options(int argc, char **argv, options *o)
     o->jobs = -1;
     o->seeds = 5;
     o->batch = 1;
+    if (argc < 2) { /* nothing asked: the usage, as for a wrong one */
+        fputs(usage, stderr);
+        return EXIT_BAD_INPUT;
+    }
     int first = 1;
     if (argc > 1 && argv[1][0] != '-') {
         o->command = argv[1];
@@ -134,7 +156,12 @@ static int parse_options(int argc, char **argv, options *o)
     opterr = 0;
     int c;
     uint64_t v;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+        if (c != '?' && c != ':' && !strchr(o->given, c) && strlen(o->given) + 1 < sizeof o->given) {
+            size_t n = strlen(o->given);
+            o->given[n] = (char)c;
+            o->given[n + 1] = '\0';
+        }
         switch (c) {
         case 'd': o->device = optarg; break;
         case 's': o->shapes = optarg; break;
@@ -187,24 +214,35 @@ static int parse_options(int argc, char **argv, options *o)
         }
     }
     if (optind < argc) return bad_input("unexpected argument '%s'", argv[optind]);
-    if (strcmp(o->command, "tune") && strcmp(o->command, "bench") && strcmp(o->command, "show") &&
-        strcmp(o->command, "replay"))
-        return bad_input("unknown command '%s' (tune, bench, show, replay, export, import, merge)", o->command);
+    const char *takes = NULL;
+    for (size_t i = 0; i < sizeof command_options / sizeof *command_options; i++)
+        if (strcmp(o->command, command_options[i].command) == 0) takes = command_options[i].takes;
+    if (!takes) return bad_input("unknown command '%s' (tune, bench, show, replay, export, import, merge)", o->command);
+    for (const char *g = o->given; *g; g++)
+        if (!strchr(takes, *g))
+            for (const struct option *l = longs; l->name; l++)
+                if (l->val == *g) {
+                    fprintf(stderr, "mmtune: %s takes no --%s\n(mmtune --help shows the usage)\n", o->command,
+                            l->name);
+                    return EXIT_BAD_INPUT;
+                }
     if (!o->budget_text && strcmp(o->command, "replay") != 0) {
         /* the default: a time per problem that bounds a tune of a large GPU space, while a
          * small CPU space is measured in full within it */
         o->budget_s = 45;
         o->budget_text = "45s";
     }
-    if (strcmp(o->command, "replay") == 0) {
+    if (strcmp(o->command, "show") == 0) {
+        if (o->device && strcmp(o->device, "all") == 0)
+            return bad_input("%s", "show --device takes cpu or a GPU number (without it: every device)");
+    } else if (strcmp(o->command, "replay") == 0) {
         if (!o->landscape) return bad_input("%s needs --landscape DB (a database with exhaustive tunes)", o->command);
         if (o->budget_s > 0) return bad_input("replay measures nothing: --budget %s is no count or percentage",
                                               o->budget_text);
         if (strcmp(o->strategy, "all") == 0) return EXIT_OK;
-    } else if (strcmp(o->command, "show") != 0) {
+    } else {
         if (!o->device) return bad_input("%s needs --device (cpu or a GPU number)", o->command);
         int sources = !!o->shapes + !!o->problem + o->from_misses;
-        if (o->from_misses && strcmp(o->command, "tune") != 0) return bad_input("%s takes no --from-misses", o->command);
         if (sources == 0) return bad_input("%s needs --shapes FILE, --problem TEXT or --from-misses", o->command);
         if (sources > 1) return bad_input("%s", "--shapes, --problem and --from-misses exclude each other");
     }
@@ -224,10 +262,27 @@ static void db_path(const options *o, char *buf, size_t size)
     else mmt_store_default_path(buf, size);
 }
 
+/* The backend and description of --device; a device this machine lacks is bad input. */
+static int device_of(const char *device, const mmt_backend **be, mmt_device_info *dev)
+{
+    int ordinal;
+    mmt_err err;
+    mmt_status s = mmt_backend_for_device(device, be, &ordinal, &err);
+    if (s == MMT_OK) s = (*be)->probe(ordinal, dev, &err);
+    if (s == MMT_OK) return EXIT_OK;
+    fprintf(stderr, "mmtune: %s\n", err.msg);
+    /* a device this machine does not have is bad input, like a misspelt one */
+    return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND || s == MMT_UNSUPPORTED ? EXIT_BAD_INPUT : EXIT_FAIL;
+}
+
 static int cmd_show(const options *o)
 {
     char path[4096];
     db_path(o, path, sizeof path);
+    const mmt_backend *be;
+    mmt_device_info dev;
+    int rc = o->device ? device_of(o->device, &be, &dev) : EXIT_OK;
+    if (rc != EXIT_OK) return rc;
     mmt_store *st;
     mmt_err err;
     if (mmt_store_open(path, 1, &st, &err) != MMT_OK) {
@@ -235,18 +290,32 @@ static int cmd_show(const options *o)
         return EXIT_FAIL;
     }
     printf("database: %s\n", path);
-    mmt_status s = mmt_store_print_best(st, stdout, &err);
+    if (o->device) printf("device: %s\n", dev.name);
+    mmt_status s = mmt_store_print_best(st, stdout, o->device ? dev.name : NULL, &err);
     mmt_store_close(st);
     if (s != MMT_OK) fprintf(stderr, "mmtune: %s\n", err.msg);
     return s == MMT_OK ? EXIT_OK : EXIT_FAIL;
 }
 
-/* The command line as one string, for the session row. */
+/* The command line as one string a shell reads back as the same words, for the session
+ * row: an argument with anything but plain characters goes in single quotes ('\'' for a
+ * quote inside). */
 static void join_args(int argc, char **argv, char *buf, size_t size)
 {
+    static const char plain_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=/.,:%@";
     size_t n = 0;
     buf[0] = '\0';
-    for (int i = 0; i < argc && n < size; i++) n += snprintf(buf + n, size - n, "%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; i < argc && n + 1 < size; i++) {
+        const char *a = argv[i];
+        int plain = *a && strspn(a, plain_chars) == strlen(a);
+        if (i) buf[n++] = ' ';
+        if (!plain && n + 1 < size) buf[n++] = '\'';
+        for (; *a && n + 4 < size; a++)
+            if (*a == '\'' && !plain) n += (size_t)snprintf(buf + n, size - n, "'\\''");
+            else buf[n++] = *a;
+        if (!plain && n + 1 < size) buf[n++] = '\'';
+        buf[n] = '\0';
+    }
 }
 
 /* Adds a vendor label to a "; "-separated list unless it is there: a table over several
@@ -301,17 +370,8 @@ static int make_plan(const options *o, plan *pl)
         }
         pl->n = 1;
     }
-    int ordinal;
-    mmt_status s = mmt_backend_for_device(o->device, &pl->be, &ordinal, &err);
-    if (s != MMT_OK) {
-        fprintf(stderr, "mmtune: %s\n", err.msg);
-        /* a device this machine does not have is bad input, like a misspelt one */
-        return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND || s == MMT_UNSUPPORTED ? EXIT_BAD_INPUT : EXIT_FAIL;
-    }
-    if (pl->be->probe(ordinal, &pl->dev, &err) != MMT_OK) {
-        fprintf(stderr, "mmtune: %s\n", err.msg);
-        return EXIT_FAIL;
-    }
+    if ((rc = device_of(o->device, &pl->be, &pl->dev)) != EXIT_OK) return rc;
+    mmt_status s;
     if (o->from_misses && (rc = plan_misses(o, pl)) != EXIT_OK) return rc;
     for (size_t i = 0; i < pl->n; i++) {
         mmt_mode dt = pl->problems[i].mode;
@@ -361,6 +421,65 @@ static int compile_threads(const mmt_backend *be, int jobs)
     return cores < 1 ? 1 : cores > 12 ? 12 : (int)cores;
 }
 
+/* What every table's intervals are (stats.h). */
+static const char intervals_note[] =
+    "intervals: for each median, from order statistics (no assumption about the shape of the times), with "
+    "their exact coverage: 95% or a little more from 6 samples on";
+
+/* Ctrl-C and SIGTERM: the tune stops starting candidates, ends what is in flight and
+ * prints its partial table; a second one stops at once (SA_RESETHAND). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    static const char msg[] = "\nmmtune: stopping: the candidate in flight ends, then the partial table "
+                              "(again to stop at once)\n";
+    stop_signal = sig;
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+}
+
+static void catch_stop(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* A tune's row: the result, and a note saying what the figures cannot (a search cut short,
+ * a vendor that was not timed, why there is no result). */
+static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt_tune_result *r, int begun,
+                               char *note, size_t size)
+{
+    size_t n = 0;
+    note[0] = '\0';
+    if (!begun)
+        n += (size_t)snprintf(note, size, "not tuned: interrupted before it began");
+    else if (r->partial && r->interrupted)
+        n += (size_t)snprintf(note, size, "partial: interrupted after %zu of %zu candidates; the same command goes on",
+                              r->proposed, r->planned);
+    else if (r->partial)
+        n += (size_t)snprintf(note, size,
+                              "partial: the time budget (%s per problem) ended the search after %zu of %zu candidates; "
+                              "the same command goes on",
+                              o->budget_text, r->proposed, r->planned);
+    else if (r->interrupted && r->ok)
+        n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
+    if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
+    return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,
+                            .tuned = r->tuned, .vendor = r->vendor, .note = note, .detail = begun ? &r->detail : NULL};
+}
+
+/* How a tune went, for the session row: interrupted, failed, partial or complete. */
+static const char *outcome(int interrupted, int failed, int partial)
+{
+    return interrupted ? "interrupted" : failed ? "failed" : partial ? "partial" : "complete";
+}
+
 static int cmd_tune(const options *o, int argc, char **argv)
 {
     plan pl;
@@ -379,7 +498,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
     mmt_err err;
     mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget,
                    .budget_frac = o->budget_frac, .budget_s = o->budget_s, .seed = o->seed,
-                   .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs)};
+                   .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs), .stop = &stop_signal};
     memcpy(t.families, pl.families, sizeof t.families);
     const char *budget = o->budget_text ? o->budget_text : "0";
     if (mmt_store_open(path, 0, &t.st, &err) != MMT_OK ||
@@ -394,7 +513,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
         if (o->shard_count && !o->quiet)
             fprintf(stderr, "mmtune: shard %d/%d of %s holds no problem: nothing to tune\n", o->shard_index,
                     o->shard_count, o->shapes);
-        rc = mmt_store_session_end(t.st, t.session_id, &err) == MMT_OK ? EXIT_OK : EXIT_FAIL;
+        rc = mmt_store_session_end(t.st, t.session_id, "complete", &err) == MMT_OK ? EXIT_OK : EXIT_FAIL;
         mmt_store_close(t.st);
         free_plan(&pl);
         return rc;
@@ -404,47 +523,64 @@ static int cmd_tune(const options *o, int argc, char **argv)
     snprintf(exe + (len > 0 ? len : 0), sizeof exe - (len > 0 ? len : 0), "%s", len > 0 ? "" : argv[0]);
     if (mmt_worker_start(exe, o->device, &t.worker, &err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
-        mmt_store_session_end(t.st, t.session_id, &err);
+        mmt_store_session_end(t.st, t.session_id, "failed", &err);
         mmt_store_close(t.st);
         free_plan(&pl);
         return EXIT_FAIL;
     }
+    catch_stop();
     t.progress = mmt_progress_new(stderr, pl.n, o->quiet);
     if (!o->quiet) fprintf(stderr, "mmtune %s: tuning %zu problem(s) on %s (%s) into %s\n", mmt_version_string(),
                            pl.n, t.dev.name, t.dev.arch, path);
 
     mmt_tune_result *res = calloc(pl.n, sizeof *res);
     mmt_report_row *rows = calloc(pl.n, sizeof *rows);
-    for (size_t i = 0; res && rows && i < pl.n; i++) {
+    char (*notes)[1024] = calloc(pl.n, sizeof *notes);
+    int partial = 0;
+    for (size_t i = 0; res && rows && notes && i < pl.n; i++) {
+        const int begun = !stop_signal;
         mmt_err_clear(&err);
-        if (mmt_tune_problem(&t, &pl.problems[i], &res[i], &err) != MMT_OK) {
+        if (begun && mmt_tune_problem(&t, &pl.problems[i], &res[i], &err) != MMT_OK) {
             fprintf(stderr, "mmtune: %s\n", err.msg);
             snprintf(res[i].message, sizeof res[i].message, "%.500s", err.msg);
             rc = EXIT_FAIL;
         }
-        rows[i] = (mmt_report_row){.problem = &pl.problems[i], .family = res[i].ok ? res[i].family : NULL,
-                                   .params = res[i].ok ? res[i].params : NULL,
-                                   .gflops = res[i].gflops, .vendor_gflops = res[i].vendor_gflops,
-                                   .note = res[i].message, .detail = &res[i].detail};
-        if (!res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;
+        rows[i] = tune_row(o, &pl.problems[i], &res[i], begun, notes[i], sizeof notes[i]);
+        if (begun) mmt_progress_end_problem(t.progress, &rows[i]);
+        partial |= res[i].partial || !begun;
+        if (begun && !res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;
     }
-    mmt_store_session_end(t.st, t.session_id, &err);
-    char vendor[512] = "not measured", labels[400] = "";
+    mmt_store_session_end(t.st, t.session_id, outcome(stop_signal != 0, rc != EXIT_OK, partial), &err);
+
+    /* the footer: where the vendor's figures come from, what the intervals are, what
+     * partial means */
+    char vendor[600], labels[400] = "";
+    snprintf(vendor, sizeof vendor, "vendor: not timed%s", stop_signal ? " (interrupted before its rounds)" : "");
     for (size_t i = 0; res && i < pl.n; i++)
-        if (res[i].vendor[0]) add_label(labels, sizeof labels, res[i].vendor);
-        else if (res[i].message[0]) snprintf(vendor, sizeof vendor, "%.240s", res[i].message);
-    if (labels[0]) snprintf(vendor, sizeof vendor, "%s, measured in the same run", labels);
+        if (res[i].vendor.median_ms > 0) add_label(labels, sizeof labels, res[i].vendor_label);
+    if (labels[0])
+        snprintf(vendor, sizeof vendor,
+                 "vendor: %s, timed side by side with each winner at the end of its problem, in this run (A B A B "
+                 "... on the same inputs): GFLOP/s, vendor and ratio are figures of the same rounds",
+                 labels);
+    const char *footer[] = {vendor,
+                            intervals_note,
+                            partial ? "partial: a search stopped before it measured the candidates it planned (time "
+                                      "budget, Ctrl-C); the same command goes on with it"
+                                    : NULL,
+                            NULL};
     char title[512];
-    snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time", t.dev.name,
-             t.dev.arch);
-    if (res && rows) mmt_report_table(stdout, title, vendor, rows, pl.n);
+    snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time%s", t.dev.name,
+             t.dev.arch, stop_signal ? "; interrupted: a partial table" : "");
+    if (res && rows && notes) mmt_report_table(stdout, title, footer, rows, pl.n);
     free(res);
     free(rows);
+    free(notes);
     mmt_progress_free(t.progress);
     mmt_worker_stop(t.worker);
     mmt_store_close(t.st);
     free_plan(&pl);
-    return rc;
+    return stop_signal ? 128 + stop_signal : rc;
 }
 
 /* bench: the runtime library exactly as applications call it, against the vendor. The
@@ -543,9 +679,9 @@ static int cmd_bench(const options *o)
                 rc = EXIT_FAIL;
             } else {
                 rows[i].params = params[i];
-                rows[i].gflops = mmt_problem_flops(p) / (tm[0].median_ms * 1e6);
+                rows[i].tuned = (mmt_report_figure){tm[0].median_ms, tm[0].lo_ms, tm[0].hi_ms, tm[0].level};
                 if (vs == MMT_OK) {
-                    rows[i].vendor_gflops = mmt_problem_flops(p) / (tm[1].median_ms * 1e6);
+                    rows[i].vendor = (mmt_report_figure){tm[1].median_ms, tm[1].lo_ms, tm[1].hi_ms, tm[1].level};
                     add_label(labels, sizeof labels, label);
                 }
             }
@@ -554,15 +690,24 @@ static int cmd_bench(const options *o)
         if (!o->quiet) {
             char name[128];
             mmt_problem_format(p, name, sizeof name);
-            fprintf(stderr, "  %s: %.1f GFLOP/s, vendor %.1f\n", name, rows[i].gflops, rows[i].vendor_gflops);
+            fprintf(stderr, "  %s: %.1f GFLOP/s, vendor %.1f\n", name, mmt_report_gflops(p, &rows[i].tuned),
+                    mmt_report_gflops(p, &rows[i].vendor));
         }
     }
+    char vendor_text[600];
     if (vendor && labels[0])
-        snprintf(vendor_why, sizeof vendor_why, "%.200s, timed side by side with libmmtuned", labels);
-    else if (vendor) snprintf(vendor_why, sizeof vendor_why, "%.100s: nothing measured", mmt_vendor_name(vendor));
+        snprintf(vendor_text, sizeof vendor_text,
+                 "vendor: %.200s, timed side by side with libmmtuned (A B A B ... on the same inputs): GFLOP/s, "
+                 "vendor and ratio are figures of the same rounds",
+                 labels);
+    else if (vendor) snprintf(vendor_text, sizeof vendor_text, "vendor: %.100s: nothing measured", mmt_vendor_name(vendor));
+    else snprintf(vendor_text, sizeof vendor_text, "vendor: %.300s", vendor_why);
+    const char *footer[] = {vendor_text,
+                            intervals_note,
+                            NULL};
     char title[512];
     snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s", pl.dev.name, pl.dev.arch, path);
-    if (rows) mmt_report_table(stdout, title, vendor_why, rows, pl.n);
+    if (rows) mmt_report_table(stdout, title, footer, rows, pl.n);
     free(rows);
     free(params);
     free(notes);

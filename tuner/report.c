@@ -83,93 +83,128 @@ void mmt_progress_trial(mmt_progress *pr, size_t done, const mmt_trial_line *l, 
     if (pipe)
         snprintf(rates, sizeof rates, "compile %.1f/s  measure %.1f/s", per_s(pipe->compiled, pipe->wall_s),
                  per_s(pipe->measured, pipe->wall_s));
+    /* "explored best": candidates timed alone, one after the other; the table's figures are
+     * the winner's and the vendor's timed side by side at the end, and need not match */
     if (pr->tty) {
         enum { WIDTH = 30 };
         char bar[WIDTH + 1];
         size_t fill = pr->planned ? done * WIDTH / pr->planned : WIDTH;
         for (size_t i = 0; i < WIDTH; i++) bar[i] = i < fill ? '#' : '.';
         bar[WIDTH] = '\0';
-        fprintf(pr->f, "\r  [%s] %zu/%zu  best %.1f GFLOP/s  %s  ETA %s   ", bar, done, pr->planned,
+        fprintf(pr->f, "\r  [%s] %zu/%zu  explored best %.1f GFLOP/s  %s  ETA %s   ", bar, done, pr->planned,
                 l->best_gflops, rates, eta);
     } else {
         char ms[80] = "-", iv[64];
         format_interval(l->lo_ms, l->hi_ms, l->level, iv, sizeof iv);
         if (l->median_ms > 0)
             snprintf(ms, sizeof ms, "%.4g ms %s", l->median_ms, l->reused ? "(reused)" : iv);
-        fprintf(pr->f, "  %zu/%zu %-13s %8.1f GFLOP/s  best %8.1f  ETA %-7s %-34s %s  %s\n", done, pr->planned,
-                l->status, l->gflops, l->best_gflops, eta, ms, rates, l->params);
+        fprintf(pr->f, "  %zu/%zu %-13s %8.1f GFLOP/s  explored best %8.1f  ETA %-7s %-34s %s  %s\n", done,
+                pr->planned, l->status, l->gflops, l->best_gflops, eta, ms, rates, l->params);
     }
     fflush(pr->f);
 }
 
-void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_detail *d)
+double mmt_report_gflops(const mmt_problem *p, const mmt_report_figure *f)
+{
+    return f->median_ms > 0 ? mmt_problem_flops(p) / (f->median_ms * 1e6) : 0;
+}
+
+/* "1.36x", or "-" where one of the two is missing. */
+static void format_ratio(const mmt_report_row *r, char *buf, size_t size)
+{
+    double ours = mmt_report_gflops(r->problem, &r->tuned), theirs = mmt_report_gflops(r->problem, &r->vendor);
+    if (r->params && ours > 0 && theirs > 0) snprintf(buf, size, "%.2fx", ours / theirs);
+    else snprintf(buf, size, "-");
+}
+
+void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_row *row)
 {
     if (!pr || pr->quiet) return;
     if (pr->tty) fprintf(pr->f, "\n");
-    if (d) {
-        char text[320];
-        mmt_report_pipeline_text(&d->pipe, text, sizeof text);
-        if (d->final[0]) fprintf(pr->f, "  final: %s\n", d->final);
-        fprintf(pr->f, "  pipeline: %s\n", text);
-    }
+    char ratio[32];
+    format_ratio(row, ratio, sizeof ratio);
+    if (row->params && row->vendor.median_ms > 0)
+        fprintf(pr->f, "  result: %.1f GFLOP/s, the vendor %.1f, %s: timed side by side\n",
+                mmt_report_gflops(row->problem, &row->tuned), mmt_report_gflops(row->problem, &row->vendor), ratio);
+    else if (row->params)
+        fprintf(pr->f, "  result: %.1f GFLOP/s\n", mmt_report_gflops(row->problem, &row->tuned));
+    if (row->note && *row->note) fprintf(pr->f, "  note: %s\n", row->note);
     fflush(pr->f);
 }
 
-void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_report_row *rows, size_t n)
+/* The cells of one figure: GFLOP/s, median ms and interval ("-" where there is none). */
+typedef struct figure_cells {
+    char gflops[32], ms[32], interval[64];
+} figure_cells;
+
+static void figure_cells_of(const mmt_problem *p, const mmt_report_figure *f, int shown, figure_cells *c)
 {
-    int pw = 6, nw = 30, iw = 0, fw = 0; /* "bf16->f32 row NN 16384x16384x16384" needs more than 30 */
-    char name[128], iv[64], mid[128], fam[80];
+    snprintf(c->gflops, sizeof c->gflops, "-");
+    snprintf(c->ms, sizeof c->ms, "-");
+    snprintf(c->interval, sizeof c->interval, "-");
+    if (!shown || f->median_ms <= 0) return;
+    snprintf(c->gflops, sizeof c->gflops, "%.1f", mmt_report_gflops(p, f));
+    snprintf(c->ms, sizeof c->ms, "%.4g", f->median_ms);
+    format_interval(f->lo_ms, f->hi_ms, f->level, c->interval, sizeof c->interval);
+}
+
+static int widest(int w, const char *text)
+{
+    int n = (int)strlen(text);
+    return n > w ? n : w;
+}
+
+void mmt_report_table(FILE *f, const char *title, const char *const *footer, const mmt_report_row *rows, size_t n)
+{
+    /* column widths: at least the header's */
+    int nw = 30, fw = 0, pw = 6, iw = (int)strlen("interval (ms)"), vw = (int)strlen("vendor interval (ms)");
+    char name[128];
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].params && (int)strlen(rows[i].params) > pw) pw = (int)strlen(rows[i].params);
-        if (rows[i].family && (int)strlen(rows[i].family) > fw) fw = (int)strlen(rows[i].family);
+        figure_cells ours, theirs;
+        figure_cells_of(rows[i].problem, &rows[i].tuned, rows[i].params != NULL, &ours);
+        figure_cells_of(rows[i].problem, &rows[i].vendor, 1, &theirs);
         mmt_problem_format(rows[i].problem, name, sizeof name);
-        if ((int)strlen(name) > nw) nw = (int)strlen(name);
-        const mmt_report_detail *d = rows[i].detail;
-        if (d) format_interval(d->lo_ms, d->hi_ms, d->level, iv, sizeof iv);
-        if (d && (int)strlen(iv) + 1 > iw) iw = (int)strlen(iv) + 1;
+        nw = widest(nw, name);
+        if (rows[i].family) fw = widest(fw < 6 ? 6 : fw, rows[i].family);
+        pw = widest(pw, rows[i].params ? rows[i].params : "(none)");
+        iw = widest(iw, ours.interval);
+        vw = widest(vw, theirs.interval);
     }
-    /* the median and interval columns where there are tuned rows (mmtune bench has none) */
-    if (iw > 0 && iw < 17) iw = 17;
-    if (iw) snprintf(mid, sizeof mid, "  %10s  %-*s", "median ms", iw, "interval (ms)");
-    else mid[0] = '\0';
-    /* the family column where rows name the family that won (the tuner's table) */
-    if (fw && fw < 6) fw = 6;
+    char fam[80] = "";
     if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, "family");
-    else fam[0] = '\0';
     fprintf(f, "\n%s\n", title);
-    fprintf(f, "%-*s  %s%-*s  %10s%s  %10s  %6s\n", nw, "problem", fam, pw, "config", "GFLOP/s", mid, "vendor", "ratio");
+    fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s\n", nw, "problem", fam, pw, "config", "GFLOP/s",
+            "median ms", iw, "interval (ms)", "vendor", "vendor ms", vw, "vendor interval (ms)", "ratio");
     for (size_t i = 0; i < n; i++) {
-        char vend[32] = "-", ratio[32] = "-", ms[32] = "-", gf[32] = "-";
-        const mmt_report_detail *d = rows[i].detail;
-        snprintf(iv, sizeof iv, "-");
-        if (d && rows[i].params) {
-            snprintf(ms, sizeof ms, "%.4g", d->median_ms);
-            format_interval(d->lo_ms, d->hi_ms, d->level, iv, sizeof iv);
-        }
-        if (iw) snprintf(mid, sizeof mid, "  %10s  %-*s", ms, iw, iv);
-        if (rows[i].params) snprintf(gf, sizeof gf, "%.1f", rows[i].gflops);
-        mmt_problem_format(rows[i].problem, name, sizeof name);
-        if (rows[i].vendor_gflops > 0) {
-            snprintf(vend, sizeof vend, "%.1f", rows[i].vendor_gflops);
-            if (rows[i].params) snprintf(ratio, sizeof ratio, "%.2fx", rows[i].gflops / rows[i].vendor_gflops);
-        }
-        if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, rows[i].family ? rows[i].family : "-");
-        fprintf(f, "%-*s  %s%-*s  %10s%s  %10s  %6s\n", nw, name, fam, pw, rows[i].params ? rows[i].params : "(none)",
-                gf, mid, vend, ratio);
-        if (rows[i].note && *rows[i].note) fprintf(f, "%-*s  note: %s\n", nw, "", rows[i].note);
+        const mmt_report_row *r = &rows[i];
+        figure_cells ours, theirs;
+        figure_cells_of(r->problem, &r->tuned, r->params != NULL, &ours);
+        figure_cells_of(r->problem, &r->vendor, 1, &theirs);
+        char ratio[32];
+        format_ratio(r, ratio, sizeof ratio);
+        mmt_problem_format(r->problem, name, sizeof name);
+        if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, r->family ? r->family : "-");
+        fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s\n", nw, name, fam, pw,
+                r->params ? r->params : "(none)", ours.gflops, ours.ms, iw, ours.interval, theirs.gflops, theirs.ms,
+                vw, theirs.interval, ratio);
+        if (r->note && *r->note) fprintf(f, "%-*s  note: %s\n", nw, "", r->note);
     }
-    fprintf(f, "vendor: %s\n", vendor);
-    /* the per-problem figures: how each winner was chosen, and how well compiling kept the
-     * device busy (idle: the loop waited for a binary with nothing else to run) */
+    for (int i = 0; footer && footer[i]; i++) fprintf(f, "%s\n", footer[i]);
+    /* per problem: how each winner was chosen, where its figures come from, and how well
+     * compiling kept the device busy (idle: the loop waited for a binary with nothing else
+     * to run) */
     int header = 0;
     for (size_t i = 0; i < n; i++) {
         const mmt_report_detail *d = rows[i].detail;
         if (!d) continue;
-        if (!header++) fprintf(f, "per problem: the final choice, and the pipeline (per second of wall time)\n");
+        if (!header++)
+            fprintf(f, "per problem: the final choice, where the figures come from, and the pipeline (per second "
+                       "of wall time)\n");
         char text[320];
         mmt_report_pipeline_text(&d->pipe, text, sizeof text);
         mmt_problem_format(rows[i].problem, name, sizeof name);
         if (d->final[0]) fprintf(f, "%-*s  final: %s\n", nw, name, d->final);
+        if (d->figures[0]) fprintf(f, "%-*s  figures: %s\n", nw, name, d->figures);
         fprintf(f, "%-*s  pipeline: %s\n", nw, name, text);
     }
 }

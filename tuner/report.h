@@ -1,7 +1,8 @@
-/* report.h - what a person watches and reads: a progress line (a bar with ETA, best so far
- * and the compile and measure throughput on a terminal, plain lines with each candidate's
- * median and interval otherwise) and the final table per shape with the pipeline figures
- * of each problem. */
+/* report.h - what a person watches and reads: a progress line (a bar with ETA, the
+ * exploration's best so far and the compile and measure throughput on a terminal, plain
+ * lines with each candidate's median and interval otherwise) and the final table per
+ * shape, ours and the vendor's figures with their intervals, with how each winner was
+ * chosen, where its figures come from and the pipeline figures of each problem. */
 #ifndef MMT_REPORT_H
 #define MMT_REPORT_H
 
@@ -28,11 +29,17 @@ typedef struct mmt_report_pipeline {
  * second of wall time (measure: every trial, the final round's too), the idle share of it. */
 void mmt_report_pipeline_text(const mmt_report_pipeline *p, char *buf, size_t size);
 
-/* What a tuned row shows beyond its figure. */
+/* A timing as the table prints it: a median and the interval for it. */
+typedef struct mmt_report_figure {
+    double median_ms;           /* 0: none */
+    double lo_ms, hi_ms, level; /* level: the interval's coverage; 0: no interval known */
+} mmt_report_figure;
+
+/* What a tuned row says beyond its figures. */
 typedef struct mmt_report_detail {
-    double median_ms, lo_ms, hi_ms; /* the winner's median and its interval */
-    double level;                   /* the interval's coverage; 0: no interval known (a reused trial) */
-    char final[256];                /* how the winner was chosen (the final round), in words */
+    char final[256];   /* how the winner was chosen (the final round), in words */
+    char figures[512]; /* where the figures come from: the exploration's best, the final round's,
+                        * the vendor round's (the table's) */
     mmt_report_pipeline pipe;
 } mmt_report_detail;
 
@@ -42,7 +49,8 @@ mmt_progress *mmt_progress_new(FILE *f, size_t n_problems, int quiet);
 void mmt_progress_free(mmt_progress *pr);
 
 /* One candidate's line: its figure, its median and interval, and the pipeline so far
- * (throughputs). */
+ * (throughputs). best_gflops is the exploration's best so far: each candidate timed
+ * alone, which the table's figures (timed side by side at the end) need not match. */
 typedef struct mmt_trial_line {
     const char *params, *status;
     double gflops, best_gflops;            /* 0: none */
@@ -54,24 +62,28 @@ typedef struct mmt_trial_line {
  * family, which moves the count of problems on). */
 void mmt_progress_problem(mmt_progress *pr, const mmt_problem *p, const char *family, size_t planned, int first);
 void mmt_progress_trial(mmt_progress *pr, size_t done, const mmt_trial_line *line, const mmt_report_pipeline *pipe);
-/* The end of a problem: how the winner was chosen and the pipeline figures (d may be NULL). */
-void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_detail *d);
 
 /* One row of the final table. */
 typedef struct mmt_report_row {
     const mmt_problem *problem;
     const char *family;              /* the template family of the winner; NULL: not shown */
     const char *params;              /* NULL: no result */
-    double gflops;                   /* ours */
-    double vendor_gflops;            /* 0: not measured */
-    const char *note;                /* why there is no result, or NULL */
-    const mmt_report_detail *detail; /* the winner's interval, final round and pipeline; NULL: none */
+    mmt_report_figure tuned;         /* ours */
+    mmt_report_figure vendor;        /* the vendor's, timed with ours; median 0: not measured */
+    const char *note;                /* why there is no result, a partial search, or NULL */
+    const mmt_report_detail *detail; /* the final round, the figures and the pipeline; NULL: none */
 } mmt_report_row;
 
-/* The table: shape, family (where rows name one), best config, GFLOP/s, median and
- * interval, vendor GFLOP/s, ratio; then
- * per problem with a detail, the final round and the pipeline figures. vendor names the
- * library or says why there is none. */
-void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_report_row *rows, size_t n);
+/* The end of a problem on the progress output: its result in one line (the table has the
+ * rest). */
+void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_row *row);
+
+/* GFLOP/s of a figure of problem p (0 if there is none). */
+double mmt_report_gflops(const mmt_problem *p, const mmt_report_figure *f);
+
+/* The table: shape, family (where rows name one), config, then ours and the vendor's
+ * figure (GFLOP/s, median ms, interval) and the ratio; the notes of rows; the footer
+ * lines; then per problem with a detail, the final round, the figures and the pipeline. */
+void mmt_report_table(FILE *f, const char *title, const char *const *footer, const mmt_report_row *rows, size_t n);
 
 #endif

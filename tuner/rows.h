@@ -2,7 +2,7 @@
  *
  * CSV: a header line naming the columns, then a row per record (RFC 4180 quoting, by
  * libcsv when read); an empty unquoted field is null, "" an empty text. JSON:
- * {"format": "mmtune-results", "version": 1, "rows": [{"column": value, ...}, ...]}, a row
+ * {"format": "mmtune-results", "version": 2, "rows": [{"column": value, ...}, ...]}, a row
  * per line, columns without a value left out (read with libyaml: JSON is YAML's flow
  * style, and its marks give every value's line and column).
  *

@@ -2,6 +2,7 @@
 #include "tune.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "final.h"
 #include "prebuild.h"
 #include "search.h"
+#include "versus.h"
 #include "warm.h"
 
 int64_t mmt_tune_cache_bytes(const mmt_device_info *dev)
@@ -126,22 +128,8 @@ static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config 
     return MMT_OK;
 }
 
-/* The vendor library on the same inputs, in the same worker; verified like any candidate. */
-static void measure_vendor(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, mmt_tune_result *r)
-{
-    mmt_measure m;
-    mmt_err e;
-    if (mmt_worker_vendor(t->worker, &m, r->vendor, sizeof r->vendor, &e) != MMT_OK) {
-        snprintf(r->message, sizeof r->message, "vendor: %.400s", e.msg);
-        return;
-    }
-    if (m.status != MMT_TRIAL_OK) {
-        snprintf(r->message, sizeof r->message, "%.60s%s%.400s", r->vendor, r->vendor[0] ? ": " : "", m.message);
-        return;
-    }
-    r->vendor_gflops = mmt_problem_flops(p) / (m.timing.median_ms * 1e6);
-    mmt_store_baseline_put(t->st, t->device_id, problem_id, r->vendor, m.timing.median_ms, r->vendor_gflops, &e);
-}
+/* Non-zero once the run is to stop (t->stop): no new candidate, no final or vendor round. */
+static int stopped(const mmt_tuner *t) { return t->stop && *t->stop; }
 
 /* The candidates with an ok trial in this run: what the final choice chooses among. */
 typedef struct field {
@@ -174,8 +162,9 @@ static void field_free(field *f)
 }
 
 /* The configuration the database serves for p now (its best entry for this template
- * source), if it parses in this space; "" if none. */
-static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p, char *params, size_t size)
+ * source) and its recorded GFLOP/s, if it parses in this space; "" if none. */
+static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p, char *params, size_t size,
+                      double *gflops)
 {
     mmt_best_rec *b = NULL;
     size_t nb = 0;
@@ -184,59 +173,74 @@ static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p,
     if (mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, p->mode, &b, &nb, NULL) != MMT_OK)
         return;
     for (size_t i = 0; i < nb; i++)
-        if (mmt_problem_equal(&b[i].problem, p) && mmt_config_parse(fam->space, b[i].params, &cfg, NULL) == MMT_OK)
+        if (mmt_problem_equal(&b[i].problem, p) && mmt_config_parse(fam->space, b[i].params, &cfg, NULL) == MMT_OK) {
             snprintf(params, size, "%s", b[i].params);
+            if (gflops) *gflops = b[i].gflops;
+        }
     free(b);
 }
 
-/* The end of a problem: which candidate wins (final.h), into r. A rerun that measured
- * nothing new keeps the database's best without measuring anything: that is the choice
+/* r's winner: params, the figure it was chosen by, and how. */
+static void take_winner(mmt_tune_result *r, const char *params, const mmt_report_figure *fig, const char *chosen_by)
+{
+    snprintf(r->params, sizeof r->params, "%s", params);
+    r->tuned = *fig;
+    r->chosen_ms = fig->median_ms;
+    snprintf(r->chosen_by, sizeof r->chosen_by, "%s", chosen_by);
+    r->ok = 1;
+}
+
+/* The end of a family's search: which candidate wins (final.h), into r. A rerun that
+ * measured nothing new keeps the database's best without a final round: that is the choice
  * the run that measured this field made (its final round pinned it). When something new
  * was measured, the database's best stands in for every reused trial (it beat them,
- * side by side where it had to) and defends its place against the new ones. */
+ * side by side where it had to) and defends its place against the new ones. An
+ * interrupted run has no final round: the database's best stands, whatever moved it. */
 static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const mmt_problem *p,
                          int64_t problem_id, int64_t template_id, const prior *pr, const field *f, mmt_tune_result *r,
                          mmt_err *err)
 {
     char inc[512] = "";
-    if (!t->fresh) incumbent(t, fam, p, inc, sizeof inc);
+    double inc_gflops = 0;
+    mmt_report_detail *d = &r->detail;
+    if (stopped(t)) {
+        incumbent(t, fam, p, inc, sizeof inc, &inc_gflops);
+        if (inc[0] && inc_gflops > 0) {
+            mmt_report_figure fig = {.median_ms = mmt_problem_flops(env->problem) / (inc_gflops * 1e6)};
+            take_winner(r, inc, &fig, "the database's best");
+            snprintf(d->final, sizeof d->final, "interrupted: no final round; the database's best stands");
+        }
+        return MMT_OK;
+    }
+    if (!t->fresh) incumbent(t, fam, p, inc, sizeof inc, NULL);
     long at = inc[0] ? find_prior(pr, inc) : -1;
     if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
     size_t fresh_ok = 0;
     for (size_t i = 0; i < f->n; i++) fresh_ok += f->c[i].trial_id > 0;
-    mmt_report_detail *d = &r->detail;
     if (fresh_ok == 0 && at >= 0) {
-        snprintf(r->params, sizeof r->params, "%s", inc);
-        d->median_ms = pr->ms[at];
+        take_winner(r, inc, &(mmt_report_figure){.median_ms = pr->ms[at]}, "the database's best");
         snprintf(d->final, sizeof d->final, "kept from an earlier run: nothing new measured, the database's best stands");
-    } else {
-        /* the contenders borrow their texts from f and inc */
-        mmt_contender *c = malloc(sizeof *c * (f->n + 1));
-        RETURN_ERROR_IF(!c, err, MMT_OUT_OF_MEMORY, "out of memory");
-        size_t n = 0;
-        if (at >= 0)
-            c[n++] = (mmt_contender){.params = inc, .median_ms = pr->ms[at], .lo_ms = pr->ms[at], .hi_ms = pr->ms[at]};
-        for (size_t i = 0; i < f->n; i++)
-            if (at < 0 || f->c[i].trial_id > 0) c[n++] = f->c[i];
-        mmt_final fin;
-        mmt_status st = n ? mmt_final_choose(t, fam, env, problem_id, template_id, c, n, &fin, err) : MMT_OK;
-        if (st == MMT_OK && n) {
-            snprintf(r->params, sizeof r->params, "%s", c[fin.winner].params);
-            d->median_ms = fin.median_ms;
-            d->lo_ms = fin.lo_ms;
-            d->hi_ms = fin.hi_ms;
-            d->level = fin.level;
-            snprintf(d->final, sizeof d->final, "%s", fin.text);
-            d->pipe.wait_s += fin.wait_s;
-            d->pipe.finals = fin.measured;
-        }
-        free(c);
-        if (st != MMT_OK || n == 0) return st;
+        return MMT_OK;
     }
-    r->ok = 1;
-    r->time_ms = d->median_ms;
-    r->gflops = mmt_problem_flops(env->problem) / (d->median_ms * 1e6);
-    return MMT_OK;
+    /* the contenders borrow their texts from f and inc */
+    mmt_contender *c = malloc(sizeof *c * (f->n + 1));
+    RETURN_ERROR_IF(!c, err, MMT_OUT_OF_MEMORY, "out of memory");
+    size_t n = 0;
+    if (at >= 0)
+        c[n++] = (mmt_contender){.params = inc, .median_ms = pr->ms[at], .lo_ms = pr->ms[at], .hi_ms = pr->ms[at]};
+    for (size_t i = 0; i < f->n; i++)
+        if (at < 0 || f->c[i].trial_id > 0) c[n++] = f->c[i];
+    mmt_final fin;
+    mmt_status st = n ? mmt_final_choose(t, fam, env, problem_id, template_id, c, n, &fin, err) : MMT_OK;
+    if (st == MMT_OK && n) {
+        mmt_report_figure fig = {fin.median_ms, fin.lo_ms, fin.hi_ms, fin.level};
+        take_winner(r, c[fin.winner].params, &fig, fin.rounds > 0 ? "the final round" : "the search");
+        snprintf(d->final, sizeof d->final, "%s", fin.text);
+        d->pipe.wait_s += fin.wait_s;
+        d->pipe.finals = fin.measured;
+    }
+    free(c);
+    return st;
 }
 
 /* One family's search for p within budget_s seconds (0: none): its candidates cands[0..n),
@@ -293,7 +297,7 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
     size_t done = 0, ahead = 0; /* ahead: proposals (counted from the first) sent to the pool */
     while (st == MMT_OK && (idx = mmt_search_next(search)) >= 0) {
         char params[512];
-        if (budget_s > 0 && done > 0 && mmt_now_s() - t0 > budget_s) break;
+        if (stopped(t) || (budget_s > 0 && done > 0 && mmt_now_s() - t0 > budget_s)) break;
         if (ahead < done + 1) ahead = done + 1;
         for (long next; pb && mmt_prebuild_pending(pb) < 2 * t->compile_threads &&
                         (next = mmt_search_ahead(search, ahead - done - 1)) >= 0;
@@ -324,6 +328,12 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
             st = mmt_store_config(t->st, template_id, params, &rec.config_id, err);
             if (st == MMT_OK)
                 st = measure(t, fam, &cands[idx], &env, pb, best_hi, &rec, &tm, &message, &pipe, err);
+            if (st == MMT_OK && rec.status != MMT_TRIAL_OK && stopped(t)) {
+                /* Ctrl-C reached the compiler too: a failure now says nothing of the
+                 * candidate, which the same command measures */
+                free(message);
+                break;
+            }
             rec.message = message;
             if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, &trial_id, err);
             free(message);
@@ -337,6 +347,8 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
         if (ms < best_ms) {
             best_ms = ms;
             best_hi = tm.hi_ms; /* the early stop compares with the best's upper end */
+            snprintf(r->explored_params, sizeof r->explored_params, "%s", params);
+            r->explored_reused = prev >= 0;
         }
         double flops = mmt_problem_flops(&np);
         shown = pipe;
@@ -354,6 +366,11 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
     pipe.compiled += mmt_prebuild_compiled(pb);
     mmt_prebuild_free(pb);
     r->detail.pipe = pipe;
+    r->explored_ms = best_ms;
+    r->proposed = done;
+    r->planned = search ? mmt_search_planned(search) : 0;
+    r->partial = done < r->planned;
+    r->interrupted = stopped(t);
     if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, err);
     mmt_report_pipeline *rp = &r->detail.pipe;
     rp->measured = (size_t)r->measured;
@@ -376,6 +393,69 @@ static void add_pipeline(mmt_report_pipeline *to, const mmt_report_pipeline *p)
     to->finals += p->finals;
     to->reused += p->reused;
     if (p->ahead > to->ahead) to->ahead = p->ahead;
+}
+
+/* The search's plan for n candidates (mmt_search_new's rule): a count, a share, or all. */
+static size_t planned_of(const mmt_tuner *t, size_t n)
+{
+    size_t budget = t->budget ? t->budget : (size_t)ceil(t->budget_frac * (double)n);
+    return budget && budget < n ? budget : n;
+}
+
+static mmt_report_figure figure_of(const mmt_timing *tm)
+{
+    return (mmt_report_figure){tm->median_ms, tm->lo_ms, tm->hi_ms, tm->level};
+}
+
+/* Makes a family's winner the problem's (its pipeline stays the sum of every family's). */
+static void take_family(mmt_tune_result *r, const mmt_tune_result *part)
+{
+    snprintf(r->family, sizeof r->family, "%s", part->family);
+    snprintf(r->params, sizeof r->params, "%s", part->params);
+    snprintf(r->chosen_by, sizeof r->chosen_by, "%s", part->chosen_by);
+    snprintf(r->detail.final, sizeof r->detail.final, "%s", part->detail.final);
+    r->tuned = part->tuned;
+    r->chosen_ms = part->chosen_ms;
+    r->ok = 1;
+}
+
+/* Appends to buf (size bytes, *used of them taken), never past its end. */
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used = *used + (size_t)n < size ? *used + (size_t)n : size;
+}
+
+/* Where r's figures come from (detail.figures): the search's best (each candidate timed
+ * alone: the progress line's "explored best"), the figure the winner was chosen by, and
+ * the table's (the vendor round's, where it ran). */
+static void describe_figures(mmt_tune_result *r, const mmt_versus *vs)
+{
+    char *buf = r->detail.figures;
+    const size_t size = sizeof r->detail.figures;
+    size_t used = 0;
+    const double flops = mmt_problem_flops(&r->problem);
+    if (isfinite(r->explored_ms) && r->explored_ms > 0)
+        append(buf, size, &used, "explored best %.1f GFLOP/s (%.200s, %s); ", flops / (r->explored_ms * 1e6),
+               strcmp(r->explored_params, r->params) == 0 ? "the winner" : r->explored_params,
+               r->explored_reused ? "its trial of an earlier run" : "timed alone");
+    if (strcmp(r->chosen_by, "the search") != 0 && r->chosen_ms > 0)
+        append(buf, size, &used, "%s: %.1f GFLOP/s; ", r->chosen_by, flops / (r->chosen_ms * 1e6));
+    if (vs->winner >= 0 && r->vendor.median_ms > 0)
+        append(buf, size, &used, "the table's %.1f GFLOP/s and %.100s's %.1f: timed side by side over %d rounds",
+               mmt_report_gflops(&r->problem, &r->tuned), r->vendor_label, mmt_report_gflops(&r->problem, &r->vendor),
+               vs->tuned[vs->winner].samples);
+    else if (vs->winner >= 0)
+        append(buf, size, &used, "the table's %.1f GFLOP/s: timed again over %d rounds, without the vendor",
+               mmt_report_gflops(&r->problem, &r->tuned), vs->tuned[vs->winner].samples);
+    else
+        append(buf, size, &used, "the table's: the figure it was chosen by, without a vendor round%s",
+               r->interrupted ? " (interrupted)" : "");
 }
 
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
@@ -409,29 +489,56 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     const double t0 = mmt_now_s();
     int weight_left = 0;
     for (int f = 0; f < fl->n; f++) weight_left += n[f] ? 1 + fl->f[f]->space->arch_specific : 0;
+    mmt_tune_result part[MMT_MAX_FAMILIES];
+    int searched[MMT_MAX_FAMILIES] = {0};
+    mmt_versus_entry winners[MMT_MAX_FAMILIES];
+    int winner_part[MMT_MAX_FAMILIES], n_winners = 0;
+    r->explored_ms = INFINITY;
     for (int f = 0, done = 0; st == MMT_OK && f < fl->n; f++) {
         if (!n[f]) continue;
+        if (stopped(t)) { /* a family never begun: the problem's search is cut short */
+            r->partial = 1;
+            r->planned += planned_of(t, n[f]);
+            continue;
+        }
         const int weight = 1 + fl->f[f]->space->arch_specific;
         const double left = t->budget_s - (mmt_now_s() - t0);
         const double share = t->budget_s > 0 ? (left > 1 ? left : 1) * weight / weight_left : 0;
         weight_left -= weight;
-        mmt_tune_result part;
-        st = tune_family(t, fl->f[f], p, problem_id, cands[f], n[f], share, done == 0, &part, err);
+        mmt_tune_result *pt = &part[f];
+        st = tune_family(t, fl->f[f], p, problem_id, cands[f], n[f], share, done == 0, pt, err);
+        searched[f] = 1;
         done++;
-        r->measured += part.measured, r->failed += part.failed, r->reused += part.reused;
-        add_pipeline(&r->detail.pipe, &part.detail.pipe);
-        if (part.ok && (!r->ok || part.gflops > r->gflops)) {
-            const mmt_report_pipeline sum = r->detail.pipe;
-            snprintf(r->family, sizeof r->family, "%s", part.family);
-            snprintf(r->params, sizeof r->params, "%s", part.params);
-            r->gflops = part.gflops, r->time_ms = part.time_ms, r->ok = 1;
-            r->detail = part.detail;
-            r->detail.pipe = sum;
+        r->measured += pt->measured, r->failed += pt->failed, r->reused += pt->reused;
+        r->proposed += pt->proposed, r->planned += pt->planned, r->partial |= pt->partial;
+        add_pipeline(&r->detail.pipe, &pt->detail.pipe);
+        if (pt->explored_ms < r->explored_ms) {
+            r->explored_ms = pt->explored_ms;
+            snprintf(r->explored_params, sizeof r->explored_params, "%s", pt->explored_params);
+            r->explored_reused = pt->explored_reused;
         }
+        if (!pt->ok) continue;
+        winners[n_winners] = (mmt_versus_entry){fl->f[f], pt->params};
+        winner_part[n_winners++] = f;
+        if (!r->ok || pt->chosen_ms < r->chosen_ms) take_family(r, pt); /* until the vendor round says */
     }
     if (st == MMT_OK && live && !r->ok) snprintf(r->message, sizeof r->message, "no configuration passed verification");
-    if (st == MMT_OK && live) measure_vendor(t, p, problem_id, r);
-    if (live) mmt_progress_end_problem(t->progress, &r->detail);
+    mmt_versus vs = {.winner = -1};
+    if (st == MMT_OK && n_winners > 0 && !stopped(t)) {
+        st = mmt_versus_run(t, p, problem_id, winners, n_winners, &vs, err);
+        if (st == MMT_OK && vs.winner >= 0) {
+            take_family(r, &part[winner_part[vs.winner]]);
+            r->tuned = figure_of(&vs.tuned[vs.winner]);
+            if (vs.vendor.samples > 0) r->vendor = figure_of(&vs.vendor);
+            snprintf(r->vendor_label, sizeof r->vendor_label, "%s", vs.label);
+        }
+        if (st == MMT_OK && vs.text[0]) snprintf(r->message, sizeof r->message, "%.500s", vs.text);
+    }
+    /* the end of the searches: their bests say whether they were cut short */
+    for (int f = 0; st == MMT_OK && f < fl->n; f++)
+        if (searched[f]) st = mmt_store_best_partial(t->st, t->device_id, problem_id, fl->f[f]->name, part[f].partial, err);
+    r->interrupted = live && stopped(t);
+    if (r->ok) describe_figures(r, &vs);
     for (int f = 0; f < fl->n; f++) free(cands[f]);
     return st;
 }

@@ -1,13 +1,16 @@
 /* tune.h - the tuning loop for one (device, problem): enumerate the valid configurations,
  * let the strategy order them, build each (compile cache first), verify, time, and commit
- * every trial as it finishes; then choose the winner (final.h: the close ones measured
- * again side by side), and measure the vendor library in the same run. Trials already in
- * the database for this template source are not measured again (resume), and a rerun that
- * measures nothing new keeps the database's best. Candidates are compiled here and
- * measured in a worker process (worker.h). */
+ * every trial as it finishes; then choose each family's winner (final.h: the close ones
+ * measured again side by side) and time the winners beside the vendor library (versus.h):
+ * the figures and the ratio a table prints come from those rounds, on every run. Trials
+ * already in the database for this template source are not measured again (resume), and a
+ * rerun that measures nothing new keeps the database's best. A search that stops before it
+ * measured what it planned (a time budget, an interrupt) is partial, and its best says so.
+ * Candidates are compiled here and measured in a worker process (worker.h). */
 #ifndef MMT_TUNE_H
 #define MMT_TUNE_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,6 +35,9 @@ typedef struct mmt_tuner {
     int compile_threads;      /* compile ahead on this many threads (0: no; the CPU backend) */
     mmt_worker *worker;       /* measures; the tuner itself never runs a candidate */
     mmt_progress *progress;
+    /* non-zero once the run is to stop (Ctrl-C, SIGTERM: set by a signal handler): no new
+     * candidate starts, no final or vendor round; NULL: never */
+    const volatile sig_atomic_t *stop;
 } mmt_tuner;
 
 typedef struct mmt_tune_result {
@@ -39,14 +45,26 @@ typedef struct mmt_tune_result {
     int ok; /* a verified best exists */
     char family[64]; /* the winner's template ("cuda/gemm_wgmma.cu") */
     char params[512];
-    double gflops, time_ms;
-    double vendor_gflops; /* 0: not measured */
-    char vendor[128];     /* the vendor library's name, if it opened */
+    /* the winner's figure: from the vendor round where it ran, else the one it was chosen
+     * by (detail.figures says which), and the vendor's from the same rounds (median 0: not
+     * measured, message says why) */
+    mmt_report_figure tuned, vendor;
+    char vendor_label[128]; /* "OpenBLAS 0.3.21", "cuBLAS 13.1.0 (TF32)" */
+    double chosen_ms;       /* the winner's median when it was chosen */
+    char chosen_by[32];     /* by what: "the final round", "the search", "the database's best" */
+    double explored_ms;     /* the search's fastest median (candidates timed alone); INFINITY: none */
+    char explored_params[512];
+    int explored_reused;    /* that median is a trial of an earlier run */
     int measured, failed, reused;
+    size_t proposed, planned;  /* candidates the searches got to, of those they planned */
+    int partial;               /* a search stopped short of its plan: a time budget or an interrupt */
+    int interrupted;           /* the run was stopped while tuning this problem */
     char message[512];         /* why there is no result, or the vendor's failure */
-    mmt_report_detail detail;  /* the winner's interval, how it was chosen, the pipeline figures */
+    mmt_report_detail detail;  /* how the winner was chosen, where the figures come from, the pipeline */
 } mmt_tune_result;
 
+/* Tunes p. After t->stop, r->interrupted says the problem was cut short (partial); a
+ * problem not begun then is not tuned at all (r->ok 0). */
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err);
 
 /* The cache size a bench of this device must defeat. */

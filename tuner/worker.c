@@ -9,6 +9,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +21,27 @@
 #include "tune.h"
 #include "vendor.h"
 
-enum { REQ_SETUP = 1, REQ_MEASURE = 2, REQ_VENDOR = 3, REQ_PAIRED = 4 };
+enum { REQ_SETUP = 1, REQ_MEASURE = 2, REQ_PAIRED = 4 };
 
 typedef struct request {
     int32_t kind;
     mmt_problem problem;    /* setup */
     mmt_geometry geometry;  /* measure */
     double best_hi_ms;      /* measure */
-    char entry[64];         /* measure, paired */
+    char entry[64];         /* measure */
     uint64_t blob_size;     /* measure, paired: the binaries follow, one after the other */
-    int32_t n_paired;       /* paired: */
+    int32_t n_paired;       /* paired: the binaries */
+    int32_t with_vendor;    /* paired: the vendor library too, timed in the same rounds */
     uint64_t paired_size[MMT_BENCH_MAX_PAIRED];
     mmt_geometry paired_geometry[MMT_BENCH_MAX_PAIRED];
+    char paired_entry[MMT_BENCH_MAX_PAIRED][64];
 } request;
 
 typedef struct reply {
     int32_t status; /* mmt_status of the request itself */
     mmt_measure m;
-    mmt_measure paired[MMT_BENCH_MAX_PAIRED];
-    char text[256]; /* vendor: its name */
+    mmt_measure paired[MMT_BENCH_MAX_PAIRED]; /* the binaries, then the vendor */
+    char text[256]; /* paired with the vendor: its label */
     int32_t retire; /* the worker exits after this reply: its device state is not to be trusted */
 } reply;
 
@@ -118,8 +121,12 @@ static mmt_status spawn(mmt_worker *w, mmt_err *err)
         close(req[0]), close(req[1]);
         return mmt_err_set(err, MMT_IO, "pipe: %s", strerror(errno));
     }
+    const pid_t tuner = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* a worker outlives no tuner (one stopped by a second Ctrl-C, or killed): its
+         * measurement would run on with nobody to read it */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != tuner) _exit(127);
         /* fds 3 and 4 for the protocol; stdout and stderr stay the tuner's */
         if (dup2(req[0], 3) < 0 || dup2(rep[1], 4) < 0) _exit(127);
         execl(w->exe, w->exe, "__worker", w->device, (char *)NULL);
@@ -233,42 +240,46 @@ mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const
     return MMT_OK;
 }
 
-mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const void *const *bins, const size_t *sizes,
-                                     const char *entry, const mmt_geometry *g, mmt_measure *m, mmt_err *err)
+/* Both paired requests: n binaries, and the vendor after them where vendor is not NULL. */
+static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m, mmt_measure *vendor,
+                         char *label, size_t label_size, mmt_err *err)
 {
-    RETURN_ERROR_IF(n < 1 || n > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "paired measurement of %d", n);
-    request rq = {.kind = REQ_PAIRED, .n_paired = n};
-    snprintf(rq.entry, sizeof rq.entry, "%s", entry);
+    const int all = n + (vendor != NULL);
+    RETURN_ERROR_IF(n < 1 || all > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "paired measurement of %d", all);
+    request rq = {.kind = REQ_PAIRED, .n_paired = n, .with_vendor = vendor != NULL};
     for (int i = 0; i < n; i++) {
-        rq.paired_size[i] = sizes[i];
-        rq.paired_geometry[i] = g[i];
-        rq.blob_size += sizes[i];
+        rq.paired_size[i] = bins[i].size;
+        rq.paired_geometry[i] = bins[i].geometry;
+        snprintf(rq.paired_entry[i], sizeof rq.paired_entry[i], "%s", bins[i].entry);
+        rq.blob_size += bins[i].size;
     }
     char *blob = malloc(rq.blob_size ? rq.blob_size : 1);
     RETURN_ERROR_IF(!blob, err, MMT_OUT_OF_MEMORY, "out of memory");
-    for (size_t i = 0, at = 0; i < (size_t)n; at += sizes[i], i++) memcpy(blob + at, bins[i], sizes[i]);
+    for (size_t i = 0, at = 0; i < (size_t)n; at += bins[i].size, i++) memcpy(blob + at, bins[i].bin, bins[i].size);
     reply rp;
     int lost;
     /* each has its warm-up, verification and time-capped share of the rounds */
-    mmt_status st = round_trip(w, &rq, blob, watchdog_s(60) * n, &rp, &lost, err);
+    mmt_status st = round_trip(w, &rq, blob, watchdog_s(60) * all, &rp, &lost, err);
     free(blob);
     FORWARD_IF_ERROR(st);
     for (int i = 0; i < n; i++) m[i] = lost ? rp.m : rp.paired[i];
+    if (vendor) *vendor = lost ? rp.m : rp.paired[n];
+    if (label) snprintf(label, label_size, "%s", lost ? "" : rp.text);
     if (lost || rp.retire) return restore(w, err);
     RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
     return MMT_OK;
 }
 
-mmt_status mmt_worker_vendor(mmt_worker *w, mmt_measure *m, char *vendor_name, size_t size, mmt_err *err)
+mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
+                                     mmt_err *err)
 {
-    request rq = {.kind = REQ_VENDOR};
-    reply rp;
-    int lost;
-    FORWARD_IF_ERROR(round_trip(w, &rq, NULL, watchdog_s(600), &rp, &lost, err));
-    *m = rp.m;
-    snprintf(vendor_name, size, "%s", rp.text);
-    if (lost || rp.retire) return restore(w, err);
-    return MMT_OK;
+    return paired(w, n, bins, m, NULL, NULL, 0, err);
+}
+
+mmt_status mmt_worker_measure_versus(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
+                                     mmt_measure *vendor, char *label, size_t size, mmt_err *err)
+{
+    return paired(w, n, bins, m, vendor, label, size, err);
 }
 
 /* ---- the worker's side -------------------------------------------------------------- */
@@ -322,23 +333,55 @@ static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_h
     }
 }
 
-/* The final round's request: every binary loaded and verified, those that pass timed side
- * by side. */
+/* The vendor library of the worker's device, opened on first use. */
+typedef struct vendor_state {
+    mmt_vendor *v;
+    int tried;
+    char why[256]; /* why it did not open */
+} vendor_state;
+
+/* The vendor's call for the problem of b, verified, into fns/users; 0 if it is not there,
+ * has no routine for the mode, or fails verification (m says why; *launched says whether
+ * it ran on the device). */
+static int vendor_ready(const mmt_backend *be, const mmt_device_info *dev, mmt_bench *b, vendor_state *vs,
+                        mmt_vendor_call *call, char *label, size_t size, mmt_measure *m, int *launched)
+{
+    mmt_err err;
+    m->rel_error = NAN;
+    *launched = 0;
+    if (!vs->tried && mmt_vendor_open(be, dev, &vs->v, &err) != MMT_OK)
+        snprintf(vs->why, sizeof vs->why, "%.200s", err.msg);
+    vs->tried = 1;
+    if (!vs->v || mmt_vendor_check(vs->v, b->p.mode, &err) != MMT_OK) {
+        m->status = MMT_TRIAL_LAUNCH_ERROR;
+        snprintf(m->message, sizeof m->message, "not measured: %.1000s", vs->v ? err.msg : vs->why);
+        return 0;
+    }
+    *call = (mmt_vendor_call){vs->v, b->p.mode, b->p.out};
+    mmt_vendor_label(vs->v, b->p.mode, label, size);
+    *launched = 1;
+    return verify_with(b, mmt_vendor_gemm, call, m);
+}
+
+/* The paired request: every binary loaded and verified, and the vendor where asked; those
+ * that pass are timed side by side. *vendor_launched: the vendor ran on the device. */
 static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mmt_bench *b, const request *rq,
-                           const char *blob, reply *rp)
+                           const char *blob, vendor_state *vs, reply *rp, int *vendor_launched)
 {
     kernel_call kc[MMT_BENCH_MAX_PAIRED];
     mmt_gemm_fn fns[MMT_BENCH_MAX_PAIRED];
     void *users[MMT_BENCH_MAX_PAIRED];
     int live[MMT_BENCH_MAX_PAIRED], n_live = 0, n = rq->n_paired;
+    mmt_vendor_call vc;
     mmt_err err;
     memset(kc, 0, sizeof kc);
+    *vendor_launched = 0;
     size_t at = 0;
     for (int i = 0; i < n; at += rq->paired_size[i], i++) {
         mmt_measure *m = &rp->paired[i];
         m->rel_error = NAN;
         kc[i] = (kernel_call){.be = be, .g = rq->paired_geometry[i]};
-        if (be->load(dev, blob + at, rq->paired_size[i], rq->entry, &kc[i].mod, &err) != MMT_OK ||
+        if (be->load(dev, blob + at, rq->paired_size[i], rq->paired_entry[i], &kc[i].mod, &err) != MMT_OK ||
             (kc[i].g.workspace > 0 && be->alloc(dev, (size_t)kc[i].g.workspace, &kc[i].workspace, &err) != MMT_OK)) {
             m->status = MMT_TRIAL_LAUNCH_ERROR;
             snprintf(m->message, sizeof m->message, "%.2000s", err.msg);
@@ -347,6 +390,16 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
             users[n_live] = &kc[i];
             live[n_live++] = i;
         }
+    }
+    /* the vendor goes last, and only beside a binary that passed: it is the yardstick */
+    if (rq->with_vendor && n_live > 0 &&
+        vendor_ready(be, dev, b, vs, &vc, rp->text, sizeof rp->text, &rp->paired[n], vendor_launched)) {
+        fns[n_live] = mmt_vendor_gemm;
+        users[n_live] = &vc;
+        live[n_live++] = n;
+    } else if (rq->with_vendor && n_live == 0) {
+        rp->paired[n].status = MMT_TRIAL_LAUNCH_ERROR;
+        snprintf(rp->paired[n].message, sizeof rp->paired[n].message, "not measured: no tuned kernel passed");
     }
     mmt_timing t[MMT_BENCH_MAX_PAIRED];
     if (n_live > 0 && mmt_bench_time_paired(b, n_live, fns, users, t, &err) != MMT_OK) {
@@ -373,17 +426,18 @@ int mmt_worker_main(const char *device)
         fprintf(stderr, "mmtune worker: %s\n", err.msg);
         return 1;
     }
+    /* Ctrl-C reaches the whole process group: the tuner decides what an interrupt means
+     * and lets the measurement in flight finish */
+    signal(SIGINT, SIG_IGN);
     mmt_bench *b = NULL;
-    mmt_vendor *vendor = NULL;
-    int vendor_tried = 0;
-    char vendor_why[256] = "";
+    vendor_state vendor = {0};
     request rq;
     while (read_all(3, &rq, sizeof rq, 0) == 0) {
         reply rp;
         memset(&rp, 0, sizeof rp);
         rp.m.rel_error = NAN;
         void *blob = NULL;
-        int launched = 1; /* 0: answered without touching the device */
+        int vendor_launched = 0;
         if (rq.blob_size) {
             blob = malloc(rq.blob_size);
             if (!blob || read_all(3, blob, rq.blob_size, 0) != 0) return 1;
@@ -404,21 +458,9 @@ int mmt_worker_main(const char *device)
             }
             be->free(kc.workspace);
             if (kc.mod) be->unload(kc.mod);
-        } else if (rq.kind == REQ_PAIRED && b && rq.n_paired >= 1 && rq.n_paired <= MMT_BENCH_MAX_PAIRED) {
-            measure_paired(be, &dev, b, &rq, blob, &rp);
-        } else if (rq.kind == REQ_VENDOR && b) {
-            if (!vendor_tried && mmt_vendor_open(be, &dev, &vendor, &err) != MMT_OK)
-                snprintf(vendor_why, sizeof vendor_why, "%.200s", err.msg);
-            vendor_tried = 1;
-            if (vendor && mmt_vendor_check(vendor, b->p.mode, &err) == MMT_OK) {
-                mmt_vendor_call call = {vendor, b->p.mode, b->p.out};
-                measure_with(b, mmt_vendor_gemm, &call, 0, &rp.m);
-                mmt_vendor_label(vendor, b->p.mode, rp.text, sizeof rp.text);
-            } else {
-                launched = 0;
-                rp.m.status = MMT_TRIAL_LAUNCH_ERROR;
-                snprintf(rp.m.message, sizeof rp.m.message, "not measured: %.1000s", vendor ? err.msg : vendor_why);
-            }
+        } else if (rq.kind == REQ_PAIRED && b && rq.n_paired >= 1 &&
+                   rq.n_paired + (rq.with_vendor != 0) <= MMT_BENCH_MAX_PAIRED) {
+            measure_paired(be, &dev, b, &rq, blob, &vendor, &rp, &vendor_launched);
         } else {
             rp.status = MMT_INTERNAL;
             snprintf(rp.m.message, sizeof rp.m.message, "worker: request %d before setup", rq.kind);
@@ -429,10 +471,12 @@ int mmt_worker_main(const char *device)
         int launch_error = rp.m.status == MMT_TRIAL_LAUNCH_ERROR;
         for (int i = 0; rq.kind == REQ_PAIRED && i < rq.n_paired && i < MMT_BENCH_MAX_PAIRED; i++)
             launch_error |= rp.paired[i].status == MMT_TRIAL_LAUNCH_ERROR;
-        rp.retire = launched && launch_error && strcmp(be->name, "cpu") != 0;
+        if (rq.kind == REQ_PAIRED && vendor_launched)
+            launch_error |= rp.paired[rq.n_paired].status == MMT_TRIAL_LAUNCH_ERROR;
+        rp.retire = launch_error && strcmp(be->name, "cpu") != 0;
         if (write_all(4, &rp, sizeof rp) != 0 || rp.retire) break;
     }
-    mmt_vendor_close(vendor);
+    mmt_vendor_close(vendor.v);
     mmt_bench_free(b);
     return 0;
 }

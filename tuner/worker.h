@@ -31,15 +31,28 @@ mmt_status mmt_worker_setup(mmt_worker *w, const mmt_problem *p, mmt_err *err);
 mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const char *entry, const mmt_geometry *g,
                               double best_hi_ms, mmt_measure *m, mmt_err *err);
 
+/* One binary of a paired measurement, with its entry symbol and launch geometry. */
+typedef struct mmt_worker_binary {
+    const void *bin;
+    size_t size;
+    const char *entry;
+    mmt_geometry geometry;
+} mmt_worker_binary;
+
 /* Loads n binaries (n <= MMT_BENCH_MAX_PAIRED) into one worker, verifies each, and times
  * those that pass side by side (mmt_bench_time_paired): m[i] is binary i's result. A
  * worker lost on the way gives every m[i] its status (crashed, timeout): which binary
  * did it is not known. */
-mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const void *const *bins, const size_t *sizes,
-                                     const char *entry, const mmt_geometry *g, mmt_measure *m, mmt_err *err);
+mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
+                                     mmt_err *err);
 
-/* The vendor library on the same inputs (status ok with its timing, or why not in message). */
-mmt_status mmt_worker_vendor(mmt_worker *w, mmt_measure *m, char *vendor_name, size_t size, mmt_err *err);
+/* The same with the device's vendor library (vendor.h) as one more, verified and timed in
+ * the same rounds after the binaries (n + 1 <= MMT_BENCH_MAX_PAIRED), so that a ratio is
+ * two figures of one measurement: *vendor is its result (status launch_error and "not
+ * measured: why" where it is absent or has no routine for the mode, or no binary passed),
+ * label its name as tables print it ("OpenBLAS 0.3.21"). */
+mmt_status mmt_worker_measure_versus(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
+                                     mmt_measure *vendor, char *label, size_t size, mmt_err *err);
 
 void mmt_worker_stop(mmt_worker *w);
 

@@ -1,0 +1,97 @@
+/* versus.c - the vendor round (see versus.h). */
+#include "versus.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "final.h"
+
+_Static_assert(MMT_MAX_FAMILIES + 1 <= MMT_BENCH_MAX_PAIRED, "a paired measurement holds every family and the vendor");
+
+/* Records entry e's result as a trial of this session; an ok one becomes its family's best.
+ * *trial_id: the trial (0 if none was recorded). */
+static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id, const mmt_versus_entry *e,
+                         const mmt_measure *r, const char *how, int64_t *trial_id, mmt_err *err)
+{
+    char message[2400];
+    mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
+                         .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error,
+                         .message = message};
+    if (r->status == MMT_TRIAL_OK) {
+        rec.time_ms_median = r->timing.median_ms;
+        rec.time_ms_min = r->timing.min_ms;
+        rec.time_ms_max = r->timing.max_ms;
+        rec.reps = r->timing.samples;
+        rec.gflops = mmt_problem_flops(np) / (r->timing.median_ms * 1e6);
+        snprintf(message, sizeof message, "vendor round: %s", how);
+    } else {
+        snprintf(message, sizeof message, "vendor round: %.2000s", r->message);
+    }
+    int64_t template_id;
+    *trial_id = 0;
+    FORWARD_IF_ERROR(mmt_store_template(t->st, e->fam->name, e->fam->source_hash, &template_id, err));
+    FORWARD_IF_ERROR(mmt_store_config(t->st, template_id, e->params, &rec.config_id, err));
+    FORWARD_IF_ERROR(mmt_store_trial_add(t->st, &rec, trial_id, err));
+    return r->status == MMT_TRIAL_OK ? mmt_store_best_set(t->st, *trial_id, err) : MMT_OK;
+}
+
+mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, const mmt_versus_entry *e, int n,
+                          mmt_versus *out, mmt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->winner = -1;
+    RETURN_ERROR_IF(n < 1 || n > MMT_MAX_FAMILIES, err, MMT_INVALID_ARGUMENT, "vendor round of %d winners", n);
+    mmt_problem np = mmt_problem_normalise(p);
+    mmt_space_env env = {.problem = &np, .device = &t->dev};
+    mmt_worker_binary bins[MMT_MAX_FAMILIES];
+    int who[MMT_MAX_FAMILIES], m = 0;
+    for (int i = 0; i < n; i++)
+        if (mmt_final_binary(t, e[i].fam, &env, e[i].params, &bins[m])) who[m++] = i;
+        else free((void *)bins[m].bin);
+    if (m == 0) {
+        snprintf(out->text, sizeof out->text, "no vendor round: the winner could not be built again");
+        return MMT_OK;
+    }
+    mmt_measure res[MMT_MAX_FAMILIES], vres;
+    mmt_status st = mmt_worker_measure_versus(t->worker, m, bins, res, &vres, out->label, sizeof out->label, err);
+    for (int j = 0; j < m; j++) free((void *)bins[j].bin);
+    FORWARD_IF_ERROR(st);
+    if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {
+        /* which of them took the worker down is not known, and each passed before */
+        snprintf(out->text, sizeof out->text, "vendor round lost (%.300s)", res[0].message);
+        return MMT_OK;
+    }
+    const int vendor_ok = vres.status == MMT_TRIAL_OK && vres.timing.samples > 0;
+    int rounds = 0;
+    for (int j = 0; j < m; j++)
+        if (res[j].status == MMT_TRIAL_OK) rounds = res[j].timing.samples;
+    char how[400];
+    if (vendor_ok)
+        snprintf(how, sizeof how, "timed side by side with %.100s over %d rounds (A B A B ..., the same inputs)",
+                 out->label, rounds);
+    else
+        snprintf(how, sizeof how, "timed again over %d rounds (the vendor: %.300s)", rounds, vres.message);
+    if (!vendor_ok)
+        snprintf(out->text, sizeof out->text, "%.100s%s%.400s", out->label, out->label[0] ? ": " : "", vres.message);
+
+    int64_t winner_trial = 0;
+    for (int j = 0; j < m && st == MMT_OK; j++) {
+        int64_t id;
+        st = record(t, &np, problem_id, &e[who[j]], &res[j], how, &id, err);
+        if (st != MMT_OK || res[j].status != MMT_TRIAL_OK) continue;
+        out->tuned[who[j]] = res[j].timing;
+        if (out->winner < 0 || res[j].timing.median_ms < out->tuned[out->winner].median_ms) {
+            out->winner = who[j];
+            winner_trial = id;
+        }
+    }
+    FORWARD_IF_ERROR(st);
+    if (out->winner < 0 && !out->text[0])
+        snprintf(out->text, sizeof out->text, "vendor round: the winner failed this time: %.400s", res[0].message);
+    if (out->winner < 0 || !vendor_ok) return MMT_OK;
+    out->vendor = vres.timing;
+    return mmt_store_baseline_put(t->st, t->device_id, problem_id, out->label, vres.timing.median_ms,
+                                  mmt_problem_flops(&np) / (vres.timing.median_ms * 1e6), winner_trial, err);
+}

@@ -1,0 +1,35 @@
+/* versus.h - the vendor round, the last measurement of a problem: the winner of each family
+ * and the vendor library (vendor.h) are verified and timed side by side in one worker
+ * (A B V A B V ... on the same inputs: mmt_worker_measure_versus), so the figures a table
+ * prints and the ratio made of them are two figures of one measurement, taken in this run
+ * whatever earlier runs measured. Each winner's result is recorded as an ordinary trial
+ * ("vendor round: ...") and made its family's best (its configuration stays; its figure is
+ * this run's); the vendor's figure goes to the baseline table with the trial of the
+ * fastest winner it was timed beside (best_view shows a ratio only for that pair). */
+#ifndef MMT_VERSUS_H
+#define MMT_VERSUS_H
+
+#include "tune.h"
+
+/* A family's winner. */
+typedef struct mmt_versus_entry {
+    const mmt_family *fam;
+    const char *params;
+} mmt_versus_entry;
+
+typedef struct mmt_versus {
+    int winner;                         /* the entry with the fastest median that passed; -1: none */
+    mmt_timing tuned[MMT_MAX_FAMILIES]; /* per entry; samples 0: not timed */
+    mmt_timing vendor;                  /* samples 0: not timed (text says why) */
+    char label[128];                    /* the vendor as tables name it */
+    char text[512];                     /* why the round, or the vendor, timed nothing */
+} mmt_versus;
+
+/* Times the n <= MMT_MAX_FAMILIES winners e of p beside the vendor and records them (see
+ * above). A round the worker does not survive, or winners that cannot be built again,
+ * leave out->winner -1 with the reason in out->text; errors are the tuner's own failures
+ * (the database). */
+mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, const mmt_versus_entry *e, int n,
+                          mmt_versus *out, mmt_err *err);
+
+#endif
