@@ -806,6 +806,36 @@ mmt_status mmt_store_print_best(mmt_store *st, void *file, const char *device, m
     return r;
 }
 
+mmt_status mmt_store_best_view_each(mmt_store *st, const char *device,
+                                    int (*fn)(void *user, const mmt_store_cell *cells, int n), void *user,
+                                    mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "SELECT * FROM best_view WHERE ?1 IS NULL OR device = ?1", &s, err));
+    if (device) sqlite3_bind_text(s, 1, device, -1, SQLITE_TRANSIENT);
+    mmt_store_cell cells[32];
+    int n = sqlite3_column_count(s) < 32 ? sqlite3_column_count(s) : 32, rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        for (int c = 0; c < n; c++) {
+            mmt_store_cell *x = &cells[c];
+            *x = (mmt_store_cell){.name = sqlite3_column_name(s, c)};
+            switch (sqlite3_column_type(s, c)) {
+            case SQLITE_INTEGER: x->type = MMT_CELL_INT, x->i = sqlite3_column_int64(s, c); break;
+            case SQLITE_FLOAT: x->type = MMT_CELL_REAL, x->r = sqlite3_column_double(s, c); break;
+            case SQLITE_NULL: x->type = MMT_CELL_NULL; break;
+            default: x->type = MMT_CELL_TEXT, x->text = (const char *)sqlite3_column_text(s, c); break;
+            }
+        }
+        if (fn(user, cells, n)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
+    sqlite3_finalize(s);
+    return r;
+}
+
 /* store_sql.h: the helpers above for the store's other files */
 mmt_status mmt_store_db_error(mmt_store *st, mmt_err *err, const char *what) { return db_error(st, err, what); }
 mmt_status mmt_store_exec(mmt_store *st, const char *sql, mmt_err *err) { return exec(st, sql, err); }

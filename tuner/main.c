@@ -26,7 +26,7 @@ static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
     "       mmtune bench --device DEV --shapes FILE [--db PATH]  libmmtuned vs the vendor library\n"
     "                                                             (or --problem TEXT)\n"
-    "       mmtune show [--db PATH] [--device DEV]                what the database holds (for DEV)\n"
+    "       mmtune show [--db PATH] [--device DEV] [--json]       what the database holds (for DEV)\n"
     "       mmtune [tune] --device DEV --problem TEXT [options]   tune one problem\n"
     "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
@@ -53,7 +53,9 @@ static const char usage[] =
     "  --space FILE      a search space YAML instead of the built-in one\n"
     "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
     "  --fresh           measure again configurations the database already has\n"
-    "  --quiet           no progress output\n"
+    "  --quiet           no progress output (errors only, and the table or --json on stdout)\n"
+    "  --json            tune, bench, show: the table's figures as JSON on stdout (the text table\n"
+    "                    then goes to stderr, or nowhere with --quiet)\n"
     "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
     "                    (default 5), --warm starts each problem from the others' winners,\n"
     "                    --batch N proposals per step of a guided strategy (default 1)\n"
@@ -75,7 +77,7 @@ typedef struct options {
     int seeds, warm, batch; /* replay */
     const char *budget_text;
     uint64_t seed;
-    int fresh, quiet;
+    int fresh, quiet, json;
     int jobs; /* -1: the default */
     const char *problem; /* --problem TEXT */
     int from_misses;
@@ -120,7 +122,7 @@ static int parse_budget(const char *text, size_t *count, double *fraction, doubl
 static const struct {
     const char *command, *takes;
 } command_options[] = {
-    {"tune", "dsbSBepfqjPMTH"}, {"bench", "dsPbq"}, {"show", "bd"}, {"replay", "LSBnwa"}};
+    {"tune", "dsbSBepfqjPMTHJ"}, {"bench", "dsPbqJ"}, {"show", "bdJq"}, {"replay", "LSBnwa"}};
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -135,7 +137,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"warm", no_argument, 0, 'w'},         {"batch", required_argument, 0, 'a'},
         {"problem", required_argument, 0, 'P'}, {"from-misses", no_argument, 0, 'M'},
         {"top", required_argument, 0, 'T'},    {"shard", required_argument, 0, 'H'},
-        {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'J'},         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
     o->strategy = "model";
@@ -170,6 +172,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'p': o->space = optarg; break;
         case 'f': o->fresh = 1; break;
         case 'q': o->quiet = 1; break;
+        case 'J': o->json = 1; break;
         case 'B':
             if (parse_budget(optarg, &o->budget, &o->budget_frac, &o->budget_s))
                 return bad_input("--budget takes a count, a percentage (10%%) or a time (90s, 2m), not '%s'",
@@ -248,6 +251,8 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->top && !o->from_misses) return bad_input("%s", "--top goes with --from-misses");
     if (o->shard_count && !o->shapes) return bad_input("%s", "--shard deals the problems of --shapes FILE");
+    if (o->json && o->device && strcmp(o->device, "all") == 0)
+        return bad_input("%s", "--json takes one device: --device all runs one mmtune per GPU, each with its table");
     if (!mmt_search_known(o->strategy)) {
         fprintf(stderr, "mmtune: unknown strategy '%s' (%s)\n(mmtune --help shows the usage)\n", o->strategy,
                 mmt_search_names());
@@ -289,9 +294,16 @@ static int cmd_show(const options *o)
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return EXIT_FAIL;
     }
-    printf("database: %s\n", path);
-    if (o->device) printf("device: %s\n", dev.name);
-    mmt_status s = mmt_store_print_best(st, stdout, o->device ? dev.name : NULL, &err);
+    /* --json: the document on stdout, the table on stderr unless --quiet (as tune's) */
+    FILE *text = o->json ? (o->quiet ? NULL : stderr) : stdout;
+    const char *device = o->device ? dev.name : NULL;
+    mmt_status s = MMT_OK;
+    if (text) {
+        fprintf(text, "database: %s\n", path);
+        if (o->device) fprintf(text, "device: %s\n", dev.name);
+        s = mmt_store_print_best(st, text, device, &err);
+    }
+    if (s == MMT_OK && o->json) s = mmt_report_json_best(stdout, st, path, device, &err);
     mmt_store_close(st);
     if (s != MMT_OK) fprintf(stderr, "mmtune: %s\n", err.msg);
     return s == MMT_OK ? EXIT_OK : EXIT_FAIL;
@@ -450,6 +462,19 @@ static void catch_stop(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The table: on stdout; with --json the JSON document there instead, and the table on
+ * stderr (a person at a terminal still reads it) unless --quiet. */
+static void print_table(const options *o, const mmt_report_meta *meta, const char *title, const mmt_report_row *rows,
+                        size_t n)
+{
+    if (!o->json) {
+        mmt_report_table(stdout, title, meta->notes, rows, n);
+        return;
+    }
+    if (!o->quiet) mmt_report_table(stderr, title, meta->notes, rows, n);
+    mmt_report_json(stdout, meta, rows, n);
+}
+
 /* A tune's row: the result, and a note saying what the figures cannot (a search cut short,
  * a vendor that was not timed, why there is no result). */
 static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt_tune_result *r, int begun,
@@ -471,7 +496,9 @@ static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt
         n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
     if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
     return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,
-                            .tuned = r->tuned, .vendor = r->vendor, .note = note, .detail = begun ? &r->detail : NULL};
+                            .tuned = r->tuned, .vendor = r->vendor,
+                            .vendor_label = r->vendor.median_ms > 0 ? r->vendor_label : NULL, .note = note,
+                            .detail = begun ? &r->detail : NULL};
 }
 
 /* How a tune went, for the session row: interrupted, failed, partial or complete. */
@@ -572,7 +599,8 @@ static int cmd_tune(const options *o, int argc, char **argv)
     char title[512];
     snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time%s", t.dev.name,
              t.dev.arch, stop_signal ? "; interrupted: a partial table" : "");
-    if (res && rows && notes) mmt_report_table(stdout, title, footer, rows, pl.n);
+    mmt_report_meta meta = {"tune", &t.dev, path, footer, stop_signal != 0};
+    if (res && rows && notes) print_table(o, &meta, title, rows, pl.n);
     free(res);
     free(rows);
     free(notes);
@@ -639,7 +667,8 @@ static int cmd_bench(const options *o)
     mmt_report_row *rows = calloc(pl.n, sizeof *rows);
     char (*params)[512] = calloc(pl.n, sizeof *params);
     char (*notes)[512] = calloc(pl.n, sizeof *notes);
-    for (size_t i = 0; rows && params && notes && i < pl.n; i++) {
+    char (*vendor_labels)[160] = calloc(pl.n, sizeof *vendor_labels);
+    for (size_t i = 0; rows && params && notes && vendor_labels && i < pl.n; i++) {
         mmt_problem *p = &pl.problems[i];
         rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
         mmt_bench *b = NULL;
@@ -682,6 +711,8 @@ static int cmd_bench(const options *o)
                 rows[i].tuned = (mmt_report_figure){tm[0].median_ms, tm[0].lo_ms, tm[0].hi_ms, tm[0].level};
                 if (vs == MMT_OK) {
                     rows[i].vendor = (mmt_report_figure){tm[1].median_ms, tm[1].lo_ms, tm[1].hi_ms, tm[1].level};
+                    snprintf(vendor_labels[i], sizeof vendor_labels[i], "%s", label);
+                    rows[i].vendor_label = vendor_labels[i];
                     add_label(labels, sizeof labels, label);
                 }
             }
@@ -707,10 +738,12 @@ static int cmd_bench(const options *o)
                             NULL};
     char title[512];
     snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s", pl.dev.name, pl.dev.arch, path);
-    if (rows) mmt_report_table(stdout, title, footer, rows, pl.n);
+    mmt_report_meta meta = {"bench", &pl.dev, path, footer, 0};
+    if (rows && params && notes && vendor_labels) print_table(o, &meta, title, rows, pl.n);
     free(rows);
     free(params);
     free(notes);
+    free(vendor_labels);
     mmt_vendor_close(vendor);
     mmt_close(ctx);
     free_plan(&pl);
