@@ -265,8 +265,9 @@ mmt_status mmt_store_device(mmt_store *st, const mmt_device_info *d, int64_t *id
                       (long long)d->props[i].value);
     sqlite3_stmt *ins, *sel;
     FORWARD_IF_ERROR(prepare(st,
-                             "INSERT OR IGNORE INTO device (backend, name, arch, fingerprint, props) "
-                             "VALUES (?, ?, ?, ?, ?)",
+                             "INSERT INTO device (backend, name, arch, fingerprint, props) VALUES (?, ?, ?, ?, ?) "
+                             "ON CONFLICT (fingerprint) DO UPDATE SET props = excluded.props "
+                             "WHERE props <> excluded.props",
                              &ins, err));
     if (prepare(st, "SELECT id FROM device WHERE fingerprint = ?", &sel, err) != MMT_OK) {
         sqlite3_finalize(ins);
