@@ -23,7 +23,7 @@ const char *mmt_trial_status_name(mmt_trial_status s)
     return (unsigned)s < sizeof status_names / sizeof *status_names ? status_names[s] : "unknown";
 }
 
-static mmt_trial_status status_parse(const char *name)
+mmt_trial_status mmt_trial_status_parse(const char *name)
 {
     for (size_t i = 0; i < sizeof status_names / sizeof *status_names; i++)
         if (name && strcmp(name, status_names[i]) == 0) return (mmt_trial_status)i;
@@ -504,12 +504,11 @@ mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t prob
     return step_done(st, s, err);
 }
 
-/* The columns problem_from_row reads, of problem p, in its order. */
-#define PROBLEM_COLS "p.dtype, p.out_dtype, p.mode, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k"
-enum { PROBLEM_NCOLS = 9 };
+#define PROBLEM_COLS MMT_STORE_PROBLEM_COLS
+enum { PROBLEM_NCOLS = MMT_STORE_PROBLEM_NCOLS };
+#define problem_from_row mmt_store_problem_from_row
 
-/* Reads PROBLEM_COLS from column col on. */
-static void problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
+void mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
 {
     memset(p, 0, sizeof *p);
     mmt_dtype_parse((const char *)sqlite3_column_text(s, col), &p->dtype);
@@ -655,7 +654,7 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         double ms = sqlite3_column_type(s, 2) == SQLITE_NULL ? INFINITY : sqlite3_column_double(s, 2);
-        if (fn(user, (const char *)sqlite3_column_text(s, 0), status_parse((const char *)sqlite3_column_text(s, 1)),
+        if (fn(user, (const char *)sqlite3_column_text(s, 0), mmt_trial_status_parse((const char *)sqlite3_column_text(s, 1)),
                ms, sqlite3_column_double(s, 3))) {
             rc = SQLITE_DONE;
             break;
@@ -702,26 +701,31 @@ mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, m
         t->problem_id = sqlite3_column_int64(s, c + 1);
         t->template_id = sqlite3_column_int64(s, c + 2);
         snprintf(t->template_name, sizeof t->template_name, "%s", (const char *)sqlite3_column_text(s, c + 3));
-        mmt_device_info *d = &t->device;
-        snprintf(d->backend, sizeof d->backend, "%s", (const char *)sqlite3_column_text(s, c + 4));
-        snprintf(d->name, sizeof d->name, "%s", (const char *)sqlite3_column_text(s, c + 5));
-        snprintf(d->arch, sizeof d->arch, "%s", (const char *)sqlite3_column_text(s, c + 6));
-        snprintf(d->fingerprint, sizeof d->fingerprint, "%s", (const char *)sqlite3_column_text(s, c + 7));
-        /* props: "name=value name=value ...", as mmt_store_device wrote them */
-        const char *props = (const char *)sqlite3_column_text(s, c + 8);
-        for (const char *q = props ? props : ""; *q;) {
-            char name[48];
-            long long v;
-            int used = 0;
-            if (sscanf(q, "%47[^= ]=%lld%n", name, &v, &used) == 2) mmt_device_set_prop(d, name, v);
-            q += used ? used : 1;
-            while (*q == ' ') q++;
-        }
+        mmt_store_device_from_row(s, c + 4, &t->device);
         t->trials = (size_t)sqlite3_column_int64(s, c + 9);
     }
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "trial sets");
     sqlite3_finalize(s);
     return r;
+}
+
+void mmt_store_device_from_row(sqlite3_stmt *s, int col, mmt_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->backend, sizeof d->backend, "%s", (const char *)sqlite3_column_text(s, col));
+    snprintf(d->name, sizeof d->name, "%s", (const char *)sqlite3_column_text(s, col + 1));
+    snprintf(d->arch, sizeof d->arch, "%s", (const char *)sqlite3_column_text(s, col + 2));
+    snprintf(d->fingerprint, sizeof d->fingerprint, "%s", (const char *)sqlite3_column_text(s, col + 3));
+    /* props: "name=value name=value ...", as mmt_store_device wrote them */
+    const char *props = (const char *)sqlite3_column_text(s, col + 4);
+    for (const char *q = props ? props : ""; *q;) {
+        char name[48];
+        long long v;
+        int used = 0;
+        if (sscanf(q, "%47[^= ]=%lld%n", name, &v, &used) == 2) mmt_device_set_prop(d, name, v);
+        q += used ? used : 1;
+        while (*q == ' ') q++;
+    }
 }
 
 mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err)

@@ -28,6 +28,8 @@ typedef enum mmt_trial_status {
 
 /* "ok", "compile_error", "launch_error", "wrong_result", "timeout", "crashed". */
 const char *mmt_trial_status_name(mmt_trial_status s);
+/* The status of its name; a name it does not know reads as crashed. */
+mmt_trial_status mmt_trial_status_parse(const char *name);
 
 typedef struct mmt_trial_rec {
     int64_t session_id, device_id, problem_id, config_id;

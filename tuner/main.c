@@ -1,4 +1,5 @@
-/* main.c - the mmtune command line: tune, bench, show, replay. Exit codes: 0 ok, 2 bad
+/* main.c - the mmtune command line: tune, bench, show, replay, report (export, import and
+ * merge are transfer.c's). Exit codes: 0 ok, 2 bad
  * input (nothing is written then), 1 failure, 128 + the signal for a tune stopped by
  * SIGINT (Ctrl-C) or SIGTERM after printing its partial table. */
 #include <getopt.h>
@@ -7,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "all_gpus.h"
 #include "bench.h"
 #include "exit_codes.h"
+#include "fsutil.h"
 #include "replay.h"
+#include "report_html.h"
 #include "from_misses.h"
 #include "shapes.h"
 #include "search.h"
@@ -27,6 +31,7 @@ static const char usage[] =
     "       mmtune bench --device DEV --shapes FILE [--db PATH]  libmmtuned vs the vendor library\n"
     "                                                             (or --problem TEXT)\n"
     "       mmtune show [--db PATH] [--device DEV] [--json]       what the database holds (for DEV)\n"
+    "       mmtune report --html FILE [--db PATH] [--device DEV]  one page with the results, charts\n"
     "       mmtune [tune] --device DEV --problem TEXT [options]   tune one problem\n"
     "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
@@ -56,6 +61,9 @@ static const char usage[] =
     "  --quiet           no progress output (errors only, and the table or --json on stdout)\n"
     "  --json            tune, bench, show: the table's figures as JSON on stdout (the text table\n"
     "                    then goes to stderr, or nowhere with --quiet)\n"
+    "  --html FILE       report: the page written (- is stdout): per device the tuned and vendor\n"
+    "                    figures, a roofline, tuning time, and per problem every configuration\n"
+    "                    measured and how each knob moves the time\n"
     "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
     "                    (default 5), --warm starts each problem from the others' winners,\n"
     "                    --batch N proposals per step of a guided strategy (default 1)\n"
@@ -70,6 +78,7 @@ static const char usage[] =
 
 typedef struct options {
     const char *command, *device, *shapes, *db, *strategy, *space, *landscape;
+    const char *html; /* report --html FILE */
     char given[32]; /* the options given, by their getopt values */
     size_t budget;
     double budget_s;    /* 0: no time budget */
@@ -122,7 +131,7 @@ static int parse_budget(const char *text, size_t *count, double *fraction, doubl
 static const struct {
     const char *command, *takes;
 } command_options[] = {
-    {"tune", "dsbSBepfqjPMTHJ"}, {"bench", "dsPbqJ"}, {"show", "bdJq"}, {"replay", "LSBnwa"}};
+    {"tune", "dsbSBepfqjPMTHJ"}, {"bench", "dsPbqJ"}, {"show", "bdJq"}, {"replay", "LSBnwa"}, {"report", "Rbdq"}};
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -137,7 +146,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"warm", no_argument, 0, 'w'},         {"batch", required_argument, 0, 'a'},
         {"problem", required_argument, 0, 'P'}, {"from-misses", no_argument, 0, 'M'},
         {"top", required_argument, 0, 'T'},    {"shard", required_argument, 0, 'H'},
-        {"json", no_argument, 0, 'J'},         {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'J'},         {"html", required_argument, 0, 'R'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
     o->strategy = "model";
@@ -173,6 +183,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'f': o->fresh = 1; break;
         case 'q': o->quiet = 1; break;
         case 'J': o->json = 1; break;
+        case 'R': o->html = optarg; break;
         case 'B':
             if (parse_budget(optarg, &o->budget, &o->budget_frac, &o->budget_s))
                 return bad_input("--budget takes a count, a percentage (10%%) or a time (90s, 2m), not '%s'",
@@ -220,7 +231,8 @@ static int parse_options(int argc, char **argv, options *o)
     const char *takes = NULL;
     for (size_t i = 0; i < sizeof command_options / sizeof *command_options; i++)
         if (strcmp(o->command, command_options[i].command) == 0) takes = command_options[i].takes;
-    if (!takes) return bad_input("unknown command '%s' (tune, bench, show, replay, export, import, merge)", o->command);
+    if (!takes)
+        return bad_input("unknown command '%s' (tune, bench, show, replay, report, export, import, merge)", o->command);
     for (const char *g = o->given; *g; g++)
         if (!strchr(takes, *g))
             for (const struct option *l = longs; l->name; l++)
@@ -235,9 +247,11 @@ static int parse_options(int argc, char **argv, options *o)
         o->budget_s = 45;
         o->budget_text = "45s";
     }
-    if (strcmp(o->command, "show") == 0) {
+    if (strcmp(o->command, "show") == 0 || strcmp(o->command, "report") == 0) {
         if (o->device && strcmp(o->device, "all") == 0)
-            return bad_input("%s", "show --device takes cpu or a GPU number (without it: every device)");
+            return bad_input("%s --device takes cpu or a GPU number (without it: every device)", o->command);
+        if (strcmp(o->command, "report") == 0 && !o->html)
+            return bad_input("%s", "report needs --html FILE (- writes the page to stdout)");
     } else if (strcmp(o->command, "replay") == 0) {
         if (!o->landscape) return bad_input("%s needs --landscape DB (a database with exhaustive tunes)", o->command);
         if (o->budget_s > 0) return bad_input("replay measures nothing: --budget %s is no count or percentage",
@@ -307,6 +321,50 @@ static int cmd_show(const options *o)
     mmt_store_close(st);
     if (s != MMT_OK) fprintf(stderr, "mmtune: %s\n", err.msg);
     return s == MMT_OK ? EXIT_OK : EXIT_FAIL;
+}
+
+/* report: the page is made in memory from a snapshot of the database (any schema version,
+ * never written), then written whole or not at all (- is stdout). */
+static int cmd_report(const options *o)
+{
+    char path[4096];
+    db_path(o, path, sizeof path);
+    const mmt_backend *be;
+    mmt_device_info dev;
+    int rc = o->device ? device_of(o->device, &be, &dev) : EXIT_OK;
+    if (rc != EXIT_OK) return rc;
+    mmt_store *st;
+    mmt_err err;
+    if (mmt_store_open_snapshot(path, &st, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    char *page = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&page, &size);
+    mmt_report_summary sum;
+    mmt_status s = mem ? mmt_report_html(st, path, o->device ? dev.name : NULL, mem, &sum, &err)
+                       : mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory");
+    if (mem) fclose(mem);
+    mmt_store_close(st);
+    if (s == MMT_OK && strcmp(o->html, "-") == 0) {
+        if (fwrite(page, 1, size, stdout) != size || fflush(stdout))
+            s = mmt_err_set(&err, MMT_IO, "writing the page to stdout failed");
+    } else if (s == MMT_OK && (s = mmt_file_write_atomic(o->html, page, size, &err)) == MMT_OK) {
+        mode_t mask = umask(0); /* a page to share: the mode a new file gets, not the temporary's 0600 */
+        umask(mask);
+        chmod(o->html, 0666 & ~mask);
+    }
+    free(page);
+    if (s != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "mmtune: wrote %s: %zu device%s, %zu problem%s, %zu trial%s of %s\n", o->html, sum.devices,
+                sum.devices == 1 ? "" : "s", sum.problems, sum.problems == 1 ? "" : "s", sum.trials,
+                sum.trials == 1 ? "" : "s", path);
+    return EXIT_OK;
 }
 
 /* The command line as one string a shell reads back as the same words, for the session
@@ -773,6 +831,7 @@ int main(int argc, char **argv)
     if (strcmp(o.command, "show") == 0) return cmd_show(&o);
     if (strcmp(o.command, "bench") == 0) return cmd_bench(&o);
     if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);
+    if (strcmp(o.command, "report") == 0) return cmd_report(&o);
     if (strcmp(o.device, "all") == 0)
         return mmt_tune_all_gpus(argc, argv, o.shapes != NULL, o.shard_index, o.shard_count ? o.shard_count : 1);
     return cmd_tune(&o, argc, argv);
