@@ -67,6 +67,8 @@ static const char usage[] =
     "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
     "                    (default 5), --warm starts each problem from the others' winners,\n"
     "                    --batch N proposals per step of a guided strategy (default 1)\n"
+    "  -o, --output FILE export: the file written (default stdout); merge: the database written\n"
+    "  --format csv|json export: the format (default: json for a FILE ending in .json, else csv)\n"
     "  -h, --help, --version\n"
     "\n"
     "The table's GFLOP/s, vendor and ratio: each winner and the vendor library timed side by\n"
@@ -74,7 +76,8 @@ static const char usage[] =
     "for the medians from order statistics, with their exact coverage (95% or a little more).\n"
     "A problem whose search the time budget or Ctrl-C cut short is marked partial; the same\n"
     "command goes on with it. Exit: 0 ok, 1 failure, 2 bad input (nothing written), 130/143\n"
-    "a tune stopped by Ctrl-C / SIGTERM (its partial table printed).\n";
+    "a tune stopped by Ctrl-C / SIGTERM (its partial table printed). Progress is a redrawn line\n"
+    "on a terminal, one line per problem otherwise; colour only on a terminal, never with NO_COLOR.\n";
 
 typedef struct options {
     const char *command, *device, *shapes, *db, *strategy, *space, *landscape;
