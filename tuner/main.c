@@ -297,20 +297,31 @@ static int device_of(const char *device, const mmt_backend **be, mmt_device_info
     return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND || s == MMT_UNSUPPORTED ? EXIT_BAD_INPUT : EXIT_FAIL;
 }
 
-static int cmd_show(const options *o)
+/* show and report: the database read-only (as it is, or a snapshot of any schema version)
+ * and --device's description, which names the rows they keep. */
+static int open_to_read(const options *o, int snapshot, char *path, size_t size, mmt_device_info *dev,
+                        mmt_store **st)
 {
-    char path[4096];
-    db_path(o, path, sizeof path);
+    db_path(o, path, size);
     const mmt_backend *be;
-    mmt_device_info dev;
-    int rc = o->device ? device_of(o->device, &be, &dev) : EXIT_OK;
+    int rc = o->device ? device_of(o->device, &be, dev) : EXIT_OK;
     if (rc != EXIT_OK) return rc;
-    mmt_store *st;
     mmt_err err;
-    if (mmt_store_open(path, 1, &st, &err) != MMT_OK) {
+    if ((snapshot ? mmt_store_open_snapshot(path, st, &err) : mmt_store_open(path, 1, st, &err)) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return EXIT_FAIL;
     }
+    return EXIT_OK;
+}
+
+static int cmd_show(const options *o)
+{
+    char path[4096];
+    mmt_device_info dev;
+    mmt_store *st;
+    mmt_err err;
+    int rc = open_to_read(o, 0, path, sizeof path, &dev, &st);
+    if (rc != EXIT_OK) return rc;
     /* --json: the document on stdout, the table on stderr unless --quiet (as tune's) */
     FILE *text = o->json ? (o->quiet ? NULL : stderr) : stdout;
     const char *device = o->device ? dev.name : NULL;
@@ -331,17 +342,11 @@ static int cmd_show(const options *o)
 static int cmd_report(const options *o)
 {
     char path[4096];
-    db_path(o, path, sizeof path);
-    const mmt_backend *be;
     mmt_device_info dev;
-    int rc = o->device ? device_of(o->device, &be, &dev) : EXIT_OK;
-    if (rc != EXIT_OK) return rc;
     mmt_store *st;
     mmt_err err;
-    if (mmt_store_open_snapshot(path, &st, &err) != MMT_OK) {
-        fprintf(stderr, "mmtune: %s\n", err.msg);
-        return EXIT_FAIL;
-    }
+    int rc = open_to_read(o, 1, path, sizeof path, &dev, &st);
+    if (rc != EXIT_OK) return rc;
     char *page = NULL;
     size_t size = 0;
     FILE *mem = open_memstream(&page, &size);
