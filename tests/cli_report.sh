@@ -57,6 +57,9 @@ grep -q "f32 peak: 2 CPUs x [0-9]* MHz x 64 f32 FLOP per clock\|f32 peak: [0-9]*
 grep -q "f32 peak: the device row records no clock" "$page" ||
   { echo "FAIL: the landscape's CPU, whose row has no clock, does not say so"; fail=1; }
 grep -q "<select class=\"problem-select\"" "$page" || { echo "FAIL: no problem selector"; fail=1; }
+# the bandwidth of this host's CPU is measured; another's is not drawn, the record having none
+expect_eq "this host's bandwidth measured" "$(grep -c "memory bandwidth: measured by this mmtune report on this host" "$page")" 1
+expect_eq "another CPU's not drawn" "$(grep -c "memory bandwidth: no record holds a CPU&#39;s .*; not drawn" "$page")" 1
 
 check "report --device cpu" 0 "$MMTUNE" report --html - --db "$tmp/r.db" --device cpu --quiet
 expect_eq "  one device" "$(grep -c '<section class="device"' "$tmp/out")" 1

@@ -347,12 +347,18 @@ static int cmd_report(const options *o)
     mmt_err err;
     int rc = open_to_read(o, 1, path, sizeof path, &dev, &st);
     if (rc != EXIT_OK) return rc;
+    /* this host's CPU: the page measures its memory bandwidth where it has its results */
+    const mmt_backend *cpu;
+    mmt_device_info host;
+    int ordinal;
+    int have_host = mmt_backend_for_device("cpu", &cpu, &ordinal, &err) == MMT_OK &&
+                    cpu->probe(ordinal, &host, &err) == MMT_OK;
+    mmt_report_options ro = {path, o->device ? dev.name : NULL, have_host ? &host : NULL};
     char *page = NULL;
     size_t size = 0;
     FILE *mem = open_memstream(&page, &size);
     mmt_report_summary sum;
-    mmt_status s = mem ? mmt_report_html(st, path, o->device ? dev.name : NULL, mem, &sum, &err)
-                       : mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory");
+    mmt_status s = mem ? mmt_report_html(st, &ro, mem, &sum, &err) : mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory");
     if (mem) fclose(mem);
     mmt_store_close(st);
     if (s == MMT_OK && strcmp(o->html, "-") == 0) {

@@ -119,8 +119,7 @@ static void point(FILE *f, const mmt_scale *x, const mmt_scale *y, double i, dou
 
 void mmt_chart_roofline(FILE *f, const mmt_rd_device *d, const mmt_roofs *r)
 {
-    double bw = r->bandwidth.value > 0 ? r->bandwidth.value : r->attained_gbs;
-    double ilo = INFINITY, ihi = 0, glo = INFINITY, ghi = 0;
+    double bw = r->bandwidth.value, ilo = INFINITY, ihi = 0, glo = INFINITY, ghi = 0;
     for (size_t i = 0; i < d->n_problems; i++) {
         const mmt_rd_best *b = d->problems[i].best;
         if (!b) continue;
@@ -128,12 +127,12 @@ void mmt_chart_roofline(FILE *f, const mmt_rd_device *d, const mmt_roofs *r)
         ilo = fmin(ilo, in), ihi = fmax(ihi, in);
         glo = fmin(glo, b->vendor ? fmin(b->gflops, b->vendor_gflops) : b->gflops);
     }
-    if (!(ihi > 0) || !(bw > 0)) return;
+    if (!(ihi > 0)) return;
     for (int m = 0; m < MMT_N_MODES; m++)
         if (r->present[m]) {
             double peak = r->flops[m].value > 0 ? r->flops[m].value : r->attained_gflops[m];
             ghi = fmax(ghi, peak);
-            ihi = fmax(ihi, peak / bw); /* the ridge point in view */
+            if (bw > 0) ihi = fmax(ihi, peak / bw); /* the ridge point in view */
         }
     const int height = 440, left = 80, right = WIDE - 170, top = 16, bottom = height - 48;
     mmt_scale x = mmt_scale_make(ilo / 2, ihi * 2, 1, left, right);
@@ -142,12 +141,13 @@ void mmt_chart_roofline(FILE *f, const mmt_rd_device *d, const mmt_roofs *r)
     mmt_svg_axes(f, &x, &y, "arithmetic intensity (FLOP per byte: 2mnk / bytes of A, B and C once)", "GFLOP/s");
     for (int m = 0; m < MMT_N_MODES; m++) {
         if (!r->present[m]) continue;
-        int known = r->flops[m].value > 0 && r->bandwidth.value > 0;
         double peak = r->flops[m].value > 0 ? r->flops[m].value : r->attained_gflops[m];
-        /* bandwidth-bound up to the ridge, then flat; clipped to the frame */
-        double x0 = fmax(x.lo, y.lo / bw), ridge = peak / bw;
-        fprintf(f, "<path class=\"roof mode%d%s\" d=\"M%.1f %.1fL%.1f %.1fH%.1f\"/>\n", m, known ? "" : " attained",
-                mmt_scale_px(&x, x0), mmt_scale_px(&y, bw * x0), mmt_scale_px(&x, ridge), mmt_scale_px(&y, peak),
+        /* bandwidth-bound up to the ridge, then flat, clipped to the frame; flat alone
+         * where the bandwidth is not known */
+        double x0 = bw > 0 ? fmax(x.lo, y.lo / bw) : x.lo, ridge = bw > 0 ? fmax(peak / bw, x0) : x.lo;
+        fprintf(f, "<path class=\"roof mode%d%s\" d=\"M%.1f %.1fL%.1f %.1fH%.1f\"/>\n", m,
+                r->flops[m].value > 0 ? "" : " attained", mmt_scale_px(&x, x0),
+                mmt_scale_px(&y, bw > 0 ? bw * x0 : peak), mmt_scale_px(&x, ridge), mmt_scale_px(&y, peak),
                 mmt_scale_px(&x, x.hi));
         char label[96];
         snprintf(label, sizeof label, "%s %s %.0f GFLOP/s", mmt_mode_name((mmt_mode)m),

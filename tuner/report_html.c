@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "membw.h"
 #include "mmtuned.h"
 #include "report_charts.h"
 #include "svg.h"
@@ -170,15 +171,18 @@ static void versus_section(FILE *f, const mmt_rd_device *d)
     fputs("</table>\n", f);
 }
 
-static void roofline_section(FILE *f, const mmt_rd_device *d)
+static void roofline_section(FILE *f, const mmt_rd_device *d, const mmt_report_options *o)
 {
     mmt_roofs r;
     mmt_roofs_of(d, &r);
+    if (r.bandwidth.value <= 0 && o->host_cpu && strcmp(o->host_cpu->fingerprint, d->dev.info.fingerprint) == 0)
+        r.bandwidth.value = mmt_membw_measure(o->host_cpu, r.bandwidth.source, sizeof r.bandwidth.source);
     fputs("<h3>Roofline</h3>\n<p class=\"caption\">", f);
     put(f, "Each problem's best (blue) and the vendor's figure beside it (grey) at the problem's arithmetic "
            "intensity, under the ceilings: the memory bandwidth up to the ridge, then the peak rate of the mode. A "
            "solid ceiling is the device's peak from its recorded properties; a dashed one is what was attained, "
-           "where the record gives no peak.");
+           "where the record gives no peak. Without a bandwidth (a CPU measured elsewhere than here, a GPU row "
+           "without its memory's figures) the ceilings are flat.");
     fputs("</p>\n", f);
     mmt_chart_roofline(f, d, &r);
     fputs("<ul class=\"sources\">\n", f);
@@ -193,8 +197,8 @@ static void roofline_section(FILE *f, const mmt_rd_device *d)
     fputs("<li>", f);
     put(f, "memory bandwidth: %s", r.bandwidth.source);
     if (r.bandwidth.value <= 0)
-        put(f, "; drawn instead: %.1f GB/s attained, the most bytes per second a recorded GEMM moved counting A, B "
-               "and C once (a lower bound of the bandwidth)",
+        put(f, "; not drawn. The most bytes per second a recorded GEMM moved, counting A, B and C once, was %.1f "
+               "GB/s: a lower bound only, GEMMs being bound by arithmetic",
             r.attained_gbs);
     fputs("</li>\n</ul>\n", f);
 }
@@ -280,7 +284,7 @@ static void problems_section(FILE *f, const mmt_rd_device *d)
     for (size_t i = 0; i < d->n_problems; i++) problem_section(f, d, &d->problems[i]);
 }
 
-static void device_section(FILE *f, const mmt_rd_device *d)
+static void device_section(FILE *f, const mmt_rd_device *d, const mmt_report_options *o)
 {
     const mmt_device_info *info = &d->dev.info;
     fprintf(f, "<section class=\"device\" id=\"device-%lld\">\n<h2>", (long long)d->dev.id);
@@ -292,7 +296,7 @@ static void device_section(FILE *f, const mmt_rd_device *d)
     fputs("</p>\n", f);
     props_table(f, info);
     versus_section(f, d);
-    roofline_section(f, d);
+    roofline_section(f, d, o);
     sessions_section(f, d);
     problems_section(f, d);
     fputs("</section>\n", f);
@@ -317,9 +321,10 @@ static int on_device(void *user, const mmt_rep_device *d)
     return 0;
 }
 
-mmt_status mmt_report_html(mmt_store *st, const char *database, const char *device, FILE *f,
-                           mmt_report_summary *summary, mmt_err *err)
+mmt_status mmt_report_html(mmt_store *st, const mmt_report_options *o, FILE *f, mmt_report_summary *summary,
+                           mmt_err *err)
 {
+    const char *device = o->device;
     memset(summary, 0, sizeof *summary);
     device_list devices = {0};
     mmt_status s = mmt_store_report_devices(st, device, on_device, &devices, err);
@@ -331,7 +336,7 @@ mmt_status mmt_report_html(mmt_store *st, const char *database, const char *devi
           f);
     fputs(style, f);
     fputs("</style>\n</head>\n<body>\n<h1>mmtune report</h1>\n<p class=\"meta\">", f);
-    put(f, "database %s, written %s by mmtune %s", database, now, mmt_version_string());
+    put(f, "database %s, written %s by mmtune %s", o->database, now, mmt_version_string());
     if (device) put(f, "; the device %s only", device);
     fputs("</p>\n<nav>", f);
     for (size_t i = 0; s == MMT_OK && i < devices.n; i++) {
@@ -349,7 +354,7 @@ mmt_status mmt_report_html(mmt_store *st, const char *database, const char *devi
         mmt_rd_device d;
         s = mmt_rd_load(st, &devices.items[i], &d, err);
         if (s == MMT_OK) {
-            device_section(f, &d);
+            device_section(f, &d, o);
             summary->devices++;
             summary->problems += d.n_problems;
             summary->trials += d.n_trials;

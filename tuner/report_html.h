@@ -12,13 +12,18 @@
 
 #include "store.h"
 
+typedef struct mmt_report_options {
+    const char *database;            /* the path the page names */
+    const char *device;              /* the devices of this name only; NULL: every device */
+    const mmt_device_info *host_cpu; /* this host's CPU, whose memory bandwidth the page measures
+                                      * (no record has a CPU's); NULL: none */
+} mmt_report_options;
+
 typedef struct mmt_report_summary {
     size_t devices, problems, trials;
 } mmt_report_summary;
 
-/* Writes the page of the devices named device (NULL: every device) to f. database is the
- * path the page names. */
-mmt_status mmt_report_html(mmt_store *st, const char *database, const char *device, FILE *f,
-                           mmt_report_summary *summary, mmt_err *err);
+mmt_status mmt_report_html(mmt_store *st, const mmt_report_options *o, FILE *f, mmt_report_summary *summary,
+                           mmt_err *err);
 
 #endif
