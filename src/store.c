@@ -654,8 +654,8 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         double ms = sqlite3_column_type(s, 2) == SQLITE_NULL ? INFINITY : sqlite3_column_double(s, 2);
-        if (fn(user, (const char *)sqlite3_column_text(s, 0), mmt_trial_status_parse((const char *)sqlite3_column_text(s, 1)),
-               ms, sqlite3_column_double(s, 3))) {
+        mmt_trial_status status = mmt_trial_status_parse((const char *)sqlite3_column_text(s, 1));
+        if (fn(user, (const char *)sqlite3_column_text(s, 0), status, ms, sqlite3_column_double(s, 3))) {
             rc = SQLITE_DONE;
             break;
         }

@@ -102,7 +102,8 @@ mmt_peak mmt_peak_bandwidth(const mmt_device_info *d)
     mmt_peak p = {0};
     int64_t khz = prop(d, "mem_clock_khz"), bits = prop(d, "mem_bus_bits");
     if (strcmp(d->backend, "cuda") != 0) {
-        snprintf(p.source, sizeof p.source, "no record holds a CPU's memory bandwidth (mmtune report measures it on the CPU it runs on)");
+        snprintf(p.source, sizeof p.source,
+                 "no record holds a CPU's memory bandwidth (mmtune report measures it on the CPU it runs on)");
         return p;
     }
     if (!khz || !bits) {

@@ -57,8 +57,8 @@ void mmt_chart_versus(FILE *f, const mmt_rd_device *d)
         if (b->vendor)
             snprintf(r->note, sizeof r->note, "%.2fx%s", b->gflops / b->vendor_gflops, b->partial ? " (partial)" : "");
         else
-            snprintf(r->note, sizeof r->note, "%s%s", b->vendor_unpaired ? "vendor not timed beside it" : "no vendor figure",
-                     b->partial ? " (partial)" : "");
+            snprintf(r->note, sizeof r->note, "%s%s",
+                     b->vendor_unpaired ? "vendor not timed beside it" : "no vendor figure", b->partial ? " (partial)" : "");
         snprintf(r->tip, sizeof r->tip, "%s: %.1f GFLOP/s (%s %s)%s%s%s", r->label, b->gflops, b->template_name,
                  b->params, b->vendor ? "; " : "", b->vendor ? b->vendor : "", b->vendor ? " beside it" : "");
     }
