@@ -5,31 +5,39 @@
 # sqlite3 shell, and clang with its runtime libraries (libFuzzer, for scripts/fuzz.sh); for
 # the drop-in BLAS's tests, Debian's reference BLAS, its netlib test programs (libblas-test)
 # and numpy (a client that links libblas.so.3). The CUDA toolkit is optional: the CUDA
-# backend opens libcuda and libnvrtc at run time when present. Optional too, for
-# tests/cli_slurm.sh alone: Slurm and MUNGE, from which that test starts a one-node cluster
-# of its own; where they cannot be installed the build goes on and the test skips.
+# backend opens libcuda and libnvrtc at run time when present. Optional, each for one test
+# that skips without it, the build going on where they cannot be installed: Slurm and
+# MUNGE (tests/cli_slurm.sh starts a one-node cluster of its own) and Chromium's headless
+# shell (tests/cli_report.sh renders mmtune report's page and screenshots it).
 set -euo pipefail
 packages=(gcc make cmake pkg-config libsqlite3-dev libyaml-dev libcsv-dev libssl-dev libopenblas-dev sqlite3 clang
           libclang-rt-dev libblas3 libblas-test python3-numpy)
-optional=(slurmctld slurmd slurm-client munge)
 missing() {
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
   done
 }
 mapfile -t needed < <(missing "${packages[@]}")
-mapfile -t wanted < <(missing "${optional[@]}")
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
+updated=0
 if [ ${#needed[@]} -gt 0 ]; then
   echo "installing: ${needed[*]}"
   $sudo apt-get update -qq
+  updated=1
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${needed[@]}" >/dev/null
 fi
-# the optional packages only where nobody is asked for a password, and never fatal
-if [ ${#wanted[@]} -gt 0 ] && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; }; then
-  echo "installing (optional, for tests/cli_slurm.sh): ${wanted[*]}"
-  { [ ${#needed[@]} -gt 0 ] || $sudo apt-get update -qq; } &&
+# optional TEST PACKAGE...: what one test needs, where nobody is asked for a password; a
+# group that cannot be installed leaves that test to skip and the others as they are
+optional() {
+  local test=$1 wanted
+  shift
+  mapfile -t wanted < <(missing "$@")
+  [ ${#wanted[@]} -gt 0 ] && { [ -z "$sudo" ] || sudo -n true 2>/dev/null; } || return 0
+  echo "installing (optional, for $test): ${wanted[*]}"
+  { [ $updated = 1 ] || $sudo apt-get update -qq; } && updated=1 &&
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null ||
-    echo "install-deps: could not install ${wanted[*]}: tests/cli_slurm.sh will skip"
-fi
+    echo "install-deps: could not install ${wanted[*]}: $test will skip"
+}
+optional tests/cli_slurm.sh slurmctld slurmd slurm-client munge
+optional tests/cli_report.sh chromium-headless-shell

@@ -136,6 +136,30 @@ static long cache_bytes(int index)
     return v;
 }
 
+/* The clock in MHz: cpufreq's maximum where the kernel has it, else /proc/cpuinfo's
+ * "cpu MHz" (a virtual machine's nominal clock; on a host that scales its clock, the
+ * moment's); 0 where neither says. For a report's peak rate, not for tuning. */
+static long cpu_mhz(void)
+{
+    long khz = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &khz) != 1) khz = 0;
+        fclose(f);
+    }
+    if (khz > 0) return khz / 1000;
+    double mhz = 0;
+    char line[256];
+    if ((f = fopen("/proc/cpuinfo", "r"))) {
+        while (mhz == 0 && fgets(line, sizeof line, f)) {
+            const char *colon = strchr(line, ':');
+            if (strncmp(line, "cpu MHz", 7) == 0 && colon) mhz = strtod(colon + 1, NULL);
+        }
+        fclose(f);
+    }
+    return (long)(mhz + 0.5);
+}
+
 static mmt_status cpu_probe(int ordinal, mmt_device_info *d, mmt_err *err)
 {
     RETURN_ERROR_IF(ordinal != 0, err, MMT_INVALID_ARGUMENT, "the CPU backend has one device, not %d", ordinal);
@@ -154,6 +178,8 @@ static mmt_status cpu_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     mmt_device_set_prop(d, "l1d_bytes", cache_bytes(0) ? cache_bytes(0) : 32768);
     mmt_device_set_prop(d, "l2_bytes", cache_bytes(2) ? cache_bytes(2) : 1 << 20);
     mmt_device_set_prop(d, "l3_bytes", cache_bytes(3) ? cache_bytes(3) : 8 << 20);
+    long mhz = cpu_mhz();
+    if (mhz > 0) mmt_device_set_prop(d, "mhz", mhz);
     snprintf(d->fingerprint, sizeof d->fingerprint, "cpu|%.120s|%s|cores=%ld|%.250s", d->name, d->arch, cores,
              cpu_compiler_id(d));
     return MMT_OK;

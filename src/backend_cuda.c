@@ -371,6 +371,21 @@ static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
         mmt_device_set_prop(d, attrs[i].name, v);
         if (i < 2) cc[i] = v;
     }
+    /* the clocks and the bus, for a report's roofline (peak rates and bandwidth): recorded
+     * where the driver has them, never a reason to fail */
+    static const struct {
+        const char *name;
+        CUdevice_attribute attr;
+    } rates[] = {
+        {"clock_khz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE},
+        {"mem_clock_khz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE},
+        {"mem_bus_bits", CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH},
+    };
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        int v = 0;
+        if (cu.DeviceGetAttribute(&v, rates[i].attr, dev) == CUDA_SUCCESS && v > 0)
+            mmt_device_set_prop(d, rates[i].name, v);
+    }
     snprintf(d->arch, sizeof d->arch, "sm_%d%d", cc[0], cc[1]);
     int driver = 0;
     CU_TRY(cu.DriverGetVersion(&driver), MMT_UNSUPPORTED, "cuDriverGetVersion");

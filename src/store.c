@@ -23,7 +23,7 @@ const char *mmt_trial_status_name(mmt_trial_status s)
     return (unsigned)s < sizeof status_names / sizeof *status_names ? status_names[s] : "unknown";
 }
 
-static mmt_trial_status status_parse(const char *name)
+mmt_trial_status mmt_trial_status_parse(const char *name)
 {
     for (size_t i = 0; i < sizeof status_names / sizeof *status_names; i++)
         if (name && strcmp(name, status_names[i]) == 0) return (mmt_trial_status)i;
@@ -265,8 +265,9 @@ mmt_status mmt_store_device(mmt_store *st, const mmt_device_info *d, int64_t *id
                       (long long)d->props[i].value);
     sqlite3_stmt *ins, *sel;
     FORWARD_IF_ERROR(prepare(st,
-                             "INSERT OR IGNORE INTO device (backend, name, arch, fingerprint, props) "
-                             "VALUES (?, ?, ?, ?, ?)",
+                             "INSERT INTO device (backend, name, arch, fingerprint, props) VALUES (?, ?, ?, ?, ?) "
+                             "ON CONFLICT (fingerprint) DO UPDATE SET props = excluded.props "
+                             "WHERE props <> excluded.props",
                              &ins, err));
     if (prepare(st, "SELECT id FROM device WHERE fingerprint = ?", &sel, err) != MMT_OK) {
         sqlite3_finalize(ins);
@@ -503,12 +504,11 @@ mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t prob
     return step_done(st, s, err);
 }
 
-/* The columns problem_from_row reads, of problem p, in its order. */
-#define PROBLEM_COLS "p.dtype, p.out_dtype, p.mode, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k"
-enum { PROBLEM_NCOLS = 9 };
+#define PROBLEM_COLS MMT_STORE_PROBLEM_COLS
+enum { PROBLEM_NCOLS = MMT_STORE_PROBLEM_NCOLS };
+#define problem_from_row mmt_store_problem_from_row
 
-/* Reads PROBLEM_COLS from column col on. */
-static void problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
+void mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
 {
     memset(p, 0, sizeof *p);
     mmt_dtype_parse((const char *)sqlite3_column_text(s, col), &p->dtype);
@@ -654,8 +654,8 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         double ms = sqlite3_column_type(s, 2) == SQLITE_NULL ? INFINITY : sqlite3_column_double(s, 2);
-        if (fn(user, (const char *)sqlite3_column_text(s, 0), status_parse((const char *)sqlite3_column_text(s, 1)),
-               ms, sqlite3_column_double(s, 3))) {
+        mmt_trial_status status = mmt_trial_status_parse((const char *)sqlite3_column_text(s, 1));
+        if (fn(user, (const char *)sqlite3_column_text(s, 0), status, ms, sqlite3_column_double(s, 3))) {
             rc = SQLITE_DONE;
             break;
         }
@@ -701,26 +701,31 @@ mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, m
         t->problem_id = sqlite3_column_int64(s, c + 1);
         t->template_id = sqlite3_column_int64(s, c + 2);
         snprintf(t->template_name, sizeof t->template_name, "%s", (const char *)sqlite3_column_text(s, c + 3));
-        mmt_device_info *d = &t->device;
-        snprintf(d->backend, sizeof d->backend, "%s", (const char *)sqlite3_column_text(s, c + 4));
-        snprintf(d->name, sizeof d->name, "%s", (const char *)sqlite3_column_text(s, c + 5));
-        snprintf(d->arch, sizeof d->arch, "%s", (const char *)sqlite3_column_text(s, c + 6));
-        snprintf(d->fingerprint, sizeof d->fingerprint, "%s", (const char *)sqlite3_column_text(s, c + 7));
-        /* props: "name=value name=value ...", as mmt_store_device wrote them */
-        const char *props = (const char *)sqlite3_column_text(s, c + 8);
-        for (const char *q = props ? props : ""; *q;) {
-            char name[48];
-            long long v;
-            int used = 0;
-            if (sscanf(q, "%47[^= ]=%lld%n", name, &v, &used) == 2) mmt_device_set_prop(d, name, v);
-            q += used ? used : 1;
-            while (*q == ' ') q++;
-        }
+        mmt_store_device_from_row(s, c + 4, &t->device);
         t->trials = (size_t)sqlite3_column_int64(s, c + 9);
     }
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "trial sets");
     sqlite3_finalize(s);
     return r;
+}
+
+void mmt_store_device_from_row(sqlite3_stmt *s, int col, mmt_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->backend, sizeof d->backend, "%s", (const char *)sqlite3_column_text(s, col));
+    snprintf(d->name, sizeof d->name, "%s", (const char *)sqlite3_column_text(s, col + 1));
+    snprintf(d->arch, sizeof d->arch, "%s", (const char *)sqlite3_column_text(s, col + 2));
+    snprintf(d->fingerprint, sizeof d->fingerprint, "%s", (const char *)sqlite3_column_text(s, col + 3));
+    /* props: "name=value name=value ...", as mmt_store_device wrote them */
+    const char *props = (const char *)sqlite3_column_text(s, col + 4);
+    for (const char *q = props ? props : ""; *q;) {
+        char name[48];
+        long long v;
+        int used = 0;
+        if (sscanf(q, "%47[^= ]=%lld%n", name, &v, &used) == 2) mmt_device_set_prop(d, name, v);
+        q += used ? used : 1;
+        while (*q == ' ') q++;
+    }
 }
 
 mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err)
@@ -801,6 +806,36 @@ mmt_status mmt_store_print_best(mmt_store *st, void *file, const char *device, m
             fprintf(f, "%-*s%s", c + 1 < cols ? width[c] : 0, t ? (const char *)t : "", c + 1 < cols ? "  " : "\n");
         }
     if (rows == 0) fprintf(f, "(no tuned problems%s%s in %s)\n", device ? " for " : "", device ? device : "", st->path);
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
+    sqlite3_finalize(s);
+    return r;
+}
+
+mmt_status mmt_store_best_view_each(mmt_store *st, const char *device,
+                                    int (*fn)(void *user, const mmt_store_cell *cells, int n), void *user,
+                                    mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "SELECT * FROM best_view WHERE ?1 IS NULL OR device = ?1", &s, err));
+    if (device) sqlite3_bind_text(s, 1, device, -1, SQLITE_TRANSIENT);
+    mmt_store_cell cells[32];
+    int n = sqlite3_column_count(s) < 32 ? sqlite3_column_count(s) : 32, rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        for (int c = 0; c < n; c++) {
+            mmt_store_cell *x = &cells[c];
+            *x = (mmt_store_cell){.name = sqlite3_column_name(s, c)};
+            switch (sqlite3_column_type(s, c)) {
+            case SQLITE_INTEGER: x->type = MMT_CELL_INT, x->i = sqlite3_column_int64(s, c); break;
+            case SQLITE_FLOAT: x->type = MMT_CELL_REAL, x->r = sqlite3_column_double(s, c); break;
+            case SQLITE_NULL: x->type = MMT_CELL_NULL; break;
+            default: x->type = MMT_CELL_TEXT, x->text = (const char *)sqlite3_column_text(s, c); break;
+            }
+        }
+        if (fn(user, cells, n)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
     sqlite3_finalize(s);
     return r;

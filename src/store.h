@@ -28,6 +28,8 @@ typedef enum mmt_trial_status {
 
 /* "ok", "compile_error", "launch_error", "wrong_result", "timeout", "crashed". */
 const char *mmt_trial_status_name(mmt_trial_status s);
+/* The status of its name; a name it does not know reads as crashed. */
+mmt_trial_status mmt_trial_status_parse(const char *name);
 
 typedef struct mmt_trial_rec {
     int64_t session_id, device_id, problem_id, config_id;
@@ -156,5 +158,20 @@ mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *temp
 /* For `mmtune show`: prints best_view as an aligned table to f, the rows of the device
  * named device only (NULL: every device). */
 mmt_status mmt_store_print_best(mmt_store *st, void *file /* FILE* */, const char *device, mmt_err *err);
+
+/* A column of a row as SQLite holds it. */
+typedef struct mmt_store_cell {
+    const char *name;
+    enum { MMT_CELL_NULL, MMT_CELL_INT, MMT_CELL_REAL, MMT_CELL_TEXT } type;
+    int64_t i;
+    double r;
+    const char *text;
+} mmt_store_cell;
+
+/* For `mmtune show --json`: best_view's rows (of the device named device; NULL: every
+ * device), fn called with each row's n cells; a non-zero return stops. */
+mmt_status mmt_store_best_view_each(mmt_store *st, const char *device,
+                                    int (*fn)(void *user, const mmt_store_cell *cells, int n), void *user,
+                                    mmt_err *err);
 
 #endif

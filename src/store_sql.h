@@ -1,5 +1,5 @@
-/* store_sql.h - what store.c shares with the store's other files (store_transfer.c): the
- * handle and the statement helpers. Internal to src/; the tuner sees store.h alone. */
+/* store_sql.h - what store.c shares with the store's other files (store_transfer.c,
+ * store_report.c): the handle, the statement helpers and rows read into structs. Internal to src/; the tuner sees store.h alone. */
 #ifndef MMT_STORE_SQL_H
 #define MMT_STORE_SQL_H
 
@@ -17,5 +17,14 @@ mmt_status mmt_store_db_error(mmt_store *st, mmt_err *err, const char *what);
 /* Runs SQL text (any number of statements, no rows wanted). */
 mmt_status mmt_store_exec(mmt_store *st, const char *sql, mmt_err *err);
 mmt_status mmt_store_prepare(mmt_store *st, const char *sql, sqlite3_stmt **out, mmt_err *err);
+
+/* The columns mmt_store_problem_from_row reads, of problem p, in its order. */
+#define MMT_STORE_PROBLEM_COLS "p.dtype, p.out_dtype, p.mode, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k"
+enum { MMT_STORE_PROBLEM_NCOLS = 9 };
+/* Reads MMT_STORE_PROBLEM_COLS from column col on. */
+void mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p);
+/* Reads a device row's backend, name, arch, fingerprint and props from column col on: the
+ * device as search spaces saw it. */
+void mmt_store_device_from_row(sqlite3_stmt *s, int col, mmt_device_info *d);
 
 #endif

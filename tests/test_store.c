@@ -2,8 +2,8 @@
  * rule (faster wins, wrong results never, a changed template source replaces), lookups,
  * baselines in best_view (a ratio only beside the trial timed with the vendor), partial
  * bests and session outcomes, the compile cache, resume order, two writers at once,
- * precision modes as distinct problems, the miss table, and the migrations of version-1
- * to version-4 files. */
+ * precision modes as distinct problems, the miss table, a device's props brought up to
+ * date, and the migrations of version-1 to version-4 files. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -645,6 +645,13 @@ int main(void)
     CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
     CHECK_OK(mmt_store_device(st, &d, &again, &err), &err);
     CHECK_EQ_INT(dev, again);
+    /* a probe that records more (a clock, for a report's peaks) updates the row's props, not its id */
+    mmt_device_info more = d;
+    mmt_device_set_prop(&more, "mhz", 2600);
+    CHECK_OK(mmt_store_device(st, &more, &again, &err), &err);
+    CHECK_EQ_INT(dev, again);
+    query(path, "SELECT props FROM device WHERE fingerprint = 'test-cpu-1'", text, sizeof text);
+    CHECK_EQ_STR(text, "cores=2 mhz=2600");
     CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "aaaa", &tpl, &err), &err);
     CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "aaaa", &again, &err), &err);
     CHECK_EQ_INT(tpl, again);

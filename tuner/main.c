@@ -1,4 +1,5 @@
-/* main.c - the mmtune command line: tune, bench, show, replay. Exit codes: 0 ok, 2 bad
+/* main.c - the mmtune command line: tune, bench, show, replay, report (export, import and
+ * merge are transfer.c's). Exit codes: 0 ok, 2 bad
  * input (nothing is written then), 1 failure, 128 + the signal for a tune stopped by
  * SIGINT (Ctrl-C) or SIGTERM after printing its partial table. */
 #include <getopt.h>
@@ -7,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "all_gpus.h"
 #include "bench.h"
 #include "exit_codes.h"
+#include "fsutil.h"
 #include "replay.h"
+#include "report_html.h"
 #include "from_misses.h"
 #include "shapes.h"
 #include "search.h"
@@ -26,7 +30,8 @@ static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
     "       mmtune bench --device DEV --shapes FILE [--db PATH]  libmmtuned vs the vendor library\n"
     "                                                             (or --problem TEXT)\n"
-    "       mmtune show [--db PATH] [--device DEV]                what the database holds (for DEV)\n"
+    "       mmtune show [--db PATH] [--device DEV] [--json]       what the database holds (for DEV)\n"
+    "       mmtune report --html FILE [--db PATH] [--device DEV]  one page with the results, charts\n"
     "       mmtune [tune] --device DEV --problem TEXT [options]   tune one problem\n"
     "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
@@ -53,10 +58,17 @@ static const char usage[] =
     "  --space FILE      a search space YAML instead of the built-in one\n"
     "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
     "  --fresh           measure again configurations the database already has\n"
-    "  --quiet           no progress output\n"
+    "  --quiet           no progress output (errors only, and the table or --json on stdout)\n"
+    "  --json            tune, bench, show: the table's figures as JSON on stdout (the text table\n"
+    "                    then goes to stderr, or nowhere with --quiet)\n"
+    "  --html FILE       report: the page written (- is stdout): per device the tuned and vendor\n"
+    "                    figures, a roofline, tuning time, and per problem every configuration\n"
+    "                    measured and how each knob moves the time\n"
     "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
     "                    (default 5), --warm starts each problem from the others' winners,\n"
     "                    --batch N proposals per step of a guided strategy (default 1)\n"
+    "  -o, --output FILE export: the file written (default stdout); merge: the database written\n"
+    "  --format csv|json export: the format (default: json for a FILE ending in .json, else csv)\n"
     "  -h, --help, --version\n"
     "\n"
     "The table's GFLOP/s, vendor and ratio: each winner and the vendor library timed side by\n"
@@ -64,10 +76,12 @@ static const char usage[] =
     "for the medians from order statistics, with their exact coverage (95% or a little more).\n"
     "A problem whose search the time budget or Ctrl-C cut short is marked partial; the same\n"
     "command goes on with it. Exit: 0 ok, 1 failure, 2 bad input (nothing written), 130/143\n"
-    "a tune stopped by Ctrl-C / SIGTERM (its partial table printed).\n";
+    "a tune stopped by Ctrl-C / SIGTERM (its partial table printed). Progress is a redrawn line\n"
+    "on a terminal, one line per problem otherwise; colour only on a terminal, never with NO_COLOR.\n";
 
 typedef struct options {
     const char *command, *device, *shapes, *db, *strategy, *space, *landscape;
+    const char *html; /* report --html FILE */
     char given[32]; /* the options given, by their getopt values */
     size_t budget;
     double budget_s;    /* 0: no time budget */
@@ -75,7 +89,7 @@ typedef struct options {
     int seeds, warm, batch; /* replay */
     const char *budget_text;
     uint64_t seed;
-    int fresh, quiet;
+    int fresh, quiet, json;
     int jobs; /* -1: the default */
     const char *problem; /* --problem TEXT */
     int from_misses;
@@ -120,7 +134,7 @@ static int parse_budget(const char *text, size_t *count, double *fraction, doubl
 static const struct {
     const char *command, *takes;
 } command_options[] = {
-    {"tune", "dsbSBepfqjPMTH"}, {"bench", "dsPbq"}, {"show", "bd"}, {"replay", "LSBnwa"}};
+    {"tune", "dsbSBepfqjPMTHJ"}, {"bench", "dsPbqJ"}, {"show", "bdJq"}, {"replay", "LSBnwa"}, {"report", "Rbdq"}};
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -135,6 +149,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"warm", no_argument, 0, 'w'},         {"batch", required_argument, 0, 'a'},
         {"problem", required_argument, 0, 'P'}, {"from-misses", no_argument, 0, 'M'},
         {"top", required_argument, 0, 'T'},    {"shard", required_argument, 0, 'H'},
+        {"json", no_argument, 0, 'J'},         {"html", required_argument, 0, 'R'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
@@ -170,6 +185,8 @@ static int parse_options(int argc, char **argv, options *o)
         case 'p': o->space = optarg; break;
         case 'f': o->fresh = 1; break;
         case 'q': o->quiet = 1; break;
+        case 'J': o->json = 1; break;
+        case 'R': o->html = optarg; break;
         case 'B':
             if (parse_budget(optarg, &o->budget, &o->budget_frac, &o->budget_s))
                 return bad_input("--budget takes a count, a percentage (10%%) or a time (90s, 2m), not '%s'",
@@ -217,7 +234,8 @@ static int parse_options(int argc, char **argv, options *o)
     const char *takes = NULL;
     for (size_t i = 0; i < sizeof command_options / sizeof *command_options; i++)
         if (strcmp(o->command, command_options[i].command) == 0) takes = command_options[i].takes;
-    if (!takes) return bad_input("unknown command '%s' (tune, bench, show, replay, export, import, merge)", o->command);
+    if (!takes)
+        return bad_input("unknown command '%s' (tune, bench, show, replay, report, export, import, merge)", o->command);
     for (const char *g = o->given; *g; g++)
         if (!strchr(takes, *g))
             for (const struct option *l = longs; l->name; l++)
@@ -232,9 +250,11 @@ static int parse_options(int argc, char **argv, options *o)
         o->budget_s = 45;
         o->budget_text = "45s";
     }
-    if (strcmp(o->command, "show") == 0) {
+    if (strcmp(o->command, "show") == 0 || strcmp(o->command, "report") == 0) {
         if (o->device && strcmp(o->device, "all") == 0)
-            return bad_input("%s", "show --device takes cpu or a GPU number (without it: every device)");
+            return bad_input("%s --device takes cpu or a GPU number (without it: every device)", o->command);
+        if (strcmp(o->command, "report") == 0 && !o->html)
+            return bad_input("%s", "report needs --html FILE (- writes the page to stdout)");
     } else if (strcmp(o->command, "replay") == 0) {
         if (!o->landscape) return bad_input("%s needs --landscape DB (a database with exhaustive tunes)", o->command);
         if (o->budget_s > 0) return bad_input("replay measures nothing: --budget %s is no count or percentage",
@@ -248,6 +268,8 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->top && !o->from_misses) return bad_input("%s", "--top goes with --from-misses");
     if (o->shard_count && !o->shapes) return bad_input("%s", "--shard deals the problems of --shapes FILE");
+    if (o->json && o->device && strcmp(o->device, "all") == 0)
+        return bad_input("%s", "--json takes one device: --device all runs one mmtune per GPU, each with its table");
     if (!mmt_search_known(o->strategy)) {
         fprintf(stderr, "mmtune: unknown strategy '%s' (%s)\n(mmtune --help shows the usage)\n", o->strategy,
                 mmt_search_names());
@@ -275,26 +297,88 @@ static int device_of(const char *device, const mmt_backend **be, mmt_device_info
     return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND || s == MMT_UNSUPPORTED ? EXIT_BAD_INPUT : EXIT_FAIL;
 }
 
-static int cmd_show(const options *o)
+/* show and report: the database read-only (as it is, or a snapshot of any schema version)
+ * and --device's description, which names the rows they keep. */
+static int open_to_read(const options *o, int snapshot, char *path, size_t size, mmt_device_info *dev,
+                        mmt_store **st)
 {
-    char path[4096];
-    db_path(o, path, sizeof path);
+    db_path(o, path, size);
     const mmt_backend *be;
-    mmt_device_info dev;
-    int rc = o->device ? device_of(o->device, &be, &dev) : EXIT_OK;
+    int rc = o->device ? device_of(o->device, &be, dev) : EXIT_OK;
     if (rc != EXIT_OK) return rc;
-    mmt_store *st;
     mmt_err err;
-    if (mmt_store_open(path, 1, &st, &err) != MMT_OK) {
+    if ((snapshot ? mmt_store_open_snapshot(path, st, &err) : mmt_store_open(path, 1, st, &err)) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return EXIT_FAIL;
     }
-    printf("database: %s\n", path);
-    if (o->device) printf("device: %s\n", dev.name);
-    mmt_status s = mmt_store_print_best(st, stdout, o->device ? dev.name : NULL, &err);
+    return EXIT_OK;
+}
+
+static int cmd_show(const options *o)
+{
+    char path[4096];
+    mmt_device_info dev;
+    mmt_store *st;
+    mmt_err err;
+    int rc = open_to_read(o, 0, path, sizeof path, &dev, &st);
+    if (rc != EXIT_OK) return rc;
+    /* --json: the document on stdout, the table on stderr unless --quiet (as tune's) */
+    FILE *text = o->json ? (o->quiet ? NULL : stderr) : stdout;
+    const char *device = o->device ? dev.name : NULL;
+    mmt_status s = MMT_OK;
+    if (text) {
+        fprintf(text, "database: %s\n", path);
+        if (o->device) fprintf(text, "device: %s\n", dev.name);
+        s = mmt_store_print_best(st, text, device, &err);
+    }
+    if (s == MMT_OK && o->json) s = mmt_report_json_best(stdout, st, path, device, &err);
     mmt_store_close(st);
     if (s != MMT_OK) fprintf(stderr, "mmtune: %s\n", err.msg);
     return s == MMT_OK ? EXIT_OK : EXIT_FAIL;
+}
+
+/* report: the page is made in memory from a snapshot of the database (any schema version,
+ * never written), then written whole or not at all (- is stdout). */
+static int cmd_report(const options *o)
+{
+    char path[4096];
+    mmt_device_info dev;
+    mmt_store *st;
+    mmt_err err;
+    int rc = open_to_read(o, 1, path, sizeof path, &dev, &st);
+    if (rc != EXIT_OK) return rc;
+    /* this host's CPU: the page measures its memory bandwidth where it has its results */
+    const mmt_backend *cpu;
+    mmt_device_info host;
+    int ordinal;
+    int have_host = mmt_backend_for_device("cpu", &cpu, &ordinal, &err) == MMT_OK &&
+                    cpu->probe(ordinal, &host, &err) == MMT_OK;
+    mmt_report_options ro = {path, o->device ? dev.name : NULL, have_host ? &host : NULL};
+    char *page = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&page, &size);
+    mmt_report_summary sum;
+    mmt_status s = mem ? mmt_report_html(st, &ro, mem, &sum, &err) : mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory");
+    if (mem) fclose(mem);
+    mmt_store_close(st);
+    if (s == MMT_OK && strcmp(o->html, "-") == 0) {
+        if (fwrite(page, 1, size, stdout) != size || fflush(stdout))
+            s = mmt_err_set(&err, MMT_IO, "writing the page to stdout failed");
+    } else if (s == MMT_OK && (s = mmt_file_write_atomic(o->html, page, size, &err)) == MMT_OK) {
+        mode_t mask = umask(0); /* a page to share: the mode a new file gets, not the temporary's 0600 */
+        umask(mask);
+        chmod(o->html, 0666 & ~mask);
+    }
+    free(page);
+    if (s != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "mmtune: wrote %s: %zu device%s, %zu problem%s, %zu trial%s of %s\n", o->html, sum.devices,
+                sum.devices == 1 ? "" : "s", sum.problems, sum.problems == 1 ? "" : "s", sum.trials,
+                sum.trials == 1 ? "" : "s", path);
+    return EXIT_OK;
 }
 
 /* The command line as one string a shell reads back as the same words, for the session
@@ -450,6 +534,19 @@ static void catch_stop(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The table: on stdout; with --json the JSON document there instead, and the table on
+ * stderr (a person at a terminal still reads it) unless --quiet. */
+static void print_table(const options *o, const mmt_report_meta *meta, const char *title, const mmt_report_row *rows,
+                        size_t n)
+{
+    if (!o->json) {
+        mmt_report_table(stdout, title, meta->notes, rows, n);
+        return;
+    }
+    if (!o->quiet) mmt_report_table(stderr, title, meta->notes, rows, n);
+    mmt_report_json(stdout, meta, rows, n);
+}
+
 /* A tune's row: the result, and a note saying what the figures cannot (a search cut short,
  * a vendor that was not timed, why there is no result). */
 static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt_tune_result *r, int begun,
@@ -471,7 +568,9 @@ static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt
         n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
     if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
     return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,
-                            .tuned = r->tuned, .vendor = r->vendor, .note = note, .detail = begun ? &r->detail : NULL};
+                            .tuned = r->tuned, .vendor = r->vendor,
+                            .vendor_label = r->vendor.median_ms > 0 ? r->vendor_label : NULL, .note = note,
+                            .detail = begun ? &r->detail : NULL};
 }
 
 /* How a tune went, for the session row: interrupted, failed, partial or complete. */
@@ -572,7 +671,8 @@ static int cmd_tune(const options *o, int argc, char **argv)
     char title[512];
     snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time%s", t.dev.name,
              t.dev.arch, stop_signal ? "; interrupted: a partial table" : "");
-    if (res && rows && notes) mmt_report_table(stdout, title, footer, rows, pl.n);
+    mmt_report_meta meta = {"tune", &t.dev, path, footer, stop_signal != 0};
+    if (res && rows && notes) print_table(o, &meta, title, rows, pl.n);
     free(res);
     free(rows);
     free(notes);
@@ -639,7 +739,8 @@ static int cmd_bench(const options *o)
     mmt_report_row *rows = calloc(pl.n, sizeof *rows);
     char (*params)[512] = calloc(pl.n, sizeof *params);
     char (*notes)[512] = calloc(pl.n, sizeof *notes);
-    for (size_t i = 0; rows && params && notes && i < pl.n; i++) {
+    char (*vendor_labels)[160] = calloc(pl.n, sizeof *vendor_labels);
+    for (size_t i = 0; rows && params && notes && vendor_labels && i < pl.n; i++) {
         mmt_problem *p = &pl.problems[i];
         rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
         mmt_bench *b = NULL;
@@ -682,6 +783,8 @@ static int cmd_bench(const options *o)
                 rows[i].tuned = (mmt_report_figure){tm[0].median_ms, tm[0].lo_ms, tm[0].hi_ms, tm[0].level};
                 if (vs == MMT_OK) {
                     rows[i].vendor = (mmt_report_figure){tm[1].median_ms, tm[1].lo_ms, tm[1].hi_ms, tm[1].level};
+                    snprintf(vendor_labels[i], sizeof vendor_labels[i], "%s", label);
+                    rows[i].vendor_label = vendor_labels[i];
                     add_label(labels, sizeof labels, label);
                 }
             }
@@ -707,10 +810,12 @@ static int cmd_bench(const options *o)
                             NULL};
     char title[512];
     snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s", pl.dev.name, pl.dev.arch, path);
-    if (rows) mmt_report_table(stdout, title, footer, rows, pl.n);
+    mmt_report_meta meta = {"bench", &pl.dev, path, footer, 0};
+    if (rows && params && notes && vendor_labels) print_table(o, &meta, title, rows, pl.n);
     free(rows);
     free(params);
     free(notes);
+    free(vendor_labels);
     mmt_vendor_close(vendor);
     mmt_close(ctx);
     free_plan(&pl);
@@ -740,6 +845,7 @@ int main(int argc, char **argv)
     if (strcmp(o.command, "show") == 0) return cmd_show(&o);
     if (strcmp(o.command, "bench") == 0) return cmd_bench(&o);
     if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);
+    if (strcmp(o.command, "report") == 0) return cmd_report(&o);
     if (strcmp(o.device, "all") == 0)
         return mmt_tune_all_gpus(argc, argv, o.shapes != NULL, o.shard_index, o.shard_count ? o.shard_count : 1);
     return cmd_tune(&o, argc, argv);

@@ -4,13 +4,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
+#include "term.h"
 
+/* On a terminal: a line at the start of each family's search, a bar redrawn in place, a
+ * result line. Anything else (a log, a pipe) gets one line per problem, at its end. */
 struct mmt_progress {
     FILE *f;
     int tty, quiet;
+    mmt_colours c;
     size_t n_problems, problem, planned;
     double problem_start;
 };
@@ -20,7 +23,8 @@ mmt_progress *mmt_progress_new(FILE *f, size_t n_problems, int quiet)
     mmt_progress *pr = calloc(1, sizeof *pr);
     if (!pr) return NULL;
     pr->f = f;
-    pr->tty = isatty(fileno(f));
+    pr->tty = mmt_term_is_tty(f);
+    pr->c = mmt_term_colours(f);
     pr->quiet = quiet;
     pr->n_problems = n_problems;
     return pr;
@@ -34,7 +38,7 @@ void mmt_progress_problem(mmt_progress *pr, const mmt_problem *p, const char *fa
     pr->problem += first != 0;
     pr->planned = planned;
     pr->problem_start = mmt_now_s();
-    if (pr->quiet) return;
+    if (pr->quiet || !pr->tty) return;
     char name[128];
     mmt_problem_format(p, name, sizeof name);
     fprintf(pr->f, "[%zu/%zu] %s: %s, %zu candidates\n", pr->problem, pr->n_problems, name, family, planned);
@@ -76,7 +80,7 @@ static void format_interval(double lo, double hi, double level, char *buf, size_
 
 void mmt_progress_trial(mmt_progress *pr, size_t done, const mmt_trial_line *l, const mmt_report_pipeline *pipe)
 {
-    if (!pr || pr->quiet) return;
+    if (!pr || pr->quiet || !pr->tty) return;
     double spent = mmt_now_s() - pr->problem_start;
     char eta[32], rates[96] = "";
     format_eta(done ? spent / done * (pr->planned - done) : NAN, eta, sizeof eta);
@@ -85,22 +89,17 @@ void mmt_progress_trial(mmt_progress *pr, size_t done, const mmt_trial_line *l, 
                  per_s(pipe->measured, pipe->wall_s));
     /* "explored best": candidates timed alone, one after the other; the table's figures are
      * the winner's and the vendor's timed side by side at the end, and need not match */
-    if (pr->tty) {
-        enum { WIDTH = 30 };
-        char bar[WIDTH + 1];
-        size_t fill = pr->planned ? done * WIDTH / pr->planned : WIDTH;
-        for (size_t i = 0; i < WIDTH; i++) bar[i] = i < fill ? '#' : '.';
-        bar[WIDTH] = '\0';
-        fprintf(pr->f, "\r  [%s] %zu/%zu  explored best %.1f GFLOP/s  %s  ETA %s   ", bar, done, pr->planned,
-                l->best_gflops, rates, eta);
-    } else {
-        char ms[80] = "-", iv[64];
-        format_interval(l->lo_ms, l->hi_ms, l->level, iv, sizeof iv);
-        if (l->median_ms > 0)
-            snprintf(ms, sizeof ms, "%.4g ms %s", l->median_ms, l->reused ? "(reused)" : iv);
-        fprintf(pr->f, "  %zu/%zu %-13s %8.1f GFLOP/s  explored best %8.1f  ETA %-7s %-34s %s  %s\n", done,
-                pr->planned, l->status, l->gflops, l->best_gflops, eta, ms, rates, l->params);
-    }
+    enum { WIDTH = 30 };
+    char bar[WIDTH + 1];
+    size_t fill = pr->planned ? done * WIDTH / pr->planned : WIDTH;
+    if (fill > WIDTH) fill = WIDTH;
+    memset(bar, '#', fill);
+    memset(bar + fill, '.', WIDTH - fill);
+    bar[WIDTH] = '\0';
+    /* \033[K clears what a longer line before left */
+    fprintf(pr->f, "\r  [%s%.*s%s%s] %zu/%zu %s  explored best %s%.1f GFLOP/s%s  %s  ETA %s%s", pr->c.good, (int)fill,
+            bar, pr->c.off, bar + fill, done, pr->planned, l->status, pr->c.bold, l->best_gflops, pr->c.off, rates,
+            eta, pr->c.off[0] ? "\033[K" : "   ");
     fflush(pr->f);
 }
 
@@ -120,15 +119,33 @@ static void format_ratio(const mmt_report_row *r, char *buf, size_t size)
 void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_row *row)
 {
     if (!pr || pr->quiet) return;
-    if (pr->tty) fprintf(pr->f, "\n");
-    char ratio[32];
+    char ratio[32], result[256] = "", name[128];
     format_ratio(row, ratio, sizeof ratio);
+    const char *colour = row->tuned.median_ms > 0 && row->vendor.median_ms > 0
+                             ? (row->vendor.median_ms >= row->tuned.median_ms ? pr->c.good : pr->c.bad)
+                             : "";
     if (row->params && row->vendor.median_ms > 0)
-        fprintf(pr->f, "  result: %.1f GFLOP/s, the vendor %.1f, %s: timed side by side\n",
-                mmt_report_gflops(row->problem, &row->tuned), mmt_report_gflops(row->problem, &row->vendor), ratio);
+        snprintf(result, sizeof result, "%.1f GFLOP/s, the vendor %.1f, %s%s%s: timed side by side",
+                 mmt_report_gflops(row->problem, &row->tuned), mmt_report_gflops(row->problem, &row->vendor), colour,
+                 ratio, pr->c.off);
     else if (row->params)
-        fprintf(pr->f, "  result: %.1f GFLOP/s\n", mmt_report_gflops(row->problem, &row->tuned));
-    if (row->note && *row->note) fprintf(pr->f, "  note: %s\n", row->note);
+        snprintf(result, sizeof result, "%.1f GFLOP/s", mmt_report_gflops(row->problem, &row->tuned));
+    else snprintf(result, sizeof result, "no result");
+    const char *note = row->note && *row->note ? row->note : NULL;
+    if (pr->tty) {
+        fprintf(pr->f, "\n  result: %s\n", result);
+        if (note) fprintf(pr->f, "  %snote: %s%s\n", pr->c.dim, note, pr->c.off);
+    } else { /* the problem's one line: its result, what its search took, its note */
+        char pipe[160] = "";
+        const mmt_report_pipeline *p = row->detail ? &row->detail->pipe : NULL;
+        if (p)
+            snprintf(pipe, sizeof pipe, "; measured %zu, reused %zu in %.1f s, compile %.1f/s  measure %.1f/s",
+                     p->measured + p->finals, p->reused, p->wall_s, per_s(p->compiled, p->wall_s),
+                     per_s(p->measured + p->finals, p->wall_s));
+        mmt_problem_format(row->problem, name, sizeof name);
+        fprintf(pr->f, "[%zu/%zu] %s: %s%s%s%s\n", pr->problem, pr->n_problems, name, result, pipe,
+                note ? "; note: " : "", note ? note : "");
+    }
     fflush(pr->f);
 }
 
@@ -172,9 +189,11 @@ void mmt_report_table(FILE *f, const char *title, const char *const *footer, con
     }
     char fam[80] = "";
     if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, "family");
-    fprintf(f, "\n%s\n", title);
-    fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s\n", nw, "problem", fam, pw, "config", "GFLOP/s",
-            "median ms", iw, "interval (ms)", "vendor", "vendor ms", vw, "vendor interval (ms)", "ratio");
+    const mmt_colours c = mmt_term_colours(f);
+    fprintf(f, "\n%s%s%s\n", c.bold, title, c.off);
+    fprintf(f, "%s%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s%s\n", c.bold, nw, "problem", fam, pw, "config",
+            "GFLOP/s", "median ms", iw, "interval (ms)", "vendor", "vendor ms", vw, "vendor interval (ms)", "ratio",
+            c.off);
     for (size_t i = 0; i < n; i++) {
         const mmt_report_row *r = &rows[i];
         figure_cells ours, theirs;
@@ -184,10 +203,11 @@ void mmt_report_table(FILE *f, const char *title, const char *const *footer, con
         format_ratio(r, ratio, sizeof ratio);
         mmt_problem_format(r->problem, name, sizeof name);
         if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, r->family ? r->family : "-");
-        fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s\n", nw, name, fam, pw,
+        const char *colour = ratio[0] == '-' ? "" : r->vendor.median_ms >= r->tuned.median_ms ? c.good : c.bad;
+        fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %s%6s%s\n", nw, name, fam, pw,
                 r->params ? r->params : "(none)", ours.gflops, ours.ms, iw, ours.interval, theirs.gflops, theirs.ms,
-                vw, theirs.interval, ratio);
-        if (r->note && *r->note) fprintf(f, "%-*s  note: %s\n", nw, "", r->note);
+                vw, theirs.interval, colour, ratio, c.off);
+        if (r->note && *r->note) fprintf(f, "%-*s  %snote: %s%s\n", nw, "", c.dim, r->note, c.off);
     }
     for (int i = 0; footer && footer[i]; i++) fprintf(f, "%s\n", footer[i]);
     /* per problem: how each winner was chosen, where its figures come from, and how well

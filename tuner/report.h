@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "device.h"
 #include "problem.h"
+#include "store.h"
 
 typedef struct mmt_progress mmt_progress;
 
@@ -70,6 +72,7 @@ typedef struct mmt_report_row {
     const char *params;              /* NULL: no result */
     mmt_report_figure tuned;         /* ours */
     mmt_report_figure vendor;        /* the vendor's, timed with ours; median 0: not measured */
+    const char *vendor_label;        /* the vendor library ("OpenBLAS 0.3.21"); NULL: not named */
     const char *note;                /* why there is no result, a partial search, or NULL */
     const mmt_report_detail *detail; /* the final round, the figures and the pipeline; NULL: none */
 } mmt_report_row;
@@ -85,5 +88,23 @@ double mmt_report_gflops(const mmt_problem *p, const mmt_report_figure *f);
  * figure (GFLOP/s, median ms, interval) and the ratio; the notes of rows; the footer
  * lines; then per problem with a detail, the final round, the figures and the pipeline. */
 void mmt_report_table(FILE *f, const char *title, const char *const *footer, const mmt_report_row *rows, size_t n);
+
+/* What a table's title and footer say, for its JSON form. */
+typedef struct mmt_report_meta {
+    const char *command;            /* "tune", "bench" */
+    const mmt_device_info *device;
+    const char *database;
+    const char *const *notes;       /* the footer lines, NULL-terminated */
+    int interrupted;                /* a tune stopped by a signal: its partial table */
+} mmt_report_meta;
+
+/* The table as one JSON document (report_json.c): the rows with the same figures, every
+ * number in full (times in ms, GFLOP/s = 2mnk / median), the notes; null where the text
+ * prints "-". */
+void mmt_report_json(FILE *f, const mmt_report_meta *meta, const mmt_report_row *rows, size_t n);
+
+/* show --json: {"database": ..., "device": ..., "rows": [...]}, best_view's rows (of the
+ * device named device; NULL: every device) as objects whose keys are its columns. */
+mmt_status mmt_report_json_best(FILE *f, mmt_store *st, const char *database, const char *device, mmt_err *err);
 
 #endif

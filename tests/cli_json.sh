@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# cli_json.sh MMTUNE DATA - --json on the commands that print tables (tune, bench, show):
+# stdout is one JSON document (python3's json module reads it) holding the figures the text
+# table prints, which goes to stderr instead (nowhere with --quiet); tune's figures are the
+# database's best and vendor figures, show's rows are best_view's; --device all, which runs
+# a tune per GPU, refuses it.
+set -u
+MMTUNE=$1
+DATA=$2
+. "$(dirname "$0")/clilib.sh"
+need_sqlite3
+command -v python3 >/dev/null || skip "python3 is missing (scripts/install-deps.sh installs it with python3-numpy)"
+db=$tmp/t.db
+check "tune --json" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$db" --budget 2 --json
+cp "$tmp/out" "$tmp/tune.json"
+cp "$tmp/err" "$tmp/tune.err"
+# the document against the text table (stderr) and the database: the same figures
+check "  its figures are the table's and the database's" 0 python3 - "$tmp/tune.json" "$tmp/tune.err" "$db" <<'PY'
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+table = open(sys.argv[2]).read().splitlines()
+db = sqlite3.connect(sys.argv[3])
+assert doc["command"] == "tune" and not doc["interrupted"] and doc["database"] == sys.argv[3], doc
+assert doc["device"]["backend"] == "cpu" and doc["notes"], doc
+assert len(doc["rows"]) == 3, doc["rows"]
+for r in doc["rows"]:
+    line = [l for l in table if l.startswith(r["problem"] + " ") and r["config"] in l.split()]
+    assert len(line) == 1, (r["problem"], line)
+    words = line[0].split()
+    assert "%.1f" % r["tuned"]["gflops"] in words, (r, line)
+    assert "%.1f" % r["vendor"]["gflops"] in words and "%.2fx" % r["ratio"] in words, (r, line)
+    assert abs(r["ratio"] - r["tuned"]["gflops"] / r["vendor"]["gflops"]) < 1e-9 * r["ratio"]
+    lo, hi = r["tuned"]["interval_ms"]
+    assert lo <= r["tuned"]["median_ms"] <= hi and 0.5 < r["tuned"]["coverage"] < 1, r
+    assert r["pipeline"]["measured"] + r["pipeline"]["reused"] >= 1 and r["final"] and r["figures"], r
+    best, vendor = db.execute(
+        "select b.gflops, v.gflops from best b join problem p on p.id = b.problem_id join config c on c.id = b.config_id "
+        "join baseline v on v.trial_id = b.trial_id where p.m = ? and p.n = ? and p.k = ? and p.mode = ? and c.params = ?",
+        (r["m"], r["n"], r["k"], r["mode"], r["config"])).fetchone()
+    assert abs(best - r["tuned"]["gflops"]) < 1e-6 * best and abs(vendor - r["vendor"]["gflops"]) < 1e-6 * vendor, r
+print("3 rows: the table's figures, the database's best and vendor figures")
+PY
+cat "$tmp/out" "$tmp/err"
+check "tune --json --quiet" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$db" --budget 2 --json --quiet
+expect_eq "  says nothing on stderr" "$(cat "$tmp/err")" ""
+cp "$tmp/out" "$tmp/quiet.json"
+check "  and writes JSON alone on stdout" 0 python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))["rows"]) == 3' \
+  "$tmp/quiet.json"
+
+check "bench --json" 0 "$MMTUNE" bench --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$db" --json --quiet
+cp "$tmp/out" "$tmp/bench.json"
+check "  the runtime's figures, a row per problem" 0 python3 - "$tmp/bench.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["command"] == "bench" and len(doc["rows"]) == 3, doc
+for r in doc["rows"]:
+    assert r["note"] == "tuned" and r["config"] and r["tuned"]["gflops"] > 0, r
+    assert r["vendor"]["library"].startswith("OpenBLAS") and r["ratio"] > 0, r
+PY
+cat "$tmp/err"
+
+check "show --json" 0 "$MMTUNE" show --db "$db" --json
+grep -q "^database: $db" "$tmp/err" || { echo "FAIL: show --json's table is not on stderr"; fail=1; }
+cp "$tmp/out" "$tmp/show.json"
+check "  best_view's rows, column by column" 0 python3 - "$tmp/show.json" "$db" <<'PY'
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+cur = db.execute("select * from best_view")
+want = [dict(zip([c[0] for c in cur.description], row)) for row in cur]
+assert doc["database"] == sys.argv[2] and doc["device"] is None and doc["rows"] == want, (doc, want)
+print("%d rows, %d columns each" % (len(want), len(want[0])))
+PY
+cat "$tmp/out" "$tmp/err"
+check "--json with --device all" 2 "$MMTUNE" --device all --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/x.db" --json
+expect_err "  says why" "--json takes one device"
+[ $fail = 0 ] && echo "cli_json: all passed"
+exit $fail
