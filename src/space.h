@@ -18,6 +18,7 @@
 #define MMT_SPACE_MAX_VALUES 64
 #define MMT_SPACE_MAX_DERIVED 32
 #define MMT_SPACE_MAX_CONSTRAINTS 64
+#define MMT_SPACE_MAX_DEFAULTS 16
 
 typedef struct mmt_space_param {
     char name[32];
@@ -31,6 +32,14 @@ typedef struct mmt_space_expr {
     mmt_expr *expr;
     int line, col; /* where the text starts in the file, 1-based */
 } mmt_space_expr;
+
+/* One entry of a space's `defaults:` list: a condition on the problem and the device, and the
+ * configuration an untuned problem meeting it runs (params the file leaves out take the
+ * `default:` value). */
+typedef struct mmt_space_shape_default {
+    mmt_space_expr when;
+    int64_t v[MMT_SPACE_MAX_PARAMS];
+} mmt_space_shape_default;
 
 typedef struct mmt_space {
     char *file;     /* for messages: path, or "<embedded>/search_spaces/x.yaml" */
@@ -51,6 +60,8 @@ typedef struct mmt_space {
     mmt_space_expr tma[2][2]; /* tma_a, tma_b: TMA boxes of A and B (elements, contiguous dim first; 0: none) */
     mmt_space_expr tma_packed; /* which tensor maps describe packed copies in the workspace (backend.h) */
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
+    int n_shape_defaults; /* `defaults:`, tried in order before `default:` */
+    mmt_space_shape_default shape_defaults[MMT_SPACE_MAX_DEFAULTS];
 } mmt_space;
 
 typedef struct mmt_config {
@@ -72,11 +83,13 @@ typedef struct mmt_geometry {
  * (M N K, TRANS_A TRANS_B, elem_bytes of A and B, c_bytes of C, MODE: problem.h's
  * mmt_mode number, 2 bf16 3 f16 4 tf32 5 f32x3), the alignment of the
  * operands (ALIGN_A ALIGN_B: the largest of 16, 8, 4, 2, 1 bytes that divides both the
- * pointer and the row pitch) and device.NAME. */
+ * pointer and the row pitch), whether the caller asked for results reproducible bit for bit
+ * (REPRODUCIBLE: 1 or 0) and device.NAME. */
 typedef struct mmt_space_env {
     const mmt_problem *problem; /* normalised (row-major) */
     const mmt_device_info *device;
     int align_a, align_b; /* bytes; 0: as dense storage of the problem (lda = K or M, ...) */
+    int reproducible;     /* 1: the same inputs must give the same bits on every run */
 } mmt_space_env;
 
 /* The largest of 16, 8, 4, 2, 1 that divides both an address and a row pitch in bytes. */
@@ -104,8 +117,15 @@ mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt
 /* The index of configuration c in cands[0..n), or -1. */
 long mmt_config_index(const mmt_config *cands, size_t n, const mmt_config *c);
 
-/* The default configuration. */
+/* The default configuration (the file's `default:`). */
 void mmt_space_default(const mmt_space *s, mmt_config *out);
+
+/* The default for a problem: the first entry of `defaults:` whose `when` holds for env and
+ * whose configuration is valid there, else `default:` (not checked here: lookup.h says what
+ * an invalid one means). *which: the entry's index, or -1 for `default:` (may be NULL).
+ * Errors are those of evaluating a `when` or the constraints. */
+mmt_status mmt_space_default_for(const mmt_space *s, const mmt_space_env *env, mmt_config *out, int *which,
+                                 mmt_err *err);
 
 /* Launch geometry (zeros if the space has no launch section). */
 mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, mmt_geometry *g,

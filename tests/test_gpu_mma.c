@@ -1,16 +1,17 @@
-/* test_gpu_mma.c - the tensor-core templates (cuda/gemm_mma.cu, and cuda/gemm_wgmma.cu
- * where the GPU is the Hopper it is built for) through the real backend on GPU 0, every
- * mode (bf16, f16, tf32, f32x3) and output type, every transpose each family serves: the
- * space's default and configurations spread over it (split-K, packing, rasterisation,
- * persistent grids, clusters, one consumer, C through shared memory, split-K, tf32 packed
- * K-major among them), on odd
- * shapes and ragged K, with
- * 16-byte-aligned and with odd leading dimensions (each config only where the space
- * admits it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with beta = 0,
- * NaN A and B with alpha = 0), the padding of C untouched, against a long double host
- * reference with the tuner's per-mode bound. Then the promise of f32x3: its error is
- * within a small factor of the fp32 SIMT kernel's on the same data. Exits 77 (skipped)
- * without a GPU. */
+/* test_gpu_mma.c - the tensor-core templates (cuda/gemm_mma.cu, cuda/gemm_dmma.cu on sm_80
+ * and later, and cuda/gemm_wgmma.cu where the GPU is the Hopper it is built for) through
+ * the real backend on GPU 0, every mode (bf16, f16, tf32, f32x3, f64) and output type,
+ * every transpose each family serves: the space's default and configurations spread over
+ * it (split-K atomic and in the order of K, packing, rasterisation, persistent grids,
+ * clusters, one consumer, C through shared memory, tf32 packed K-major, Hopper's m16n8
+ * fp64 shapes among them), on odd shapes and ragged K, with 16-byte-aligned and with odd
+ * leading dimensions (each config only where the space admits it for that alignment), the
+ * BLAS alpha/beta rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), the
+ * padding of C untouched, against a long double host reference with the tuner's per-mode
+ * bound. Then the promise of f32x3: its error is within a small factor of the fp32 SIMT
+ * kernel's on the same data; and the promise of split-K in the order of K: every family's
+ * such configurations (SIMT f32 and f64, mma, DMMA) give the same bits on two runs. Exits
+ * 77 (skipped) without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,13 @@
 
 static const mmt_backend *be;
 static mmt_device_info dev;
+
+static int64_t device_cc(void)
+{
+    int64_t cc = 0;
+    mmt_device_get_prop(&dev, "cc_major", 8, &cc);
+    return cc;
+}
 static int quick; /* `test_gpu_mma quick`: the small shapes, a few configurations (compute-sanitizer) */
 
 typedef struct shape {
@@ -50,7 +58,8 @@ typedef struct kind {
 } kind;
 
 static const kind kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
-                             {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32}};
+                             {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32},
+                             {MMT_MODE_F64, MMT_F64}};
 
 /* One compiled configuration of the space for one kind and pair of transposes. */
 typedef struct instance {
@@ -245,11 +254,18 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &p, 0, "EPI", 1, 1, list, &n);       /* C staged through shared memory */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);      /* odd rows packed first */
         pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* slices of K summed in order */
+    } else if (strstr(fam->name, "dmma")) {
+        pick(fam, &p, 1, NULL, 0, 1, list, &n);        /* odd rows: 8-byte copies */
+        pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
+        pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* split-K */
+        pick(fam, &r, 0, "SERIAL", 1, 1, list, &n);    /* split-K in the order of K */
+        if (device_cc() >= 9) pick(fam, &p, 0, "MMA_K", 1, 2, list, &n); /* Hopper's m16n8k8, m16n8k16 */
     } else {
         pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */
         pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n); /* rasterisation */
         if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        if (kd.out == MMT_F32) pick(fam, &r, 0, "SERIAL", 1, 1, list, &n);
     }
     build(fam, &p, list, n); /* the definitions do not depend on the sizes */
     for (size_t si = 0; si < (quick ? 7 : sizeof shapes / sizeof shapes[0]); si++)
@@ -369,6 +385,73 @@ static void test_f32x3_accuracy(const mmt_family *mma, const mmt_family *wg)
     mmt_family_free(simt);
 }
 
+/* ---- split-K in the order of K: the same bits on every run ------------------------------ */
+
+/* Configurations with SERIAL = 1 of a family for a kind, on a shape of few tiles and a long
+ * K, each launched twice on the same inputs (C restored in between, beta != 0 so the first
+ * slice's beta is in play): both results within the bound, and equal bit for bit. */
+static void test_same_bits(const mmt_family *fam, kind kd)
+{
+    const shape s = {96, 80, 4100};
+    mmt_problem p = problem_of(kd, 0, 0, s);
+    mmt_space_env env = env_of(&p, 0);
+    mmt_config def;
+    int valid = 0;
+    mmt_space_default(fam->space, &def);
+    if (!(fam->space->modes & (1u << kd.mode)) || mmt_space_check(fam->space, &def, &env, &valid, NULL, NULL) ||
+        !valid)
+        return; /* not served here */
+    instance list[2];
+    memset(list, 0, sizeof list);
+    int n = 0;
+    pick(fam, &p, 0, "SERIAL", 1, 2, list, &n);
+    build(fam, &p, list, n);
+    const mmt_dtype abt = mmt_mode_dtype(kd.mode), ct = kd.out;
+    int64_t lda, ldb;
+    lds_of(s, 0, 0, 0, &lda, &ldb);
+    const int64_t ldc = s.n + 2;
+    const size_t es = (size_t)mmt_dtype_size(abt), asz = es * s.m * lda, bsz = es * s.k * ldb,
+                 csz = (size_t)mmt_dtype_size(ct) * s.m * ldc;
+    void *a = gc_matrix_t(abt, 0, s.m, s.k, lda, 0), *b = gc_matrix_t(abt, 0, s.k, s.n, ldb, 0),
+         *c0 = gc_matrix_t(ct, 0, s.m, s.n, ldc, 0), *out[2] = {malloc(csz), malloc(csz)};
+    const double alpha = 0.75, beta = -1.25;
+    double *ref = gc_ref_alloc(s.m, s.n);
+    gc_reference_t(abt, ct, 0, 0, 0, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c0, ldc, ref);
+    mmt_err err;
+    void *da = NULL, *db = NULL, *dc = NULL;
+    int ok = be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&
+             be->alloc(&dev, csz, &dc, &err) == MMT_OK && be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK &&
+             be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK;
+    CHECK(ok);
+    char name[64];
+    mmt_problem_format(&p, name, sizeof name);
+    for (int i = 0; ok && i < n; i++) {
+        mmt_geometry g;
+        void *ws = NULL;
+        ok = mmt_space_geometry(fam->space, &list[i].cfg, &env, &g, &err) == MMT_OK &&
+             (g.workspace == 0 || be->alloc(&dev, (size_t)g.workspace, &ws, &err) == MMT_OK);
+        double e[2] = {INFINITY, INFINITY};
+        for (int run = 0; ok && run < 2; run++) {
+            mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = lda, .ldb = ldb, .ldc = ldc, .alpha = alpha,
+                                  .beta = beta, .a = da, .b = db, .c = dc, .workspace = ws,
+                                  .workspace_size = g.workspace};
+            ok = be->copy(dc, c0, csz, MMT_H2D, &err) == MMT_OK && be->launch(list[i].mod, &gp, &g, NULL, &err) == MMT_OK &&
+                 be->sync(NULL, &err) == MMT_OK && be->copy(out[run], dc, csz, MMT_D2H, &err) == MMT_OK;
+            if (ok) e[run] = gc_rel_error_t(ct, 0, s.m, s.n, out[run], ldc, ref);
+        }
+        if (!ok) fprintf(stderr, "%s %s: %s\n", name, list[i].text, err.msg);
+        be->free(ws);
+        const int same = ok && memcmp(out[0], out[1], csz) == 0;
+        printf("%-22s %-150s split-K in K order: rel error %.3g, twice the same bits: %s\n", name, list[i].text, e[0],
+               same ? "yes" : "no");
+        CHECK(e[0] <= gc_bound_mode(kd.mode, ct, s.k) && e[1] == e[0]);
+        CHECK(same);
+        be->unload(list[i].mod);
+    }
+    be->free(da), be->free(db), be->free(dc);
+    free(a), free(b), free(c0), free(out[0]), free(out[1]), free(ref);
+}
+
 /* `test_gpu_mma accuracy` runs the f32x3 comparison alone (BENCHMARKS.md quotes it);
  * `test_gpu_mma quick` bf16->f32 and tf32 on the small shapes with the default and two
  * other configurations per family, few enough launches for compute-sanitizer. */
@@ -396,15 +479,30 @@ int main(int argc, char **argv)
     mmt_family *wg = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_wgmma.yaml", &wg, &err), &err);
     if (!quick) test_f32x3_accuracy(fam, wg);
-    const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma" or "wgmma": one family alone */
-    mmt_family *fams[2] = {fam, wg};
-    for (int f = 0; f < 2; f++) {
-        if (!fams[f] || (only && strcmp(only, f ? "wgmma" : "mma") != 0)) continue;
+    /* the fp64 tensor-core family (sm_80 and later: its constraints admit nothing elsewhere) */
+    mmt_family *dm = NULL, *simt = NULL;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_dmma.yaml", &dm, &err), &err);
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_simt.yaml", &simt, &err), &err);
+    if (!quick && !accuracy_only) {
+        static const kind f32 = {MMT_MODE_F32, MMT_F32}, f64 = {MMT_MODE_F64, MMT_F64}, tf32 = {MMT_MODE_TF32, MMT_F32},
+                          bf16 = {MMT_MODE_BF16, MMT_F32};
+        if (simt) test_same_bits(simt, f32), test_same_bits(simt, f64);
+        test_same_bits(fam, tf32);
+        test_same_bits(fam, bf16);
+        if (dm) test_same_bits(dm, f64);
+    }
+    const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma", "wgmma" or "dmma": one family alone */
+    mmt_family *fams[3] = {fam, wg, dm};
+    static const char *const names[3] = {"mma", "wgmma", "dmma"};
+    for (int f = 0; f < 3; f++) {
+        if (!fams[f] || (only && strcmp(only, names[f]) != 0)) continue;
         for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
             for (int t = 0; t < 4; t++)
                 if (!quick || kinds[i].mode == MMT_MODE_TF32 || (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32))
                     test_kind(fams[f], kinds[i], t & 1, t >> 1);
     }
+    mmt_family_free(simt);
+    mmt_family_free(dm);
     mmt_family_free(wg);
     mmt_family_free(fam);
     return check_result();
