@@ -32,7 +32,7 @@ typedef struct space_impl {
     uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
         prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
     uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[2][2], tma_packed_mask;
-    uint64_t when_mask[MMT_SPACE_MAX_DEFAULTS];
+    uint64_t when_mask[MMT_SPACE_MAX_DEFAULTS], set_mask[MMT_SPACE_MAX_DEFAULTS][MMT_SPACE_MAX_PARAMS];
 } space_impl;
 
 enum {
@@ -424,44 +424,80 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     return load_optional(L, n, vals[TMA_PACKED], "launch tma_packed", &s->tma_packed, &im->tma_packed_mask);
 }
 
-/* A mapping of param: value into v (seen[p] set for each param given); what: "default",
- * "defaults[2] config" for messages. */
-static mmt_status load_values(loader *L, yaml_node_t *n, const char *what, int64_t *v, int *seen)
+static int among_values(const mmt_space_param *p, int64_t v)
+{
+    for (int j = 0; j < p->n_values; j++)
+        if (p->values[j] == v) return 1;
+    return 0;
+}
+
+/* The pairs of a mapping of param: value, each checked to be a param given once; what:
+ * "default", "defaults[2] config" for messages. */
+typedef mmt_status (*value_fn)(loader *L, int param, yaml_node_t *key, yaml_node_t *val, void *user);
+static mmt_status load_pairs(loader *L, yaml_node_t *n, const char *what, value_fn fn, void *user)
 {
     mmt_space *s = &L->im->pub;
     if (n->type != YAML_MAPPING_NODE)
         return mmt_yaml_error(L->err, L->file, n, "'%s' must be a mapping of param: value, not %s", what,
                               mmt_yaml_kind(n));
+    int seen[MMT_SPACE_MAX_PARAMS] = {0};
     for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
         yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
-        yaml_node_t *val = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
-        const char *name, *text;
+        const char *name;
         FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a param name", &name, L->err));
         int p = find_param(s, name, strlen(name));
         if (p < 0) return mmt_yaml_error(L->err, L->file, key, "%s: '%s' is not a param", what, name);
         if (seen[p]) return mmt_yaml_error(L->err, L->file, key, "%s: duplicate param '%s'", what, name);
         seen[p] = 1;
-        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, val, "a default value", &text, L->err));
-        int64_t x;
-        if (mmt_yaml_parse_int(text, &x) != 0)
-            return mmt_yaml_error(L->err, L->file, val, "%s value '%s' of '%s' is not an integer", what, text, name);
-        int found = 0;
-        for (int j = 0; j < s->params[p].n_values; j++) found |= s->params[p].values[j] == x;
-        if (!found)
-            return mmt_yaml_error(L->err, L->file, val, "%s %s=%lld is not among the values of '%s'", what, name,
-                                  (long long)x, name);
-        v[p] = x;
+        FORWARD_IF_ERROR(fn(L, p, key, mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value), user));
     }
+    for (int p = 0; p < s->n_params && !strcmp(what, "default"); p++)
+        if (!seen[p]) return mmt_yaml_error(L->err, L->file, n, "default is missing param '%s'", s->params[p].name);
     return MMT_OK;
 }
 
-static mmt_status load_default(loader *L, yaml_node_t *n)
+/* `default:` gives every param a number among its values. */
+static mmt_status default_value(loader *L, int p, yaml_node_t *key, yaml_node_t *val, void *user)
 {
+    (void)key, (void)user;
     mmt_space *s = &L->im->pub;
-    int seen[MMT_SPACE_MAX_PARAMS] = {0};
-    FORWARD_IF_ERROR(load_values(L, n, "default", s->defaults, seen));
-    for (int p = 0; p < s->n_params; p++)
-        if (!seen[p]) return mmt_yaml_error(L->err, L->file, n, "default is missing param '%s'", s->params[p].name);
+    const char *name = s->params[p].name, *text;
+    FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, val, "a default value", &text, L->err));
+    int64_t x;
+    if (mmt_yaml_parse_int(text, &x) != 0)
+        return mmt_yaml_error(L->err, L->file, val, "default value '%s' of '%s' is not an integer", text, name);
+    if (!among_values(&s->params[p], x))
+        return mmt_yaml_error(L->err, L->file, val, "default %s=%lld is not among the values of '%s'", name,
+                              (long long)x, name);
+    s->defaults[p] = x;
+    return MMT_OK;
+}
+
+static mmt_status load_default(loader *L, yaml_node_t *n) { return load_pairs(L, n, "default", default_value, NULL); }
+
+/* An entry of `defaults:` sets a param to an expression of the problem and the device; a
+ * number (an expression without names) is checked against the param's values here. */
+static mmt_status entry_value(loader *L, int p, yaml_node_t *key, yaml_node_t *val, void *user)
+{
+    (void)key;
+    const int i = *(const int *)user;
+    mmt_space *s = &L->im->pub;
+    mmt_space_shape_default *d = &s->shape_defaults[i];
+    const int j = d->n_set++;
+    mmt_space_expr *x = &d->set[j];
+    d->set_param[j] = p;
+    memcpy(x->name, s->params[p].name, sizeof x->name); /* the same size, NUL-terminated */
+    char what[80];
+    snprintf(what, sizeof what, "defaults[%d] config %s", i, x->name);
+    L->env_only = 1;
+    mmt_status st = load_expr(L, val, what, x, 0, &L->im->set_mask[i][j]);
+    L->env_only = 0;
+    FORWARD_IF_ERROR(st);
+    int64_t v;
+    if (L->im->set_mask[i][j] == 0 && mmt_expr_eval_slots(x->expr, NULL, NULL, NULL, &v, NULL) == MMT_OK &&
+        !among_values(&s->params[p], v))
+        return mmt_yaml_error(L->err, L->file, val, "defaults[%d] config %s=%lld is not among the values of '%s'", i,
+                              x->name, (long long)v, x->name);
     return MMT_OK;
 }
 
@@ -500,10 +536,8 @@ static mmt_status load_shape_defaults(loader *L, yaml_node_t *n)
         mmt_status st = load_expr(L, when, what, &d->when, 0, &L->im->when_mask[i]);
         L->env_only = 0;
         FORWARD_IF_ERROR(st);
-        int seen[MMT_SPACE_MAX_PARAMS] = {0};
-        memcpy(d->v, s->defaults, sizeof d->v);
         snprintf(what, sizeof what, "defaults[%d] config", i);
-        FORWARD_IF_ERROR(load_values(L, config, what, d->v, seen));
+        FORWARD_IF_ERROR(load_pairs(L, config, what, entry_value, &i));
     }
     return MMT_OK;
 }
@@ -619,7 +653,10 @@ void mmt_space_free(mmt_space *s)
     free_expr(&s->workspace);
     for (int o = 0; o < 2; o++) free_expr(&s->tma[o][0]), free_expr(&s->tma[o][1]);
     free_expr(&s->tma_packed);
-    for (int i = 0; i < s->n_shape_defaults; i++) free_expr(&s->shape_defaults[i].when);
+    for (int i = 0; i < s->n_shape_defaults; i++) {
+        free_expr(&s->shape_defaults[i].when);
+        for (int j = 0; j < s->shape_defaults[i].n_set; j++) free_expr(&s->shape_defaults[i].set[j]);
+    }
     free(s->file);
     free(s->template);
     free(s->entry);
@@ -686,9 +723,12 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
     else if (x == &s->smem) snprintf(buf, size, "launch smem");
     else if (x == &s->workspace) snprintf(buf, size, "launch workspace");
     else if (x == &s->tma_packed) snprintf(buf, size, "launch tma_packed");
-    else if (x >= &s->shape_defaults[0].when && x <= &s->shape_defaults[MMT_SPACE_MAX_DEFAULTS - 1].when)
-        snprintf(buf, size, "defaults[%d] when",
-                 (int)(((const char *)x - (const char *)&s->shape_defaults[0].when) / sizeof s->shape_defaults[0]));
+    else if ((const char *)x >= (const char *)s->shape_defaults &&
+             (const char *)x < (const char *)(s->shape_defaults + MMT_SPACE_MAX_DEFAULTS)) {
+        const int i = (int)(((const char *)x - (const char *)s->shape_defaults) / sizeof s->shape_defaults[0]);
+        if (x == &s->shape_defaults[i].when) snprintf(buf, size, "defaults[%d] when", i);
+        else snprintf(buf, size, "defaults[%d] config %s", i, x->name);
+    }
     else snprintf(buf, size, "launch tma_%c[%d]", x >= s->tma[1] ? 'b' : 'a', (int)(x - s->tma[x >= s->tma[1]]));
 }
 
@@ -843,8 +883,15 @@ mmt_status mmt_space_default_for(const mmt_space *s, const mmt_space_env *env, m
         FORWARD_IF_ERROR(eval_expr(&ev, &d->when, im->when_mask[i], &holds, err));
         if (!holds) continue;
         mmt_config c;
-        memset(&c, 0, sizeof c);
-        memcpy(c.v, d->v, sizeof(int64_t) * (size_t)s->n_params);
+        mmt_space_default(s, &c);
+        for (int j = 0; j < d->n_set; j++) {
+            const mmt_space_param *p = &s->params[d->set_param[j]];
+            int64_t *v = &c.v[d->set_param[j]];
+            FORWARD_IF_ERROR(eval_expr(&ev, &d->set[j], im->set_mask[i][j], v, err));
+            RETURN_ERROR_IF(!among_values(p, *v), err, MMT_PARSE,
+                            "%s:%d:%d: defaults[%d] config %s '%s' is %lld here, which is not among its values",
+                            s->file, d->set[j].line, d->set[j].col, i, p->name, d->set[j].text, (long long)*v);
+        }
         int valid;
         FORWARD_IF_ERROR(mmt_space_check(s, &c, env, &valid, NULL, err));
         if (!valid) continue;

@@ -34,11 +34,14 @@ typedef struct mmt_space_expr {
 } mmt_space_expr;
 
 /* One entry of a space's `defaults:` list: a condition on the problem and the device, and the
- * configuration an untuned problem meeting it runs (params the file leaves out take the
- * `default:` value). */
+ * configuration an untuned problem meeting it runs: the params it sets, each an expression of
+ * the problem and the device (a number, or `min(16, pow2(log2(2 * N - 1)))`), the others the
+ * `default:` value. */
 typedef struct mmt_space_shape_default {
     mmt_space_expr when;
-    int64_t v[MMT_SPACE_MAX_PARAMS];
+    int n_set;
+    int set_param[MMT_SPACE_MAX_PARAMS];    /* which param set[j] gives */
+    mmt_space_expr set[MMT_SPACE_MAX_PARAMS]; /* its name is the param's */
 } mmt_space_shape_default;
 
 typedef struct mmt_space {

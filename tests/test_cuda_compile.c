@@ -3,7 +3,8 @@
  * configs for several problems (f32 and f64, split-K atomic and in the order of K, EVEN
  * ones among them), the mma space likewise for every mode, output type and transpose (odd
  * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
- * copy widths, each mma shape and both kinds of split-K, the wgmma space for every mode and
+ * copy widths, each mma shape and both kinds of split-K, the thin (GEMV) space for every mode,
+ * side and orientation, the wgmma space for every mode and
  * operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log. Register and spill counts are printed (ptxas -v); the
  * tensor-core samples must not spill, and a wgmma instance with two consumers must be
@@ -261,6 +262,44 @@ static void sample_wgmma(const mmt_device_info *dev)
     mmt_family_free(fam);
 }
 
+/* The thin (GEMV) space: every mode and output type, a thin N and a thin M in every
+ * orientation (X along K and along its rows), split-K atomic and summed by the last slice. */
+static void sample_gemv(const mmt_device_info *dev)
+{
+    mmt_family *fam = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemv.yaml", &fam, &err), &err);
+    if (!fam) return;
+    static const struct {
+        mmt_mode mode;
+        mmt_dtype out;
+    } kinds[] = {{MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64}, {MMT_MODE_BF16, MMT_F32},
+                 {MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_F16, MMT_F16}, {MMT_MODE_TF32, MMT_F32}};
+    int spilled = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        for (int t = 0; t < 4; t++) {
+            /* thin N and thin M in turn: X along K (NN, NT) or along its rows */
+            mmt_problem p = {.dtype = mmt_mode_dtype(kinds[i].mode), .out = kinds[i].out, .mode = kinds[i].mode,
+                             .layout = MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4,
+                             .k = 4096};
+            if (t % 2) p.m = 3, p.n = 4096;
+            mmt_space_env env = {.problem = &p, .device = dev};
+            mmt_config def;
+            char defines[4096];
+            CHECK_OK(mmt_space_default_for(fam->space, &env, &def, NULL, &err), &err);
+            CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+            spilled += compile_one("gemv default", fam->source, defines) > 0;
+            if (i == 0 || i == 3) spilled += sample_problem(fam, dev, &p, 0, 1);
+        }
+    mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = 1,
+                      .n = 4096, .k = 8192};
+    spilled += sample_with(fam, dev, &sk, "SPLITK", 16); /* atomic: SERIAL 0 comes first */
+    sk.dtype = sk.out = MMT_F64, sk.mode = MMT_MODE_F64;
+    spilled += sample_with(fam, dev, &sk, "SERIAL", 1);
+    CHECK_EQ_INT(spilled, 0);
+    mmt_family_free(fam);
+}
+
 int main(void)
 {
     mmt_err err;
@@ -357,6 +396,7 @@ int main(void)
         sample_with(fam, &dev, &sk, "SERIAL", 1);
         mmt_family_free(fam);
         sample_dmma(&dev);
+        sample_gemv(&dev);
         sample_mma(&dev);
         sample_wgmma(&dev);
     }

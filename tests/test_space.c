@@ -360,15 +360,15 @@ static void test_shape_defaults(void)
                                "  - {when: M <= 16, config: {A: 4, S: 4}}\n"
                                "  - {when: device.wide > 0, config: {A: 2, B: 1}}\n"
                                "  - {when: 12 / (M - 100) > 0, config: {A: 2}}\n"
+                               "  - {when: M > 1000, config: {A: \"min(4, pow2(log2(M / 1000)))\", S: \"M > 2000 ? 4 : 1\"}}\n"
+                               "  - {when: M > 500, config: {A: M / 100}}\n"
                                "default: {A: 1, B: 0, S: 1}\n";
     mmt_space *s;
     mmt_err err = {0};
     CHECK_OK(mmt_space_load_text("defaults.yaml", text, sizeof text - 1, &s, &err), &err);
     if (!s) return;
-    CHECK_EQ_INT(s->n_shape_defaults, 4);
-    CHECK_EQ_INT(s->shape_defaults[1].v[0], 4); /* given */
-    CHECK_EQ_INT(s->shape_defaults[1].v[1], 0); /* from default: */
-    CHECK_EQ_INT(s->shape_defaults[1].v[2], 4);
+    CHECK_EQ_INT(s->n_shape_defaults, 6);
+    CHECK_EQ_INT(s->shape_defaults[1].n_set, 2); /* A and S; B from default: */
     mmt_device_info dev = {0};
     mmt_device_set_prop(&dev, "wide", 0);
     mmt_problem p = problem(MMT_F32, 8, 64, 64);
@@ -406,6 +406,15 @@ static void test_shape_defaults(void)
     p.m = 100;
     CHECK_EQ_INT(mmt_space_default_for(s, &env, &c, &which, &err), MMT_PARSE);
     CHECK(strstr(err.msg, "defaults.yaml:15:12: defaults[3] when") && strstr(err.msg, "division by zero"));
+    /* values that are expressions of the problem, and one that is not among its param's */
+    p.m = 3000;
+    CHECK_OK(mmt_space_default_for(s, &env, &c, &which, &err), &err);
+    CHECK_EQ_INT(which, 4);
+    CHECK_EQ_INT(c.v[0], 2);
+    CHECK_EQ_INT(c.v[2], 4);
+    p.m = 800;
+    CHECK_EQ_INT(mmt_space_default_for(s, &env, &c, &which, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "defaults.yaml:17:33: defaults[5] config A 'M / 100' is 8 here") != NULL);
     /* and a condition needs what it reads */
     mmt_space_env no_dev = {.problem = &p};
     p.m = 200;
