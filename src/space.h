@@ -100,7 +100,8 @@ int mmt_align_bytes(uintptr_t address, int64_t pitch_bytes);
 
 /* Loads a space from a file or from text (name is used in messages). Every error names
  * file:line:column. Checks at load time: unknown names in expressions, duplicate or
- * empty params, a default that is missing a param or lies outside its values. */
+ * empty params, a default that is missing a param or lies outside its values, a `defaults:`
+ * entry whose `when` or values read params, or whose numbers lie outside their values. */
 mmt_status mmt_space_load_file(const char *path, mmt_space **out, mmt_err *err);
 mmt_status mmt_space_load_text(const char *name, const char *text, size_t size, mmt_space **out, mmt_err *err);
 void mmt_space_free(mmt_space *s);
