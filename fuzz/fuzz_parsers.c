@@ -1,6 +1,7 @@
 /* fuzz_parsers.c - libFuzzer target for the parsers of user input: the first byte picks the
  * shapes-file loader, the search-space loader (then the space's configurations are
- * enumerated for a small problem, so its expressions are evaluated too) or the expression
+ * enumerated for a small problem and its defaults chosen, so its expressions are evaluated
+ * too) or the expression
  * parser and evaluator; the rest is the text. Anything may be rejected with a status; a
  * crash, a leak or undefined behaviour is a finding. scripts/fuzz.sh builds and runs it. */
 #include <stdint.h>
@@ -43,6 +44,12 @@ static void fuzz_space(const char *text, size_t size)
         mmt_config_parse(s, text_cfg, &back, &err);
     }
     free(all);
+    /* the defaults' conditions, for a caller who asks for reproducible results and one who does not */
+    for (env.reproducible = 0; env.reproducible < 2; env.reproducible++) {
+        mmt_config def;
+        int which;
+        mmt_space_default_for(s, &env, &def, &which, &err);
+    }
     mmt_space_free(s);
 }
 

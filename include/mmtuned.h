@@ -6,8 +6,8 @@
  * never a wrong answer, never a crash. Every function returns MMT_OK (0) on success;
  * details of the last failure are kept per thread (mmt_last_error).
  *
- * Threads. Any number of threads may call the GEMM functions, mmt_set_stream and
- * mmt_set_sgemm_policy at once, on one context and on several. mmt_last_error and
+ * Threads. Any number of threads may call the GEMM functions, mmt_set_stream,
+ * mmt_set_sgemm_policy and mmt_set_reproducible at once, on one context and on several. mmt_last_error and
  * mmt_last_choice report the calling thread's own last call on a context, whatever
  * other threads do meanwhile. The first call of a shape chooses, compiles (if no cached
  * binary exists) and loads its kernel without holding anything that calls of other shapes
@@ -159,6 +159,16 @@ MMT_API mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t 
  * MMTUNE_SGEMM=f32x3 sets MMT_SGEMM_ALLOW_F32X3 on every context when it is opened. */
 typedef enum mmt_sgemm_policy { MMT_SGEMM_F32 = 0, MMT_SGEMM_ALLOW_F32X3 = 1 } mmt_sgemm_policy;
 MMT_API mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy);
+
+/* Whether later GEMM calls on ctx must give the same bits on every run. on = 1: no call runs
+ * a kernel whose split-K slices add into C atomically (in an order that varies from run to
+ * run); a shape tuned to one runs the nearest tuned configuration that sums its slices in the
+ * order of K or does not split K, else the default. Each kernel then gives the same bits for
+ * the same inputs on the same device, in this process and the next, as long as the database
+ * serves the same configuration (tuning in between may change it). on = 0 (the default)
+ * allows every kernel. The environment variable MMTUNE_REPRODUCIBLE=1 sets it on every
+ * context when it is opened. Returns MMT_INVALID_ARGUMENT for another value of on. */
+MMT_API mmt_status mmt_set_reproducible(mmt_ctx *ctx, int on);
 
 #ifdef __cplusplus
 }

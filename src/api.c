@@ -36,12 +36,14 @@ typedef struct loaded {
 /* What the table is keyed by. The row-major problem (its mode and output type included);
  * the alignment of A and B (mmt_align_bytes of pointer and row pitch), because lookups
  * check configurations against it: one that needs 16-byte rows must never serve 2-byte
- * ones; and whether the call may run f32x3 for an f32 problem (mmt_sgemm under
- * MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the plain f32 one. */
+ * ones; whether the call may run f32x3 for an f32 problem (mmt_sgemm under
+ * MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the plain f32 one; and whether it
+ * must be reproducible bit for bit (mmt_set_reproducible: no atomic split-K). */
 typedef struct call_key {
     mmt_problem problem;
     int align_a, align_b;
     int allow_f32x3;
+    int reproducible;
 } call_key;
 
 /* What a call runs. mod, geometry, choice and params change together, under the lock,
@@ -83,8 +85,9 @@ struct mmt_ctx {
     mmt_autotune autotune;
     uint64_t id; /* unique per context of the process: thread views name contexts by it */
     _Atomic(void *) stream;
-    pthread_mutex_t lock; /* guards the table, the modules and the policy; launches run outside it */
+    pthread_mutex_t lock; /* guards the table, the modules and the policies; launches run outside it */
     mmt_sgemm_policy sgemm_policy;
+    int reproducible; /* mmt_set_reproducible */
     pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
@@ -174,6 +177,12 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         RETURN_ERROR_IF(strcmp(policy, "f32x3") != 0, err, MMT_INVALID_ARGUMENT,
                         "MMTUNE_SGEMM=%.100s: the values are f32 (the default) and f32x3", policy);
         ctx->sgemm_policy = MMT_SGEMM_ALLOW_F32X3;
+    }
+    const char *repro = getenv("MMTUNE_REPRODUCIBLE");
+    if (repro && *repro) {
+        RETURN_ERROR_IF(strcmp(repro, "0") != 0 && strcmp(repro, "1") != 0, err, MMT_INVALID_ARGUMENT,
+                        "MMTUNE_REPRODUCIBLE=%.100s: the values are 0 (the default) and 1", repro);
+        ctx->reproducible = repro[0] == '1';
     }
     double sync_s;
     FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, err));
@@ -309,13 +318,27 @@ mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
     return MMT_OK;
 }
 
+mmt_status mmt_set_reproducible(mmt_ctx *ctx, int on)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    if (on != 0 && on != 1)
+        return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "mmt_set_reproducible: on is 0 or 1, not %d", on),
+                      &err, 0, NULL);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->reproducible = on;
+    pthread_mutex_unlock(&ctx->lock);
+    return MMT_OK;
+}
+
 static unsigned key_hash(const call_key *k)
 {
     const mmt_problem *p = &k->problem;
     uint64_t kind = ((((uint64_t)p->mode * 4 + p->out) * 4 + (uint64_t)p->trans_a * 2 + p->trans_b) * 32 +
                      (uint64_t)k->align_a) * 32 + (uint64_t)k->align_b;
     uint64_t h = (uint64_t)p->m * 0x9E3779B97F4A7C15ull ^ (uint64_t)p->n * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)p->k * 0x165667B19E3779F9ull ^ (kind * 2 + (uint64_t)k->allow_f32x3) * 0x27D4EB2F165667C5ull;
+                 (uint64_t)p->k * 0x165667B19E3779F9ull ^
+                 ((kind * 2 + (uint64_t)k->allow_f32x3) * 2 + (uint64_t)k->reproducible) * 0x27D4EB2F165667C5ull;
     return (unsigned)(h ^ (h >> 29)) % N_BUCKETS;
 }
 
@@ -324,7 +347,7 @@ static int same_key(const call_key *a, const call_key *b)
     const mmt_problem *p = &a->problem, *q = &b->problem;
     return p->m == q->m && p->n == q->n && p->k == q->k && p->dtype == q->dtype && p->out == q->out &&
            p->mode == q->mode && p->trans_a == q->trans_a && p->trans_b == q->trans_b && a->align_a == b->align_a &&
-           a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3;
+           a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3 && a->reproducible == b->reproducible;
 }
 
 /* The families and tuned entries of a mode, read once. Called under modes_lock. A mode
@@ -440,7 +463,8 @@ typedef struct pick {
 
 static mmt_space_env env_of(const mmt_ctx *ctx, const mmt_problem *p, const call_key *k)
 {
-    mmt_space_env env = {.problem = p, .device = &ctx->dev, .align_a = k->align_a, .align_b = k->align_b};
+    mmt_space_env env = {.problem = p, .device = &ctx->dev, .align_a = k->align_a, .align_b = k->align_b,
+                         .reproducible = k->reproducible};
     return env;
 }
 
@@ -787,6 +811,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
     /* the fast path: one lookup under the lock; a first-time key is made outside it */
     pthread_mutex_lock(&ctx->lock);
     key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
+    key.reproducible = ctx->reproducible;
     entry *e = table_find(ctx, &key);
     pthread_mutex_unlock(&ctx->lock);
     if (!e) FORWARD_IF_ERROR(make_entry(ctx, &key, &e, err));

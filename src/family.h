@@ -16,7 +16,7 @@ typedef struct mmt_family {
 mmt_status mmt_family_load_file(const char *space_file, mmt_family **out, mmt_err *err);
 
 /* The families that serve a precision mode on a backend, which compete for each problem. */
-#define MMT_MAX_FAMILIES 4
+#define MMT_MAX_FAMILIES 6
 typedef struct mmt_family_list {
     mmt_family *f[MMT_MAX_FAMILIES];
     int n;

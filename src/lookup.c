@@ -49,8 +49,12 @@ mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size
 {
     if (mmt_lookup_tuned(s, bests, n, env, out, how, gflops)) return MMT_OK;
     if (gflops) *gflops = 0;
-    mmt_space_default(s, out);
-    int valid = 0;
+    int which, valid = 0;
+    FORWARD_IF_ERROR(mmt_space_default_for(s, env, out, &which, err));
+    if (which >= 0) { /* a shape's default, valid here */
+        *how = MMT_CHOICE_DEFAULT;
+        return MMT_OK;
+    }
     FORWARD_IF_ERROR(mmt_space_check(s, out, env, &valid, NULL, err));
     if (!valid && (env->align_a || env->align_b)) {
         mmt_space_env dense = *env;
@@ -90,6 +94,17 @@ mmt_status mmt_lookup_choose_among(const mmt_lookup_family *fams, int n, const m
                                    mmt_choice *how, double *gflops, int *which, mmt_err *err)
 {
     if ((*which = mmt_lookup_tuned_among(fams, n, env, out, how, gflops)) >= 0) return MMT_OK;
+    /* A `defaults:` entry says its family suits this kind of problem: it comes before any
+     * family's catch-all `default:` (an evaluation error surfaces below, with its family). */
+    for (int i = 0; i < n; i++) {
+        int entry;
+        if (mmt_space_default_for(fams[i].space, env, out, &entry, NULL) == MMT_OK && entry >= 0) {
+            *which = i;
+            *how = MMT_CHOICE_DEFAULT;
+            if (gflops) *gflops = 0;
+            return MMT_OK;
+        }
+    }
     mmt_err first, why;
     mmt_err_clear(&first);
     for (int i = 0; i < n; i++) {

@@ -1,7 +1,8 @@
 /* lookup.h - which configuration runs a problem: the tuned one for exactly this problem,
  * else the nearest tuned problem's (same input type, output type, mode and transposes of
  * the row-major form; distance in log M, log N, log K) whose configuration is valid here,
- * else the space's default. Problems are compared in their row-major form, which is what
+ * else the space's default for the problem (its first `defaults:` entry that holds and is valid
+ * here, else `default:`). Problems are compared in their row-major form, which is what
  * kernels run; validity is checked with the caller's env, so a configuration that needs
  * aligned rows is passed over for operands that are not. */
 #ifndef MMT_LOOKUP_H
@@ -40,10 +41,12 @@ typedef struct mmt_lookup_family {
 int mmt_lookup_tuned_among(const mmt_lookup_family *fams, int n, const mmt_space_env *env, mmt_config *out,
                            mmt_choice *how, double *gflops);
 
-/* mmt_lookup_choose over families: the tuned choice among them, else the default of the
- * first family (in the list's order) whose default is valid for env. Where none is, the
- * first family's reason (MMT_UNSUPPORTED naming the alignment, or MMT_INTERNAL). *which:
- * the index of the family chosen. */
+/* mmt_lookup_choose over families: the tuned choice among them, else the first family (in
+ * the list's order) with a `defaults:` entry that holds and is valid for env (a family that
+ * names this kind of problem in its defaults is made for it), else the `default:` of the
+ * first family whose `default:` is valid for env. Where none is, the first family's reason
+ * (MMT_UNSUPPORTED naming the alignment, or MMT_INTERNAL). *which: the index of the family
+ * chosen. */
 mmt_status mmt_lookup_choose_among(const mmt_lookup_family *fams, int n, const mmt_space_env *env, mmt_config *out,
                                    mmt_choice *how, double *gflops, int *which, mmt_err *err);
 

@@ -17,9 +17,9 @@
 #define N_SLOTS (SLOT_ENV + MAX_ENV)
 #define MAX_ENUMERATE 100000000LL /* configurations walked by one enumeration */
 
-static const char *const problem_names[] = {"M",          "N",       "K",       "TRANS_A", "TRANS_B",
-                                            "elem_bytes", "c_bytes", "ALIGN_A", "ALIGN_B", "MODE"};
-#define N_PROBLEM 10
+static const char *const problem_names[] = {"M",       "N",       "K",    "TRANS_A",     "TRANS_B", "elem_bytes",
+                                            "c_bytes", "ALIGN_A", "ALIGN_B", "MODE", "REPRODUCIBLE"};
+#define N_PROBLEM 11
 
 static const char *const reserved_names[] = {"true", "false", "ceil_div", "min", "max", "log2", "pow2", "abs"};
 
@@ -32,15 +32,16 @@ typedef struct space_impl {
     uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
         prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
     uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[2][2], tma_packed_mask;
+    uint64_t when_mask[MMT_SPACE_MAX_DEFAULTS], set_mask[MMT_SPACE_MAX_DEFAULTS][MMT_SPACE_MAX_PARAMS];
 } space_impl;
 
 enum {
     TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_ARCH_SPECIFIC, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_PRUNE,
-    TOP_LAUNCH, TOP_DEFAULT, N_TOP
+    TOP_LAUNCH, TOP_DEFAULTS, TOP_DEFAULT, N_TOP
 };
-static const char *const top_keys[N_TOP] = {"template",    "entry", "modes",  "arch_specific", "params", "derived",
-                                            "constraints", "prune", "launch", "default"};
-static const int top_required[N_TOP] = {1, 1, 1, 0, 1, 0, 0, 0, 0, 1};
+static const char *const top_keys[N_TOP] = {"template", "entry",  "modes",    "arch_specific", "params", "derived",
+                                            "constraints", "prune", "launch", "defaults",      "default"};
+static const int top_required[N_TOP] = {1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1};
 
 /* A plain scalar in a [ ] or { } list ends at a comma, so "max(A, B)" arrives as "max(A". */
 static const char comma_hint[] = " (in a [ ] or { } list, quote expressions that contain commas)";
@@ -54,6 +55,7 @@ typedef struct loader {
     const yaml_node_t *node;
     const char *text;
     int visible_derived; /* derived values [0, visible_derived) may be used */
+    int env_only;        /* a `when`: the problem and the device only (no configuration is chosen yet) */
     uint64_t mask;
     mmt_status st;
 } loader;
@@ -118,6 +120,14 @@ static void check_name(void *user, const char *name, size_t len)
         L->mask |= (uint64_t)1 << k;
         return;
     }
+    if (L->env_only && (find_param(s, name, len) >= 0 || find_derived(s, name, len) >= 0)) {
+        L->st = mmt_yaml_error_at(L->err, L->file, line, col,
+                                  "'%.*s': a `when` reads the problem and the device only (M N K TRANS_A TRANS_B "
+                                  "elem_bytes c_bytes ALIGN_A ALIGN_B MODE REPRODUCIBLE device.NAME), not params or "
+                                  "derived values",
+                                  (int)len, name);
+        return;
+    }
     if (find_param(s, name, len) >= 0) return;
     int j = find_derived(s, name, len);
     if (j >= 0 && j < L->visible_derived) return;
@@ -136,7 +146,7 @@ static void check_name(void *user, const char *name, size_t len)
         }
     L->st = mmt_yaml_error_at(L->err, L->file, line, col,
                               "unknown name '%.*s' (not a param, an earlier derived value, M N K TRANS_A TRANS_B "
-                              "elem_bytes c_bytes ALIGN_A ALIGN_B MODE or device.NAME)",
+                              "elem_bytes c_bytes ALIGN_A ALIGN_B MODE REPRODUCIBLE or device.NAME)",
                               (int)len, name);
 }
 
@@ -414,35 +424,121 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     return load_optional(L, n, vals[TMA_PACKED], "launch tma_packed", &s->tma_packed, &im->tma_packed_mask);
 }
 
-static mmt_status load_default(loader *L, yaml_node_t *n)
+static int among_values(const mmt_space_param *p, int64_t v)
+{
+    for (int j = 0; j < p->n_values; j++)
+        if (p->values[j] == v) return 1;
+    return 0;
+}
+
+/* The pairs of a mapping of param: value, each checked to be a param given once; what:
+ * "default", "defaults[2] config" for messages. */
+typedef mmt_status (*value_fn)(loader *L, int param, yaml_node_t *key, yaml_node_t *val, void *user);
+static mmt_status load_pairs(loader *L, yaml_node_t *n, const char *what, value_fn fn, void *user)
 {
     mmt_space *s = &L->im->pub;
     if (n->type != YAML_MAPPING_NODE)
-        return mmt_yaml_error(L->err, L->file, n, "'default' must be a mapping of param: value, not %s",
+        return mmt_yaml_error(L->err, L->file, n, "'%s' must be a mapping of param: value, not %s", what,
                               mmt_yaml_kind(n));
     int seen[MMT_SPACE_MAX_PARAMS] = {0};
     for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
         yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
-        yaml_node_t *val = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
-        const char *name, *text;
+        const char *name;
         FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a param name", &name, L->err));
         int p = find_param(s, name, strlen(name));
-        if (p < 0) return mmt_yaml_error(L->err, L->file, key, "default: '%s' is not a param", name);
-        if (seen[p]) return mmt_yaml_error(L->err, L->file, key, "default: duplicate param '%s'", name);
+        if (p < 0) return mmt_yaml_error(L->err, L->file, key, "%s: '%s' is not a param", what, name);
+        if (seen[p]) return mmt_yaml_error(L->err, L->file, key, "%s: duplicate param '%s'", what, name);
         seen[p] = 1;
-        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, val, "a default value", &text, L->err));
-        int64_t v;
-        if (mmt_yaml_parse_int(text, &v) != 0)
-            return mmt_yaml_error(L->err, L->file, val, "default value '%s' of '%s' is not an integer", text, name);
-        int found = 0;
-        for (int j = 0; j < s->params[p].n_values; j++) found |= s->params[p].values[j] == v;
-        if (!found)
-            return mmt_yaml_error(L->err, L->file, val, "default %s=%lld is not among the values of '%s'", name,
-                                  (long long)v, name);
-        s->defaults[p] = v;
+        FORWARD_IF_ERROR(fn(L, p, key, mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value), user));
     }
-    for (int p = 0; p < s->n_params; p++)
+    for (int p = 0; p < s->n_params && !strcmp(what, "default"); p++)
         if (!seen[p]) return mmt_yaml_error(L->err, L->file, n, "default is missing param '%s'", s->params[p].name);
+    return MMT_OK;
+}
+
+/* `default:` gives every param a number among its values. */
+static mmt_status default_value(loader *L, int p, yaml_node_t *key, yaml_node_t *val, void *user)
+{
+    (void)key, (void)user;
+    mmt_space *s = &L->im->pub;
+    const char *name = s->params[p].name, *text;
+    FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, val, "a default value", &text, L->err));
+    int64_t x;
+    if (mmt_yaml_parse_int(text, &x) != 0)
+        return mmt_yaml_error(L->err, L->file, val, "default value '%s' of '%s' is not an integer", text, name);
+    if (!among_values(&s->params[p], x))
+        return mmt_yaml_error(L->err, L->file, val, "default %s=%lld is not among the values of '%s'", name,
+                              (long long)x, name);
+    s->defaults[p] = x;
+    return MMT_OK;
+}
+
+static mmt_status load_default(loader *L, yaml_node_t *n) { return load_pairs(L, n, "default", default_value, NULL); }
+
+/* An entry of `defaults:` sets a param to an expression of the problem and the device; a
+ * number (an expression without names) is checked against the param's values here. */
+static mmt_status entry_value(loader *L, int p, yaml_node_t *key, yaml_node_t *val, void *user)
+{
+    (void)key;
+    const int i = *(const int *)user;
+    mmt_space *s = &L->im->pub;
+    mmt_space_shape_default *d = &s->shape_defaults[i];
+    const int j = d->n_set++;
+    mmt_space_expr *x = &d->set[j];
+    d->set_param[j] = p;
+    memcpy(x->name, s->params[p].name, sizeof x->name); /* the same size, NUL-terminated */
+    char what[80];
+    snprintf(what, sizeof what, "defaults[%d] config %s", i, x->name);
+    L->env_only = 1;
+    mmt_status st = load_expr(L, val, what, x, 0, &L->im->set_mask[i][j]);
+    L->env_only = 0;
+    FORWARD_IF_ERROR(st);
+    int64_t v;
+    if (L->im->set_mask[i][j] == 0 && mmt_expr_eval_slots(x->expr, NULL, NULL, NULL, &v, NULL) == MMT_OK &&
+        !among_values(&s->params[p], v))
+        return mmt_yaml_error(L->err, L->file, val, "defaults[%d] config %s=%lld is not among the values of '%s'", i,
+                              x->name, (long long)v, x->name);
+    return MMT_OK;
+}
+
+/* `defaults:` (after `default:`, whose values fill what an entry leaves out): a list of
+ * {when: expression, config: {param: value, ...}}. */
+static mmt_status load_shape_defaults(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    if (n->type != YAML_SEQUENCE_NODE)
+        return mmt_yaml_error(L->err, L->file, n, "'defaults' must be a list of {when: expression, config: {...}}, not %s",
+                              mmt_yaml_kind(n));
+    if (MMT_YAML_NITEMS(n) > MMT_SPACE_MAX_DEFAULTS)
+        return mmt_yaml_error(L->err, L->file, n, "too many defaults (at most %d)", MMT_SPACE_MAX_DEFAULTS);
+    for (int i = 0; i < MMT_YAML_NITEMS(n); i++) {
+        yaml_node_t *item = MMT_YAML_ITEM(L->d, n, i);
+        if (item->type != YAML_MAPPING_NODE)
+            return mmt_yaml_error(L->err, L->file, item, "defaults[%d] must be a mapping {when: ..., config: ...}, not %s",
+                                  i, mmt_yaml_kind(item));
+        yaml_node_t *when = NULL, *config = NULL;
+        for (int j = 0; j < MMT_YAML_NPAIRS(item); j++) {
+            yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(item)[j].key);
+            yaml_node_t *val = mmt_yaml_node(L->d, MMT_YAML_PAIRS(item)[j].value);
+            const char *name;
+            FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, key, "a key", &name, L->err));
+            yaml_node_t **slot = !strcmp(name, "when") ? &when : !strcmp(name, "config") ? &config : NULL;
+            if (!slot) return mmt_yaml_error(L->err, L->file, key, "defaults[%d]: unknown key '%s' (when, config)", i, name);
+            if (*slot) return mmt_yaml_error(L->err, L->file, key, "defaults[%d]: duplicate key '%s'", i, name);
+            *slot = val;
+        }
+        if (!when || !config)
+            return mmt_yaml_error(L->err, L->file, item, "defaults[%d] is missing '%s'", i, when ? "config" : "when");
+        mmt_space_shape_default *d = &s->shape_defaults[s->n_shape_defaults++];
+        char what[48];
+        snprintf(what, sizeof what, "defaults[%d] when", i);
+        L->env_only = 1;
+        mmt_status st = load_expr(L, when, what, &d->when, 0, &L->im->when_mask[i]);
+        L->env_only = 0;
+        FORWARD_IF_ERROR(st);
+        snprintf(what, sizeof what, "defaults[%d] config", i);
+        FORWARD_IF_ERROR(load_pairs(L, config, what, entry_value, &i));
+    }
     return MMT_OK;
 }
 
@@ -468,7 +564,7 @@ static mmt_status load_doc(loader *L)
         if (k == N_TOP)
             return mmt_yaml_error(L->err, L->file, key,
                                   "unknown key '%s' (template entry modes arch_specific params derived constraints prune "
-                                  "launch default)",
+                                  "launch defaults default)",
                                   name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(root)[i].value);
@@ -497,7 +593,8 @@ static mmt_status load_doc(loader *L)
     if (vals[TOP_PRUNE])
         FORWARD_IF_ERROR(load_conditions(L, vals[TOP_PRUNE], "prune", s->prune, &s->n_prune, L->im->prune_mask));
     if (vals[TOP_LAUNCH]) FORWARD_IF_ERROR(load_launch(L, vals[TOP_LAUNCH]));
-    return load_default(L, vals[TOP_DEFAULT]);
+    FORWARD_IF_ERROR(load_default(L, vals[TOP_DEFAULT]));
+    return vals[TOP_DEFAULTS] ? load_shape_defaults(L, vals[TOP_DEFAULTS]) : MMT_OK;
 }
 
 mmt_status mmt_space_load_text(const char *name, const char *text, size_t size, mmt_space **out, mmt_err *err)
@@ -556,6 +653,10 @@ void mmt_space_free(mmt_space *s)
     free_expr(&s->workspace);
     for (int o = 0; o < 2; o++) free_expr(&s->tma[o][0]), free_expr(&s->tma[o][1]);
     free_expr(&s->tma_packed);
+    for (int i = 0; i < s->n_shape_defaults; i++) {
+        free_expr(&s->shape_defaults[i].when);
+        for (int j = 0; j < s->shape_defaults[i].n_set; j++) free_expr(&s->shape_defaults[i].set[j]);
+    }
     free(s->file);
     free(s->template);
     free(s->entry);
@@ -594,6 +695,7 @@ static void eval_init(evaluation *ev, const mmt_space *s, const mmt_space_env *e
         e[7] = env->align_a ? env->align_a : mmt_align_bytes(0, (p->trans_a ? p->m : p->k) * es);
         e[8] = env->align_b ? env->align_b : mmt_align_bytes(0, (p->trans_b ? p->k : p->n) * es);
         e[9] = p->mode;
+        e[10] = env->reproducible != 0;
     } else {
         ev->missing |= ((uint64_t)1 << N_PROBLEM) - 1;
     }
@@ -621,6 +723,12 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
     else if (x == &s->smem) snprintf(buf, size, "launch smem");
     else if (x == &s->workspace) snprintf(buf, size, "launch workspace");
     else if (x == &s->tma_packed) snprintf(buf, size, "launch tma_packed");
+    else if ((const char *)x >= (const char *)s->shape_defaults &&
+             (const char *)x < (const char *)(s->shape_defaults + MMT_SPACE_MAX_DEFAULTS)) {
+        const int i = (int)(((const char *)x - (const char *)s->shape_defaults) / sizeof s->shape_defaults[0]);
+        if (x == &s->shape_defaults[i].when) snprintf(buf, size, "defaults[%d] when", i);
+        else snprintf(buf, size, "defaults[%d] config %s", i, x->name);
+    }
     else snprintf(buf, size, "launch tma_%c[%d]", x >= s->tma[1] ? 'b' : 'a', (int)(x - s->tma[x >= s->tma[1]]));
 }
 
@@ -761,6 +869,39 @@ void mmt_space_default(const mmt_space *s, mmt_config *out)
 {
     memset(out, 0, sizeof *out);
     memcpy(out->v, s->defaults, sizeof(int64_t) * (size_t)s->n_params);
+}
+
+mmt_status mmt_space_default_for(const mmt_space *s, const mmt_space_env *env, mmt_config *out, int *which,
+                                 mmt_err *err)
+{
+    const space_impl *im = (const space_impl *)s;
+    evaluation ev;
+    eval_init(&ev, s, env);
+    for (int i = 0; i < s->n_shape_defaults; i++) {
+        const mmt_space_shape_default *d = &s->shape_defaults[i];
+        int64_t holds;
+        FORWARD_IF_ERROR(eval_expr(&ev, &d->when, im->when_mask[i], &holds, err));
+        if (!holds) continue;
+        mmt_config c;
+        mmt_space_default(s, &c);
+        for (int j = 0; j < d->n_set; j++) {
+            const mmt_space_param *p = &s->params[d->set_param[j]];
+            int64_t *v = &c.v[d->set_param[j]];
+            FORWARD_IF_ERROR(eval_expr(&ev, &d->set[j], im->set_mask[i][j], v, err));
+            RETURN_ERROR_IF(!among_values(p, *v), err, MMT_PARSE,
+                            "%s:%d:%d: defaults[%d] config %s '%s' is %lld here, which is not among its values",
+                            s->file, d->set[j].line, d->set[j].col, i, p->name, d->set[j].text, (long long)*v);
+        }
+        int valid;
+        FORWARD_IF_ERROR(mmt_space_check(s, &c, env, &valid, NULL, err));
+        if (!valid) continue;
+        *out = c;
+        if (which) *which = i;
+        return MMT_OK;
+    }
+    mmt_space_default(s, out);
+    if (which) *which = -1;
+    return MMT_OK;
 }
 
 long mmt_config_index(const mmt_config *cands, size_t n, const mmt_config *c)

@@ -18,6 +18,7 @@
 #define MMT_SPACE_MAX_VALUES 64
 #define MMT_SPACE_MAX_DERIVED 32
 #define MMT_SPACE_MAX_CONSTRAINTS 64
+#define MMT_SPACE_MAX_DEFAULTS 16
 
 typedef struct mmt_space_param {
     char name[32];
@@ -31,6 +32,17 @@ typedef struct mmt_space_expr {
     mmt_expr *expr;
     int line, col; /* where the text starts in the file, 1-based */
 } mmt_space_expr;
+
+/* One entry of a space's `defaults:` list: a condition on the problem and the device, and the
+ * configuration an untuned problem meeting it runs: the params it sets, each an expression of
+ * the problem and the device (a number, or `min(16, pow2(log2(2 * N - 1)))`), the others the
+ * `default:` value. */
+typedef struct mmt_space_shape_default {
+    mmt_space_expr when;
+    int n_set;
+    int set_param[MMT_SPACE_MAX_PARAMS];    /* which param set[j] gives */
+    mmt_space_expr set[MMT_SPACE_MAX_PARAMS]; /* its name is the param's */
+} mmt_space_shape_default;
 
 typedef struct mmt_space {
     char *file;     /* for messages: path, or "<embedded>/search_spaces/x.yaml" */
@@ -51,6 +63,8 @@ typedef struct mmt_space {
     mmt_space_expr tma[2][2]; /* tma_a, tma_b: TMA boxes of A and B (elements, contiguous dim first; 0: none) */
     mmt_space_expr tma_packed; /* which tensor maps describe packed copies in the workspace (backend.h) */
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
+    int n_shape_defaults; /* `defaults:`, tried in order before `default:` */
+    mmt_space_shape_default shape_defaults[MMT_SPACE_MAX_DEFAULTS];
 } mmt_space;
 
 typedef struct mmt_config {
@@ -72,11 +86,13 @@ typedef struct mmt_geometry {
  * (M N K, TRANS_A TRANS_B, elem_bytes of A and B, c_bytes of C, MODE: problem.h's
  * mmt_mode number, 2 bf16 3 f16 4 tf32 5 f32x3), the alignment of the
  * operands (ALIGN_A ALIGN_B: the largest of 16, 8, 4, 2, 1 bytes that divides both the
- * pointer and the row pitch) and device.NAME. */
+ * pointer and the row pitch), whether the caller asked for results reproducible bit for bit
+ * (REPRODUCIBLE: 1 or 0) and device.NAME. */
 typedef struct mmt_space_env {
     const mmt_problem *problem; /* normalised (row-major) */
     const mmt_device_info *device;
     int align_a, align_b; /* bytes; 0: as dense storage of the problem (lda = K or M, ...) */
+    int reproducible;     /* 1: the same inputs must give the same bits on every run */
 } mmt_space_env;
 
 /* The largest of 16, 8, 4, 2, 1 that divides both an address and a row pitch in bytes. */
@@ -84,7 +100,8 @@ int mmt_align_bytes(uintptr_t address, int64_t pitch_bytes);
 
 /* Loads a space from a file or from text (name is used in messages). Every error names
  * file:line:column. Checks at load time: unknown names in expressions, duplicate or
- * empty params, a default that is missing a param or lies outside its values. */
+ * empty params, a default that is missing a param or lies outside its values, a `defaults:`
+ * entry whose `when` or values read params, or whose numbers lie outside their values. */
 mmt_status mmt_space_load_file(const char *path, mmt_space **out, mmt_err *err);
 mmt_status mmt_space_load_text(const char *name, const char *text, size_t size, mmt_space **out, mmt_err *err);
 void mmt_space_free(mmt_space *s);
@@ -104,8 +121,15 @@ mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt
 /* The index of configuration c in cands[0..n), or -1. */
 long mmt_config_index(const mmt_config *cands, size_t n, const mmt_config *c);
 
-/* The default configuration. */
+/* The default configuration (the file's `default:`). */
 void mmt_space_default(const mmt_space *s, mmt_config *out);
+
+/* The default for a problem: the first entry of `defaults:` whose `when` holds for env and
+ * whose configuration is valid there, else `default:` (not checked here: lookup.h says what
+ * an invalid one means). *which: the entry's index, or -1 for `default:` (may be NULL).
+ * Errors are those of evaluating a `when` or the constraints. */
+mmt_status mmt_space_default_for(const mmt_space *s, const mmt_space_env *env, mmt_config *out, int *which,
+                                 mmt_err *err);
 
 /* Launch geometry (zeros if the space has no launch section). */
 mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, mmt_geometry *g,

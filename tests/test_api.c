@@ -1,8 +1,8 @@
 /* test_api.c - the public API on the CPU: BLAS semantics for both layouts and every
  * transpose, argument errors that write nothing (sizes whose products wrap around among
- * them), mmt_gemm_ex and its descriptor checks,
- * the sgemm policy and MMTUNE_SGEMM, and the lookup order exact -> nearest -> default
- * against a real database file. */
+ * them), mmt_gemm_ex and its descriptor checks, the sgemm policy and MMTUNE_SGEMM, the
+ * reproducible flag and MMTUNE_REPRODUCIBLE, and the lookup order exact -> nearest ->
+ * default against a real database file. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +244,48 @@ static void test_policy(void)
     unsetenv("MMTUNE_DB");
 }
 
+/* Reproducible results: on the CPU every kernel is reproducible, so the flag changes no
+ * result there; its argument and the environment variable are checked; two calls give the
+ * same bits. */
+static void test_reproducible(void)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s/none.db", dir);
+    setenv("MMTUNE_DB", db, 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    CHECK_EQ_INT(mmt_set_reproducible(ctx, 1), MMT_OK);
+    float a[12 * 40], b[40 * 9], c1[12 * 9], c2[12 * 9];
+    for (int i = 0; i < 12 * 40; i++) a[i] = (float)((i * 37 % 101) - 50) / 64.0f;
+    for (int i = 0; i < 40 * 9; i++) b[i] = (float)((i * 53 % 97) - 48) / 32.0f;
+    for (int i = 0; i < 12 * 9; i++) c1[i] = c2[i] = 0.5f;
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 12, 9, 40, 1.5f, a, 40, b, 9, 0.25f, c1, 9),
+                 MMT_OK);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 12, 9, 40, 1.5f, a, 40, b, 9, 0.25f, c2, 9),
+                 MMT_OK);
+    CHECK(memcmp(c1, c2, sizeof c1) == 0);
+    CHECK(api_case(ctx, 0, 1, 0, 0, 33, 17, 65, -0.5, 1.5) <= gc_bound(0, 65));
+    CHECK_EQ_INT(mmt_set_reproducible(ctx, 2), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "0 or 1") != NULL);
+    CHECK_EQ_INT(mmt_set_reproducible(ctx, 0), MMT_OK);
+    CHECK_EQ_INT(mmt_set_reproducible(NULL, 1), MMT_INVALID_ARGUMENT);
+    mmt_close(ctx);
+
+    setenv("MMTUNE_REPRODUCIBLE", "yes", 1);
+    ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "MMTUNE_REPRODUCIBLE=yes") != NULL);
+    mmt_close(ctx);
+    for (int v = 0; v < 2; v++) {
+        setenv("MMTUNE_REPRODUCIBLE", v ? "1" : "0", 1);
+        CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+        CHECK(api_case(ctx, 0, 0, 1, 1, 65, 63, 129, 1, 0) <= gc_bound(0, 129));
+        mmt_close(ctx);
+    }
+    unsetenv("MMTUNE_REPRODUCIBLE");
+    unsetenv("MMTUNE_DB");
+}
+
 /* A database with one tuned f32 problem, written through the store as mmtune does. */
 static void make_db(const char *path, const char *params)
 {
@@ -357,6 +399,7 @@ int main(void)
     test_errors();
     test_gemm_ex();
     test_policy();
+    test_reproducible();
     test_size_limits();
     test_semantics();
     test_lookup();

@@ -1,12 +1,15 @@
 /* test_cuda_compile.c - the CUDA templates through NVRTC for sm_90 (sm_90a for the wgmma
  * family), no GPU needed: the SIMT space's default and a spread sample of its valid
- * configs for several problems (f32 and f64, split-K and EVEN ones among them), the mma
- * space likewise for every mode, output type and transpose (odd leading dimensions too),
- * the wgmma space for every mode and operand orientation it serves, the reference kernel,
- * and a broken source that must fail with MMT_COMPILE and its log. Register and spill
- * counts are printed (ptxas -v); the tensor-core samples must not spill, and a wgmma
- * instance with two consumers must be compiled to the register cap that setmaxnreg
- * divides (168 per thread). Skips (77) only when NVRTC itself is unavailable. */
+ * configs for several problems (f32 and f64, split-K atomic and in the order of K, EVEN
+ * ones among them), the mma space likewise for every mode, output type and transpose (odd
+ * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
+ * copy widths, each mma shape and both kinds of split-K, the thin (GEMV) space for every mode,
+ * side and orientation, the wgmma space for every mode and
+ * operand orientation it serves, the reference kernel, and a broken source that must fail
+ * with MMT_COMPILE and its log. Register and spill counts are printed (ptxas -v); the
+ * tensor-core samples must not spill, and a wgmma instance with two consumers must be
+ * compiled to the register cap that setmaxnreg divides (168 per thread). Skips (77) only
+ * when NVRTC itself is unavailable. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +120,61 @@ static void sample_space(const mmt_family *fam, const mmt_device_info *dev, mmt_
     sample_problem(fam, dev, &p, 1, samples);
 }
 
+/* Compiles the first valid config of problem p whose param `name` has `value`; returns
+ * whether it spilled (a missing one is a failure: the space lost what the test is for). */
+static int sample_with(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *p, const char *name,
+                       int64_t value)
+{
+    mmt_space_env env = {.problem = p, .device = dev};
+    mmt_config *all = NULL;
+    size_t count = 0;
+    mmt_err err;
+    int idx = -1, spilled = 0;
+    for (int i = 0; i < fam->space->n_params; i++)
+        if (strcmp(fam->space->params[i].name, name) == 0) idx = i;
+    CHECK(idx >= 0);
+    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
+    size_t i = 0;
+    while (idx >= 0 && i < count && all[i].v[idx] != value) i++;
+    CHECK(idx >= 0 && i < count);
+    if (idx >= 0 && i < count) {
+        char defines[4096], what[64];
+        snprintf(what, sizeof what, "%s=%lld", name, (long long)value);
+        CHECK_OK(mmt_kernel_defines(fam->space, &all[i], &env, defines, sizeof defines, &err), &err);
+        spilled = compile_one(what, fam->source, defines) > 0;
+    }
+    free(all);
+    return spilled;
+}
+
+/* The fp64 tensor-core space: every transpose (the default and spread samples), odd leading
+ * dimensions (8-byte copies), Hopper's m16n8k8 and m16n8k16, split-K atomic and in order. */
+static void sample_dmma(const mmt_device_info *dev)
+{
+    mmt_family *fam = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_dmma.yaml", &fam, &err), &err);
+    if (!fam) return;
+    int spilled = 0;
+    for (int t = 0; t < 4; t++) {
+        mmt_problem p = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_ROW_MAJOR,
+                         .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4096, .k = 4096};
+        spilled += sample_problem(fam, dev, &p, 1, t == 0 ? 3 : 1);
+        p.m = 1000, p.n = 1001, p.k = 999; /* odd rows: one double per copy */
+        spilled += sample_problem(fam, dev, &p, 0, 1);
+    }
+    mmt_problem p = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_ROW_MAJOR, .m = 4096,
+                     .n = 4096, .k = 4096};
+    spilled += sample_with(fam, dev, &p, "MMA_K", 8);
+    spilled += sample_with(fam, dev, &p, "MMA_K", 16);
+    mmt_problem sk = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_ROW_MAJOR, .m = 128,
+                      .n = 96, .k = 8192, .trans_a = 1};
+    spilled += sample_with(fam, dev, &sk, "SPLITK", 4);
+    spilled += sample_with(fam, dev, &sk, "SERIAL", 1);
+    CHECK_EQ_INT(spilled, 0);
+    mmt_family_free(fam);
+}
+
 /* The tensor-core space: every mode, both output types, every transpose, aligned and odd
  * leading dimensions (which only admit narrow copies). */
 static void sample_mma(const mmt_device_info *dev)
@@ -147,6 +205,7 @@ static void sample_mma(const mmt_device_info *dev)
     mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_TF32, .layout = MMT_ROW_MAJOR, .m = 128,
                       .n = 128, .k = 8192};
     spilled += sample_problem(fam, dev, &sk, 0, 2); /* split-K */
+    spilled += sample_with(fam, dev, &sk, "SERIAL", 1); /* in the order of K */
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }
@@ -203,6 +262,44 @@ static void sample_wgmma(const mmt_device_info *dev)
     mmt_family_free(fam);
 }
 
+/* The thin (GEMV) space: every mode and output type, a thin N and a thin M in every
+ * orientation (X along K and along its rows), split-K atomic and summed by the last slice. */
+static void sample_gemv(const mmt_device_info *dev)
+{
+    mmt_family *fam = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemv.yaml", &fam, &err), &err);
+    if (!fam) return;
+    static const struct {
+        mmt_mode mode;
+        mmt_dtype out;
+    } kinds[] = {{MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64}, {MMT_MODE_BF16, MMT_F32},
+                 {MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_F16, MMT_F16}, {MMT_MODE_TF32, MMT_F32}};
+    int spilled = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        for (int t = 0; t < 4; t++) {
+            /* thin N and thin M in turn: X along K (NN, NT) or along its rows */
+            mmt_problem p = {.dtype = mmt_mode_dtype(kinds[i].mode), .out = kinds[i].out, .mode = kinds[i].mode,
+                             .layout = MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4,
+                             .k = 4096};
+            if (t % 2) p.m = 3, p.n = 4096;
+            mmt_space_env env = {.problem = &p, .device = dev};
+            mmt_config def;
+            char defines[4096];
+            CHECK_OK(mmt_space_default_for(fam->space, &env, &def, NULL, &err), &err);
+            CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+            spilled += compile_one("gemv default", fam->source, defines) > 0;
+            if (i == 0 || i == 3) spilled += sample_problem(fam, dev, &p, 0, 1);
+        }
+    mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = 1,
+                      .n = 4096, .k = 8192};
+    spilled += sample_with(fam, dev, &sk, "SPLITK", 16); /* atomic: SERIAL 0 comes first */
+    sk.dtype = sk.out = MMT_F64, sk.mode = MMT_MODE_F64;
+    spilled += sample_with(fam, dev, &sk, "SERIAL", 1);
+    CHECK_EQ_INT(spilled, 0);
+    mmt_family_free(fam);
+}
+
 int main(void)
 {
     mmt_err err;
@@ -244,6 +341,19 @@ int main(void)
         compile_one("bare f64", simt, "MMT_DTYPE_F64=1");
         free(simt);
     }
+    char *dmma = NULL;
+    size_t dmma_size = 0;
+    CHECK_OK(mmt_resource_read("templates/cuda/gemm_dmma.cu", &dmma, &dmma_size, &err), &err);
+    if (dmma) {
+        /* bare (sm_80's m8n8k4), and for sm_90 Hopper's m16n8k16; an #error for a mode it lacks */
+        CHECK_EQ_INT(compile_one("bare dmma", dmma, ""), 0);
+        CHECK_EQ_INT(compile_one("bare dmma", dmma, "MMA_K=16"), 0);
+        st = mmt_cuda_compile_for_arch("sm_90", dmma, "MMT_MODE=0", &bin, &size, &log, &err);
+        CHECK_EQ_INT(st, MMT_COMPILE);
+        CHECK(log && strstr(log, "f64 (MMT_MODE 1) only"));
+        free(log);
+        free(dmma);
+    }
     char *mma = NULL;
     size_t mma_size = 0;
     CHECK_OK(mmt_resource_read("templates/cuda/gemm_mma.cu", &mma, &mma_size, &err), &err);
@@ -279,7 +389,14 @@ int main(void)
         sample_space(fam, &dev, MMT_F32, 1000, 1001, 999, 4);   /* odd: checked paths */
         sample_space(fam, &dev, MMT_F32, 128, 128, 8192, 4);    /* split-K */
         sample_space(fam, &dev, MMT_F64, 96, 64, 4096, 3);      /* split-K, f64 atomics */
+        mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                          .m = 128, .n = 128, .k = 8192};
+        sample_with(fam, &dev, &sk, "SERIAL", 1); /* split-K in the order of K */
+        sk.dtype = sk.out = MMT_F64, sk.mode = MMT_MODE_F64;
+        sample_with(fam, &dev, &sk, "SERIAL", 1);
         mmt_family_free(fam);
+        sample_dmma(&dev);
+        sample_gemv(&dev);
         sample_mma(&dev);
         sample_wgmma(&dev);
     }

@@ -1,40 +1,18 @@
 /* test_gpu_gemm.c - the CUDA templates through the real backend on GPU 0: the SIMT
- * space's default and a sample of its configs (split-K and EVEN ones among them), f32
- * and f64, odd shapes, every transpose, padded leading dimensions and the BLAS alpha/beta
- * rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), against a long double
+ * space's default and a sample of its configs (split-K atomic and in the order of K, EVEN
+ * ones among them), f32 and f64, odd shapes, every transpose, padded leading dimensions and
+ * the BLAS alpha/beta rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), against a long double
  * host reference; the reference kernel gemm_ref.cu for every input type (f32, f64, bf16,
  * f16) and the cuBLAS wrapper for every mode (bf16 and f16 with f32 and 16-bit C, tf32,
  * f32x3's SGEMM baseline) likewise. Exits 77 (skipped) without a GPU. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "backend.h"
-#include "check.h"
-#include "family.h"
-#include "gemm_check.h"
+#include "gpu_check.h"
 #include "resource.h"
 
 #include "cublas.h" /* the tuner's wrapper (mmtune_core) */
 
-typedef struct shape {
-    int64_t m, n, k;
-} shape;
-
 static const shape shapes[] = {{1, 1, 1},    {7, 5, 3},       {63, 65, 17},  {65, 63, 129}, {1, 300, 7},
                                {300, 1, 70}, {129, 257, 300}, {17, 33, 0},   {64, 48, 2100}};
 static const shape even_shape = {256, 256, 512};
-
-typedef struct ab {
-    double alpha, beta;
-    int nan_c, nan_ab; /* poison C (beta = 0) or A and B (alpha = 0) */
-} ab;
-
-static const ab cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 1}, {-1.5, 1.0, 0, 0}};
-
-static const mmt_backend *be;
-static mmt_device_info dev;
 
 /* Runs one GEMM: fn launches it on device copies; returns the relative error (INFINITY if
  * the padding of C changed or a call failed). A and B are of type abt, C of type ct. */
@@ -87,16 +65,16 @@ static double run_case(gemm_fn fn, void *user, int f64, shape s, int ta, int tb,
 
 /* ---- template instances ------------------------------------------------------------------ */
 
-typedef struct instance {
+typedef struct simt_instance {
     const mmt_family *fam;
     const mmt_config *cfg;
     mmt_module *mod;
     int f64;
-} instance;
+} simt_instance;
 
 static mmt_status launch_instance(void *user, const mmt_gemm_params *p, mmt_err *err)
 {
-    instance *in = user;
+    simt_instance *in = user;
     mmt_problem prob = {.dtype = in->f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .trans_a = p->trans_a,
                         .trans_b = p->trans_b, .m = p->m, .n = p->n, .k = p->k};
     mmt_space_env env = {.problem = &prob, .device = &dev};
@@ -122,7 +100,7 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
     void *bin = NULL;
     size_t size = 0;
     char *log = NULL;
-    instance in = {.fam = fam, .cfg = cfg, .f64 = f64};
+    simt_instance in = {.fam = fam, .cfg = cfg, .f64 = f64};
     mmt_status st = mmt_space_defines(fam->space, cfg, &env0, defines, sizeof defines, &err);
     if (st == MMT_OK) {
         size_t n = strlen(defines);
@@ -349,18 +327,8 @@ static void test_cublas(void)
 
 int main(void)
 {
+    if (gpu_open()) return 77;
     mmt_err err;
-    be = mmt_backend_cuda(&err);
-    if (!be) {
-        printf("skipped: %s\n", err.msg);
-        return 77;
-    }
-    if (be->device_count() == 0) {
-        printf("skipped: no GPU\n");
-        return 77;
-    }
-    CHECK_OK(be->probe(0, &dev, &err), &err);
-    printf("%s %s | %s\n", dev.name, dev.arch, dev.fingerprint);
 
     for (size_t i = 0; i < sizeof ref_variants / sizeof ref_variants[0]; i++) test_ref(&ref_variants[i]);
     test_cublas();
@@ -374,6 +342,7 @@ int main(void)
         test_config(fam, &def, f64, (shape){1000, 1001, 999});
         sample(fam, f64, 512, 512, 512, NULL, f64 ? 2 : 4);
         sample(fam, f64, 128, 128, 8192, "SPLITK", 2);
+        sample(fam, f64, 128, 128, 8192, "SERIAL", 1); /* split-K in the order of K */
         sample(fam, f64, even_shape.m, even_shape.n, even_shape.k, "EVEN", 2);
         sample(fam, f64, 1000, 1001, 999, "ASYNC", f64 ? 2 : 4); /* cp.async ring: odd shapes, edges */
         sample(fam, f64, 512, 512, 512, "REGCAP", f64 ? 1 : 2);

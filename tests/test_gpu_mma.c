@@ -1,34 +1,20 @@
-/* test_gpu_mma.c - the tensor-core templates (cuda/gemm_mma.cu, and cuda/gemm_wgmma.cu
- * where the GPU is the Hopper it is built for) through the real backend on GPU 0, every
- * mode (bf16, f16, tf32, f32x3) and output type, every transpose each family serves: the
- * space's default and configurations spread over it (split-K, packing, rasterisation,
- * persistent grids, clusters, one consumer, C through shared memory, split-K, tf32 packed
- * K-major among them), on odd
- * shapes and ragged K, with
- * 16-byte-aligned and with odd leading dimensions (each config only where the space
- * admits it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with beta = 0,
- * NaN A and B with alpha = 0), the padding of C untouched, against a long double host
- * reference with the tuner's per-mode bound. Then the promise of f32x3: its error is
- * within a small factor of the fp32 SIMT kernel's on the same data. Exits 77 (skipped)
- * without a GPU. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* test_gpu_mma.c - the tensor-core templates (cuda/gemm_mma.cu, cuda/gemm_dmma.cu on sm_80
+ * and later, and cuda/gemm_wgmma.cu where the GPU is the Hopper it is built for) through
+ * the real backend on GPU 0, every mode (bf16, f16, tf32, f32x3, f64) and output type,
+ * every transpose each family serves: the space's default and configurations spread over
+ * it (split-K atomic and in the order of K, packing, rasterisation, persistent grids,
+ * clusters, one consumer, C through shared memory, tf32 packed K-major, Hopper's m16n8
+ * fp64 shapes among them), on odd shapes and ragged K, with 16-byte-aligned and with odd
+ * leading dimensions (each config only where the space admits it for that alignment), the
+ * BLAS alpha/beta rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), the
+ * padding of C untouched, against a long double host reference with the tuner's per-mode
+ * bound. Then the promise of f32x3: its error is within a small factor of the fp32 SIMT
+ * kernel's on the same data; and the promise of split-K in the order of K: every family's
+ * such configurations (SIMT f32 and f64, mma, DMMA) give the same bits on two runs. Exits
+ * 77 (skipped) without a GPU. */
+#include "gpu_check.h"
 
-#include "backend.h"
-#include "check.h"
-#include "family.h"
-#include "gemm_check.h"
-#include "kernel.h"
-
-static const mmt_backend *be;
-static mmt_device_info dev;
 static int quick; /* `test_gpu_mma quick`: the small shapes, a few configurations (compute-sanitizer) */
-
-typedef struct shape {
-    int64_t m, n, k;
-} shape;
 
 /* small and odd (partial tiles everywhere), a ragged K of many steps, K == 0, a long K
  * (split-K), many row tiles (rasterisation), more tiles than a persistent grid has blocks */
@@ -37,171 +23,9 @@ static const shape shapes[] = {{1, 1, 1},      {7, 5, 3},   {63, 65, 17},   {65,
 static const shape main_shape = {257, 300, 520}, splitk_shape = {65, 63, 2100}, group_shape = {1100, 96, 64},
                    many_shape = {1500, 2200, 72};
 
-typedef struct ab {
-    double alpha, beta;
-    int nan_c, nan_ab; /* poison C (beta = 0) or A and B (alpha = 0) */
-} ab;
-
-static const ab cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 1}, {-1.5, 1.0, 0, 0}};
-
-typedef struct kind {
-    mmt_mode mode;
-    mmt_dtype out;
-} kind;
-
 static const kind kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
-                             {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32}};
-
-/* One compiled configuration of the space for one kind and pair of transposes. */
-typedef struct instance {
-    mmt_config cfg;
-    char text[512];
-    mmt_module *mod;
-    int runs, bad;
-} instance;
-
-static mmt_problem problem_of(kind kd, int ta, int tb, shape s)
-{
-    mmt_problem p = {.dtype = mmt_mode_dtype(kd.mode), .out = kd.out, .mode = kd.mode, .layout = MMT_ROW_MAJOR,
-                     .trans_a = ta, .trans_b = tb, .m = s.m, .n = s.n, .k = s.k};
-    return p;
-}
-
-/* Leading dimensions of the test data: aligned (pitches a multiple of 16 bytes, and a
- * little more than dense) or odd (rows only 2- or 4-byte aligned). */
-static void lds_of(shape s, int ta, int tb, int odd_ld, int64_t *lda, int64_t *ldb)
-{
-    const int64_t ac = ta ? s.m : s.k, bc = tb ? s.k : s.n;
-    *lda = odd_ld ? ac + 3 : (ac + 15) / 8 * 8 + 8;
-    *ldb = odd_ld ? bc + 1 : (bc + 15) / 8 * 8 + 8;
-}
-
-static mmt_space_env env_of(const mmt_problem *p, int odd_ld)
-{
-    const shape s = {p->m, p->n, p->k};
-    const int64_t es = mmt_dtype_size(p->dtype);
-    int64_t lda, ldb;
-    lds_of(s, p->trans_a, p->trans_b, odd_ld, &lda, &ldb);
-    mmt_space_env env = {.problem = p, .device = &dev, .align_a = mmt_align_bytes(0, lda * es),
-                         .align_b = mmt_align_bytes(0, ldb * es)};
-    return env;
-}
-
-/* Up to `want` configs searched for problem p on the test data (odd_ld), spread over the
- * space, appended to list; with a param `name`, only those whose value of it is (other:
- * 1) or is not (0) the first the space lists. */
-static void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name, int other, int want,
-                 instance *list, int *n)
-{
-    mmt_space_env env = env_of(p, odd_ld);
-    mmt_config *all = NULL;
-    size_t count = 0, picked = 0;
-    mmt_err err;
-    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
-    int idx = -1;
-    for (int i = 0; name && i < fam->space->n_params; i++)
-        if (strcmp(fam->space->params[i].name, name) == 0) idx = i;
-    mmt_config *match = malloc(sizeof *match * (count + 1));
-    for (size_t i = 0; i < count; i++)
-        if (!name || (all[i].v[idx] != fam->space->params[idx].values[0]) == other) match[picked++] = all[i];
-    CHECK(picked > 0);
-    for (int i = 0; picked && i < want; i++) list[(*n)++].cfg = match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)];
-    free(match);
-    free(all);
-}
-
-/* Compiles and loads every instance (the compiles in parallel: NVRTC is CPU work). */
-static void build(const mmt_family *fam, const mmt_problem *p, instance *list, int n)
-{
-    void *bins[64] = {0};
-    size_t sizes[64] = {0};
-    mmt_status st[64];
-    mmt_err errs[64];
-#pragma omp parallel for schedule(dynamic)
-    for (int i = 0; i < n; i++) {
-        char defines[4096];
-        char *log = NULL;
-        mmt_space_env env = {.problem = p, .device = &dev};
-        st[i] = mmt_kernel_defines(fam->space, &list[i].cfg, &env, defines, sizeof defines, &errs[i]);
-        if (st[i] == MMT_OK) st[i] = be->compile(&dev, fam->source, defines, &bins[i], &sizes[i], &log, &errs[i]);
-        free(log);
-    }
-    for (int i = 0; i < n; i++) {
-        mmt_config_format(fam->space, &list[i].cfg, list[i].text, sizeof list[i].text);
-        if (st[i] == MMT_OK) st[i] = be->load(&dev, bins[i], sizes[i], fam->space->entry, &list[i].mod, &errs[i]);
-        if (st[i] != MMT_OK) fprintf(stderr, "build of %s failed: %s\n", list[i].text, errs[i].msg);
-        CHECK_EQ_INT(st[i], MMT_OK);
-        free(bins[i]);
-    }
-}
-
-/* Every instance valid for (s, ld padding) on one set of inputs per alpha/beta case. */
-static void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, int odd_ld, instance *list, int n)
-{
-    const mmt_dtype abt = mmt_mode_dtype(kd.mode), ct = kd.out;
-    const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
-    int64_t lda, ldb;
-    lds_of(s, ta, tb, odd_ld, &lda, &ldb);
-    const int64_t ldc = s.n + 2;
-    const size_t es = (size_t)mmt_dtype_size(abt), cs = (size_t)mmt_dtype_size(ct);
-    const size_t asz = es * ar * lda, bsz = es * br * ldb, csz = cs * s.m * ldc;
-    mmt_problem p = problem_of(kd, ta, tb, s);
-    mmt_space_env env = env_of(&p, odd_ld);
-    int valid[64], any = 0;
-    for (int i = 0; i < n; i++) {
-        valid[i] = 0;
-        if (list[i].mod) mmt_space_check(fam->space, &list[i].cfg, &env, &valid[i], NULL, NULL);
-        any |= valid[i];
-    }
-    if (!any) return;
-    mmt_err err;
-    void *da = NULL, *db = NULL, *dc = NULL;
-    int ok = be->alloc(&dev, asz ? asz : 1, &da, &err) == MMT_OK && be->alloc(&dev, bsz ? bsz : 1, &db, &err) == MMT_OK &&
-             be->alloc(&dev, csz, &dc, &err) == MMT_OK;
-    CHECK(ok);
-    for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
-        const ab c = cases[ci];
-        void *a = gc_matrix_t(abt, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix_t(abt, 0, br, bc, ldb, c.nan_ab);
-        void *c0 = gc_matrix_t(ct, 0, s.m, s.n, ldc, c.nan_c), *cm = malloc(csz);
-        double *ref = gc_ref_alloc(s.m, s.n);
-        gc_reference_t(abt, ct, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
-        const double bound = gc_bound_mode(kd.mode, ct, s.k);
-        ok = be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK && be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK;
-        for (int i = 0; ok && i < n; i++) {
-            if (!valid[i]) continue;
-            mmt_geometry g = {0};
-            mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = lda, .ldb = ldb, .ldc = ldc, .trans_a = ta,
-                                  .trans_b = tb, .alpha = c.alpha, .beta = c.beta, .a = da, .b = db, .c = dc};
-            double e = INFINITY;
-            void *ws = NULL;
-            if (be->copy(dc, c0, csz, MMT_H2D, &err) == MMT_OK &&
-                mmt_space_geometry(fam->space, &list[i].cfg, &env, &g, &err) == MMT_OK &&
-                (g.workspace == 0 || be->alloc(&dev, (size_t)g.workspace, &ws, &err) == MMT_OK) &&
-                (gp.workspace = ws, gp.workspace_size = g.workspace,
-                 be->launch(list[i].mod, &gp, &g, NULL, &err) == MMT_OK) &&
-                be->sync(NULL, &err) == MMT_OK && be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
-                e = gc_rel_error_t(ct, 0, s.m, s.n, cm, ldc, ref);
-                for (int64_t r = 0; r < s.m; r++) /* the padding past each row of C is untouched */
-                        if (memcmp((char *)cm + cs * (r * ldc + s.n), (char *)c0 + cs * (r * ldc + s.n), cs * 2))
-                            e = INFINITY;
-            } else {
-                fprintf(stderr, "launch failed: %s\n", err.msg);
-                ok = 0; /* a fault poisons the context: stop here */
-            }
-            be->free(ws);
-            list[i].runs++;
-            if (!(e <= bound)) {
-                char name[128];
-                mmt_problem_format(&p, name, sizeof name);
-                fprintf(stderr, "%s lda=%lld ldb=%lld alpha=%g beta=%g %s: rel error %g (bound %g)\n", name,
-                        (long long)lda, (long long)ldb, c.alpha, c.beta, list[i].text, e, bound);
-                list[i].bad++;
-            }
-        }
-        free(a), free(b), free(c0), free(cm), free(ref);
-    }
-    be->free(da), be->free(db), be->free(dc);
-}
+                             {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32},
+                             {MMT_MODE_F64, MMT_F64}};
 
 /* Whether the family serves this kind and orientation at all (some configuration is valid
  * for the aligned main shape), and whether its default does. */
@@ -245,23 +69,25 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &p, 0, "EPI", 1, 1, list, &n);       /* C staged through shared memory */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);      /* odd rows packed first */
         pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* slices of K summed in order */
+    } else if (strstr(fam->name, "dmma")) {
+        pick(fam, &p, 1, NULL, 0, 1, list, &n);        /* odd rows: 8-byte copies */
+        pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
+        pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* split-K */
+        pick(fam, &r, 0, "SERIAL", 1, 1, list, &n);    /* split-K in the order of K */
+        if (device_cc() >= 9) pick(fam, &p, 0, "MMA_K", 1, 2, list, &n); /* Hopper's m16n8k8, m16n8k16 */
     } else {
         pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */
         pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n); /* rasterisation */
         if (kd.out == MMT_F32) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        if (kd.out == MMT_F32) pick(fam, &r, 0, "SERIAL", 1, 1, list, &n);
     }
     build(fam, &p, list, n); /* the definitions do not depend on the sizes */
     for (size_t si = 0; si < (quick ? 7 : sizeof shapes / sizeof shapes[0]); si++)
         for (int odd_ld = 0; odd_ld < 2; odd_ld++) run_shape(fam, kd, ta, tb, shapes[si], odd_ld, list, n);
     char name[64];
     mmt_problem_format(&p, name, sizeof name);
-    for (int i = 0; i < n; i++) {
-        CHECK(list[i].runs > 0);
-        CHECK_EQ_INT(list[i].bad, 0);
-        printf("%-22s %-150s %3d runs ok\n", name, list[i].text, list[i].runs - list[i].bad);
-        be->unload(list[i].mod);
-    }
+    report(name, list, n);
 }
 
 /* ---- f32x3 against plain fp32 ---------------------------------------------------------- */
@@ -377,18 +203,8 @@ int main(int argc, char **argv)
     const int accuracy_only = argc > 1 && strcmp(argv[1], "accuracy") == 0;
     quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0); /* lines whole between the messages on stderr */
+    if (gpu_open()) return 77;
     mmt_err err;
-    be = mmt_backend_cuda(&err);
-    if (!be) {
-        printf("skipped: %s\n", err.msg);
-        return 77;
-    }
-    if (be->device_count() == 0) {
-        printf("skipped: no GPU\n");
-        return 77;
-    }
-    CHECK_OK(be->probe(0, &dev, &err), &err);
-    printf("%s %s | %s\n", dev.name, dev.arch, dev.fingerprint);
     mmt_family *fam = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_mma.yaml", &fam, &err), &err);
     if (!fam) return check_result();
@@ -396,15 +212,31 @@ int main(int argc, char **argv)
     mmt_family *wg = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_wgmma.yaml", &wg, &err), &err);
     if (!quick) test_f32x3_accuracy(fam, wg);
-    const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma" or "wgmma": one family alone */
-    mmt_family *fams[2] = {fam, wg};
-    for (int f = 0; f < 2; f++) {
-        if (!fams[f] || (only && strcmp(only, f ? "wgmma" : "mma") != 0)) continue;
+    /* the fp64 tensor-core family (sm_80 and later: its constraints admit nothing elsewhere) */
+    mmt_family *dm = NULL, *simt = NULL;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_dmma.yaml", &dm, &err), &err);
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_simt.yaml", &simt, &err), &err);
+    if (!quick && !accuracy_only) {
+        static const kind f32 = {MMT_MODE_F32, MMT_F32}, f64 = {MMT_MODE_F64, MMT_F64}, tf32 = {MMT_MODE_TF32, MMT_F32},
+                          bf16 = {MMT_MODE_BF16, MMT_F32};
+        const shape few = {96, 80, 4100}; /* few tiles, a long K */
+        if (simt) check_same_bits(simt, f32, few), check_same_bits(simt, f64, few);
+        check_same_bits(fam, tf32, few);
+        check_same_bits(fam, bf16, few);
+        if (dm) check_same_bits(dm, f64, few);
+    }
+    const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma", "wgmma" or "dmma": one family alone */
+    mmt_family *fams[3] = {fam, wg, dm};
+    static const char *const names[3] = {"mma", "wgmma", "dmma"};
+    for (int f = 0; f < 3; f++) {
+        if (!fams[f] || (only && strcmp(only, names[f]) != 0)) continue;
         for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
             for (int t = 0; t < 4; t++)
                 if (!quick || kinds[i].mode == MMT_MODE_TF32 || (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32))
                     test_kind(fams[f], kinds[i], t & 1, t >> 1);
     }
+    mmt_family_free(simt);
+    mmt_family_free(dm);
     mmt_family_free(wg);
     mmt_family_free(fam);
     return check_result();

@@ -4,12 +4,17 @@
  * that the operands' alignment rules out is passed over, and a default it rules out is
  * MMT_UNSUPPORTED naming the alignment. Among families: exact before nearest, then the
  * faster; a family whose configuration the operands rule out is never chosen, and the
- * default is the first family's that is valid. */
+ * default is the first family's that is valid. An untuned problem runs the first of the
+ * space's `defaults:` that holds and is valid for it. A caller that asks for reproducible
+ * results never gets an atomic split-K configuration from the real CUDA spaces, tuned,
+ * borrowed or default. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "family.h"
 #include "lookup.h"
 
 /* A tiny space whose VEC path needs 16-byte rows and pointers, like a template with
@@ -184,10 +189,125 @@ static void test_families(void)
     mmt_space_free(b);
 }
 
+/* `defaults:` serve untuned problems only, the first that holds and is valid for them. */
+static void test_shape_defaults(void)
+{
+    static const char text[] = "template: cpu/none.c\nentry: mmt_gemm\nmodes: [f32]\n"
+                               "params:\n  B: [1, 2, 3]\n  VEC: [0, 1]\n"
+                               "constraints:\n  - \"!VEC || (ALIGN_A >= 16 && ALIGN_B >= 16)\"\n"
+                               "defaults:\n"
+                               "  - {when: M <= 16, config: {B: 3, VEC: 1}}\n"
+                               "  - {when: M <= 16 || N <= 16, config: {B: 2}}\n"
+                               "default: {B: 1, VEC: 0}\n";
+    mmt_space *s = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_space_load_text("defaults.yaml", text, sizeof text - 1, &s, &err), &err);
+    if (!s) return;
+    const mmt_best_rec b[] = {best(MMT_MODE_F32, MMT_F32, 0, 8, 4096, 4096, "B=1,VEC=1", 100)};
+    mmt_problem skinny = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .m = 4, .n = 300, .k = 300};
+    mmt_problem tall = skinny, square = skinny;
+    tall.m = 300, tall.n = 1;
+    square.m = 300;
+    choose(s, NULL, 0, skinny, 16, "B=3,VEC=1", MMT_CHOICE_DEFAULT, 0);
+    choose(s, NULL, 0, skinny, 4, "B=2,VEC=0", MMT_CHOICE_DEFAULT, 0); /* the first needs 16-byte rows */
+    choose(s, NULL, 0, tall, 16, "B=2,VEC=0", MMT_CHOICE_DEFAULT, 0);
+    choose(s, NULL, 0, square, 16, "B=1,VEC=0", MMT_CHOICE_DEFAULT, 0);
+    choose(s, b, 1, skinny, 16, "B=1,VEC=1", MMT_CHOICE_NEAREST, 100); /* a tuned neighbour first */
+    /* among families: a family whose defaults name the problem before the first's default */
+    mmt_space *plain = load(0);
+    if (plain) {
+        mmt_lookup_family f[2] = {{plain, NULL, 0}, {s, NULL, 0}};
+        among(f, skinny, 16, 1, "B=3,VEC=1", MMT_CHOICE_DEFAULT);
+        among(f, square, 16, 0, "B=1,VEC=0", MMT_CHOICE_DEFAULT);
+        mmt_lookup_family g[2] = {{plain, b, 1}, {s, NULL, 0}};
+        among(g, skinny, 16, 0, "B=1,VEC=1", MMT_CHOICE_NEAREST); /* tuned before any default */
+        mmt_space_free(plain);
+    }
+    mmt_space_free(s);
+}
+
+/* An H100 as the CUDA backend probes it (what the real spaces read). */
+static void h100(mmt_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->backend, sizeof d->backend, "cuda");
+    snprintf(d->arch, sizeof d->arch, "sm_90");
+    static const struct {
+        const char *name;
+        int64_t value;
+    } props[] = {{"cc_major", 9},          {"cc_minor", 0},        {"max_threads_per_block", 1024},
+                 {"max_smem_per_block", 232448}, {"regs_per_block", 65536}, {"regs_per_sm", 65536},
+                 {"sm_count", 132},        {"smem_per_sm", 233472}, {"max_threads_per_sm", 2048}};
+    for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) mmt_device_set_prop(d, props[i].name, props[i].value);
+}
+
+static int64_t param_of(const mmt_space *s, const mmt_config *c, const char *name)
+{
+    for (int i = 0; i < s->n_params; i++)
+        if (strcmp(s->params[i].name, name) == 0) return c->v[i];
+    return -1;
+}
+
+/* Every embedded CUDA family of a mode: tuned entries that split K atomically (the exact
+ * problem's and its neighbours'), and a neighbour that splits it in the order of K. A
+ * reproducible call gets that one; any other call its own exact entry. */
+static void test_reproducible(mmt_mode mode)
+{
+    mmt_family_list fams;
+    mmt_err err;
+    CHECK_OK(mmt_family_find_all("cuda", mode, &fams, &err), &err);
+    mmt_device_info dev;
+    h100(&dev);
+    for (int f = 0; f < fams.n; f++) {
+        const mmt_space *s = fams.f[f]->space;
+        if (param_of(s, &(mmt_config){{0}}, "SERIAL") < 0) continue; /* no atomic split-K (wgmma) */
+        /* few tiles and a long K; thin for the thin family */
+        const int64_t n = strstr(fams.f[f]->name, "gemv") ? 4 : 64;
+        mmt_problem p = {.dtype = mmt_mode_dtype(mode), .out = MMT_F32, .mode = mode, .m = 96, .n = n, .k = 8192};
+        if (mode == MMT_MODE_F64) p.out = MMT_F64;
+        mmt_space_env env = {.problem = &p, .device = &dev};
+        mmt_config *all = NULL;
+        size_t count = 0;
+        CHECK_OK(mmt_space_enumerate(s, &env, &all, &count, &err), &err);
+        mmt_best_rec b[4]; /* three atomic (the first the exact problem's), then one serial */
+        size_t atomic = 0, serial = 0;
+        for (size_t i = 0; i < count; i++) {
+            const int split = param_of(s, &all[i], "SPLITK") > 1, ser = param_of(s, &all[i], "SERIAL") == 1;
+            if (!split || (ser ? serial >= 1 : atomic >= 3)) continue;
+            char text[512];
+            mmt_config_format(s, &all[i], text, sizeof text);
+            const size_t at = ser ? 3 : atomic;
+            b[at] = best(mode, p.out, 0, ser ? 128 : at == 0 ? p.m : 90 + 4 * (int64_t)at, p.n, p.k, text, 1000.0 - (double)at);
+            *(ser ? &serial : &atomic) += 1;
+        }
+        const size_t nb = 4;
+        free(all);
+        CHECK(atomic == 3 && serial == 1);
+        if (atomic != 3 || serial != 1) continue;
+        mmt_config c;
+        mmt_choice how;
+        CHECK_OK(mmt_lookup_choose(s, b, nb, &env, &c, &how, NULL, &err), &err);
+        CHECK_EQ_INT(how, MMT_CHOICE_EXACT);
+        CHECK_EQ_INT(param_of(s, &c, "SERIAL"), 0);
+        env.reproducible = 1;
+        CHECK_OK(mmt_lookup_choose(s, b, nb, &env, &c, &how, NULL, &err), &err);
+        CHECK_EQ_INT(how, MMT_CHOICE_NEAREST);
+        CHECK(param_of(s, &c, "SPLITK") > 1 && param_of(s, &c, "SERIAL") == 1);
+        /* and with nothing reproducible tuned: a default that does not split atomically */
+        CHECK_OK(mmt_lookup_choose(s, b, nb - 1, &env, &c, &how, NULL, &err), &err);
+        CHECK_EQ_INT(how, MMT_CHOICE_DEFAULT);
+        CHECK(param_of(s, &c, "SPLITK") == 1 || param_of(s, &c, "SERIAL") == 1);
+        printf("%s %s: reproducible calls pass over atomic split-K\n", mmt_mode_name(mode), fams.f[f]->name);
+    }
+    mmt_family_list_free(&fams);
+}
+
 int main(void)
 {
     test_kinds();
     test_alignment();
     test_families();
+    test_shape_defaults();
+    for (int mode = 0; mode < MMT_N_MODES; mode++) test_reproducible((mmt_mode)mode);
     return check_result();
 }

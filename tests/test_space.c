@@ -252,6 +252,23 @@ static void test_bad(void)
         {"params: {A: [1]}\ndefault: {A: 1, C: 1}\n", "bad.yaml:5:17:", "'C' is not a param"},
         {"params: {A: [1]}\n", "bad.yaml:1:1:", "missing key 'default'"},
         {"params: {A: [1]}\ndefault: {A: 1}\n  bad indent: 2\n", "bad.yaml:6:", ""},
+        /* defaults: a list of {when, config}; a when reads the problem and the device only */
+        {"params: {A: [1]}\ndefault: {A: 1}\ndefaults: {when: M > 1}\n", "bad.yaml:6:11:", "must be a list"},
+        {"params: {A: [1]}\ndefault: {A: 1}\ndefaults:\n  - M > 1\n", "bad.yaml:7:5:", "must be a mapping"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: A > 1, config: {A: 2}}\n", "bad.yaml:7:12:",
+         "problem and the device only"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > Q, config: {A: 2}}\n", "bad.yaml:7:16:",
+         "unknown name 'Q'"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > 1}\n", "bad.yaml:7:5:", "missing 'config'"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {config: {A: 2}}\n", "bad.yaml:7:5:", "missing 'when'"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > 1, config: {A: 2}, if: 1}\n",
+         "bad.yaml:7:35:", "unknown key 'if'"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > 1, config: {A: 3}}\n", "bad.yaml:7:31:",
+         "defaults[0] config A=3 is not among"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > 1, config: {B: 1}}\n", "bad.yaml:7:28:",
+         "'B' is not a param"},
+        {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > 1, config: [2]}\n", "bad.yaml:7:27:",
+         "mapping of param: value"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[1024];
@@ -327,6 +344,82 @@ static void test_eval_errors(void)
     int64_t d[1];
     CHECK_OK(mmt_space_check(s, &c, &env, &valid, d, &err), &err);
     CHECK_EQ_INT(d[0], 12);
+    mmt_space_free(s);
+}
+
+/* `defaults:`: the first entry whose condition holds and whose configuration is valid for the
+ * problem, else `default:`; entries give only the params they change; conditions and
+ * constraints read REPRODUCIBLE. */
+static void test_shape_defaults(void)
+{
+    static const char text[] = "template: t\nentry: e\nmodes: [f32]\n"
+                               "params:\n  A: [1, 2, 4]\n  B: [0, 1]\n  S: [1, 4]\n"
+                               "constraints:\n  - A <= N\n  - S == 1 || B || !REPRODUCIBLE\n"
+                               "defaults:\n"
+                               "  - {when: M <= 16 && REPRODUCIBLE, config: {A: 2}}\n"
+                               "  - {when: M <= 16, config: {A: 4, S: 4}}\n"
+                               "  - {when: device.wide > 0, config: {A: 2, B: 1}}\n"
+                               "  - {when: 12 / (M - 100) > 0, config: {A: 2}}\n"
+                               "  - {when: M > 1000, config: {A: \"min(4, pow2(log2(M / 1000)))\", S: \"M > 2000 ? 4 : 1\"}}\n"
+                               "  - {when: M > 500, config: {A: M / 100}}\n"
+                               "default: {A: 1, B: 0, S: 1}\n";
+    mmt_space *s;
+    mmt_err err = {0};
+    CHECK_OK(mmt_space_load_text("defaults.yaml", text, sizeof text - 1, &s, &err), &err);
+    if (!s) return;
+    CHECK_EQ_INT(s->n_shape_defaults, 6);
+    CHECK_EQ_INT(s->shape_defaults[1].n_set, 2); /* A and S; B from default: */
+    mmt_device_info dev = {0};
+    mmt_device_set_prop(&dev, "wide", 0);
+    mmt_problem p = problem(MMT_F32, 8, 64, 64);
+    mmt_space_env env = {.problem = &p, .device = &dev};
+    mmt_config c;
+    int which = -2;
+    /* M <= 16: the second entry (the first needs REPRODUCIBLE) */
+    CHECK_OK(mmt_space_default_for(s, &env, &c, &which, &err), &err);
+    CHECK_EQ_INT(which, 1);
+    CHECK_EQ_INT(c.v[0], 4);
+    CHECK_EQ_INT(c.v[2], 4);
+    /* reproducible: the first holds; without it, the second's S = 4 without B would be invalid */
+    env.reproducible = 1;
+    CHECK_OK(mmt_space_default_for(s, &env, &c, &which, &err), &err);
+    CHECK_EQ_INT(which, 0);
+    CHECK_EQ_INT(c.v[0], 2);
+    int valid = -1;
+    mmt_config atomic = {{4, 0, 4}};
+    CHECK_OK(mmt_space_check(s, &atomic, &env, &valid, NULL, &err), &err);
+    CHECK_EQ_INT(valid, 0);
+    env.reproducible = 0;
+    /* an entry whose configuration is invalid here is passed over: A = 4 > N */
+    p.n = 3;
+    CHECK_OK(mmt_space_default_for(s, &env, &c, &which, &err), &err);
+    CHECK_EQ_INT(which, -1);
+    CHECK_EQ_INT(c.v[0], 1);
+    /* a device property */
+    p = problem(MMT_F32, 200, 64, 64);
+    mmt_device_set_prop(&dev, "wide", 1);
+    CHECK_OK(mmt_space_default_for(s, &env, &c, &which, &err), &err);
+    CHECK_EQ_INT(which, 2);
+    CHECK_EQ_INT(c.v[1], 1);
+    /* an error in a condition names it */
+    mmt_device_set_prop(&dev, "wide", 0);
+    p.m = 100;
+    CHECK_EQ_INT(mmt_space_default_for(s, &env, &c, &which, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "defaults.yaml:15:12: defaults[3] when") && strstr(err.msg, "division by zero"));
+    /* values that are expressions of the problem, and one that is not among its param's */
+    p.m = 3000;
+    CHECK_OK(mmt_space_default_for(s, &env, &c, &which, &err), &err);
+    CHECK_EQ_INT(which, 4);
+    CHECK_EQ_INT(c.v[0], 2);
+    CHECK_EQ_INT(c.v[2], 4);
+    p.m = 800;
+    CHECK_EQ_INT(mmt_space_default_for(s, &env, &c, &which, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "defaults.yaml:17:33: defaults[5] config A 'M / 100' is 8 here") != NULL);
+    /* and a condition needs what it reads */
+    mmt_space_env no_dev = {.problem = &p};
+    p.m = 200;
+    CHECK_EQ_INT(mmt_space_default_for(s, &no_dev, &c, &which, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "defaults.yaml:14:12:") && strstr(err.msg, "device.wide"));
     mmt_space_free(s);
 }
 
@@ -443,6 +536,7 @@ int main(void)
     test_faulty_fixture();
     test_bad();
     test_eval_errors();
+    test_shape_defaults();
     test_speed();
     test_fuzz();
     return check_result();

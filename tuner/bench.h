@@ -40,7 +40,7 @@ typedef struct mmt_timing {
 
 /* The most implementations one paired measurement takes: every family of a mode
  * (MMT_MAX_FAMILIES) and the vendor library. */
-#define MMT_BENCH_MAX_PAIRED 5
+#define MMT_BENCH_MAX_PAIRED 7
 
 /* Allocates and fills the inputs of p (any layout: it is normalised; any mode: a problem
  * that fails mmt_problem_check is MMT_INVALID_ARGUMENT) and computes the reference.

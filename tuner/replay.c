@@ -139,7 +139,8 @@ static mmt_status replay_one(const mmt_replay_options *o, const char *strategy, 
     mmt_best_rec *bests = calloc(nl ? nl : 1, sizeof *bests);
     RETURN_ERROR_IF(!bests, err, MMT_OUT_OF_MEMORY, "out of memory");
     size_t nb = o->warm ? neighbours(lps, nl, self, bests) : 0;
-    n_first = mmt_warm_order(lp->fam->space, lp->cands, lp->n, &lp->np, bests, nb, first, MMT_WARM_MAX);
+    mmt_space_env env = {.problem = &lp->np, .device = &lp->set.device};
+    n_first = mmt_warm_order(lp->fam->space, lp->cands, lp->n, &env, bests, nb, first, MMT_WARM_MAX);
     free(bests);
     size_t budget = o->budget;
     if (!budget && o->budget_frac > 0) budget = (size_t)ceil(o->budget_frac * (double)lp->n);

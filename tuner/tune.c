@@ -273,7 +273,7 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
         mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, np.mode, &bests, &nb, NULL);
         for (size_t i = 0; i < nb; i++) /* neighbours only: this problem's own best is among its trials */
             if (!mmt_problem_equal(&bests[i].problem, p)) bests[k++] = bests[i];
-        n_first += mmt_warm_order(fam->space, cands, n, &np, bests, k, first + n_first, MMT_WARM_MAX);
+        n_first += mmt_warm_order(fam->space, cands, n, &env, bests, k, first + n_first, MMT_WARM_MAX);
         free(bests);
     }
     mmt_search *search = NULL;

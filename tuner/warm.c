@@ -16,9 +16,10 @@ static void add(const mmt_config *cands, size_t n, const mmt_config *c, size_t *
     first[(*k)++] = (size_t)i;
 }
 
-size_t mmt_warm_order(const mmt_space *s, const mmt_config *cands, size_t n, const mmt_problem *np,
+size_t mmt_warm_order(const mmt_space *s, const mmt_config *cands, size_t n, const mmt_space_env *env,
                       const mmt_best_rec *bests, size_t nb, size_t *first, size_t max_first)
 {
+    const mmt_problem *np = env->problem;
     size_t k = 0;
     char *used = calloc(nb ? nb : 1, 1);
     if (!used) return 0;
@@ -39,9 +40,14 @@ size_t mmt_warm_order(const mmt_space *s, const mmt_config *cands, size_t n, con
         mmt_config c;
         if (mmt_config_parse(s, bests[pick].params, &c, NULL) == MMT_OK) add(cands, n, &c, first, &k);
     }
+    /* the problem's default, or `default:` where that one is not a candidate (pruned) */
     mmt_config def;
-    mmt_space_default(s, &def);
-    if (k < max_first) add(cands, n, &def, first, &k);
+    size_t had = k;
+    if (k < max_first && mmt_space_default_for(s, env, &def, NULL, NULL) == MMT_OK) add(cands, n, &def, first, &k);
+    if (k == had && k < max_first) {
+        mmt_space_default(s, &def);
+        add(cands, n, &def, first, &k);
+    }
     free(used);
     return k;
 }

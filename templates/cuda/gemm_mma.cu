@@ -33,9 +33,11 @@
  * Launch (the space's launch section): grid (ceil(M/BM) * ceil(N/BN), 1, SPLITK), block
  * (32 * WARPS_M * WARPS_N, 1, 1), dynamic shared memory SMEM bytes, with PACK a workspace
  * of the packed operands' bytes. With SPLITK > 1 (fp32 C only) or PACK the module also
- * exports mmt_gemm_pre, launched first (any 1-D grid: it strides) to pack the operands and
- * to apply C = beta * C, after which split-K slices add alpha * partial into C with
- * atomicAdd.
+ * exports mmt_gemm_pre, launched first (any 1-D grid: it strides) to pack the operands and,
+ * for split-K, to apply C = beta * C, after which the slices add alpha * partial into C with
+ * atomicAdd (SERIAL = 0: the order of the additions varies from run to run), or to zero a
+ * flag per tile after the packed operands, by which the slices of a tile add into C one
+ * after another in the order of K (SERIAL = 1: the same bits on every run).
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_80+). */
 
@@ -77,7 +79,10 @@
 #define VEC 1 /* elements per global copy: VEC * element size is 2 (registers), 4, 8 or 16 bytes */
 #endif
 #ifndef SPLITK
-#define SPLITK 1 /* slices of K (gridDim.z); > 1 adds into an fp32 C with atomicAdd after mmt_gemm_pre */
+#define SPLITK 1 /* slices of K (gridDim.z), added into an fp32 C after mmt_gemm_pre */
+#endif
+#ifndef SERIAL
+#define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K through a flag per tile */
 #endif
 #ifndef GROUP_M
 #define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse) */
@@ -160,8 +165,8 @@ typedef unsigned short TC;
 #if SPLITK > 1 && MMT_OUT != 0
 #error "split-K adds into C atomically: fp32 C only"
 #endif
-#if SPLITK < 1 || GROUP_M < 1
-#error "SPLITK and GROUP_M are >= 1"
+#if SPLITK < 1 || GROUP_M < 1 || (SERIAL != 0 && SERIAL != 1)
+#error "SPLITK and GROUP_M are >= 1, SERIAL 0 or 1"
 #endif
 #if PACK && VEC * ELEM != 16
 #error "packed operands are copied 16 bytes at a time"
@@ -470,7 +475,9 @@ __device__ __forceinline__ void multiply(const TS *As, const TS *Bs, int wm0, in
 
 __device__ __forceinline__ float c_load(const TC *p)
 {
-#if MMT_OUT == 0
+#if MMT_OUT == 0 && SPLITK > 1 && SERIAL
+    return __ldcg(p); /* slices add in turn: the flag's acquire orders L2, not L1's copy */
+#elif MMT_OUT == 0
     return *p;
 #elif MMT_OUT == 2
     return __uint_as_float((unsigned)*p << 16);
@@ -503,10 +510,12 @@ __device__ __forceinline__ float axpby(float alpha, float acc, float beta, const
 }
 
 /* The operands the main loop reads: the caller's, or their packed copies in the workspace
- * (rows of cols elements at a pitch rounded up to 16 bytes; B after A). */
+ * (rows of cols elements at a pitch rounded up to 16 bytes; B after A; then serial split-K's
+ * flags). */
 struct operands {
     const TS *a, *b;
     long long lda, ldb;
+    int *flags; /* serial split-K: a flag per block tile */
 };
 
 __device__ __forceinline__ long long packed_pitch(long long cols) { return (cols + CH - 1) / CH * CH; }
@@ -521,12 +530,37 @@ __device__ __forceinline__ operands operands_of(const mmt_gemm_params &p)
     o.b = o.a + (OP_A ? p.k : p.m) * o.lda;
     /* the space's workspace expression sizes this layout: a smaller one is a caller's bug */
     if (p.workspace_size < ((OP_A ? p.k : p.m) * o.lda + (OP_B ? p.n : p.k) * o.ldb) * ELEM) __trap();
+    o.flags = const_cast<int *>(reinterpret_cast<const int *>(o.b + (OP_B ? p.n : p.k) * o.ldb));
 #else
     o.a = static_cast<const TS *>(p.a), o.b = static_cast<const TS *>(p.b);
     o.lda = p.lda, o.ldb = p.ldb;
+    o.flags = static_cast<int *>(p.workspace);
 #endif
     return o;
 }
+
+#if SPLITK > 1 && SERIAL
+/* Split-K in the order of K: slice z of a tile waits for its flag to say z, adds into C, and
+ * sets it to z + 1. Slices are the grid's z, the slowest index, and blocks start in the
+ * order of their index (as CUTLASS's serial split-K relies on), so every slice a block waits
+ * for has started before it: the chain never deadlocks. */
+__device__ __forceinline__ void sk_wait(const int *flag, int value)
+{
+    if (threadIdx.x == 0) {
+        int v;
+        do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+        while (v != value);
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ void sk_signal(int *flag, int value)
+{
+    __syncthreads(); /* every thread's part of C is written */
+    if (threadIdx.x == 0)
+        asm volatile("fence.acq_rel.gpu;\nst.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+#endif
 
 /* A pointer or row pitch not aligned to one copy unit. */
 #define MISALIGNED(ptr, ld) ((reinterpret_cast<unsigned long long>(ptr) | (unsigned long long)(ld) * ELEM) % (VEC * ELEM))
@@ -564,7 +598,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
         const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
         kbeg = blockIdx.z * chunk;
         kend = kbeg + chunk < K ? kbeg + chunk : K;
+#if SERIAL
+        if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
+#else
         if (kbeg >= kend || alpha == 0.0f) return; /* adds nothing; mmt_gemm_pre did beta * C */
+#endif
     }
 #endif
     if (alpha == 0.0f) kend = kbeg;
@@ -643,12 +681,21 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
 #endif
 
     /* Epilogue: lane 4 g + t holds rows g and g + 8, columns 2t and 2t + 1 of each tile.
-     * C = alpha * acc + beta * C (beta == 0: C is not read), or atomically C += alpha * acc
-     * for split-K slices; pairs go out as one 8- or 4-byte store where C allows it. */
+     * C = alpha * acc + beta * C (beta == 0: C is not read), or for split-K slices C +=
+     * alpha * acc, atomically or in turn (after the first, which applies beta); pairs go out
+     * as one 8- or 4-byte store where C allows it. */
     TC *const C = static_cast<TC *>(p.c);
     const long long ldc = p.ldc;
     const int g = lane / 4, t4 = lane % 4;
-#if SPLITK == 1
+#if SPLITK > 1 && SERIAL
+    int *const flag = op.flags + tile_m * tiles_n + tile_n;
+    const int slice = (int)blockIdx.z;
+    sk_wait(flag, slice);
+    const float b_in = slice ? 1.0f : beta; /* later slices add to what the earlier ones wrote */
+#else
+    const float b_in = beta;
+#endif
+#if SPLITK == 1 || SERIAL
     const bool cvec = (reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TC)) == 0) && (ldc % 2 == 0);
 #endif
 #pragma unroll
@@ -662,24 +709,28 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
                 const long long col = n0 + wn0 + ni * 8 + 2 * t4;
                 TC *const cp = C + row * ldc + col;
                 const float x0 = acc[mi][ni][2 * h], x1 = acc[mi][ni][2 * h + 1];
-#if SPLITK > 1
+#if SPLITK > 1 && !SERIAL
+                (void)b_in;
                 if (col < N) atomicAdd(cp, alpha * x0);
                 if (col + 1 < N) atomicAdd(cp + 1, alpha * x1);
 #else
                 if (cvec && col + 1 < N) {
-                    const float v0 = axpby(alpha, x0, beta, cp), v1 = axpby(alpha, x1, beta, cp + 1);
+                    const float v0 = axpby(alpha, x0, b_in, cp), v1 = axpby(alpha, x1, b_in, cp + 1);
 #if MMT_OUT == 0
                     *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
 #else
                     *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
 #endif
                 } else {
-                    if (col < N) *cp = c_from(axpby(alpha, x0, beta, cp));
-                    if (col + 1 < N) cp[1] = c_from(axpby(alpha, x1, beta, cp + 1));
+                    if (col < N) *cp = c_from(axpby(alpha, x0, b_in, cp));
+                    if (col + 1 < N) cp[1] = c_from(axpby(alpha, x1, b_in, cp + 1));
                 }
 #endif
             }
         }
+#if SPLITK > 1 && SERIAL
+    sk_signal(flag, slice + 1);
+#endif
 }
 
 #if SPLITK > 1 || PACK
@@ -704,8 +755,8 @@ __device__ __forceinline__ void pack(TS *dst, const TS *src, long long ld, long 
 #endif
 
 /* Before the kernel: the packed operands (alpha == 0: A and B are not read), and for split-K
- * C = beta * C over the whole of C (beta == 0 writes zeros without reading). Any 1-D launch:
- * the loops stride over the grid. */
+ * C = beta * C over the whole of C (beta == 0 writes zeros without reading) or, serial, the
+ * flags zeroed. Any 1-D launch: the loops stride over the grid. */
 extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
 {
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -719,7 +770,13 @@ extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
              stride);
     }
 #endif
-#if SPLITK > 1
+#if SPLITK > 1 && SERIAL
+    const long long tiles = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
+    int *const flags = operands_of(p).flags;
+    /* the space's workspace expression sizes it */
+    if ((char *)(flags + tiles) - (char *)p.workspace > p.workspace_size) __trap();
+    for (long long i = first; i < tiles; i += stride) flags[i] = 0;
+#elif SPLITK > 1
     if (p.beta == 1.0) return;
     float *const C = static_cast<float *>(p.c);
     const float beta = (float)p.beta;

@@ -19,8 +19,11 @@
  *
  * Launch (the space's launch section): grid (ceil(M/BM) * ceil(N/BN), 1, SPLITK),
  * block (THREADS, 1, 1), dynamic shared memory SMEM bytes. With SPLITK > 1 the module
- * also exports mmt_gemm_pre, which the backend launches first to apply C = beta * C
- * (any 1-D grid: it strides); the slices then add alpha * partial into C with atomicAdd.
+ * also exports mmt_gemm_pre, which the backend launches first (any 1-D grid: it strides):
+ * for SERIAL = 0 it applies C = beta * C, after which the slices add alpha * partial into C
+ * with atomicAdd (in an order that varies from run to run); for SERIAL = 1 it zeroes a flag
+ * per tile in the workspace, and the slices of a tile add into C one after another in the
+ * order of K (slice z waits for the flag to say z), the same bits on every run.
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17). */
 
@@ -65,7 +68,10 @@
 #define PAD 0 /* elements of padding per shared-memory row (bank conflicts of the transposing stores) */
 #endif
 #ifndef SPLITK
-#define SPLITK 1 /* slices of K (gridDim.z); > 1 adds into C with atomicAdd after mmt_gemm_pre */
+#define SPLITK 1 /* slices of K (gridDim.z), added into C after mmt_gemm_pre */
+#endif
+#ifndef SERIAL
+#define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K through a flag per tile */
 #endif
 #ifndef GROUP_M
 #define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse of B) */
@@ -133,8 +139,8 @@ typedef float4 T_VEC16;
 #if REGCAP < 0 || REGCAP > 2
 #error "REGCAP is 0, 1 or 2"
 #endif
-#if SPLITK < 1 || GROUP_M < 1
-#error "SPLITK and GROUP_M are >= 1"
+#if SPLITK < 1 || GROUP_M < 1 || (SERIAL != 0 && SERIAL != 1)
+#error "SPLITK and GROUP_M are >= 1, SERIAL 0 or 1"
 #endif
 
 /* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
@@ -194,6 +200,36 @@ template <int R> __device__ __forceinline__ void store_r(T *d, const T *s)
 #pragma unroll
         for (int r = 0; r < R; r++) d[r] = s[r];
     }
+#endif
+}
+
+/* C as the epilogue reads it: from L2 where split-K slices add into it in turn (the flag's
+ * acquire orders those reads, not L1's copy). */
+__device__ __forceinline__ T c_load(const T *p)
+{
+#if SPLITK > 1 && SERIAL
+    return __ldcg(p);
+#else
+    return *p;
+#endif
+}
+
+template <int R> __device__ __forceinline__ void copy_c(T *d, const T *s)
+{
+#if SPLITK > 1 && SERIAL
+    if constexpr (R == VW) { /* the only width the vector path of C uses */
+        const T_VEC16 v = __ldcg(reinterpret_cast<const T_VEC16 *>(s));
+#if MMT_DTYPE_F64
+        d[0] = v.x, d[1] = v.y;
+#else
+        d[0] = v.x, d[1] = v.y, d[2] = v.z, d[3] = v.w;
+#endif
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; r++) d[r] = __ldcg(s + r);
+    }
+#else
+    copy_r<R>(d, s);
 #endif
 }
 
@@ -428,6 +464,30 @@ __device__ __forceinline__ void multiply(const T *As, const T *Bs, int am, int b
     }
 }
 
+#if SPLITK > 1 && SERIAL
+/* Split-K in the order of K: a flag per block tile in the workspace (4 bytes each), zeroed by
+ * mmt_gemm_pre; slice z of a tile waits for it to say z, adds into C, and sets it to z + 1.
+ * Slices are the grid's z, the slowest index, and blocks start in the order of their index
+ * (as CUTLASS's serial split-K relies on), so every slice a block waits for has started
+ * before it: the chain never deadlocks. */
+__device__ __forceinline__ void sk_wait(const int *flag, int value)
+{
+    if (threadIdx.x == 0) {
+        int v;
+        do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+        while (v != value);
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ void sk_signal(int *flag, int value)
+{
+    __syncthreads(); /* every thread's part of C is written */
+    if (threadIdx.x == 0)
+        asm volatile("fence.acq_rel.gpu;\nst.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+#endif
+
 /* REGCAP: the register budget ptxas works to. The bare bound (0) lets it choose; a bound
  * of one block (1) makes it spend more registers (deeper prefetch of the fragments); 2
  * holds it to 128, two blocks of 256 threads per SM (with ASYNC it would otherwise keep
@@ -465,7 +525,11 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
         kbeg = blockIdx.z * chunk;
         kend = kbeg + chunk < K ? kbeg + chunk : K;
+#if SERIAL
+        if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
+#else
         if (kbeg >= kend || alpha == T(0)) return; /* adds nothing; mmt_gemm_pre did beta * C */
+#endif
     }
 #endif
     if (alpha == T(0)) kend = kbeg;
@@ -543,11 +607,19 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
 
 #endif
 
-    /* Epilogue: C = alpha * acc + beta * C (beta == 0: C is not read), or atomically
-     * C += alpha * acc for split-K slices. */
+    /* Epilogue: C = alpha * acc + beta * C (beta == 0: C is not read), or for split-K slices
+     * C += alpha * acc, atomically or in turn (after the first, which applies beta). */
     T *const C = static_cast<T *>(p.c);
     const long long ldc = p.ldc;
-#if SPLITK == 1 && ASYNC && VEC
+#if SPLITK > 1 && SERIAL
+    int *const flag = static_cast<int *>(p.workspace) + tile_m * tiles_n + tile_n;
+    const int slice = (int)blockIdx.z;
+    sk_wait(flag, slice);
+    const T b_in = slice ? T(1) : beta; /* later slices add to what the earlier ones wrote */
+#else
+    const T b_in = beta;
+#endif
+#if (SPLITK == 1 || SERIAL) && ASYNC && VEC
     /* 16-byte accesses of C where a chunk is whole and C allows it */
     const bool cvec = RN == VW && (reinterpret_cast<unsigned long long>(p.c) % 16 == 0) && (ldc % VW == 0);
 #else
@@ -560,17 +632,17 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
 #pragma unroll
         for (int jc = 0; jc < TN / RN; jc++) {
             const long long gj0 = s.n0 + bn + jc * (WTN * RN);
-#if SPLITK == 1
+#if SPLITK == 1 || SERIAL
             if (cvec && (EVEN || gj0 + RN <= N)) {
                 T *const cp = C + gi * ldc + gj0;
                 T v[RN];
-                if (beta == T(0)) {
+                if (b_in == T(0)) {
 #pragma unroll
                     for (int r = 0; r < RN; r++) v[r] = alpha * acc[i][jc * RN + r];
                 } else {
-                    copy_r<RN>(v, cp);
+                    copy_c<RN>(v, cp);
 #pragma unroll
-                    for (int r = 0; r < RN; r++) v[r] = fma(alpha, acc[i][jc * RN + r], beta * v[r]);
+                    for (int r = 0; r < RN; r++) v[r] = fma(alpha, acc[i][jc * RN + r], b_in * v[r]);
                 }
                 store_r<RN>(cp, v);
                 continue;
@@ -582,24 +654,34 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
                 const long long gj = gj0 + r;
                 if (!EVEN && gj >= N) continue;
                 T *const cp = C + gi * ldc + gj;
-#if SPLITK > 1
-                (void)beta;
+#if SPLITK > 1 && !SERIAL
+                (void)b_in;
                 (void)cvec;
                 atomicAdd(cp, alpha * acc[i][j]);
 #else
                 /* one rounding fewer than alpha * acc + beta * c */
-                *cp = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *cp);
+                *cp = b_in == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], b_in * c_load(cp));
 #endif
             }
         }
     }
+#if SPLITK > 1 && SERIAL
+    sk_signal(flag, slice + 1);
+#endif
 }
 
 #if SPLITK > 1
-/* C = beta * C over the whole of C (beta == 0 writes zeros without reading), before the
- * split-K slices add into it. Any 1-D launch: the loop strides over the grid. */
+/* Before the kernel, any 1-D launch (the loops stride over the grid): for atomic split-K
+ * C = beta * C over the whole of C (beta == 0 writes zeros without reading), for serial
+ * split-K the flags zeroed (the workspace the space's launch asks for). */
 extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
 {
+#if SERIAL
+    const long long tiles = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
+    if (p.workspace_size < tiles * 4) __trap(); /* the space's workspace expression sizes it */
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < tiles; i += (long long)gridDim.x * blockDim.x)
+        static_cast<int *>(p.workspace)[i] = 0;
+#else
     if (p.beta == 1.0) return;
     T *const C = static_cast<T *>(p.c);
     const T beta = (T)p.beta;
@@ -609,5 +691,6 @@ extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
         T *const cp = C + (x / p.n) * p.ldc + x % p.n;
         *cp = beta == T(0) ? T(0) : beta * *cp;
     }
+#endif
 }
 #endif

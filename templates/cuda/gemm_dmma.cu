@@ -1,0 +1,513 @@
+/* gemm_dmma.cu - fp64 GEMM on the fp64 tensor cores (DMMA) with warp-level mma.sync, the
+ * template of search_spaces/cuda_gemm_dmma.yaml.
+ *
+ *   C = alpha * op(A) * op(B) + beta * C      row-major doubles, any M N K, any lda ldb ldc
+ *                                             (the space keeps VEC within their alignment),
+ *                                             the transposes the instance was built for.
+ *
+ * The products are exact fp64 fused multiply-adds (the tensor cores round like DFMA), so the
+ * result has the accuracy of the CUDA-core kernel; only the order of the sums differs. BLAS
+ * rules: beta == 0 -> C is not read; alpha == 0 or K == 0 -> A and B are not read.
+ *
+ * Structure: a block computes a BM x BN tile of C with WARPS_M x WARPS_N warps, each a
+ * (BM / WARPS_M) x (BN / WARPS_N) warp tile of 8 x 8 accumulator tiles (two doubles per
+ * lane). K is walked in steps of BK through a ring of STAGES shared-memory stages filled by
+ * cp.async (VEC doubles per copy, zero-filled past the edges). Each operand keeps its
+ * global orientation in shared memory: rows along m or n with k contiguous ("K-major"), or
+ * rows along k. MMA_K picks the instruction: 4 is mma.m8n8k4 (sm_80 and later), 8 and 16 are
+ * Hopper's mma.m16n8k8 and m16n8k16 (sm_90), which do the work of 4 and 8 m8n8k4 in one.
+ *
+ * Every shape gives lane 4 g + t the A elements of rows g (+ 8) at k-step columns t + 4 s and
+ * the B elements of column g at rows t + 4 s, so the k of step s is a free choice as long as
+ * A and B agree: within each group of 16 k, lane t takes k = 4 t + s. Its four k of a row of a
+ * K-major operand are then contiguous (two 16-byte loads), and an operand stored along m or n
+ * is read one double at a time. Bank conflicts are kept out by XOR-swizzling 16-byte chunks:
+ * a K-major row's chunks by the row's parity (the two rows a quarter warp reads), a k row's
+ * by its group of four (the four k rows a half warp reads, 4 t + s for t = 0..3).
+ *
+ * Launch (the space's launch section): grid (ceil(M/BM) * ceil(N/BN), 1, SPLITK), block
+ * (32 * WARPS_M * WARPS_N, 1, 1), dynamic shared memory SMEM bytes. With SPLITK > 1 the
+ * module also exports mmt_gemm_pre, launched first (any 1-D grid: it strides): for SERIAL = 0
+ * it applies C = beta * C, after which the slices add alpha * partial into C with atomicAdd
+ * (fast, but the order of the additions varies from run to run); for SERIAL = 1 it zeroes a
+ * flag per tile in the workspace, and the slices of a tile add into C one after another in
+ * the order of K (slice z waits for the flag to say z), the same bits on every run.
+ *
+ * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_80+; sm_90
+ * for MMA_K 8 and 16). */
+
+/* ---- knobs ------------------------------------------------------------------------ */
+#ifndef MMT_MODE
+#define MMT_MODE 1 /* f64: the only mode this template serves */
+#endif
+#ifndef OP_A
+#define OP_A 0 /* 1: A is transposed (stored K x M, contiguous along m) */
+#endif
+#ifndef OP_B
+#define OP_B 0 /* 1: B is transposed (stored N x K, contiguous along k) */
+#endif
+#ifndef BM
+#define BM 64 /* block tile rows (M) */
+#endif
+#ifndef BN
+#define BN 64 /* block tile columns (N) */
+#endif
+#ifndef BK
+#define BK 16 /* K step held in a shared-memory stage (doubles; 16 or 32) */
+#endif
+#ifndef WARPS_M
+#define WARPS_M 2 /* warps along M */
+#endif
+#ifndef WARPS_N
+#define WARPS_N 2 /* warps along N */
+#endif
+#ifndef STAGES
+#define STAGES 3 /* shared-memory stages of the cp.async ring (2..5) */
+#endif
+#ifndef VEC
+#define VEC 1 /* doubles per global copy: 1 (8 bytes) or 2 (16 bytes: rows 16-byte aligned) */
+#endif
+#ifndef MMA_K
+#define MMA_K 4 /* the instruction: 4 mma.m8n8k4, 8 mma.m16n8k8, 16 mma.m16n8k16 (sm_90) */
+#endif
+#ifndef SPLITK
+#define SPLITK 1 /* slices of K (gridDim.z), added into C after mmt_gemm_pre */
+#endif
+#ifndef SERIAL
+#define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K through a flag per tile */
+#endif
+#ifndef GROUP_M
+#define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse) */
+#endif
+
+/* ---- derived ------------------------------------------------------------------------ */
+#if MMT_MODE != 1
+#error "gemm_dmma.cu serves f64 (MMT_MODE 1) only"
+#endif
+#define THREADS_ (32 * WARPS_M * WARPS_N)
+#ifdef THREADS /* the space passes its derived THREADS: it must agree */
+#if THREADS != THREADS_
+#error "THREADS does not match 32 * WARPS_M * WARPS_N"
+#endif
+#else
+#define THREADS THREADS_
+#endif
+#define WTM (BM / WARPS_M) /* warp tile */
+#define WTN (BN / WARPS_N)
+#define MI (WTM / 8)       /* 8 x 8 accumulator tiles per warp tile */
+#define NI (WTN / 8)
+#define KS (MMA_K == 16 ? 4 : 2) /* k-steps of 4 whose fragments are loaded at once */
+/* each operand's stage: ROWS x COLS doubles, COLS contiguous as in global memory */
+#define A_ROWS (OP_A ? BK : BM)
+#define A_COLS (OP_A ? BM : BK)
+#define B_ROWS (OP_B ? BN : BK)
+#define B_COLS (OP_B ? BK : BN)
+#define A_STAGE (BM * BK)
+#define B_STAGE (BN * BK)
+#define SMEM_ (STAGES * (A_STAGE + B_STAGE) * 8)
+#if defined(SMEM) && SMEM != SMEM_ /* the space's SMEM is what the launch gives */
+#error "SMEM does not match the shared-memory stages of this instance"
+#endif
+
+#if BM % WARPS_M || BN % WARPS_N || WTM % 16 || WTN % 8
+#error "warp tiles must be multiples of 16 x 8"
+#endif
+#if BK != 16 && BK != 32
+#error "BK is 16 or 32"
+#endif
+#if BM < 16 || BN < 16
+#error "BM and BN are at least 16 (a k row of shared memory holds eight 16-byte chunks)"
+#endif
+#if VEC != 1 && VEC != 2
+#error "VEC is 1 or 2"
+#endif
+#if THREADS % (A_COLS / VEC) || THREADS % (B_COLS / VEC)
+#error "THREADS must be a multiple of the copy units per row of A and B"
+#endif
+#if STAGES < 2 || STAGES > 5
+#error "STAGES is 2 to 5"
+#endif
+#if MMA_K != 4 && MMA_K != 8 && MMA_K != 16
+#error "MMA_K is 4, 8 or 16"
+#endif
+#if SPLITK < 1 || GROUP_M < 1 || (SERIAL != 0 && SERIAL != 1)
+#error "SPLITK and GROUP_M are >= 1, SERIAL 0 or 1"
+#endif
+
+/* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
+struct mmt_gemm_params {
+    long long m, n, k;
+    long long lda, ldb, ldc;
+    int trans_a, trans_b;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    void *workspace;
+    long long workspace_size;
+};
+static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+
+/* ---- shared-memory layout ------------------------------------------------------------- */
+
+/* Double offset of (r, c) in a stage of rows of COLS doubles: 16-byte chunks XORed by the
+ * row's parity where the rows run along m or n (K_MAJOR), by its group of four where they
+ * run along k (see the header). */
+template <int COLS, bool K_MAJOR> __device__ __forceinline__ int smem_at(int r, int c)
+{
+    const int x = K_MAJOR ? (r & 1) : ((r >> 1) & 6);
+    return r * COLS + (((c >> 1) ^ x) << 1) + (c & 1);
+}
+#define A_KMAJ (OP_A == 0)
+#define B_KMAJ (OP_B == 1)
+#define AT_A(r, c) smem_at<A_COLS, A_KMAJ>(r, c)
+#define AT_B(r, c) smem_at<B_COLS, B_KMAJ>(r, c)
+
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+/* ---- global -> shared copies ------------------------------------------------------------ */
+
+/* cp.async of BYTES (8 or 16) from global src to shared dst: the first src_bytes are
+ * copied, the rest zero-filled (0: src is not read). */
+template <int BYTES> __device__ __forceinline__ void cp_async(void *dst, const void *src, int src_bytes)
+{
+    if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+/* Waits until at most N of this thread's committed groups are still in flight. */
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* One operand's copies of a ROWS x COLS tile (COLS contiguous, row pitch ld in global
+ * memory), one tile after another along k. K_ROWS: the rows run along k. Each thread copies
+ * the units of VEC doubles at column c0 of rows r0, r0 + RP, ... (THREADS is a multiple of
+ * the units per row), so its addresses differ by constant steps and few registers stay live
+ * across the K loop. */
+template <int ROWS, int COLS, bool K_ROWS> struct tile_copy {
+    static constexpr int UPR = COLS / VEC;         /* units per row */
+    static constexpr int RP = THREADS / UPR;       /* rows per pass */
+    static constexpr int P = (ROWS + RP - 1) / RP; /* passes */
+    const double *p;       /* this thread's first unit of the next tile */
+    long long step, kstep; /* RP rows on; one tile on along k */
+    int r0, c0, x_left;    /* x_left: rows (columns if K_ROWS) left along m or n from r0 (c0) */
+
+    __device__ __forceinline__ void init(const double *base, long long ld, long long x0, long long xn,
+                                         long long kbeg)
+    {
+        r0 = (int)threadIdx.x / UPR;
+        c0 = ((int)threadIdx.x % UPR) * VEC;
+        p = K_ROWS ? base + (kbeg + r0) * ld + x0 + c0 : base + (x0 + r0) * ld + kbeg + c0;
+        step = RP * ld;
+        kstep = K_ROWS ? BK * ld : BK;
+        const long long left = xn - x0 - (K_ROWS ? c0 : r0);
+        x_left = left < 0 ? 0 : left > (1 << 30) ? (1 << 30) : (int)left;
+    }
+
+    /* Doubles of unit l inside the matrix; k_left: rows (columns) left along k from r0 (c0). */
+    __device__ __forceinline__ int count(int l, int k_left) const
+    {
+        const int along = K_ROWS ? x_left : k_left, across = K_ROWS ? k_left : x_left;
+        return l * RP >= across || along <= 0 ? 0 : along >= VEC ? VEC : along;
+    }
+
+    __device__ __forceinline__ int k_left(long long k0, long long kend) const
+    {
+        const long long left = kend - k0 - (K_ROWS ? r0 : c0);
+        return left < 0 ? 0 : left > BK ? BK : (int)left;
+    }
+
+    /* The next tile (at k0) into stage S with cp.async; safe: a valid address never read. */
+    __device__ __forceinline__ void async_copy(double *S, long long k0, long long kend, const double *safe)
+    {
+        const int kl = k_left(k0, kend);
+        const double *q = p;
+#pragma unroll
+        for (int l = 0; l < P; l++, q += step)
+            if (ROWS % RP == 0 || r0 + l * RP < ROWS) {
+                const int n = count(l, kl);
+                cp_async<VEC * 8>(S + smem_at<COLS, !K_ROWS>(r0 + l * RP, c0), n ? q : safe, n * 8);
+            }
+        p += kstep;
+    }
+};
+
+/* ---- fragments and mma ---------------------------------------------------------------- */
+
+/* acc (8 x 8: rows g, columns 2t, 2t + 1) += a (8 x 4: row g, k t) b (4 x 8: k t, column g) */
+__device__ __forceinline__ void mma884(double (&d)[2], double a, double b)
+{
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a), "d"(b));
+}
+
+#if MMA_K == 8
+/* Two stacked 8 x 8 tiles (rows g, g + 8) += 16 x 8 A by 8 x 8 B: a[v] row g + 8 (v % 2), k
+ * t + 4 (v / 2); b[v] k t + 4 v. */
+__device__ __forceinline__ void mma1688(double (&d0)[2], double (&d1)[2], const double (&a)[4], const double (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+d"(d0[0]), "+d"(d0[1]), "+d"(d1[0]), "+d"(d1[1])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+#elif MMA_K == 16
+__device__ __forceinline__ void mma16816(double (&d0)[2], double (&d1)[2], const double (&a)[8], const double (&b)[4])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+                 : "+d"(d0[0]), "+d"(d0[1]), "+d"(d1[0]), "+d"(d1[1])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+#endif
+
+/* The fragments of KS k-steps from column (K-major) or row k0 + 4 t on: x[i][s] is element
+ * (row x0 + 8 i + g, k k0 + 4 t + s) of a K-major stage, (k k0 + 4 t + s, column x0 + 8 i + g)
+ * of one stored along k. K-major rows give 16-byte loads. */
+template <int N, int COLS, bool K_MAJOR>
+__device__ __forceinline__ void load_frags(double (&x)[N][KS], const double *S, int k0, int x0, int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < N; i++)
+#pragma unroll
+        for (int s = 0; s < KS; s++) {
+            if constexpr (K_MAJOR) {
+                if (s % 2) continue;
+                const double2 v = *reinterpret_cast<const double2 *>(S + smem_at<COLS, true>(x0 + 8 * i + g, k0 + 4 * t + s));
+                x[i][s] = v.x, x[i][s + 1] = v.y;
+            } else {
+                x[i][s] = S[smem_at<COLS, false>(k0 + 4 * t + s, x0 + 8 * i + g)];
+            }
+        }
+}
+
+/* acc += the BK step held in stage (As, Bs). */
+__device__ __forceinline__ void multiply(const double *As, const double *Bs, int wm0, int wn0, int lane,
+                                         double (&acc)[MI][NI][2])
+{
+#pragma unroll
+    for (int k0 = 0; k0 < BK; k0 += 4 * KS) { /* lane t's k: k0 + 4 t + s (KS of 4: two halves of 16) */
+        const int kb = k0 / 16 * 16 + k0 % 16 / 4;
+        double a[MI][KS], b[NI][KS];
+        load_frags<MI, A_COLS, A_KMAJ>(a, As, kb, wm0, lane);
+        load_frags<NI, B_COLS, B_KMAJ>(b, Bs, kb, wn0, lane);
+#if MMA_K == 4
+#pragma unroll
+        for (int s = 0; s < KS; s++)
+#pragma unroll
+            for (int i = 0; i < MI; i++)
+#pragma unroll
+                for (int j = 0; j < NI; j++) mma884(acc[i][j], a[i][s], b[j][s]);
+#else
+#pragma unroll
+        for (int i = 0; i < MI; i += 2)
+#pragma unroll
+            for (int j = 0; j < NI; j++) {
+                double af[2 * KS];
+#pragma unroll
+                for (int v = 0; v < 2 * KS; v++) af[v] = a[i + v % 2][v / 2];
+#if MMA_K == 8
+                mma1688(acc[i][j], acc[i + 1][j], af, b[j]);
+#else
+                mma16816(acc[i][j], acc[i + 1][j], af, b[j]);
+#endif
+            }
+#endif
+    }
+}
+
+/* ---- split-K in the order of K ----------------------------------------------------------- */
+
+#if SPLITK > 1 && SERIAL
+/* A flag per block tile in the workspace (4 bytes each), zeroed by mmt_gemm_pre; slice z of a
+ * tile waits for it to say z, adds into C, and sets it to z + 1. Slices are the grid's z, the
+ * slowest index, and blocks start in the order of their index (as CUTLASS's serial split-K
+ * relies on), so every slice a block waits for has started before it: the chain never
+ * deadlocks. */
+__device__ __forceinline__ void sk_wait(const int *flag, int value)
+{
+    if (threadIdx.x == 0) {
+        int v;
+        do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+        while (v != value);
+    }
+    __syncthreads();
+}
+
+__device__ __forceinline__ void sk_signal(int *flag, int value)
+{
+    __syncthreads(); /* every thread's part of C is written */
+    if (threadIdx.x == 0)
+        asm volatile("fence.acq_rel.gpu;\nst.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+#endif
+
+/* A pointer or row pitch not aligned to one copy unit. */
+#define MISALIGNED(ptr, ld) ((reinterpret_cast<unsigned long long>(ptr) | (unsigned long long)(ld) * 8) % (VEC * 8))
+
+/* A bound of one block per SM lets ptxas use the registers the tile needs: left to aim for
+ * more blocks, it spilled a word outside the K loop for 28 of 768 instances at 4096^3. */
+extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_params p)
+{
+    /* An instance is built for one pair of transposes and for operands aligned to VEC
+     * doubles (the space's ALIGN_A / ALIGN_B): anything else is a caller's bug, and a trap
+     * says so louder than a wrong answer. */
+    if (p.trans_a != OP_A || p.trans_b != OP_B || MISALIGNED(p.a, p.lda) || MISALIGNED(p.b, p.ldb)) __trap();
+
+    extern __shared__ __align__(128) unsigned char mmt_smem[];
+    double *const As = reinterpret_cast<double *>(mmt_smem);
+    double *const Bs = As + STAGES * A_STAGE;
+
+    const long long M = p.m, N = p.n, K = p.k;
+    const double alpha = p.alpha, beta = p.beta;
+
+    /* Which tile: blocks sweep GROUP_M tile rows column by column, so the blocks resident
+     * together share both A rows and B columns in L2. */
+    const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const long long pid = blockIdx.x;
+    const long long group = (long long)GROUP_M * tiles_n;
+    const long long first_m = pid / group * GROUP_M;
+    const long long rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
+    const long long tile_m = first_m + (pid % group) % rows, tile_n = (pid % group) / rows;
+    if (tile_m >= tiles_m || tile_n >= tiles_n) return;
+    const long long m0 = tile_m * BM, n0 = tile_n * BN;
+
+    /* This slice's K range; alpha == 0 reads neither A nor B. */
+    long long kbeg = 0, kend = K;
+#if SPLITK > 1
+    const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
+    kbeg = blockIdx.z * chunk;
+    kend = kbeg + chunk < K ? kbeg + chunk : K;
+#if !SERIAL
+    if (kbeg >= kend || alpha == 0.0) return; /* adds nothing; mmt_gemm_pre did beta * C */
+#else
+    if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
+#endif
+#endif
+    if (alpha == 0.0) kend = kbeg;
+
+    const double *const a = static_cast<const double *>(p.a), *const b = static_cast<const double *>(p.b);
+    tile_copy<A_ROWS, A_COLS, OP_A == 1> ca;
+    tile_copy<B_ROWS, B_COLS, OP_B == 0> cb;
+    ca.init(a, p.lda, m0, M, kbeg);
+    cb.init(b, p.ldb, n0, N, kbeg);
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
+
+    double acc[MI][NI][2];
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
+
+    /* Tiles t+1 .. t+STAGES-1 are in flight while tile t is multiplied; one barrier per step
+     * (it also frees the stage that the next copies overwrite). */
+    const long long ntiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    int rd = 0, wr = STAGES - 1; /* the stage multiplied, the stage filled next */
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < ntiles) {
+            ca.async_copy(As + st * A_STAGE, kbeg + (long long)st * BK, kend, a);
+            cb.async_copy(Bs + st * B_STAGE, kbeg + (long long)st * BK, kend, b);
+        }
+        cp_async_commit(); /* empty groups too: the count stays uniform */
+    }
+    for (long long t = 0; t < ntiles; t++) {
+        cp_async_wait<STAGES - 2>(); /* this thread's copies of tile t have landed */
+        __syncthreads();             /* everyone's; and stage wr (tile t - 1) is free */
+        if (t + STAGES - 1 < ntiles) {
+            ca.async_copy(As + wr * A_STAGE, kbeg + (t + STAGES - 1) * BK, kend, a);
+            cb.async_copy(Bs + wr * B_STAGE, kbeg + (t + STAGES - 1) * BK, kend, b);
+        }
+        cp_async_commit();
+        multiply(As + rd * A_STAGE, Bs + rd * B_STAGE, wm0, wn0, lane, acc);
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
+    }
+    cp_async_wait<0>();
+
+    /* Epilogue: lane 4 g + t holds rows g of each 8 x 8 tile, columns 2t and 2t + 1.
+     * C = alpha * acc + beta * C (beta == 0: C is not read); split-K slices add alpha * acc
+     * into C, atomically or in turn; pairs go out as one 16-byte access where C allows it. */
+    double *const C = static_cast<double *>(p.c);
+    const long long ldc = p.ldc;
+    const int g = lane / 4, t4 = lane % 4;
+#if SPLITK > 1 && SERIAL
+    int *const flag = static_cast<int *>(p.workspace) + tile_m * tiles_n + tile_n;
+    const int slice = (int)blockIdx.z;
+    sk_wait(flag, slice);
+    const double b_in = slice ? 1.0 : beta; /* later slices add to what the earlier ones wrote */
+#else
+    const double b_in = beta;
+#endif
+#if SPLITK == 1 || SERIAL
+    const bool cvec = (reinterpret_cast<unsigned long long>(C) % 16 == 0) && (ldc % 2 == 0);
+#endif
+#pragma unroll
+    for (int i = 0; i < MI; i++) {
+        const long long row = m0 + wm0 + i * 8 + g;
+        if (row >= M) continue;
+#pragma unroll
+        for (int j = 0; j < NI; j++) {
+            const long long col = n0 + wn0 + j * 8 + 2 * t4;
+            double *const cp = C + row * ldc + col;
+            const double x0 = alpha * acc[i][j][0], x1 = alpha * acc[i][j][1];
+#if SPLITK > 1 && !SERIAL
+            if (col < N) atomicAdd(cp, x0);
+            if (col + 1 < N) atomicAdd(cp + 1, x1);
+#else
+            /* the slices' C is read from L2: the flag's acquire orders it, not L1 */
+            if (cvec && col + 1 < N) {
+                double2 v = make_double2(x0, x1);
+                if (b_in != 0.0) {
+                    const double2 c = SERIAL ? __ldcg(reinterpret_cast<const double2 *>(cp)) : *reinterpret_cast<const double2 *>(cp);
+                    v.x = fma(b_in, c.x, x0), v.y = fma(b_in, c.y, x1);
+                }
+                *reinterpret_cast<double2 *>(cp) = v;
+            } else {
+                if (col < N) cp[0] = b_in == 0.0 ? x0 : fma(b_in, SERIAL ? __ldcg(cp) : cp[0], x0);
+                if (col + 1 < N) cp[1] = b_in == 0.0 ? x1 : fma(b_in, SERIAL ? __ldcg(cp + 1) : cp[1], x1);
+            }
+#endif
+        }
+    }
+#if SPLITK > 1 && SERIAL
+    sk_signal(flag, slice + 1);
+#endif
+}
+
+#if SPLITK > 1
+/* Before the kernel, any 1-D launch (the loops stride over the grid): for atomic split-K
+ * C = beta * C over the whole of C (beta == 0 writes zeros without reading), for serial
+ * split-K the flags zeroed (the workspace the space's launch asks for). */
+extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
+{
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+#if SERIAL
+    const long long tiles = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
+    if (p.workspace_size < tiles * 4) __trap(); /* the space's workspace expression sizes it */
+    for (long long i = first; i < tiles; i += stride) static_cast<int *>(p.workspace)[i] = 0;
+#else
+    if (p.beta == 1.0) return;
+    double *const C = static_cast<double *>(p.c);
+    for (long long x = first; x < p.m * p.n; x += stride) {
+        double *const cp = C + (x / p.n) * p.ldc + x % p.n;
+        *cp = p.beta == 0.0 ? 0.0 : p.beta * *cp;
+    }
+#endif
+}
+#endif
