@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_run.sh - one full GPU session in one command (for the device machine, where nothing
 # can be installed from a registry): unpack carried Debian packages if the image lacks
-# SQLite or libyaml headers, build, run every test (GPU tests included), tune a shapes
+# SQLite, libyaml, OpenSSL or libcsv headers, build, run every test (GPU tests included), tune a shapes
 # file on GPU 0 and benchmark it against cuBLAS. Logs and the database go to $OUT.
 #   OUT=/tmp/out BUDGET=150 bash bench/gpu_run.sh [shapes.yaml]
 # SPACE=search_spaces/X.yaml tunes with that space alone; TESTS is a ctest -R pattern; TUNE=0
@@ -18,7 +18,7 @@ exec > >(tee "$OUT/run.log") 2>&1
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 if [ -d .debs ] && ! { [ -f /usr/include/yaml.h ] && [ -f /usr/include/sqlite3.h ] &&
-                       [ -f /usr/include/openssl/sha.h ]; }; then
+                       [ -f /usr/include/openssl/sha.h ] && [ -f /usr/include/csv.h ]; }; then
   mkdir -p /tmp/deps && for f in .debs/*.deb; do dpkg -x "$f" /tmp/deps; done
   export CMAKE_PREFIX_PATH=/tmp/deps/usr PATH=/tmp/deps/usr/bin:$PATH
   export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}

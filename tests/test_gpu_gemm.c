@@ -80,7 +80,15 @@ static mmt_status launch_instance(void *user, const mmt_gemm_params *p, mmt_err 
     mmt_space_env env = {.problem = &prob, .device = &dev};
     mmt_geometry g;
     FORWARD_IF_ERROR(mmt_space_geometry(in->fam->space, in->cfg, &env, &g, err));
-    return be->launch(in->mod, p, &g, NULL, err);
+    /* the workspace the space asks for (split-K in K order keeps its flags and sums there) */
+    void *ws = NULL;
+    if (g.workspace > 0) FORWARD_IF_ERROR(be->alloc(&dev, (size_t)g.workspace, &ws, err));
+    mmt_gemm_params q = *p;
+    q.workspace = ws, q.workspace_size = ws ? g.workspace : 0;
+    mmt_status st = be->launch(in->mod, &q, &g, NULL, err);
+    if (st == MMT_OK && ws) st = be->sync(NULL, err); /* the kernel is done with it before it goes */
+    be->free(ws);
+    return st;
 }
 
 static int param_index(const mmt_space *s, const char *name)
