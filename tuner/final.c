@@ -99,7 +99,7 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
 
     mmt_measure res[MMT_FINALISTS];
     mmt_status st = mmt_worker_measure_paired(t->worker, m, (const void *const *)bins, sizes, fam->space->entry, g,
-                                              res, err);
+                                              NULL, res, err);
     for (int j = 0; j < m; j++) free(bins[j]);
     FORWARD_IF_ERROR(st);
     if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {

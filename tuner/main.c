@@ -514,7 +514,7 @@ static int cmd_bench(const options *o)
          * same inputs), so clock and temperature drift fall on both alike: the ratio is two
          * figures of the same rounds */
         if (mmt_bench_setup(pl.be, &pl.dev, NULL, p, mmt_tune_cache_bytes(&pl.dev), &b, &err) != MMT_OK ||
-            mmt_bench_verify(b, runtime_gemm, &call, &rel, &ok, &err) != MMT_OK ||
+            mmt_bench_verify(b, runtime_gemm, &call, 0, &rel, &ok, &err) != MMT_OK ||
             (!ok && mmt_err_set(&err, MMT_INTERNAL, "wrong result: relative error %.3g", rel))) {
             snprintf(notes[i], sizeof notes[i], "%.500s", err.msg);
             rc = EXIT_FAIL;
@@ -527,7 +527,7 @@ static int cmd_bench(const options *o)
             char label[160];
             mmt_vendor_label(vendor, p->mode, label, sizeof label);
             mmt_status vs = vendor ? mmt_vendor_check(vendor, p->mode, &err) : MMT_NOT_FOUND;
-            if (vs == MMT_OK) vs = mmt_bench_verify(b, mmt_vendor_gemm, &vc, &rel, &ok, &err);
+            if (vs == MMT_OK) vs = mmt_bench_verify(b, mmt_vendor_gemm, &vc, 0, &rel, &ok, &err);
             if (vs == MMT_OK && !ok) vs = mmt_err_set(&err, MMT_INTERNAL, "wrong result: relative error %.3g", rel);
             if (vs != MMT_OK && vendor) {
                 size_t n = strlen(notes[i]);

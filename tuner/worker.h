@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "space.h"
 #include "store.h"
+#include "strassen.h"
 
 typedef struct mmt_worker mmt_worker;
 
@@ -32,11 +33,14 @@ mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const
                               double best_hi_ms, mmt_measure *m, mmt_err *err);
 
 /* Loads n binaries (n <= MMT_BENCH_MAX_PAIRED) into one worker, verifies each, and times
- * those that pass side by side (mmt_bench_time_paired): m[i] is binary i's result. A
- * worker lost on the way gives every m[i] its status (crashed, timeout): which binary
- * did it is not known. */
+ * those that pass side by side (mmt_bench_time_paired): m[i] is binary i's result. plans
+ * (NULL: none) gives binary i Strassen levels where plans[i].levels > 0: it is then the
+ * base kernel of that plan, run with the backend's additions (the worker builds them, from
+ * the kernel file cache) and verified within the bound for its levels. A worker lost on
+ * the way gives every m[i] its status (crashed, timeout): which binary did it is not known. */
 mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const void *const *bins, const size_t *sizes,
-                                     const char *entry, const mmt_geometry *g, mmt_measure *m, mmt_err *err);
+                                     const char *entry, const mmt_geometry *g, const mmt_strassen_plan *plans,
+                                     mmt_measure *m, mmt_err *err);
 
 /* The vendor library on the same inputs (status ok with its timing, or why not in message). */
 mmt_status mmt_worker_vendor(mmt_worker *w, mmt_measure *m, char *vendor_name, size_t size, mmt_err *err);
