@@ -23,6 +23,7 @@
 #include "lookup.h"
 #include "miss.h"
 #include "store.h"
+#include "strassen.h"
 
 #define N_BUCKETS 256
 
@@ -36,20 +37,24 @@ typedef struct loaded {
 /* What the table is keyed by. The row-major problem (its mode and output type included);
  * the alignment of A and B (mmt_align_bytes of pointer and row pitch), because lookups
  * check configurations against it: one that needs 16-byte rows must never serve 2-byte
- * ones; and whether the call may run f32x3 for an f32 problem (mmt_sgemm under
- * MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the plain f32 one. */
+ * ones; whether the call may run f32x3 for an f32 problem (mmt_sgemm under
+ * MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the plain f32 one; and whether it
+ * may run Strassen-Winograd levels (MMT_ALLOW_STRASSEN). */
 typedef struct call_key {
     mmt_problem problem;
     int align_a, align_b;
     int allow_f32x3;
+    int allow_levels;
 } call_key;
 
-/* What a call runs. mod, geometry, choice and params change together, under the lock,
- * when a sync switches the entry to a kernel tuned since; calls copy them under the lock. */
+/* What a call runs. mod, geometry, plan, choice and params change together, under the
+ * lock, when a sync switches the entry to a kernel tuned since; calls copy them under the
+ * lock. */
 typedef struct entry {
     call_key key;
     mmt_module *mod;
     mmt_geometry geometry;
+    mmt_strassen_plan plan; /* levels 0: the kernel alone (the classic algorithm) */
     mmt_choice choice;
     char params[512];
     mmt_miss_counter *miss; /* counts the calls while choice is not EXACT; NULL without write-back */
@@ -83,15 +88,18 @@ struct mmt_ctx {
     mmt_autotune autotune;
     uint64_t id; /* unique per context of the process: thread views name contexts by it */
     _Atomic(void *) stream;
-    pthread_mutex_t lock; /* guards the table, the modules and the policy; launches run outside it */
+    pthread_mutex_t lock; /* guards the table, the modules, the additions and the policies; launches run outside it */
     mmt_sgemm_policy sgemm_policy;
+    mmt_algorithm_policy algorithm_policy;
+    mmt_strassen_adds adds[2]; /* f32, f64: the additions of Strassen levels, loaded when an entry first has levels */
     pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
     loaded *modules;
-    /* Device scratch for kernels whose launch asks for it (operands packed to aligned rows).
-     * Every launch of a context goes to its one stream, so one buffer serves them all; the
-     * mutex keeps each call's pair of launches (pack, multiply) together. */
+    /* Device scratch for kernels whose launch asks for it (operands packed to aligned rows)
+     * and for the temporaries of Strassen levels. Every launch of a context goes to its one
+     * stream, so one buffer serves them all; the mutex keeps each call's launches (pack,
+     * multiply; a Strassen run's products and additions) together. */
     pthread_mutex_t ws_lock;
     void *ws;
     int64_t ws_size;
@@ -175,6 +183,12 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
                         "MMTUNE_SGEMM=%.100s: the values are f32 (the default) and f32x3", policy);
         ctx->sgemm_policy = MMT_SGEMM_ALLOW_F32X3;
     }
+    const char *algorithm = getenv("MMTUNE_ALGORITHM");
+    if (algorithm && *algorithm && strcmp(algorithm, "classic") != 0) {
+        RETURN_ERROR_IF(strcmp(algorithm, "strassen") != 0, err, MMT_INVALID_ARGUMENT,
+                        "MMTUNE_ALGORITHM=%.100s: the values are classic (the default) and strassen", algorithm);
+        ctx->algorithm_policy = MMT_ALLOW_STRASSEN;
+    }
     double sync_s;
     FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, err));
     FORWARD_IF_ERROR(mmt_autotune_config(&ctx->autotune, err));
@@ -225,6 +239,8 @@ void mmt_close(mmt_ctx *ctx)
         ctx->be->unload(l->mod);
         free(l);
     }
+    mmt_strassen_adds_unload(&ctx->adds[0]);
+    mmt_strassen_adds_unload(&ctx->adds[1]);
     for (int d = 0; d < MMT_N_MODES; d++)
         for (int f = 0; f < ctx->modes[d].n; f++) {
             mmt_family_free(ctx->modes[d].fam[f].family);
@@ -268,27 +284,31 @@ mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
     return finish(ctx, st, &err, 0, NULL);
 }
 
-/* Launches mod with the context's scratch when its geometry asks for some (grown on demand:
- * the old buffer is freed only after the stream has finished with it). */
-static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, mmt_gemm_params *gp, mmt_err *err)
+/* Launches mod, or runs plan's Strassen levels around it (plan NULL: none), with the
+ * context's scratch when the launch asks for some (grown on demand: the old buffer is freed
+ * only after the stream has finished with it). */
+static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, const mmt_strassen_plan *plan,
+                         mmt_gemm_params *gp, mmt_err *err)
 {
-    if (g->workspace <= 0) return ctx->be->launch(mod, gp, g, atomic_load(&ctx->stream), err);
+    const int64_t need = plan ? plan->workspace : g->workspace;
+    if (need <= 0) return ctx->be->launch(mod, gp, g, atomic_load(&ctx->stream), err);
     pthread_mutex_lock(&ctx->ws_lock);
     void *stream = atomic_load(&ctx->stream);
     mmt_status st = MMT_OK;
-    if (ctx->ws_size < g->workspace) {
+    if (ctx->ws_size < need) {
         if (ctx->ws) st = ctx->be->sync(stream, err);
         if (st == MMT_OK) {
             ctx->be->free(ctx->ws);
             ctx->ws = NULL, ctx->ws_size = 0;
-            st = ctx->be->alloc(&ctx->dev, (size_t)g->workspace, &ctx->ws, err);
+            st = ctx->be->alloc(&ctx->dev, (size_t)need, &ctx->ws, err);
         }
-        if (st == MMT_OK) ctx->ws_size = g->workspace;
+        if (st == MMT_OK) ctx->ws_size = need;
     }
     if (st == MMT_OK) {
         gp->workspace = ctx->ws;
         gp->workspace_size = ctx->ws_size;
-        st = ctx->be->launch(mod, gp, g, stream, err);
+        st = plan ? mmt_strassen_run(ctx->be, mod, &ctx->adds[plan->elem_bytes == 8], plan, gp, stream, err)
+                  : ctx->be->launch(mod, gp, g, stream, err);
     }
     pthread_mutex_unlock(&ctx->ws_lock);
     return st;
@@ -309,13 +329,29 @@ mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
     return MMT_OK;
 }
 
+mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy policy)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    if (policy != MMT_CLASSIC_ONLY && policy != MMT_ALLOW_STRASSEN)
+        return finish(ctx,
+                      mmt_err_set(&err, MMT_INVALID_ARGUMENT,
+                                  "unknown algorithm policy %d (MMT_CLASSIC_ONLY, MMT_ALLOW_STRASSEN)", (int)policy),
+                      &err, 0, NULL);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->algorithm_policy = policy;
+    pthread_mutex_unlock(&ctx->lock);
+    return MMT_OK;
+}
+
 static unsigned key_hash(const call_key *k)
 {
     const mmt_problem *p = &k->problem;
     uint64_t kind = ((((uint64_t)p->mode * 4 + p->out) * 4 + (uint64_t)p->trans_a * 2 + p->trans_b) * 32 +
                      (uint64_t)k->align_a) * 32 + (uint64_t)k->align_b;
     uint64_t h = (uint64_t)p->m * 0x9E3779B97F4A7C15ull ^ (uint64_t)p->n * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)p->k * 0x165667B19E3779F9ull ^ (kind * 2 + (uint64_t)k->allow_f32x3) * 0x27D4EB2F165667C5ull;
+                 (uint64_t)p->k * 0x165667B19E3779F9ull ^
+                 ((kind * 2 + (uint64_t)k->allow_f32x3) * 2 + (uint64_t)k->allow_levels) * 0x27D4EB2F165667C5ull;
     return (unsigned)(h ^ (h >> 29)) % N_BUCKETS;
 }
 
@@ -324,7 +360,7 @@ static int same_key(const call_key *a, const call_key *b)
     const mmt_problem *p = &a->problem, *q = &b->problem;
     return p->m == q->m && p->n == q->n && p->k == q->k && p->dtype == q->dtype && p->out == q->out &&
            p->mode == q->mode && p->trans_a == q->trans_a && p->trans_b == q->trans_b && a->align_a == b->align_a &&
-           a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3;
+           a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3 && a->allow_levels == b->allow_levels;
 }
 
 /* The families and tuned entries of a mode, read once. Called under modes_lock. A mode
@@ -440,8 +476,42 @@ typedef struct pick {
 
 static mmt_space_env env_of(const mmt_ctx *ctx, const mmt_problem *p, const call_key *k)
 {
-    mmt_space_env env = {.problem = p, .device = &ctx->dev, .align_a = k->align_a, .align_b = k->align_b};
+    mmt_space_env env = {.problem = p, .device = &ctx->dev, .align_a = k->align_a, .align_b = k->align_b,
+                         .allow_levels = k->allow_levels};
     return env;
+}
+
+/* The additions of dtype's Strassen levels, loaded once per context: looked for under lock,
+ * else built outside it (two threads may both build them: the first kept stays). */
+static mmt_status load_adds(mmt_ctx *ctx, mmt_dtype dtype, mmt_err *err)
+{
+    const int i = dtype == MMT_F64;
+    pthread_mutex_lock(&ctx->lock);
+    const int have = ctx->adds[i].be != NULL;
+    pthread_mutex_unlock(&ctx->lock);
+    if (have) return MMT_OK;
+    mmt_strassen_adds adds;
+    FORWARD_IF_ERROR(mmt_strassen_adds_load(ctx->be, &ctx->dev, ctx->st, dtype, &adds, err));
+    pthread_mutex_lock(&ctx->lock);
+    const int first = ctx->adds[i].be == NULL;
+    if (first) ctx->adds[i] = adds;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!first) mmt_strassen_adds_unload(&adds);
+    return MMT_OK;
+}
+
+/* The plan of a configuration chosen for env (levels 0 where it has none), with its
+ * additions loaded. The lookup let its levels through only where the plan holds. */
+static mmt_status plan_levels(mmt_ctx *ctx, const mmt_space *s, const mmt_config *cfg, const mmt_space_env *env,
+                              mmt_strassen_plan *plan, mmt_err *err)
+{
+    memset(plan, 0, sizeof *plan);
+    if (mmt_config_levels(s, cfg) == 0) return MMT_OK;
+    int valid = 0;
+    FORWARD_IF_ERROR(mmt_strassen_plan_make(s, cfg, env, plan, &valid, err));
+    RETURN_ERROR_IF(!valid, err, MMT_INTERNAL, "%s: a configuration with Strassen levels chosen where they cannot run",
+                    s->file);
+    return load_adds(ctx, env->problem->dtype, err);
 }
 
 /* The f32x3 rival of an f32 call under MMT_SGEMM_ALLOW_F32X3: only a tuned entry counts
@@ -507,6 +577,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
     char defines[4096];
     st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, err);
     if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, err);
+    if (st == MMT_OK) st = plan_levels(ctx, s, &pk.cfg, &env, &e->plan, err);
     if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod, err);
     if (st != MMT_OK) {
         free(e);
@@ -619,9 +690,11 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     mmt_space_env env = env_of(ctx, &pk.problem, &e->key);
     char defines[4096], key[65], params[512];
     mmt_geometry g;
+    mmt_strassen_plan plan;
     mmt_module *mod = NULL;
     int built = 0, ok = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &err) == MMT_OK &&
-                        mmt_space_geometry(s, &pk.cfg, &env, &g, &err) == MMT_OK;
+                        mmt_space_geometry(s, &pk.cfg, &env, &g, &err) == MMT_OK &&
+                        plan_levels(ctx, s, &pk.cfg, &env, &plan, &err) == MMT_OK;
     if (ok) ok = mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key, &err) == MMT_OK;
     if (ok) {
         pthread_mutex_lock(&ctx->lock);
@@ -635,6 +708,7 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     if (ok) {
         e->mod = mod;
         e->geometry = g;
+        e->plan = plan;
         e->choice = pk.how;
         snprintf(e->params, sizeof e->params, "%s", params);
     } else {
@@ -787,6 +861,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
     /* the fast path: one lookup under the lock; a first-time key is made outside it */
     pthread_mutex_lock(&ctx->lock);
     key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
+    key.allow_levels = ctx->algorithm_policy == MMT_ALLOW_STRASSEN;
     entry *e = table_find(ctx, &key);
     pthread_mutex_unlock(&ctx->lock);
     if (!e) FORWARD_IF_ERROR(make_entry(ctx, &key, &e, err));
@@ -797,6 +872,9 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
     /* what the launch reads, copied: a sync may switch the entry meanwhile */
     mmt_module *mod = e->mod;
     mmt_geometry geometry = e->geometry;
+    mmt_strassen_plan plan;
+    const int levels = e->plan.levels;
+    if (levels) plan = e->plan;
     if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
     pthread_mutex_unlock(&ctx->lock);
     int sync = 0;
@@ -804,7 +882,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
         mmt_miss_count(miss);
         sync = mmt_misses_due(ctx->misses);
     }
-    mmt_status st = launch(ctx, mod, &geometry, &gp, err);
+    mmt_status st = launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err);
     /* after the launch, so the call's own result is not delayed: the first call of an
      * untuned problem hands it to a background mmtune, and a due call syncs */
     if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)

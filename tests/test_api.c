@@ -1,8 +1,9 @@
 /* test_api.c - the public API on the CPU: BLAS semantics for both layouts and every
  * transpose, argument errors that write nothing (sizes whose products wrap around among
  * them), mmt_gemm_ex and its descriptor checks,
- * the sgemm policy and MMTUNE_SGEMM, and the lookup order exact -> nearest -> default
- * against a real database file. */
+ * the sgemm policy and MMTUNE_SGEMM, the lookup order exact -> nearest -> default
+ * against a real database file, and the algorithm policy (Strassen levels only where the
+ * caller allows them and they apply) and MMTUNE_ALGORITHM. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "bench.h"
 #include "check.h"
 #include "family.h"
 #include "gemm_check.h"
@@ -244,8 +246,9 @@ static void test_policy(void)
     unsetenv("MMTUNE_DB");
 }
 
-/* A database with one tuned f32 problem, written through the store as mmtune does. */
-static void make_db(const char *path, const char *params)
+/* A database with one tuned f32 problem (row-major NN), written through the store as
+ * mmtune does. */
+static void make_db(const char *path, const char *params, int64_t size)
 {
     mmt_err err;
     mmt_store *st;
@@ -255,7 +258,7 @@ static void make_db(const char *path, const char *params)
     CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     int64_t dev_id, tpl, cfg, prob, sess;
-    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 256, .n = 256, .k = 256};
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = size, .n = size, .k = size};
     CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
     CHECK_OK(mmt_store_template(st, fam->name, fam->source_hash, &tpl, &err), &err);
     CHECK_OK(mmt_store_config(st, tpl, params, &cfg, &err), &err);
@@ -295,7 +298,7 @@ static void test_lookup(void)
 
     char db[600];
     snprintf(db, sizeof db, "%s/tuned.db", dir);
-    make_db(db, tuned);
+    make_db(db, tuned, 256);
     mmt_ctx *ctx;
     CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
     const char *cfg;
@@ -321,6 +324,83 @@ static void test_lookup(void)
     CHECK(api_case(ctx, 1, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(1, 256));
     CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_DEFAULT);
     mmt_close(ctx);
+}
+
+/* The configuration that serves an f32 row-major NN call of m x n x k (computed, not
+ * checked: the calls that check results are api_case's). */
+static const char *served_config(mmt_ctx *ctx, int64_t m, int64_t n, int64_t k)
+{
+    float *a = calloc((size_t)(m * k), sizeof *a), *b = calloc((size_t)(k * n), sizeof *b),
+          *c = calloc((size_t)(m * n), sizeof *c);
+    const char *cfg = "";
+    if (mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n) == MMT_OK)
+        mmt_last_choice(ctx, &cfg);
+    free(a), free(b), free(c);
+    return cfg;
+}
+
+/* The algorithm policy against a database whose 1024^3 best has a Strassen level: the
+ * classic algorithm unless the caller allows levels (mmt_set_algorithm_policy,
+ * MMTUNE_ALGORITHM), and then only where they apply (a neighbour too small for a level runs
+ * its classic winner); every result within the bound of what ran. */
+static void test_algorithm_policy(void)
+{
+    mmt_err err;
+    mmt_family *fam;
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
+    if (!fam) return;
+    mmt_config def;
+    mmt_space_default(fam->space, &def);
+    mmt_config l1 = mmt_config_with_levels(fam->space, &def, 1);
+    char classic[512], strassen[512];
+    mmt_config_format(fam->space, &def, classic, sizeof classic);
+    mmt_config_format(fam->space, &l1, strassen, sizeof strassen);
+    mmt_family_free(fam);
+    CHECK(strstr(strassen, ",LEVELS=1") != NULL);
+    char db[600];
+    snprintf(db, sizeof db, "%s/strassen.db", dir);
+    make_db(db, strassen, 1024);
+    const mmt_problem p = {.mode = MMT_MODE_F32, .k = 1024};
+    const double bound0 = mmt_bench_error_bound(&p, 0), bound1 = mmt_bench_error_bound(&p, 1);
+
+    mmt_ctx *ctx;
+    const char *cfg;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 1024, 1024, 1024, 1, 0) <= bound0); /* classic unless asked */
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(cfg, classic);
+    CHECK_EQ_INT(mmt_set_algorithm_policy(ctx, MMT_ALLOW_STRASSEN), MMT_OK);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 1024, 1024, 1024, 1, 0) <= bound1);
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(cfg, strassen);
+    CHECK(api_case(ctx, 0, 1, 0, 0, 1024, 1024, 1024, -0.5, 1.5) <= bound1); /* column-major, beta */
+    CHECK_EQ_STR(mmt_last_error(ctx), "");
+    CHECK(api_case(ctx, 0, 0, 0, 0, 1031, 1027, 1029, 0.5, 0) <= bound1); /* a neighbour, peeled */
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_NEAREST);
+    CHECK_EQ_STR(cfg, strassen);
+    CHECK_EQ_STR(served_config(ctx, 1000, 1024, 1024), classic); /* too small for a level */
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_NEAREST);
+    CHECK_EQ_INT(mmt_set_algorithm_policy(ctx, MMT_CLASSIC_ONLY), MMT_OK);
+    CHECK_EQ_STR(served_config(ctx, 1024, 1024, 1024), classic);
+    CHECK_EQ_INT(mmt_set_algorithm_policy(ctx, (mmt_algorithm_policy)5), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "algorithm policy") != NULL);
+    CHECK_EQ_INT(mmt_set_algorithm_policy(NULL, MMT_ALLOW_STRASSEN), MMT_INVALID_ARGUMENT);
+    mmt_close(ctx);
+
+    setenv("MMTUNE_ALGORITHM", "winograd", 1);
+    ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "MMTUNE_ALGORITHM") != NULL);
+    mmt_close(ctx);
+    setenv("MMTUNE_ALGORITHM", "strassen", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_STR(served_config(ctx, 1024, 1024, 1024), strassen);
+    mmt_close(ctx);
+    setenv("MMTUNE_ALGORITHM", "classic", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_STR(served_config(ctx, 1024, 1024, 1024), classic);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_ALGORITHM");
 }
 
 /* Sizes whose products wrap around are refused before anything is touched: m = k = 2^40
@@ -360,6 +440,7 @@ int main(void)
     test_size_limits();
     test_semantics();
     test_lookup();
+    test_algorithm_policy();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);

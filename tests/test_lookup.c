@@ -4,7 +4,9 @@
  * that the operands' alignment rules out is passed over, and a default it rules out is
  * MMT_UNSUPPORTED naming the alignment. Among families: exact before nearest, then the
  * faster; a family whose configuration the operands rule out is never chosen, and the
- * default is the first family's that is valid. */
+ * default is the first family's that is valid. A tuned configuration keeps its Strassen
+ * levels only where the caller allows them and they apply to the problem; elsewhere it
+ * serves at 0 levels (its classic winner). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -184,10 +186,49 @@ static void test_families(void)
     mmt_space_free(b);
 }
 
+/* Levels: a space that allows them from M >= 256 (per level) and never with VEC. */
+static void test_levels(void)
+{
+    static const char text[] = "template: cpu/none.c\nentry: mmt_gemm\nmodes: [f32, f64]\n"
+                               "params: {B: [1, 2, 3], VEC: [0, 1], L: [0, 1, 2]}\nstrassen: L\n"
+                               "constraints:\n  - L == 0 || (M >= 256 * pow2(L - 1) && VEC == 0)\n"
+                               "default: {B: 1, VEC: 0, L: 0}\n";
+    mmt_space *s = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_space_load_text("levels.yaml", text, strlen(text), &s, &err), &err);
+    if (!s) return;
+    mmt_best_rec b[2] = {best(MMT_MODE_F32, MMT_F32, 0, 1024, 1024, 1024, "B=2,VEC=0,L=2", 100),
+                         best(MMT_MODE_F32, MMT_F32, 0, 64, 64, 64, "B=3,VEC=1", 50)};
+    const struct {
+        int64_t m;
+        int allow;
+        const char *want;
+        mmt_choice how;
+    } cases[] = {
+        {1024, 1, "B=2,VEC=0,L=2", MMT_CHOICE_EXACT},  {1024, 0, "B=2,VEC=0", MMT_CHOICE_EXACT},
+        {600, 1, "B=2,VEC=0,L=2", MMT_CHOICE_NEAREST}, {400, 1, "B=2,VEC=0", MMT_CHOICE_NEAREST}, /* L=2: 512 */
+        {900, 0, "B=2,VEC=0", MMT_CHOICE_NEAREST},     {64, 1, "B=3,VEC=1", MMT_CHOICE_EXACT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                         .m = cases[i].m, .n = cases[i].m == 64 ? 64 : 1024, .k = cases[i].m == 64 ? 64 : 1024};
+        mmt_space_env env = {.problem = &p, .allow_levels = cases[i].allow};
+        mmt_config c;
+        mmt_choice how = MMT_CHOICE_NONE;
+        CHECK_EQ_INT(mmt_lookup_tuned(s, b, 2, &env, &c, &how, NULL), 1);
+        char got[128];
+        mmt_config_format(s, &c, got, sizeof got);
+        CHECK_EQ_STR(got, cases[i].want);
+        CHECK_EQ_INT(how, cases[i].how);
+    }
+    mmt_space_free(s);
+}
+
 int main(void)
 {
     test_kinds();
     test_alignment();
     test_families();
+    test_levels();
     return check_result();
 }
