@@ -39,4 +39,10 @@ typedef struct mmt_final {
 mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, int64_t problem_id,
                             int64_t template_id, const mmt_contender *c, size_t n, mmt_final *out, mmt_err *err);
 
+/* Records one result of a side-by-side round of a problem (env: its normal form) as an
+ * ordinary trial of params with message; *trial_id is its id. */
+mmt_status mmt_final_record(mmt_tuner *t, const mmt_space_env *env, int64_t problem_id, int64_t template_id,
+                            const char *params, const mmt_measure *r, const char *message, int64_t *trial_id,
+                            mmt_err *err);
+
 #endif

@@ -50,6 +50,8 @@ static const char usage[] =
     "  --space FILE      a search space YAML instead of the built-in one\n"
     "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
     "  --fresh           measure again configurations the database already has\n"
+    "  --classic-only    no levels round: large f32 and f64 problems are not measured with\n"
+    "                    Strassen-Winograd levels around their classic winner\n"
     "  --quiet           no progress output\n"
     "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
     "                    (default 5), --warm starts each problem from the others' winners,\n"
@@ -64,7 +66,7 @@ typedef struct options {
     int seeds, warm, batch; /* replay */
     const char *budget_text;
     uint64_t seed;
-    int fresh, quiet;
+    int fresh, quiet, classic_only;
     int jobs; /* -1: the default */
     const char *problem; /* --problem TEXT */
     int from_misses;
@@ -117,7 +119,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"warm", no_argument, 0, 'w'},         {"batch", required_argument, 0, 'a'},
         {"problem", required_argument, 0, 'P'}, {"from-misses", no_argument, 0, 'M'},
         {"top", required_argument, 0, 'T'},    {"shard", required_argument, 0, 'H'},
-        {0, 0, 0, 0}};
+        {"classic-only", no_argument, 0, 'C'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->command = "tune";
     o->strategy = "model";
@@ -142,6 +144,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'S': o->strategy = optarg; break;
         case 'p': o->space = optarg; break;
         case 'f': o->fresh = 1; break;
+        case 'C': o->classic_only = 1; break;
         case 'q': o->quiet = 1; break;
         case 'B':
             if (parse_budget(optarg, &o->budget, &o->budget_frac, &o->budget_s))
@@ -379,7 +382,8 @@ static int cmd_tune(const options *o, int argc, char **argv)
     mmt_err err;
     mmt_tuner t = {.be = pl.be, .dev = pl.dev, .strategy = o->strategy, .budget = o->budget,
                    .budget_frac = o->budget_frac, .budget_s = o->budget_s, .seed = o->seed,
-                   .fresh = o->fresh, .compile_threads = compile_threads(pl.be, o->jobs)};
+                   .fresh = o->fresh, .classic_only = o->classic_only,
+                   .compile_threads = compile_threads(pl.be, o->jobs)};
     memcpy(t.families, pl.families, sizeof t.families);
     const char *budget = o->budget_text ? o->budget_text : "0";
     if (mmt_store_open(path, 0, &t.st, &err) != MMT_OK ||

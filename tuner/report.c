@@ -110,6 +110,7 @@ void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_detail *d)
         char text[320];
         mmt_report_pipeline_text(&d->pipe, text, sizeof text);
         if (d->final[0]) fprintf(pr->f, "  final: %s\n", d->final);
+        if (d->levels[0]) fprintf(pr->f, "  levels: %s\n", d->levels);
         fprintf(pr->f, "  pipeline: %s\n", text);
     }
     fflush(pr->f);
@@ -165,11 +166,14 @@ void mmt_report_table(FILE *f, const char *title, const char *vendor, const mmt_
     for (size_t i = 0; i < n; i++) {
         const mmt_report_detail *d = rows[i].detail;
         if (!d) continue;
-        if (!header++) fprintf(f, "per problem: the final choice, and the pipeline (per second of wall time)\n");
+        if (!header++)
+            fprintf(f, "per problem: the final choice, the levels round (Strassen-Winograd levels against the classic "
+                       "kernel) where there was one, and the pipeline (per second of wall time)\n");
         char text[320];
         mmt_report_pipeline_text(&d->pipe, text, sizeof text);
         mmt_problem_format(rows[i].problem, name, sizeof name);
         if (d->final[0]) fprintf(f, "%-*s  final: %s\n", nw, name, d->final);
+        if (d->levels[0]) fprintf(f, "%-*s  levels: %s\n", nw, name, d->levels);
         fprintf(f, "%-*s  pipeline: %s\n", nw, name, text);
     }
 }

@@ -33,6 +33,7 @@ typedef struct mmt_report_detail {
     double median_ms, lo_ms, hi_ms; /* the winner's median and its interval */
     double level;                   /* the interval's coverage; 0: no interval known (a reused trial) */
     char final[256];                /* how the winner was chosen (the final round), in words */
+    char levels[320];               /* the levels round (Strassen-Winograd levels against the classic), or "" */
     mmt_report_pipeline pipe;
 } mmt_report_detail;
 

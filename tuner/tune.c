@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "kernel.h"
 #include "final.h"
+#include "levels.h"
 #include "prebuild.h"
 #include "search.h"
 #include "warm.h"
@@ -57,6 +58,8 @@ static long find_prior(const prior *pr, const char *params)
         if (strcmp(pr->params[i], params) == 0) return (long)i;
     return -1;
 }
+
+static int has_prior(const void *pr, const char *params) { return find_prior(pr, params) >= 0; }
 
 /* The candidates measured before, in the order they were: indices into cands. */
 static size_t prior_order(const mmt_space *s, const mmt_config *cands, size_t n, const prior *pr, size_t *out)
@@ -190,22 +193,35 @@ static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p,
 }
 
 /* The end of a problem: which candidate wins (final.h), into r. A rerun that measured
- * nothing new keeps the database's best without measuring anything: that is the choice
- * the run that measured this field made (its final round pinned it). When something new
- * was measured, the database's best stands in for every reused trial (it beat them,
- * side by side where it had to) and defends its place against the new ones. */
+ * nothing new keeps the database's best without measuring anything (*kept): that is the
+ * choice the run that measured this field made (its final round pinned it). When something
+ * new was measured, the database's best stands in for every reused trial (it beat them,
+ * side by side where it had to) and defends its place against the new ones; a best with
+ * Strassen levels does so by its classic configuration (the levels round comes after). */
 static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const mmt_problem *p,
                          int64_t problem_id, int64_t template_id, const prior *pr, const field *f, mmt_tune_result *r,
-                         mmt_err *err)
+                         int *kept, mmt_err *err)
 {
-    char inc[512] = "";
+    char inc[512] = "", classic[512];
+    *kept = 0;
     if (!t->fresh) incumbent(t, fam, p, inc, sizeof inc);
     long at = inc[0] ? find_prior(pr, inc) : -1;
     if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
     size_t fresh_ok = 0;
     for (size_t i = 0; i < f->n; i++) fresh_ok += f->c[i].trial_id > 0;
     mmt_report_detail *d = &r->detail;
+    if (fresh_ok > 0 && at >= 0) { /* the incumbent's classic trial stands in for it */
+        mmt_config c;
+        if (mmt_config_parse(fam->space, inc, &c, NULL) == MMT_OK) {
+            c = mmt_config_with_levels(fam->space, &c, 0);
+            mmt_config_format(fam->space, &c, classic, sizeof classic);
+            at = find_prior(pr, classic);
+            if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
+            if (at >= 0) snprintf(inc, sizeof inc, "%s", classic);
+        }
+    }
     if (fresh_ok == 0 && at >= 0) {
+        *kept = 1;
         snprintf(r->params, sizeof r->params, "%s", inc);
         d->median_ms = pr->ms[at];
         snprintf(d->final, sizeof d->final, "kept from an earlier run: nothing new measured, the database's best stands");
@@ -354,7 +370,10 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
     pipe.compiled += mmt_prebuild_compiled(pb);
     mmt_prebuild_free(pb);
     r->detail.pipe = pipe;
-    if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, err);
+    int kept = 0;
+    if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, &kept, err);
+    if (st == MMT_OK && !t->classic_only)
+        st = mmt_levels_round(t, fam, &env, problem_id, template_id, kept, has_prior, &pr, r, err);
     mmt_report_pipeline *rp = &r->detail.pipe;
     rp->measured = (size_t)r->measured;
     rp->reused = (size_t)r->reused;
