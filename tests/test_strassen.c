@@ -6,6 +6,7 @@
  * kernel, the workspace laid out for it, the 7 products and 5 passes of additions per level
  * (counted through a backend that counts launches), a workspace one byte short refused with
  * C untouched, and where the built-in CPU space lets levels run. */
+#include "h100.h"
 #include "strassen_check.h"
 
 static const sc_shape shapes[] = {{64, 64, 64}, {67, 45, 93},   {33, 130, 71}, {8, 8, 8},   {100, 3, 50},
@@ -151,6 +152,58 @@ static void test_builtin_space(const mmt_device_info *dev)
     mmt_family_free(fam);
 }
 
+/* The built-in SIMT space for an H100 (no GPU needed: plans are evaluated, not run): levels
+ * from products of 1024 on each side; a split-K or rasterised base serves every shape a
+ * level hands it (prune, not constraints); an EVEN base only where every product and strip
+ * divides its tiles; the products' geometry is theirs. */
+static void test_cuda_space(void)
+{
+    mmt_family *fam;
+    mmt_err err;
+    CHECK_OK(mmt_family_find_template("cuda/gemm_simt.cu", &fam, &err), &err);
+    if (!fam) return;
+    const mmt_space *s = fam->space;
+    mmt_device_info dev;
+    h100(&dev);
+    mmt_config def;
+    mmt_space_default(s, &def);
+    int even = -1, splitk = -1, group = -1;
+    for (int i = 0; i < s->n_params; i++) {
+        if (!strcmp(s->params[i].name, "EVEN")) even = i;
+        if (!strcmp(s->params[i].name, "SPLITK")) splitk = i;
+        if (!strcmp(s->params[i].name, "GROUP_M")) group = i;
+    }
+    CHECK(even >= 0 && splitk >= 0 && group >= 0);
+    if (even < 0 || splitk < 0 || group < 0) return;
+    mmt_config ev = def, sk = def, gm = def;
+    ev.v[even] = 1, sk.v[splitk] = 2, gm.v[group] = 8;
+    const struct {
+        const mmt_config *base;
+        int64_t m, n, k;
+        int levels, applies;
+    } cases[] = {{&def, 2048, 2048, 2048, 1, 1}, {&def, 2047, 4096, 4096, 1, 0}, {&def, 4096, 4096, 4096, 2, 1},
+                 {&def, 4096, 4095, 4096, 2, 0}, {&ev, 4096, 4096, 4096, 2, 1},  {&ev, 4160, 4160, 4160, 1, 0},
+                 {&sk, 4103, 4097, 4099, 2, 1},  {&gm, 4103, 4097, 4099, 2, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mmt_problem p = sc_problem(i & 1, (sc_shape){cases[i].m, cases[i].n, cases[i].k}, 0, 0);
+        mmt_space_env env = {.problem = &p, .device = &dev, .allow_levels = 1};
+        mmt_config c = mmt_config_with_levels(s, cases[i].base, cases[i].levels);
+        CHECK_EQ_INT(mmt_strassen_applies(s, &c, &env), cases[i].applies);
+    }
+    mmt_problem p = sc_problem(0, (sc_shape){4096, 4096, 4096}, 1, 1);
+    mmt_space_env env = {.problem = &p, .device = &dev, .allow_levels = 1};
+    mmt_config l1 = mmt_config_with_levels(s, &def, 1);
+    mmt_strassen_plan plan;
+    int valid = 0;
+    CHECK_OK(mmt_strassen_plan_make(s, &l1, &env, &plan, &valid, &err), &err);
+    CHECK_EQ_INT(valid, 1);
+    CHECK_EQ_INT(plan.n_shapes, 2);
+    CHECK_EQ_INT(plan.shape[0].g.grid[0], 64 * 64);
+    CHECK_EQ_INT(plan.shape[1].g.grid[0], 32 * 32); /* 2048^3 products in 64 x 64 tiles */
+    CHECK_EQ_INT(plan.shape[1].g.block[0], 256);
+    mmt_family_free(fam);
+}
+
 int main(void)
 {
     mmt_device_info dev;
@@ -165,6 +218,7 @@ int main(void)
     test_counts(&e);
     test_short_workspace(&e);
     test_builtin_space(&dev);
+    test_cuda_space();
     sc_run_all(&e, shapes, sizeof shapes / sizeof shapes[0]);
     sc_close(&e);
     mmt_family_free(fam);
