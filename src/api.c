@@ -89,8 +89,8 @@ struct mmt_ctx {
     uint64_t id; /* unique per context of the process: thread views name contexts by it */
     _Atomic(void *) stream;
     pthread_mutex_t lock; /* guards the table, the modules, the additions and the policies; launches run outside it */
-    mmt_sgemm_policy sgemm_policy;
-    mmt_algorithm_policy algorithm_policy;
+    int sgemm_policy;     /* mmt_sgemm_policy */
+    int algorithm_policy; /* mmt_algorithm_policy */
     mmt_strassen_adds adds[2]; /* f32, f64: the additions of Strassen levels, loaded when an entry first has levels */
     pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
     served modes[MMT_N_MODES];
@@ -314,34 +314,31 @@ static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, c
     return st;
 }
 
-mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
+/* Sets one of a context's two-valued policies under the lock; any other value is refused
+ * with a message naming the policy and its values. */
+static mmt_status set_policy(mmt_ctx *ctx, int *field, int value, const char *what, const char *values)
 {
-    if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_err err;
-    if (policy != MMT_SGEMM_F32 && policy != MMT_SGEMM_ALLOW_F32X3)
-        return finish(ctx,
-                      mmt_err_set(&err, MMT_INVALID_ARGUMENT,
-                                  "unknown sgemm policy %d (MMT_SGEMM_F32, MMT_SGEMM_ALLOW_F32X3)", (int)policy),
+    if (value != 0 && value != 1)
+        return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "unknown %s policy %d (%s)", what, value, values),
                       &err, 0, NULL);
     pthread_mutex_lock(&ctx->lock);
-    ctx->sgemm_policy = policy;
+    *field = value;
     pthread_mutex_unlock(&ctx->lock);
     return MMT_OK;
 }
 
+mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
+{
+    return ctx ? set_policy(ctx, &ctx->sgemm_policy, (int)policy, "sgemm", "MMT_SGEMM_F32, MMT_SGEMM_ALLOW_F32X3")
+               : MMT_INVALID_ARGUMENT;
+}
+
 mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy policy)
 {
-    if (!ctx) return MMT_INVALID_ARGUMENT;
-    mmt_err err;
-    if (policy != MMT_CLASSIC_ONLY && policy != MMT_ALLOW_STRASSEN)
-        return finish(ctx,
-                      mmt_err_set(&err, MMT_INVALID_ARGUMENT,
-                                  "unknown algorithm policy %d (MMT_CLASSIC_ONLY, MMT_ALLOW_STRASSEN)", (int)policy),
-                      &err, 0, NULL);
-    pthread_mutex_lock(&ctx->lock);
-    ctx->algorithm_policy = policy;
-    pthread_mutex_unlock(&ctx->lock);
-    return MMT_OK;
+    return ctx ? set_policy(ctx, &ctx->algorithm_policy, (int)policy, "algorithm",
+                            "MMT_CLASSIC_ONLY, MMT_ALLOW_STRASSEN")
+               : MMT_INVALID_ARGUMENT;
 }
 
 static unsigned key_hash(const call_key *k)
