@@ -95,7 +95,7 @@ mmt_status mmt_levels_round(mmt_tuner *t, const mmt_family *fam, const mmt_space
     st = mmt_worker_measure_paired(t->worker, n, bins, sizes, s->entry, gs, plans, res, err);
     free(bin);
     FORWARD_IF_ERROR(st);
-    d->pipe.finals += (size_t)n;
+    d->pipe.levels += (size_t)n;
     if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {
         snprintf(d->levels, sizeof d->levels, "levels round lost (%.150s): the classic kernel stands", res[0].message);
         return MMT_OK;

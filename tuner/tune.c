@@ -393,6 +393,7 @@ static void add_pipeline(mmt_report_pipeline *to, const mmt_report_pipeline *p)
     to->compiled += p->compiled;
     to->measured += p->measured;
     to->finals += p->finals;
+    to->levels += p->levels;
     to->reused += p->reused;
     if (p->ahead > to->ahead) to->ahead = p->ahead;
 }
