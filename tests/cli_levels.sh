@@ -45,16 +45,20 @@ grep -q "levels:" "$tmp/table" && { echo "FAIL: --classic-only ran a levels roun
 expect_eq "no levels-round trials added" \
   "$(q "$db" "select count(*) from trial where message like 'levels round, %'")" 6
 
-# libmmtuned serves what was tuned: a 1024^3 best (the built-in space lets a level run from
-# there) given a level, the classic winner by default, the level under MMTUNE_ALGORITHM
+# libmmtuned serves what was tuned: the f32 problem's best, made a 1024^3 problem's (the
+# built-in space lets a level run from there) with a level, the classic winner by default,
+# the level under MMTUNE_ALGORITHM=strassen
 echo 'problems: [{m: 1024, n: 1024, k: 1024}]' >"$tmp/big.yaml"
-check "a 1024^3 tune without levels" 0 "$MMTUNE" --device cpu --shapes "$tmp/big.yaml" --db "$db" --budget 1 --classic-only
-q "$db" "insert or ignore into config (template_id, params)
-           select c.template_id, c.params || ',LEVELS=1' from best b join config c on c.id = b.config_id
-           join problem p on p.id = b.problem_id where p.m = 1024;
+q "$db" "update problem set m = 1024, n = 1024, k = 1024 where dtype = 'f32';
+         insert or ignore into config (template_id, params)
+           select c.template_id, replace(c.params, ',LEVELS=2', '') || ',LEVELS=1' from best b
+           join config c on c.id = b.config_id join problem p on p.id = b.problem_id
+           where p.m = 1024 and c.params not like '%LEVELS=1%';
          update best set config_id = (select c2.id from config c join config c2 on c2.template_id = c.template_id
-                                      and c2.params = c.params || ',LEVELS=1' where c.id = best.config_id)
-           where problem_id in (select id from problem where m = 1024);" 2>"$tmp/sqlerr" ||
+                                      and c2.params = replace(c.params, ',LEVELS=2', '') || ',LEVELS=1'
+                                      where c.id = best.config_id)
+           where problem_id in (select id from problem where m = 1024)
+             and config_id in (select id from config where params not like '%LEVELS=1%');" 2>"$tmp/sqlerr" ||
   { echo "FAIL: giving the best a level: $(cat "$tmp/sqlerr")"; fail=1; }
 bench() { check "$1" 0 env "${@:2}" "$MMTUNE" bench --device cpu --shapes "$tmp/big.yaml" --db "$db"; }
 bench "bench, the classic default" MMTUNE_ALGORITHM=classic

@@ -153,7 +153,9 @@ __attribute__((optimize("fp-contract=off"))) static void ref_gemm_compensated(co
  * orders. The bound takes the worst, sqrt(7) per level in the Frobenius norm, so it holds
  * whatever the base kernel's order, as the factor 8 does for one kernel. The additions
  * round every S, T and U once, about 5 u relative to C per level (magnitudes up to three
- * quadrants'), which the L term covers. Measured: about 1.9x per level (BENCHMARKS.md).
+ * quadrants'), which the L term covers. Measured: 2.6x per level, f32 and f64 at 1024 to
+ * 4097 (BENCHMARKS.md), the worst case: this CPU kernel's error grows little with K (its
+ * blocks of KC sum apart), so halving K gains nothing back.
  * A wrong level (a product or a sign missed) errs by O(1): far outside. */
 double mmt_bench_error_bound(const mmt_problem *p, int levels)
 {

@@ -144,7 +144,7 @@ mmt_status mmt_levels_round(mmt_tuner *t, const mmt_family *fam, const mmt_space
         snprintf(d->levels + len, sizeof d->levels - len, " %s%s",
                  w < 0 ? "none passed: the classic kernel stands" : levels_name(levels[w]),
                  w < 0 ? "" : w == 0 ? " kept (no level clearly faster)" : " kept");
-    if (w > 0) { /* a level won: it is the problem's result */
+    if (w >= 0) { /* the round's winner is the problem's result, as it is the database's best */
         const mmt_timing *tm = &res[w].timing;
         snprintf(r->params, sizeof r->params, "%s", text[w]);
         r->time_ms = d->median_ms = tm->median_ms;

@@ -13,7 +13,7 @@
 #include "tune.h"
 
 /* Runs the round for r (a family's result for problem_id; env: the problem's normal form)
- * and updates r where a level wins; r->detail.levels says what happened ("" where the space
+ * and makes its winner, timed in the round, r's result; r->detail.levels says what happened ("" where the space
  * has no levels or none applies). kept: r is the database's best, kept because nothing new
  * was measured: the round is then skipped where has_trial (called with user) knows a trial
  * of every contender. A round the worker does not survive leaves r as it was. */
