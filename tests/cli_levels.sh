@@ -45,26 +45,26 @@ grep -q "levels:" "$tmp/table" && { echo "FAIL: --classic-only ran a levels roun
 expect_eq "no levels-round trials added" \
   "$(q "$db" "select count(*) from trial where message like 'levels round, %'")" 6
 
-# libmmtuned serves what was tuned: the f32 problem's best, made a 1024^3 problem's (the
+# libmmtuned serves what was tuned: the f32 problem's best, made a 2048^3 problem's (the
 # built-in space lets a level run from there) with a level, the classic winner by default,
 # the level under MMTUNE_ALGORITHM=strassen
-echo 'problems: [{m: 1024, n: 1024, k: 1024}]' >"$tmp/big.yaml"
-q "$db" "update problem set m = 1024, n = 1024, k = 1024 where dtype = 'f32';
+echo 'problems: [{m: 2048, n: 2048, k: 2048}]' >"$tmp/big.yaml"
+q "$db" "update problem set m = 2048, n = 2048, k = 2048 where dtype = 'f32';
          insert or ignore into config (template_id, params)
            select c.template_id, replace(c.params, ',LEVELS=2', '') || ',LEVELS=1' from best b
            join config c on c.id = b.config_id join problem p on p.id = b.problem_id
-           where p.m = 1024 and c.params not like '%LEVELS=1%';
+           where p.m = 2048 and c.params not like '%LEVELS=1%';
          update best set config_id = (select c2.id from config c join config c2 on c2.template_id = c.template_id
                                       and c2.params = replace(c.params, ',LEVELS=2', '') || ',LEVELS=1'
                                       where c.id = best.config_id)
-           where problem_id in (select id from problem where m = 1024)
+           where problem_id in (select id from problem where m = 2048)
              and config_id in (select id from config where params not like '%LEVELS=1%');" 2>"$tmp/sqlerr" ||
   { echo "FAIL: giving the best a level: $(cat "$tmp/sqlerr")"; fail=1; }
 bench() { check "$1" 0 env "${@:2}" "$MMTUNE" bench --device cpu --shapes "$tmp/big.yaml" --db "$db"; }
 bench "bench, the classic default" MMTUNE_ALGORITHM=classic
-grep -qE '^f32 row NN 1024x1024x1024 +ISA=' "$tmp/out" && ! grep -q 'LEVELS' "$tmp/out" ||
+grep -qE '^f32 row NN 2048x2048x2048 +ISA=' "$tmp/out" && ! grep -q 'LEVELS' "$tmp/out" ||
   { echo "FAIL: the classic default did not run the classic winner"; cat "$tmp/out"; fail=1; }
 bench "bench under MMTUNE_ALGORITHM=strassen (verified within the bound for a level)" MMTUNE_ALGORITHM=strassen
-grep -qE '^f32 row NN 1024x1024x1024 .*,LEVELS=1 ' "$tmp/out" || { echo "FAIL: the level did not run"; cat "$tmp/out"; fail=1; }
+grep -qE '^f32 row NN 2048x2048x2048 .*,LEVELS=1 ' "$tmp/out" || { echo "FAIL: the level did not run"; cat "$tmp/out"; fail=1; }
 [ $fail = 0 ] && echo "cli_levels: all passed"
 exit $fail

@@ -126,7 +126,7 @@ static void test_short_workspace(sc_env *e)
     free(a), free(b), free(c), free(c0), free(ws);
 }
 
-/* The built-in CPU space: levels only where every product is at least 512 on each side. */
+/* The built-in CPU space: levels only where every product is at least 1024 on each side. */
 static void test_builtin_space(const mmt_device_info *dev)
 {
     mmt_family *fam;
@@ -141,8 +141,9 @@ static void test_builtin_space(const mmt_device_info *dev)
     const struct {
         int64_t m, n, k;
         int levels, applies;
-    } cases[] = {{1000, 4096, 4096, 1, 0}, {1024, 1024, 1024, 1, 1}, {2047, 4096, 4096, 2, 0},
-                 {2048, 2048, 2048, 2, 1}, {4097, 4099, 4101, 2, 1}, {4096, 4096, 1024, 2, 0}};
+    } cases[] = {{1024, 1024, 1024, 1, 0}, {2047, 4096, 4096, 1, 0}, {2048, 2048, 2048, 1, 1},
+                 {2048, 2048, 2048, 2, 0}, {4096, 4096, 4096, 2, 1}, {4097, 4099, 4101, 2, 1},
+                 {8192, 8192, 2048, 2, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mmt_problem p = sc_problem(i & 1, (sc_shape){cases[i].m, cases[i].n, cases[i].k}, 0, 1);
         mmt_space_env env = {.problem = &p, .device = dev, .allow_levels = 1};
