@@ -5,7 +5,7 @@
 # its error, the winner is the database's best and the table's; the same command again
 # keeps it without measuring; --classic-only measures no levels. Then libmmtuned serves a
 # tuned problem through mmtune bench: the classic winner by default, its level under
-# MMTUNE_ALGORITHM=strassen, both verified.
+# MMTUNE_ALGORITHM=strassen, both verified (not under the sanitizers: too slow there).
 set -u
 MMTUNE=$1
 DATA=$2
@@ -40,11 +40,19 @@ tune "the same command again"
 grep -q "kept from an earlier run" "$tmp/table" || { echo "FAIL: the rerun did not keep the earlier choice"; fail=1; }
 expect_eq "the rerun measured nothing" "$(q "$db" "select count(*) from trial")" "$trials"
 
-tune "--fresh --classic-only" --fresh --classic-only
-grep -q "levels:" "$tmp/table" && { echo "FAIL: --classic-only ran a levels round"; fail=1; }
+check "--classic-only" 0 "$MMTUNE" --device cpu --problem "f32 row NT 48x40x56" --space "$DATA/space_strassen.yaml" \
+  --db "$db" --budget 1 --classic-only
+grep -q "levels:" "$tmp/out" && { echo "FAIL: --classic-only ran a levels round"; fail=1; }
 expect_eq "no levels-round trials added" \
   "$(q "$db" "select count(*) from trial where message like 'levels round, %'")" 6
 
+# Under the sanitizers the host reference of a 2048^3 bench takes minutes (test_api covers
+# the policy there)
+if ldd "$MMTUNE" | grep -q -E 'lib(a|t|ub)san'; then
+  echo "mmtune is built with sanitizers: the bench through libmmtuned is left out"
+  [ $fail = 0 ] && echo "cli_levels: all passed"
+  exit $fail
+fi
 # libmmtuned serves what was tuned: the f32 problem's best, made a 2048^3 problem's (the
 # built-in space lets a level run from there) with a level, the classic winner by default,
 # the level under MMTUNE_ALGORITHM=strassen
