@@ -7,7 +7,8 @@
  * details of the last failure are kept per thread (mmt_last_error).
  *
  * Threads. Any number of threads may call the GEMM functions, mmt_set_stream,
- * mmt_set_sgemm_policy and mmt_set_reproducible at once, on one context and on several. mmt_last_error and
+ * mmt_set_sgemm_policy, mmt_set_reproducible and mmt_set_algorithm_policy at once, on one context and on
+ * several. mmt_last_error and
  * mmt_last_choice report the calling thread's own last call on a context, whatever
  * other threads do meanwhile. The first call of a shape chooses, compiles (if no cached
  * binary exists) and loads its kernel without holding anything that calls of other shapes
@@ -169,6 +170,26 @@ MMT_API mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy);
  * allows every kernel. The environment variable MMTUNE_REPRODUCIBLE=1 sets it on every
  * context when it is opened. Returns MMT_INVALID_ARGUMENT for another value of on. */
 MMT_API mmt_status mmt_set_reproducible(mmt_ctx *ctx, int on);
+
+/* Which algorithms the GEMM functions of a context may run (mmt_sgemm, mmt_dgemm and
+ * mmt_gemm_ex alike).
+ *   MMT_CLASSIC_ONLY (the default): the classic algorithm, whose rounding error is bounded
+ *     element by element, |C - fl(C)| <= ~K u |A| |B|: what BLAS callers rely on.
+ *   MMT_ALLOW_STRASSEN: f32 and f64 problems for which the tuner measured one or two
+ *     Strassen-Winograd levels around its tuned kernel faster than the kernel alone (large
+ *     problems; mmtune's levels round) run those levels: 1/8 fewer products per level, for
+ *     an error bounded only in norm, ||C - fl(C)|| <= c_L K u ||A|| ||B||. On random data it
+ *     grows by about 2.6x per level (measured, f32 and f64; the tuner admits sqrt(7)); on data
+ *     whose rows or columns differ widely in scale, small elements of C can lose their
+ *     relative accuracy entirely. A level needs m k + k n + m n / 2 elements of scratch
+ *     memory (2.5 square matrices of the problem's size; a second level adds a quarter of
+ *     that), kept by the context; Strassen calls of one context take turns on it, and one that
+ *     fails part way leaves C undefined.
+ * The environment variable MMTUNE_ALGORITHM=strassen sets MMT_ALLOW_STRASSEN on every
+ * context when it is opened (classic: the default). mmt_last_choice's configuration text
+ * names the levels a call ran ("...,LEVELS=1"; none: the classic algorithm). */
+typedef enum mmt_algorithm_policy { MMT_CLASSIC_ONLY = 0, MMT_ALLOW_STRASSEN = 1 } mmt_algorithm_policy;
+MMT_API mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy policy);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@
 #include "lookup.h"
 #include "miss.h"
 #include "store.h"
+#include "strassen.h"
 
 #define N_BUCKETS 256
 
@@ -38,20 +39,24 @@ typedef struct loaded {
  * check configurations against it: one that needs 16-byte rows must never serve 2-byte
  * ones; whether the call may run f32x3 for an f32 problem (mmt_sgemm under
  * MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the plain f32 one; and whether it
- * must be reproducible bit for bit (mmt_set_reproducible: no atomic split-K). */
+ * must be reproducible bit for bit (mmt_set_reproducible: no atomic split-K) and whether it
+ * may run Strassen-Winograd levels (MMT_ALLOW_STRASSEN). */
 typedef struct call_key {
     mmt_problem problem;
     int align_a, align_b;
     int allow_f32x3;
     int reproducible;
+    int allow_levels;
 } call_key;
 
-/* What a call runs. mod, geometry, choice and params change together, under the lock,
- * when a sync switches the entry to a kernel tuned since; calls copy them under the lock. */
+/* What a call runs. mod, geometry, plan, choice and params change together, under the
+ * lock, when a sync switches the entry to a kernel tuned since; calls copy them under the
+ * lock. */
 typedef struct entry {
     call_key key;
     mmt_module *mod;
     mmt_geometry geometry;
+    mmt_strassen_plan plan; /* levels 0: the kernel alone (the classic algorithm) */
     mmt_choice choice;
     char params[512];
     mmt_miss_counter *miss; /* counts the calls while choice is not EXACT; NULL without write-back */
@@ -85,16 +90,19 @@ struct mmt_ctx {
     mmt_autotune autotune;
     uint64_t id; /* unique per context of the process: thread views name contexts by it */
     _Atomic(void *) stream;
-    pthread_mutex_t lock; /* guards the table, the modules and the policies; launches run outside it */
-    mmt_sgemm_policy sgemm_policy;
-    int reproducible; /* mmt_set_reproducible */
+    pthread_mutex_t lock; /* guards the table, the modules, the additions and the policies; launches run outside it */
+    int sgemm_policy;     /* mmt_sgemm_policy */
+    int reproducible;     /* mmt_set_reproducible */
+    int algorithm_policy; /* mmt_algorithm_policy */
+    mmt_strassen_adds adds[2]; /* f32, f64: the additions of Strassen levels, loaded when an entry first has levels */
     pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
     loaded *modules;
-    /* Device scratch for kernels whose launch asks for it (operands packed to aligned rows).
-     * Every launch of a context goes to its one stream, so one buffer serves them all; the
-     * mutex keeps each call's pair of launches (pack, multiply) together. */
+    /* Device scratch for kernels whose launch asks for it (operands packed to aligned rows)
+     * and for the temporaries of Strassen levels. Every launch of a context goes to its one
+     * stream, so one buffer serves them all; the mutex keeps each call's launches (pack,
+     * multiply; a Strassen run's products and additions) together. */
     pthread_mutex_t ws_lock;
     void *ws;
     int64_t ws_size;
@@ -184,6 +192,12 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
                         "MMTUNE_REPRODUCIBLE=%.100s: the values are 0 (the default) and 1", repro);
         ctx->reproducible = repro[0] == '1';
     }
+    const char *algorithm = getenv("MMTUNE_ALGORITHM");
+    if (algorithm && *algorithm && strcmp(algorithm, "classic") != 0) {
+        RETURN_ERROR_IF(strcmp(algorithm, "strassen") != 0, err, MMT_INVALID_ARGUMENT,
+                        "MMTUNE_ALGORITHM=%.100s: the values are classic (the default) and strassen", algorithm);
+        ctx->algorithm_policy = MMT_ALLOW_STRASSEN;
+    }
     double sync_s;
     FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, err));
     FORWARD_IF_ERROR(mmt_autotune_config(&ctx->autotune, err));
@@ -234,6 +248,8 @@ void mmt_close(mmt_ctx *ctx)
         ctx->be->unload(l->mod);
         free(l);
     }
+    mmt_strassen_adds_unload(&ctx->adds[0]);
+    mmt_strassen_adds_unload(&ctx->adds[1]);
     for (int d = 0; d < MMT_N_MODES; d++)
         for (int f = 0; f < ctx->modes[d].n; f++) {
             mmt_family_free(ctx->modes[d].fam[f].family);
@@ -277,58 +293,66 @@ mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
     return finish(ctx, st, &err, 0, NULL);
 }
 
-/* Launches mod with the context's scratch when its geometry asks for some (grown on demand:
- * the old buffer is freed only after the stream has finished with it). */
-static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, mmt_gemm_params *gp, mmt_err *err)
+/* Launches mod, or runs plan's Strassen levels around it (plan NULL: none), with the
+ * context's scratch when the launch asks for some (grown on demand: the old buffer is freed
+ * only after the stream has finished with it). */
+static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, const mmt_strassen_plan *plan,
+                         mmt_gemm_params *gp, mmt_err *err)
 {
-    if (g->workspace <= 0) return ctx->be->launch(mod, gp, g, atomic_load(&ctx->stream), err);
+    const int64_t need = plan ? plan->workspace : g->workspace;
+    if (need <= 0) return ctx->be->launch(mod, gp, g, atomic_load(&ctx->stream), err);
     pthread_mutex_lock(&ctx->ws_lock);
     void *stream = atomic_load(&ctx->stream);
     mmt_status st = MMT_OK;
-    if (ctx->ws_size < g->workspace) {
+    if (ctx->ws_size < need) {
         if (ctx->ws) st = ctx->be->sync(stream, err);
         if (st == MMT_OK) {
             ctx->be->free(ctx->ws);
             ctx->ws = NULL, ctx->ws_size = 0;
-            st = ctx->be->alloc(&ctx->dev, (size_t)g->workspace, &ctx->ws, err);
+            st = ctx->be->alloc(&ctx->dev, (size_t)need, &ctx->ws, err);
         }
-        if (st == MMT_OK) ctx->ws_size = g->workspace;
+        if (st == MMT_OK) ctx->ws_size = need;
     }
     if (st == MMT_OK) {
         gp->workspace = ctx->ws;
         gp->workspace_size = ctx->ws_size;
-        st = ctx->be->launch(mod, gp, g, stream, err);
+        st = plan ? mmt_strassen_run(ctx->be, mod, &ctx->adds[plan->elem_bytes == 8], plan, gp, stream, err)
+                  : ctx->be->launch(mod, gp, g, stream, err);
     }
     pthread_mutex_unlock(&ctx->ws_lock);
     return st;
 }
 
-mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
+/* Sets one of a context's two-valued policies under the lock; any other value is refused
+ * with a message naming the policy and its values. */
+static mmt_status set_policy(mmt_ctx *ctx, int *field, int value, const char *what, const char *values)
 {
-    if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_err err;
-    if (policy != MMT_SGEMM_F32 && policy != MMT_SGEMM_ALLOW_F32X3)
-        return finish(ctx,
-                      mmt_err_set(&err, MMT_INVALID_ARGUMENT,
-                                  "unknown sgemm policy %d (MMT_SGEMM_F32, MMT_SGEMM_ALLOW_F32X3)", (int)policy),
+    if (value != 0 && value != 1)
+        return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "unknown %s policy %d (%s)", what, value, values),
                       &err, 0, NULL);
     pthread_mutex_lock(&ctx->lock);
-    ctx->sgemm_policy = policy;
+    *field = value;
     pthread_mutex_unlock(&ctx->lock);
     return MMT_OK;
 }
 
 mmt_status mmt_set_reproducible(mmt_ctx *ctx, int on)
 {
-    if (!ctx) return MMT_INVALID_ARGUMENT;
-    mmt_err err;
-    if (on != 0 && on != 1)
-        return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "mmt_set_reproducible: on is 0 or 1, not %d", on),
-                      &err, 0, NULL);
-    pthread_mutex_lock(&ctx->lock);
-    ctx->reproducible = on;
-    pthread_mutex_unlock(&ctx->lock);
-    return MMT_OK;
+    return ctx ? set_policy(ctx, &ctx->reproducible, on, "reproducible", "0, 1") : MMT_INVALID_ARGUMENT;
+}
+
+mmt_status mmt_set_sgemm_policy(mmt_ctx *ctx, mmt_sgemm_policy policy)
+{
+    return ctx ? set_policy(ctx, &ctx->sgemm_policy, (int)policy, "sgemm", "MMT_SGEMM_F32, MMT_SGEMM_ALLOW_F32X3")
+               : MMT_INVALID_ARGUMENT;
+}
+
+mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy policy)
+{
+    return ctx ? set_policy(ctx, &ctx->algorithm_policy, (int)policy, "algorithm",
+                            "MMT_CLASSIC_ONLY, MMT_ALLOW_STRASSEN")
+               : MMT_INVALID_ARGUMENT;
 }
 
 static unsigned key_hash(const call_key *k)
@@ -338,7 +362,8 @@ static unsigned key_hash(const call_key *k)
                      (uint64_t)k->align_a) * 32 + (uint64_t)k->align_b;
     uint64_t h = (uint64_t)p->m * 0x9E3779B97F4A7C15ull ^ (uint64_t)p->n * 0xC2B2AE3D27D4EB4Full ^
                  (uint64_t)p->k * 0x165667B19E3779F9ull ^
-                 ((kind * 2 + (uint64_t)k->allow_f32x3) * 2 + (uint64_t)k->reproducible) * 0x27D4EB2F165667C5ull;
+                 (((kind * 2 + (uint64_t)k->allow_f32x3) * 2 + (uint64_t)k->reproducible) * 2 + (uint64_t)k->allow_levels) *
+                     0x27D4EB2F165667C5ull;
     return (unsigned)(h ^ (h >> 29)) % N_BUCKETS;
 }
 
@@ -347,7 +372,8 @@ static int same_key(const call_key *a, const call_key *b)
     const mmt_problem *p = &a->problem, *q = &b->problem;
     return p->m == q->m && p->n == q->n && p->k == q->k && p->dtype == q->dtype && p->out == q->out &&
            p->mode == q->mode && p->trans_a == q->trans_a && p->trans_b == q->trans_b && a->align_a == b->align_a &&
-           a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3 && a->reproducible == b->reproducible;
+           a->align_b == b->align_b && a->allow_f32x3 == b->allow_f32x3 && a->reproducible == b->reproducible &&
+           a->allow_levels == b->allow_levels;
 }
 
 /* The families and tuned entries of a mode, read once. Called under modes_lock. A mode
@@ -464,8 +490,42 @@ typedef struct pick {
 static mmt_space_env env_of(const mmt_ctx *ctx, const mmt_problem *p, const call_key *k)
 {
     mmt_space_env env = {.problem = p, .device = &ctx->dev, .align_a = k->align_a, .align_b = k->align_b,
-                         .reproducible = k->reproducible};
+                         .reproducible = k->reproducible,
+                         .allow_levels = k->allow_levels};
     return env;
+}
+
+/* The additions of dtype's Strassen levels, loaded once per context: looked for under lock,
+ * else built outside it (two threads may both build them: the first kept stays). */
+static mmt_status load_adds(mmt_ctx *ctx, mmt_dtype dtype, mmt_err *err)
+{
+    const int i = dtype == MMT_F64;
+    pthread_mutex_lock(&ctx->lock);
+    const int have = ctx->adds[i].be != NULL;
+    pthread_mutex_unlock(&ctx->lock);
+    if (have) return MMT_OK;
+    mmt_strassen_adds adds;
+    FORWARD_IF_ERROR(mmt_strassen_adds_load(ctx->be, &ctx->dev, ctx->st, dtype, &adds, err));
+    pthread_mutex_lock(&ctx->lock);
+    const int first = ctx->adds[i].be == NULL;
+    if (first) ctx->adds[i] = adds;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!first) mmt_strassen_adds_unload(&adds);
+    return MMT_OK;
+}
+
+/* The plan of a configuration chosen for env (levels 0 where it has none), with its
+ * additions loaded. The lookup let its levels through only where the plan holds. */
+static mmt_status plan_levels(mmt_ctx *ctx, const mmt_space *s, const mmt_config *cfg, const mmt_space_env *env,
+                              mmt_strassen_plan *plan, mmt_err *err)
+{
+    memset(plan, 0, sizeof *plan);
+    if (mmt_config_levels(s, cfg) == 0) return MMT_OK;
+    int valid = 0;
+    FORWARD_IF_ERROR(mmt_strassen_plan_make(s, cfg, env, plan, &valid, err));
+    RETURN_ERROR_IF(!valid, err, MMT_INTERNAL, "%s: a configuration with Strassen levels chosen where they cannot run",
+                    s->file);
+    return load_adds(ctx, env->problem->dtype, err);
 }
 
 /* The f32x3 rival of an f32 call under MMT_SGEMM_ALLOW_F32X3: only a tuned entry counts
@@ -531,6 +591,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
     char defines[4096];
     st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, err);
     if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, err);
+    if (st == MMT_OK) st = plan_levels(ctx, s, &pk.cfg, &env, &e->plan, err);
     if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod, err);
     if (st != MMT_OK) {
         free(e);
@@ -643,9 +704,11 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     mmt_space_env env = env_of(ctx, &pk.problem, &e->key);
     char defines[4096], key[65], params[512];
     mmt_geometry g;
+    mmt_strassen_plan plan;
     mmt_module *mod = NULL;
     int built = 0, ok = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, &err) == MMT_OK &&
-                        mmt_space_geometry(s, &pk.cfg, &env, &g, &err) == MMT_OK;
+                        mmt_space_geometry(s, &pk.cfg, &env, &g, &err) == MMT_OK &&
+                        plan_levels(ctx, s, &pk.cfg, &env, &plan, &err) == MMT_OK;
     if (ok) ok = mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key, &err) == MMT_OK;
     if (ok) {
         pthread_mutex_lock(&ctx->lock);
@@ -659,6 +722,7 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     if (ok) {
         e->mod = mod;
         e->geometry = g;
+        e->plan = plan;
         e->choice = pk.how;
         snprintf(e->params, sizeof e->params, "%s", params);
     } else {
@@ -812,6 +876,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
     pthread_mutex_lock(&ctx->lock);
     key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
     key.reproducible = ctx->reproducible;
+    key.allow_levels = ctx->algorithm_policy == MMT_ALLOW_STRASSEN;
     entry *e = table_find(ctx, &key);
     pthread_mutex_unlock(&ctx->lock);
     if (!e) FORWARD_IF_ERROR(make_entry(ctx, &key, &e, err));
@@ -822,6 +887,9 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
     /* what the launch reads, copied: a sync may switch the entry meanwhile */
     mmt_module *mod = e->mod;
     mmt_geometry geometry = e->geometry;
+    mmt_strassen_plan plan;
+    const int levels = e->plan.levels;
+    if (levels) plan = e->plan;
     if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
     pthread_mutex_unlock(&ctx->lock);
     int sync = 0;
@@ -829,7 +897,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
         mmt_miss_count(miss);
         sync = mmt_misses_due(ctx->misses);
     }
-    mmt_status st = launch(ctx, mod, &geometry, &gp, err);
+    mmt_status st = launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err);
     /* after the launch, so the call's own result is not delayed: the first call of an
      * untuned problem hands it to a background mmtune, and a due call syncs */
     if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)

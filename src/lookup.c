@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "strassen.h"
+
 double mmt_lookup_distance(const mmt_problem *a, const mmt_problem *b)
 {
     double dm = log((double)a->m / (double)b->m), dn = log((double)a->n / (double)b->n),
@@ -34,6 +36,9 @@ int mmt_lookup_tuned(const mmt_space *s, const mmt_best_rec *bests, size_t n, co
         /* A stored config the space no longer accepts, or one invalid for this shape or
          * these operands (an EVEN fast path, aligned loads), is passed over. */
         if (mmt_config_parse(s, bests[i].params, &c, NULL) != MMT_OK) continue;
+        /* Strassen levels run only where the caller allows them and their plan holds here;
+         * elsewhere the configuration is its classic winner (the levels round added them to it) */
+        if (!mmt_strassen_applies(s, &c, env)) c = mmt_config_with_levels(s, &c, 0);
         if (mmt_space_check(s, &c, env, &valid, NULL, NULL) != MMT_OK || !valid) continue;
         *out = c;
         best_d = d;

@@ -36,11 +36,12 @@ typedef struct space_impl {
 } space_impl;
 
 enum {
-    TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_ARCH_SPECIFIC, TOP_PARAMS, TOP_DERIVED, TOP_CONSTRAINTS, TOP_PRUNE,
-    TOP_LAUNCH, TOP_DEFAULTS, TOP_DEFAULT, N_TOP
+    TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_ARCH_SPECIFIC, TOP_PARAMS, TOP_STRASSEN, TOP_DERIVED, TOP_CONSTRAINTS,
+    TOP_PRUNE, TOP_LAUNCH, TOP_DEFAULTS, TOP_DEFAULT, N_TOP
 };
-static const char *const top_keys[N_TOP] = {"template", "entry",  "modes",    "arch_specific", "params", "derived",
-                                            "constraints", "prune", "launch", "defaults",      "default"};
+static const char *const top_keys[N_TOP] = {"template", "entry",  "modes",       "arch_specific", "params",
+                                            "strassen", "derived", "constraints", "prune",         "launch",
+                                            "defaults", "default"};
 static const int top_required[N_TOP] = {1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1};
 
 /* A plain scalar in a [ ] or { } list ends at a comma, so "max(A, B)" arrives as "max(A". */
@@ -56,6 +57,7 @@ typedef struct loader {
     const char *text;
     int visible_derived; /* derived values [0, visible_derived) may be used */
     int env_only;        /* a `when`: the problem and the device only (no configuration is chosen yet) */
+    int in_derived;      /* a derived value: compiled in, so it must not read the levels param */
     uint64_t mask;
     mmt_status st;
 } loader;
@@ -128,7 +130,15 @@ static void check_name(void *user, const char *name, size_t len)
                                   (int)len, name);
         return;
     }
-    if (find_param(s, name, len) >= 0) return;
+    int i = find_param(s, name, len);
+    if (i >= 0 && i == s->levels_param && L->in_derived) {
+        L->st = mmt_yaml_error_at(L->err, L->file, line, col,
+                                  "a derived value cannot read '%.*s': the runtime applies the Strassen levels, "
+                                  "they are not compiled into the instance",
+                                  (int)len, name);
+        return;
+    }
+    if (i >= 0) return;
     int j = find_derived(s, name, len);
     if (j >= 0 && j < L->visible_derived) return;
     if (j >= 0) {
@@ -326,9 +336,37 @@ static mmt_status load_derived(loader *L, yaml_node_t *n)
     for (int j = 0; j < s->n_derived; j++) {
         char what[64];
         snprintf(what, sizeof what, "derived %s", s->derived[j].name);
-        FORWARD_IF_ERROR(load_expr(L, mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[j].value), what, &s->derived[j], j,
-                                   &L->im->derived_mask[j]));
+        L->in_derived = 1;
+        mmt_status st = load_expr(L, mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[j].value), what, &s->derived[j], j,
+                                  &L->im->derived_mask[j]);
+        L->in_derived = 0;
+        FORWARD_IF_ERROR(st);
     }
+    return MMT_OK;
+}
+
+/* `strassen: NAME`: a param whose values are Strassen-Winograd levels, 0 among them. */
+static mmt_status load_strassen(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    const char *name;
+    FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, n, "'strassen'", &name, L->err));
+    int i = find_param(s, name, strlen(name));
+    if (i < 0)
+        return mmt_yaml_error(L->err, L->file, n, "strassen: '%s' is not a param (it names the param of the levels)",
+                              name);
+    int zero = 0;
+    for (int j = 0; j < s->params[i].n_values; j++) {
+        const int64_t v = s->params[i].values[j];
+        if (v < 0 || v > MMT_STRASSEN_MAX_LEVELS)
+            return mmt_yaml_error(L->err, L->file, n, "strassen: %s=%lld is not a number of levels (0 to %d)", name,
+                                  (long long)v, MMT_STRASSEN_MAX_LEVELS);
+        zero |= v == 0;
+    }
+    if (!zero)
+        return mmt_yaml_error(L->err, L->file, n, "strassen: the values of %s must include 0 (the classic algorithm)",
+                              name);
+    s->levels_param = i;
     return MMT_OK;
 }
 
@@ -563,8 +601,8 @@ static mmt_status load_doc(loader *L)
         if (strcmp(name, "dtypes") == 0) k = TOP_MODES; /* the older name of modes */
         if (k == N_TOP)
             return mmt_yaml_error(L->err, L->file, key,
-                                  "unknown key '%s' (template entry modes arch_specific params derived constraints prune "
-                                  "launch defaults default)",
+                                  "unknown key '%s' (template entry modes arch_specific params strassen derived "
+                                  "constraints prune launch defaults default)",
                                   name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(root)[i].value);
@@ -586,6 +624,7 @@ static mmt_status load_doc(loader *L)
         s->arch_specific = strcmp(v, "true") == 0;
     }
     FORWARD_IF_ERROR(load_params(L, vals[TOP_PARAMS]));
+    if (vals[TOP_STRASSEN]) FORWARD_IF_ERROR(load_strassen(L, vals[TOP_STRASSEN]));
     if (vals[TOP_DERIVED]) FORWARD_IF_ERROR(load_derived(L, vals[TOP_DERIVED]));
     if (vals[TOP_CONSTRAINTS])
         FORWARD_IF_ERROR(load_conditions(L, vals[TOP_CONSTRAINTS], "constraints", s->constraints, &s->n_constraints,
@@ -594,6 +633,10 @@ static mmt_status load_doc(loader *L)
         FORWARD_IF_ERROR(load_conditions(L, vals[TOP_PRUNE], "prune", s->prune, &s->n_prune, L->im->prune_mask));
     if (vals[TOP_LAUNCH]) FORWARD_IF_ERROR(load_launch(L, vals[TOP_LAUNCH]));
     FORWARD_IF_ERROR(load_default(L, vals[TOP_DEFAULT]));
+    if (s->levels_param >= 0 && s->defaults[s->levels_param] != 0)
+        return mmt_yaml_error(L->err, L->file, vals[TOP_DEFAULT],
+                              "default: %s must be 0: the default serves every problem, with the classic algorithm",
+                              s->params[s->levels_param].name);
     return vals[TOP_DEFAULTS] ? load_shape_defaults(L, vals[TOP_DEFAULTS]) : MMT_OK;
 }
 
@@ -603,6 +646,7 @@ mmt_status mmt_space_load_text(const char *name, const char *text, size_t size, 
     if (!name) name = "<space>";
     space_impl *im = calloc(1, sizeof *im);
     RETURN_ERROR_IF(!im, err, MMT_OUT_OF_MEMORY, "out of memory");
+    im->pub.levels_param = -1;
     im->pub.file = strdup(name);
     if (!im->pub.file) {
         free(im);
@@ -820,8 +864,16 @@ mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt
     }
     evaluation ev;
     eval_init(&ev, s, env);
-    int idx[MMT_SPACE_MAX_PARAMS] = {0};
-    for (int i = 0; i < s->n_params; i++) ev.slots[i] = s->params[i].values[0];
+    int idx[MMT_SPACE_MAX_PARAMS] = {0}, n_values[MMT_SPACE_MAX_PARAMS];
+    for (int i = 0; i < s->n_params; i++) {
+        ev.slots[i] = s->params[i].values[0];
+        n_values[i] = s->params[i].n_values;
+    }
+    /* the levels are not searched: the levels round adds them to the classic winner */
+    if (s->levels_param >= 0) {
+        ev.slots[s->levels_param] = 0;
+        n_values[s->levels_param] = 1;
+    }
     mmt_config *list = NULL;
     size_t count = 0, cap = 0;
     int np = s->n_params;
@@ -848,9 +900,9 @@ mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt
             memset(c->v + np, 0, sizeof(int64_t) * (size_t)(MMT_SPACE_MAX_PARAMS - np));
         }
         int i = np - 1;
-        while (i >= 0 && ++idx[i] == s->params[i].n_values) {
+        while (i >= 0 && ++idx[i] == n_values[i]) {
             idx[i] = 0;
-            ev.slots[i] = s->params[i].values[0];
+            if (i != s->levels_param) ev.slots[i] = s->params[i].values[0];
             i--;
         }
         if (i < 0) break;
@@ -940,7 +992,8 @@ void mmt_config_format(const mmt_space *s, const mmt_config *c, char *buf, size_
     size_t len = 0;
     buf[0] = '\0';
     for (int i = 0; i < s->n_params && len < size; i++) {
-        int w = snprintf(buf + len, size - len, "%s%s=%lld", i ? "," : "", s->params[i].name, (long long)c->v[i]);
+        if (i == s->levels_param && c->v[i] == 0) continue; /* the classic algorithm: the text it always had */
+        int w = snprintf(buf + len, size - len, "%s%s=%lld", len ? "," : "", s->params[i].name, (long long)c->v[i]);
         if (w < 0) break;
         len += (size_t)w;
     }
@@ -987,7 +1040,8 @@ mmt_status mmt_config_parse(const mmt_space *s, const char *text, mmt_config *ou
         p = *end ? end + 1 : end;
     }
     for (int i = 0; i < s->n_params; i++)
-        RETURN_ERROR_IF(!seen[i], err, MMT_PARSE, "configuration '%s' is missing param '%s'", text, s->params[i].name);
+        RETURN_ERROR_IF(!seen[i] && i != s->levels_param, err, MMT_PARSE, "configuration '%s' is missing param '%s'",
+                        text, s->params[i].name);
     *out = c;
     return MMT_OK;
 }
@@ -1003,12 +1057,25 @@ mmt_status mmt_space_defines(const mmt_space *s, const mmt_config *c, const mmt_
     RETURN_ERROR_IF(size == 0, err, MMT_INVALID_ARGUMENT, "no room for the defines");
     buf[0] = '\0';
     for (int i = 0; i < s->n_params + s->n_derived; i++) {
+        if (i == s->levels_param) continue; /* applied by the runtime: every level runs one binary */
         const char *name = i < s->n_params ? s->params[i].name : s->derived[i - s->n_params].name;
         int64_t v = i < s->n_params ? ev.slots[i] : ev.slots[SLOT_DERIVED + i - s->n_params];
-        int w = snprintf(buf + len, size - len, "%s%s=%lld", i ? " " : "", name, (long long)v);
+        int w = snprintf(buf + len, size - len, "%s%s=%lld", len ? " " : "", name, (long long)v);
         RETURN_ERROR_IF(w < 0 || (size_t)w >= size - len, err, MMT_INVALID_ARGUMENT,
                         "the defines of %s do not fit in %zu bytes", s->file, size);
         len += (size_t)w;
     }
     return MMT_OK;
+}
+
+int mmt_config_levels(const mmt_space *s, const mmt_config *c)
+{
+    return s->levels_param >= 0 ? (int)c->v[s->levels_param] : 0;
+}
+
+mmt_config mmt_config_with_levels(const mmt_space *s, const mmt_config *c, int levels)
+{
+    mmt_config out = *c;
+    if (s->levels_param >= 0) out.v[s->levels_param] = levels;
+    return out;
 }

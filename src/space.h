@@ -19,6 +19,8 @@
 #define MMT_SPACE_MAX_DERIVED 32
 #define MMT_SPACE_MAX_CONSTRAINTS 64
 #define MMT_SPACE_MAX_DEFAULTS 16
+/* The most Strassen-Winograd levels a space's `strassen:` param may ask for (strassen.h). */
+#define MMT_STRASSEN_MAX_LEVELS 2
 
 typedef struct mmt_space_param {
     char name[32];
@@ -58,6 +60,13 @@ typedef struct mmt_space {
     int n_prune;       /* valid configurations tuning need not measure (the default may be one) */
     mmt_space_expr prune[MMT_SPACE_MAX_CONSTRAINTS];
     int arch_specific; /* compile for the device's arch-specific target (sm_90a): `arch_specific: true` */
+    /* `strassen: NAME`: the param holding the number of Strassen-Winograd levels that the
+     * runtime runs around the kernel (strassen.h), or -1. It is a knob like any other in
+     * the configuration and its text, but no compile definition (every level runs the same
+     * binary), it is not searched (tuning adds levels to its classic winner, the levels
+     * round) and a configuration's text leaves it out at 0: the classic algorithm's text is
+     * the one it had before the knob existed. */
+    int levels_param;
     int has_launch; /* GPU spaces: grid, block, smem, workspace (bytes of device scratch; 0 if absent) */
     mmt_space_expr grid[3], block[3], smem, workspace;
     mmt_space_expr tma[2][2]; /* tma_a, tma_b: TMA boxes of A and B (elements, contiguous dim first; 0: none) */
@@ -93,6 +102,7 @@ typedef struct mmt_space_env {
     const mmt_device_info *device;
     int align_a, align_b; /* bytes; 0: as dense storage of the problem (lda = K or M, ...) */
     int reproducible;     /* 1: the same inputs must give the same bits on every run */
+    int allow_levels;     /* lookups: a configuration's Strassen levels may run (else they are dropped) */
 } mmt_space_env;
 
 /* The largest of 16, 8, 4, 2, 1 that divides both an address and a row pitch in bytes. */
@@ -113,8 +123,8 @@ mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_sp
                            int64_t *derived, mmt_err *err);
 
 /* Every valid configuration that no prune condition excludes (what tuning measures), in
- * odometer order over the params (last param fastest). *out is malloc'd (the caller frees
- * it). */
+ * odometer order over the params (last param fastest), the levels param (if any) at 0.
+ * *out is malloc'd (the caller frees it). */
 mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
                                mmt_err *err);
 
@@ -135,13 +145,19 @@ mmt_status mmt_space_default_for(const mmt_space *s, const mmt_space_env *env, m
 mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, mmt_geometry *g,
                               mmt_err *err);
 
-/* Canonical text "BM=64,BN=64,..." and back. Parsing requires exactly the space's params. */
+/* Canonical text "BM=64,BN=64,..." and back. Parsing requires exactly the space's params;
+ * the levels param is written only where it is not 0, and read as 0 where it is absent. */
 void mmt_config_format(const mmt_space *s, const mmt_config *c, char *buf, size_t size);
 mmt_status mmt_config_parse(const mmt_space *s, const char *text, mmt_config *out, mmt_err *err);
 
-/* The -D definitions a template instance is compiled with: every param and every derived
- * value, "NAME=VALUE" separated by single spaces, in file order. */
+/* The -D definitions a template instance is compiled with: every param (but the levels
+ * param) and every derived value, "NAME=VALUE" separated by single spaces, in file order. */
 mmt_status mmt_space_defines(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, char *buf,
                              size_t size, mmt_err *err);
+
+/* The Strassen-Winograd levels of a configuration (0 where the space has no levels param),
+ * and the same configuration with other levels (a space without the param keeps c). */
+int mmt_config_levels(const mmt_space *s, const mmt_config *c);
+mmt_config mmt_config_with_levels(const mmt_space *s, const mmt_config *c, int levels);
 
 #endif

@@ -1,8 +1,9 @@
 /* test_api.c - the public API on the CPU: BLAS semantics for both layouts and every
  * transpose, argument errors that write nothing (sizes whose products wrap around among
  * them), mmt_gemm_ex and its descriptor checks, the sgemm policy and MMTUNE_SGEMM, the
- * reproducible flag and MMTUNE_REPRODUCIBLE, and the lookup order exact -> nearest ->
- * default against a real database file. */
+ * reproducible flag and MMTUNE_REPRODUCIBLE, the lookup order exact -> nearest -> default
+ * against a real database file, and the algorithm policy (Strassen levels only where the
+ * caller allows them and they apply) and MMTUNE_ALGORITHM. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "bench.h"
 #include "check.h"
 #include "family.h"
 #include "gemm_check.h"
@@ -266,7 +268,7 @@ static void test_reproducible(void)
     CHECK(memcmp(c1, c2, sizeof c1) == 0);
     CHECK(api_case(ctx, 0, 1, 0, 0, 33, 17, 65, -0.5, 1.5) <= gc_bound(0, 65));
     CHECK_EQ_INT(mmt_set_reproducible(ctx, 2), MMT_INVALID_ARGUMENT);
-    CHECK(strstr(mmt_last_error(ctx), "0 or 1") != NULL);
+    CHECK(strstr(mmt_last_error(ctx), "reproducible") != NULL);
     CHECK_EQ_INT(mmt_set_reproducible(ctx, 0), MMT_OK);
     CHECK_EQ_INT(mmt_set_reproducible(NULL, 1), MMT_INVALID_ARGUMENT);
     mmt_close(ctx);
@@ -286,8 +288,9 @@ static void test_reproducible(void)
     unsetenv("MMTUNE_DB");
 }
 
-/* A database with one tuned f32 problem, written through the store as mmtune does. */
-static void make_db(const char *path, const char *params)
+/* A database with one tuned f32 problem (row-major NN), written through the store as
+ * mmtune does. */
+static void make_db(const char *path, const char *params, int64_t size)
 {
     mmt_err err;
     mmt_store *st;
@@ -297,7 +300,7 @@ static void make_db(const char *path, const char *params)
     CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     int64_t dev_id, tpl, cfg, prob, sess;
-    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 256, .n = 256, .k = 256};
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = size, .n = size, .k = size};
     CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
     CHECK_OK(mmt_store_template(st, fam->name, fam->source_hash, &tpl, &err), &err);
     CHECK_OK(mmt_store_config(st, tpl, params, &cfg, &err), &err);
@@ -337,7 +340,7 @@ static void test_lookup(void)
 
     char db[600];
     snprintf(db, sizeof db, "%s/tuned.db", dir);
-    make_db(db, tuned);
+    make_db(db, tuned, 256);
     mmt_ctx *ctx;
     CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
     const char *cfg;
@@ -363,6 +366,119 @@ static void test_lookup(void)
     CHECK(api_case(ctx, 1, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(1, 256));
     CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_DEFAULT);
     mmt_close(ctx);
+}
+
+/* One f32 call (column-major where col) run twice on the same inputs, with the classic
+ * algorithm and with Strassen levels allowed (the policy is left allowing them); returns
+ * the relative Frobenius difference of the two results, *cfg the configuration the second
+ * ran. Levels are checked against a reference in test_strassen.c: here the runtime's
+ * choice, against the classic kernel, which the bounds of both contain. */
+static double with_and_without(mmt_ctx *ctx, int col, int64_t m, int64_t n, int64_t k, double alpha, double beta,
+                               const char **cfg)
+{
+    const int64_t ld = (col ? m : n) + 1, lda = (col ? m : k) + 3, ldb = (col ? k : n) + 2;
+    const size_t cs = (size_t)((col ? n : m) * ld);
+    float *a = gc_matrix(0, col, m, k, lda, 0), *b = gc_matrix(0, col, k, n, ldb, 0), *c = gc_matrix(0, col, m, n, ld, 0);
+    float *c2 = malloc(sizeof(float) * cs);
+    memcpy(c2, c, sizeof(float) * cs);
+    const mmt_layout L = col ? MMT_COL_MAJOR : MMT_ROW_MAJOR;
+    double diff = INFINITY, num = 0, den = 0;
+    *cfg = "";
+    if (mmt_set_algorithm_policy(ctx, MMT_CLASSIC_ONLY) == MMT_OK &&
+        mmt_sgemm(ctx, L, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ld) ==
+            MMT_OK &&
+        mmt_set_algorithm_policy(ctx, MMT_ALLOW_STRASSEN) == MMT_OK &&
+        mmt_sgemm(ctx, L, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c2, ld) ==
+            MMT_OK) {
+        mmt_last_choice(ctx, cfg);
+        for (int64_t i = 0; i < (col ? n : m); i++)
+            for (int64_t j = 0; j < (col ? m : n); j++) {
+                double x = c[i * ld + j], y = c2[i * ld + j];
+                num += (x - y) * (x - y), den += x * x;
+            }
+        diff = sqrt(num / den);
+    } else {
+        fprintf(stderr, "gemm failed: %s\n", mmt_last_error(ctx));
+    }
+    free(a), free(b), free(c), free(c2);
+    return diff;
+}
+
+/* The configuration that serves an f32 row-major NN call of m x n x k (computed, not
+ * checked). */
+static const char *served_config(mmt_ctx *ctx, int64_t m, int64_t n, int64_t k)
+{
+    float *a = calloc((size_t)(m * k), sizeof *a), *b = calloc((size_t)(k * n), sizeof *b),
+          *c = calloc((size_t)(m * n), sizeof *c);
+    const char *cfg = "";
+    if (mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n) == MMT_OK)
+        mmt_last_choice(ctx, &cfg);
+    free(a), free(b), free(c);
+    return cfg;
+}
+
+/* The algorithm policy against a database whose 2048^3 best has a Strassen level (the
+ * built-in space lets one run from there): the classic algorithm unless the caller allows
+ * levels (mmt_set_algorithm_policy, MMTUNE_ALGORITHM), and then only where they apply (a
+ * neighbour too small for a level runs its classic winner); a level's result within the
+ * bounds of the classic kernel's. */
+static void test_algorithm_policy(void)
+{
+    mmt_err err;
+    mmt_family *fam;
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
+    if (!fam) return;
+    mmt_config def;
+    mmt_space_default(fam->space, &def);
+    mmt_config l1 = mmt_config_with_levels(fam->space, &def, 1);
+    char classic[512], strassen[512];
+    mmt_config_format(fam->space, &def, classic, sizeof classic);
+    mmt_config_format(fam->space, &l1, strassen, sizeof strassen);
+    mmt_family_free(fam);
+    CHECK(strstr(strassen, ",LEVELS=1") != NULL);
+    char db[600];
+    snprintf(db, sizeof db, "%s/strassen.db", dir);
+    make_db(db, strassen, 2048);
+    const mmt_problem p = {.mode = MMT_MODE_F32, .k = 2048};
+    const double bounds = mmt_bench_error_bound(&p, 0) + mmt_bench_error_bound(&p, 1);
+
+    mmt_ctx *ctx;
+    const char *cfg;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_STR(served_config(ctx, 2048, 2048, 2048), classic); /* classic unless asked */
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_EXACT);
+    CHECK(with_and_without(ctx, 0, 2048, 2048, 2048, 1, 0, &cfg) <= bounds);
+    CHECK_EQ_STR(cfg, strassen);
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_EXACT);
+    CHECK(with_and_without(ctx, 1, 2048, 2048, 2048, -0.5, 1.5, &cfg) <= bounds); /* column-major, beta */
+    CHECK_EQ_STR(cfg, strassen);
+    CHECK(with_and_without(ctx, 0, 2055, 2051, 2053, 0.5, 0, &cfg) <= bounds); /* a neighbour, peeled */
+    CHECK_EQ_STR(cfg, strassen);
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_NEAREST);
+    CHECK_EQ_STR(mmt_last_error(ctx), "");
+    CHECK_EQ_STR(served_config(ctx, 2000, 2048, 2048), classic); /* too small for a level */
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_NEAREST);
+    CHECK_EQ_INT(mmt_set_algorithm_policy(ctx, MMT_CLASSIC_ONLY), MMT_OK);
+    CHECK_EQ_STR(served_config(ctx, 2048, 2048, 2048), classic);
+    CHECK_EQ_INT(mmt_set_algorithm_policy(ctx, (mmt_algorithm_policy)5), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "algorithm policy") != NULL);
+    CHECK_EQ_INT(mmt_set_algorithm_policy(NULL, MMT_ALLOW_STRASSEN), MMT_INVALID_ARGUMENT);
+    mmt_close(ctx);
+
+    setenv("MMTUNE_ALGORITHM", "winograd", 1);
+    ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "MMTUNE_ALGORITHM") != NULL);
+    mmt_close(ctx);
+    setenv("MMTUNE_ALGORITHM", "strassen", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_STR(served_config(ctx, 2048, 2048, 2048), strassen);
+    mmt_close(ctx);
+    setenv("MMTUNE_ALGORITHM", "classic", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_STR(served_config(ctx, 2048, 2048, 2048), classic);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_ALGORITHM");
 }
 
 /* Sizes whose products wrap around are refused before anything is touched: m = k = 2^40
@@ -403,6 +519,7 @@ int main(void)
     test_size_limits();
     test_semantics();
     test_lookup();
+    test_algorithm_policy();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);

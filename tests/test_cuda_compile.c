@@ -6,7 +6,8 @@
  * copy widths, each mma shape and both kinds of split-K, the thin (GEMV) space for every mode,
  * side and orientation, the wgmma space for every mode and
  * operand orientation it serves, the reference kernel, and a broken source that must fail
- * with MMT_COMPILE and its log. Register and spill counts are printed (ptxas -v); the
+ * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
+ * (strassen_add.cu, f32 and f64). Register and spill counts are printed (ptxas -v); the
  * tensor-core samples must not spill, and a wgmma instance with two consumers must be
  * compiled to the register cap that setmaxnreg divides (168 per thread). Skips (77) only
  * when NVRTC itself is unavailable. */
@@ -17,28 +18,9 @@
 #include "backend.h"
 #include "check.h"
 #include "family.h"
+#include "h100.h"
 #include "kernel.h"
 #include "resource.h"
-
-/* An H100 SXM as the CUDA backend probes it. */
-static void h100(mmt_device_info *d)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->backend, sizeof d->backend, "cuda");
-    snprintf(d->name, sizeof d->name, "NVIDIA H100 80GB HBM3 (test)");
-    snprintf(d->arch, sizeof d->arch, "sm_90");
-    mmt_device_set_prop(d, "cc_major", 9);
-    mmt_device_set_prop(d, "cc_minor", 0);
-    mmt_device_set_prop(d, "max_threads_per_block", 1024);
-    mmt_device_set_prop(d, "max_smem_per_block", 232448);
-    mmt_device_set_prop(d, "smem_per_sm", 233472);
-    mmt_device_set_prop(d, "regs_per_block", 65536);
-    mmt_device_set_prop(d, "regs_per_sm", 65536);
-    mmt_device_set_prop(d, "max_threads_per_sm", 2048);
-    mmt_device_set_prop(d, "sm_count", 132);
-    mmt_device_set_prop(d, "warp_size", 32);
-    mmt_device_set_prop(d, "l2_bytes", 52428800);
-}
 
 static int spills, compiled, last_regs;
 
@@ -376,6 +358,16 @@ int main(void)
         compile_one("ref f32", ref, "MMT_DTYPE_F64=0");
         compile_one("ref f64", ref, "MMT_DTYPE_F64=1");
         free(ref);
+    }
+
+    /* The additions of Strassen-Winograd levels, both element types. */
+    char *adds = NULL;
+    size_t adds_size = 0;
+    CHECK_OK(mmt_resource_read("templates/cuda/strassen_add.cu", &adds, &adds_size, &err), &err);
+    if (adds) {
+        CHECK_EQ_INT(compile_one("strassen f32", adds, "MMT_DTYPE_F64=0"), 0);
+        CHECK_EQ_INT(compile_one("strassen f64", adds, "MMT_DTYPE_F64=1"), 0);
+        free(adds);
     }
 
     /* The real space: default and samples for several problems. */

@@ -7,7 +7,9 @@
  * default is the first family's that is valid. An untuned problem runs the first of the
  * space's `defaults:` that holds and is valid for it. A caller that asks for reproducible
  * results never gets an atomic split-K configuration from the real CUDA spaces, tuned,
- * borrowed or default. */
+ * borrowed or default. A tuned configuration keeps its Strassen levels only where the caller
+ * allows them and they apply to the problem; elsewhere it serves at 0 levels (its classic
+ * winner). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +228,44 @@ static void test_shape_defaults(void)
     mmt_space_free(s);
 }
 
+/* Levels: a space that allows them from M >= 256 (per level) and never with VEC. */
+static void test_levels(void)
+{
+    static const char text[] = "template: cpu/none.c\nentry: mmt_gemm\nmodes: [f32, f64]\n"
+                               "params: {B: [1, 2, 3], VEC: [0, 1], L: [0, 1, 2]}\nstrassen: L\n"
+                               "constraints:\n  - L == 0 || (M >= 256 * pow2(L - 1) && VEC == 0)\n"
+                               "default: {B: 1, VEC: 0, L: 0}\n";
+    mmt_space *s = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_space_load_text("levels.yaml", text, strlen(text), &s, &err), &err);
+    if (!s) return;
+    mmt_best_rec b[2] = {best(MMT_MODE_F32, MMT_F32, 0, 1024, 1024, 1024, "B=2,VEC=0,L=2", 100),
+                         best(MMT_MODE_F32, MMT_F32, 0, 64, 64, 64, "B=3,VEC=1", 50)};
+    const struct {
+        int64_t m;
+        int allow;
+        const char *want;
+        mmt_choice how;
+    } cases[] = {
+        {1024, 1, "B=2,VEC=0,L=2", MMT_CHOICE_EXACT},  {1024, 0, "B=2,VEC=0", MMT_CHOICE_EXACT},
+        {600, 1, "B=2,VEC=0,L=2", MMT_CHOICE_NEAREST}, {400, 1, "B=2,VEC=0", MMT_CHOICE_NEAREST}, /* L=2: 512 */
+        {900, 0, "B=2,VEC=0", MMT_CHOICE_NEAREST},     {64, 1, "B=3,VEC=1", MMT_CHOICE_EXACT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                         .m = cases[i].m, .n = cases[i].m == 64 ? 64 : 1024, .k = cases[i].m == 64 ? 64 : 1024};
+        mmt_space_env env = {.problem = &p, .allow_levels = cases[i].allow};
+        mmt_config c;
+        mmt_choice how = MMT_CHOICE_NONE;
+        CHECK_EQ_INT(mmt_lookup_tuned(s, b, 2, &env, &c, &how, NULL), 1);
+        char got[128];
+        mmt_config_format(s, &c, got, sizeof got);
+        CHECK_EQ_STR(got, cases[i].want);
+        CHECK_EQ_INT(how, cases[i].how);
+    }
+    mmt_space_free(s);
+}
+
 /* An H100 as the CUDA backend probes it (what the real spaces read). */
 static void h100(mmt_device_info *d)
 {
@@ -309,5 +349,6 @@ int main(void)
     test_families();
     test_shape_defaults();
     for (int mode = 0; mode < MMT_N_MODES; mode++) test_reproducible((mmt_mode)mode);
+    test_levels();
     return check_result();
 }

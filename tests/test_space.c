@@ -269,6 +269,12 @@ static void test_bad(void)
          "'B' is not a param"},
         {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > 1, config: [2]}\n", "bad.yaml:7:27:",
          "mapping of param: value"},
+        {"params: {A: [1], L: [0, 1]}\nstrassen: Q\ndefault: {A: 1, L: 0}\n", "bad.yaml:5:11:", "'Q' is not a param"},
+        {"params: {A: [1], L: [0, 3]}\nstrassen: L\ndefault: {A: 1, L: 0}\n", "bad.yaml:5:11:", "L=3"},
+        {"params: {A: [1], L: [1, 2]}\nstrassen: L\ndefault: {A: 1, L: 1}\n", "bad.yaml:5:11:", "include 0"},
+        {"params: {A: [1], L: [0, 1]}\nstrassen: L\ndefault: {A: 1, L: 1}\n", "bad.yaml:6:10:", "must be 0"},
+        {"params: {A: [1], L: [0, 1]}\nstrassen: L\nderived: {X: A + L}\ndefault: {A: 1, L: 0}\n", "bad.yaml:6:18:",
+         "cannot read 'L'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[1024];
@@ -530,9 +536,66 @@ static void test_fuzz(void)
     free(good);
 }
 
+/* A levels param (`strassen:`): in the configuration and its text (left out at 0, so the
+ * classic text is the one from before the knob), not in the definitions, not searched. */
+static void test_levels(void)
+{
+    static const char text[] = "template: cpu/x.c\nentry: e\nmodes: [f32]\n"
+                               "params: {A: [1, 2], LEVELS: [0, 1, 2], B: [3]}\nstrassen: LEVELS\n"
+                               "derived: {X: A * 2}\nconstraints:\n  - LEVELS == 0 || M >= 64 * pow2(LEVELS)\n"
+                               "default: {A: 1, LEVELS: 0, B: 3}\n";
+    mmt_space *s;
+    mmt_err err = {0};
+    CHECK_OK(mmt_space_load_text("levels.yaml", text, strlen(text), &s, &err), &err);
+    if (!s) return;
+    CHECK_EQ_INT(s->levels_param, 1);
+    mmt_config c;
+    char buf[256];
+    CHECK_OK(mmt_config_parse(s, "A=2,B=3", &c, &err), &err); /* a text from before the knob */
+    CHECK_EQ_INT(mmt_config_levels(s, &c), 0);
+    mmt_config_format(s, &c, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "A=2,B=3");
+    c = mmt_config_with_levels(s, &c, 2);
+    mmt_config_format(s, &c, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "A=2,LEVELS=2,B=3");
+    mmt_config back;
+    CHECK_OK(mmt_config_parse(s, buf, &back, &err), &err);
+    CHECK(memcmp(&back, &c, sizeof c) == 0);
+    CHECK_OK(mmt_config_parse(s, "LEVELS=0,A=2,B=3", &back, &err), &err);
+    CHECK_EQ_INT(mmt_config_levels(s, &back), 0);
+    CHECK_EQ_INT(mmt_config_parse(s, "A=2,LEVELS=3,B=3", &back, &err), MMT_PARSE);
+    mmt_problem p = problem(MMT_F32, 512, 512, 512);
+    mmt_space_env env = {.problem = &p};
+    CHECK_OK(mmt_space_defines(s, &c, &env, buf, sizeof buf, &err), &err);
+    CHECK_EQ_STR(buf, "A=2 B=3 X=4"); /* every level runs the same binary */
+    int valid = 0;
+    CHECK_OK(mmt_space_check(s, &c, &env, &valid, NULL, &err), &err);
+    CHECK_EQ_INT(valid, 1);
+    p.m = 255;
+    CHECK_OK(mmt_space_check(s, &c, &env, &valid, NULL, &err), &err);
+    CHECK_EQ_INT(valid, 0);
+    mmt_config *all = NULL;
+    size_t n = 0;
+    CHECK_OK(mmt_space_enumerate(s, &env, &all, &n, &err), &err);
+    CHECK_EQ_INT(n, 2); /* A = 1, 2 at 0 levels: the levels round adds levels */
+    for (size_t i = 0; i < n; i++) CHECK_EQ_INT(mmt_config_levels(s, &all[i]), 0);
+    free(all);
+    mmt_space_free(s);
+    /* a space without the param keeps every configuration at 0 levels */
+    CHECK_OK(mmt_space_load_file(GOOD, &s, &err), &err);
+    if (!s) return;
+    CHECK_EQ_INT(s->levels_param, -1);
+    mmt_space_default(s, &c);
+    mmt_config same = mmt_config_with_levels(s, &c, 2);
+    CHECK(memcmp(&same, &c, sizeof c) == 0);
+    CHECK_EQ_INT(mmt_config_levels(s, &same), 0);
+    mmt_space_free(s);
+}
+
 int main(void)
 {
     test_good();
+    test_levels();
     test_faulty_fixture();
     test_bad();
     test_eval_errors();

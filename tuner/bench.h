@@ -51,12 +51,14 @@ void mmt_bench_free(mmt_bench *b);
 
 /* Runs fn once on set 0 with C full of NaN (beta = 0) and measures the relative
  * Frobenius error against the reference; *ok is 1 if it is within the bound of
- * mmt_bench_error_bound (NaN never passes). */
-mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, double *rel_error, int *ok, mmt_err *err);
+ * mmt_bench_error_bound for fn's Strassen levels (NaN never passes). */
+mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, int levels, double *rel_error, int *ok,
+                            mmt_err *err);
 
-/* The error bound for a problem, per mode (bench.c spells out the rule):
- * 8 sqrt(K) u_acc (x2 for f32x3) + 4 u_in (tf32's input rounding) + 2 u_out (a 16-bit C). */
-double mmt_bench_error_bound(const mmt_problem *p);
+/* The error bound for a problem, per mode and Strassen-Winograd levels (bench.c derives
+ * it): 8 (sqrt(K) + L) 7^(L/2) u_acc (x2 for f32x3) + 4 u_in (tf32's input rounding)
+ * + 2 u_out (a 16-bit C); L = 0 for the classic algorithm. */
+double mmt_bench_error_bound(const mmt_problem *p, int levels);
 
 /* Times fn: one warm-up call, then samples until the median is stable (or the limits in
  * bench.c). best_hi_ms > 0 is the upper end of the best's interval: once the candidate's

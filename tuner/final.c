@@ -40,6 +40,16 @@ int mmt_final_binary(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *e
     free(log);
     out->bin = bin;
     out->entry = fam->space->entry;
+    if (ok && mmt_config_levels(fam->space, &cfg) > 0) { /* the base kernel of a plan, with its additions */
+        mmt_space_env lenv = *env;
+        lenv.allow_levels = 1;
+        void *adds = NULL;
+        size_t adds_size = 0;
+        int valid = 0;
+        ok = mmt_strassen_plan_make(fam->space, &cfg, &lenv, &out->plan, &valid, NULL) == MMT_OK && valid &&
+             mmt_strassen_adds_binary(t->be, &t->dev, t->st, env->problem->dtype, &adds, &adds_size, NULL) == MMT_OK;
+        free(adds);
+    }
     return ok;
 }
 
@@ -62,6 +72,24 @@ static void verdict(char *buf, size_t size, int is_winner, size_t tied, int in_t
                  winner);
     else
         snprintf(buf, size, "final round: slower than %.400s measured side by side (intervals apart)", winner);
+}
+
+mmt_status mmt_final_record(mmt_tuner *t, const mmt_space_env *env, int64_t problem_id, int64_t template_id,
+                            const char *params, const mmt_measure *r, const char *message, int64_t *trial_id,
+                            mmt_err *err)
+{
+    mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
+                         .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error, .message = message};
+    if (r->status == MMT_TRIAL_OK) {
+        const mmt_timing *tm = &r->timing;
+        rec.time_ms_median = tm->median_ms;
+        rec.time_ms_min = tm->min_ms;
+        rec.time_ms_max = tm->max_ms;
+        rec.reps = tm->samples;
+        rec.gflops = mmt_problem_flops(env->problem) / (tm->median_ms * 1e6);
+    }
+    FORWARD_IF_ERROR(mmt_store_config(t->st, template_id, params, &rec.config_id, err));
+    return mmt_store_trial_add(t->st, &rec, trial_id, err);
 }
 
 mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, int64_t problem_id,
@@ -134,24 +162,13 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
             if ((j == wj) != (pass == 1)) continue;
             const mmt_measure *r = &res[j];
             char message[2048];
-            mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
-                                 .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error};
-            if (r->status == MMT_TRIAL_OK) {
-                const mmt_timing *tm = &r->timing;
-                rec.time_ms_median = tm->median_ms;
-                rec.time_ms_min = tm->min_ms;
-                rec.time_ms_max = tm->max_ms;
-                rec.reps = tm->samples;
-                rec.gflops = mmt_problem_flops(env->problem) / (tm->median_ms * 1e6);
+            if (r->status == MMT_TRIAL_OK)
                 verdict(message, sizeof message, j == wj, tied, mmt_stats_overlap(&pe[pe_of[j]], &pe[fastest]), m,
                         rounds, winner);
-            } else {
+            else
                 snprintf(message, sizeof message, "final round: %.2000s", r->message);
-            }
-            rec.message = message;
             int64_t id = 0;
-            st = mmt_store_config(t->st, template_id, c[who[j]].params, &rec.config_id, err);
-            if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, &id, err);
+            st = mmt_final_record(t, env, problem_id, template_id, c[who[j]].params, r, message, &id, err);
             if (j == wj) winner_trial = id;
             out->measured++;
         }

@@ -45,4 +45,10 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
 int mmt_final_binary(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const char *params,
                      mmt_worker_binary *out);
 
+/* Records one result of a side-by-side round of a problem (env: its normal form) as an
+ * ordinary trial of params with message; *trial_id is its id. */
+mmt_status mmt_final_record(mmt_tuner *t, const mmt_space_env *env, int64_t problem_id, int64_t template_id,
+                            const char *params, const mmt_measure *r, const char *message, int64_t *trial_id,
+                            mmt_err *err);
+
 #endif

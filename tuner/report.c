@@ -60,13 +60,14 @@ void mmt_report_pipeline_text(const mmt_report_pipeline *p, char *buf, size_t si
     if (p->ahead > 0) snprintf(how, sizeof how, "ahead on %d threads", p->ahead);
     else snprintf(how, sizeof how, "in turn");
     /* in turn, the device waits for every compile: the idle share is the compile share */
-    char finals[48] = "";
-    if (p->finals) snprintf(finals, sizeof finals, " + %zu in the final round", p->finals);
+    char finals[96] = "";
+    int n = p->finals ? snprintf(finals, sizeof finals, " + %zu in the final round", p->finals) : 0;
+    if (p->levels) snprintf(finals + n, sizeof finals - (size_t)n, " + %zu in the levels round", p->levels);
     snprintf(buf, size,
              "measured %zu%s, reused %zu in %.1f s; compile %.2f/s %s, measure %.2f/s; "
              "idle waiting for compile %.0f%% (%.2f s)%s",
              p->measured, finals, p->reused, p->wall_s, per_s(p->compiled, p->wall_s), how,
-             per_s(p->measured + p->finals, p->wall_s),
+             per_s(p->measured + p->finals + p->levels, p->wall_s),
              p->wall_s > 0 ? 100 * p->wait_s / p->wall_s : 0, p->wait_s,
              p->ahead > 0 ? "" : ": the compile share");
 }
@@ -218,12 +219,14 @@ void mmt_report_table(FILE *f, const char *title, const char *const *footer, con
         const mmt_report_detail *d = rows[i].detail;
         if (!d) continue;
         if (!header++)
-            fprintf(f, "per problem: the final choice, where the figures come from, and the pipeline (per second "
-                       "of wall time)\n");
+            fprintf(f, "per problem: the final choice, the levels round (Strassen-Winograd levels against the classic "
+                       "kernel) where there was one, where the figures come from, and the pipeline (per second of "
+                       "wall time)\n");
         char text[320];
         mmt_report_pipeline_text(&d->pipe, text, sizeof text);
         mmt_problem_format(rows[i].problem, name, sizeof name);
         if (d->final[0]) fprintf(f, "%-*s  final: %s\n", nw, name, d->final);
+        if (d->levels[0]) fprintf(f, "%-*s  levels: %s\n", nw, name, d->levels);
         if (d->figures[0]) fprintf(f, "%-*s  figures: %s\n", nw, name, d->figures);
         fprintf(f, "%-*s  pipeline: %s\n", nw, name, text);
     }

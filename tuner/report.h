@@ -22,13 +22,15 @@ typedef struct mmt_report_pipeline {
     size_t compiled; /* binaries compiled, ahead or in turn (cache hits not counted) */
     size_t measured; /* candidates measured (new trials, failures included) */
     size_t finals;   /* trials of the final round (finalists measured again side by side) */
+    size_t levels;   /* trials of the levels round (the winner with Strassen-Winograd levels) */
     size_t reused;   /* candidates whose trial the database already had */
     int ahead;       /* compile-ahead threads; 0: compiled in turn (the CPU) */
 } mmt_report_pipeline;
 
-/* "measured 12 + 3 in the final round, reused 3 in 4.1 s; compile 2.9/s ahead on 12
- * threads, measure 3.7/s; idle waiting for compile 29% (1.2 s)": the throughputs per
- * second of wall time (measure: every trial, the final round's too), the idle share of it. */
+/* "measured 12 + 3 in the final round + 3 in the levels round, reused 3 in 4.1 s; compile
+ * 2.9/s ahead on 12 threads, measure 3.7/s; idle waiting for compile 29% (1.2 s)": the
+ * throughputs per second of wall time (measure: every trial, the rounds' too), the idle
+ * share of it. */
 void mmt_report_pipeline_text(const mmt_report_pipeline *p, char *buf, size_t size);
 
 /* A timing as the table prints it: a median and the interval for it. */
@@ -42,6 +44,7 @@ typedef struct mmt_report_detail {
     char final[256];   /* how the winner was chosen (the final round), in words */
     char figures[512]; /* where the figures come from: the exploration's best, the final round's,
                         * the vendor round's (the table's) */
+    char levels[320];  /* the levels round (Strassen-Winograd levels against the classic), or "" */
     mmt_report_pipeline pipe;
 } mmt_report_detail;
 

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "kernel.h"
 #include "final.h"
+#include "levels.h"
 #include "prebuild.h"
 #include "search.h"
 #include "versus.h"
@@ -59,6 +60,8 @@ static long find_prior(const prior *pr, const char *params)
         if (strcmp(pr->params[i], params) == 0) return (long)i;
     return -1;
 }
+
+static int has_prior(const void *pr, const char *params) { return find_prior(pr, params) >= 0; }
 
 /* The candidates measured before, in the order they were: indices into cands. */
 static size_t prior_order(const mmt_space *s, const mmt_config *cands, size_t n, const prior *pr, size_t *out)
@@ -195,14 +198,17 @@ static void take_winner(mmt_tune_result *r, const char *params, const mmt_report
  * the run that measured this field made (its final round pinned it). When something new
  * was measured, the database's best stands in for every reused trial (it beat them,
  * side by side where it had to) and defends its place against the new ones. An
- * interrupted run has no final round: the database's best stands, whatever moved it. */
+ * interrupted run has no final round: the database's best stands, whatever moved it. A
+ * best with Strassen levels defends its place by its classic configuration (the levels
+ * round comes after); *kept: nothing new was measured. */
 static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const mmt_problem *p,
                          int64_t problem_id, int64_t template_id, const prior *pr, const field *f, mmt_tune_result *r,
-                         mmt_err *err)
+                         int *kept, mmt_err *err)
 {
-    char inc[512] = "";
+    char inc[512] = "", classic[512];
     double inc_gflops = 0;
     mmt_report_detail *d = &r->detail;
+    *kept = 0;
     if (stopped(t)) {
         incumbent(t, fam, p, inc, sizeof inc, &inc_gflops);
         if (inc[0] && inc_gflops > 0) {
@@ -217,7 +223,18 @@ static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_en
     if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
     size_t fresh_ok = 0;
     for (size_t i = 0; i < f->n; i++) fresh_ok += f->c[i].trial_id > 0;
+    if (fresh_ok > 0 && at >= 0) { /* the incumbent's classic trial stands in for it */
+        mmt_config c;
+        if (mmt_config_parse(fam->space, inc, &c, NULL) == MMT_OK) {
+            c = mmt_config_with_levels(fam->space, &c, 0);
+            mmt_config_format(fam->space, &c, classic, sizeof classic);
+            at = find_prior(pr, classic);
+            if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
+            if (at >= 0) snprintf(inc, sizeof inc, "%s", classic);
+        }
+    }
     if (fresh_ok == 0 && at >= 0) {
+        *kept = 1;
         take_winner(r, inc, &(mmt_report_figure){.median_ms = pr->ms[at]}, "the database's best");
         snprintf(d->final, sizeof d->final, "kept from an earlier run: nothing new measured, the database's best stands");
         return MMT_OK;
@@ -371,7 +388,10 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
     r->planned = search ? mmt_search_planned(search) : 0;
     r->partial = done < r->planned;
     r->interrupted = stopped(t);
-    if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, err);
+    int kept = 0;
+    if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, &kept, err);
+    if (st == MMT_OK && !t->classic_only && !stopped(t))
+        st = mmt_levels_round(t, fam, &env, problem_id, template_id, kept, has_prior, &pr, r, err);
     mmt_report_pipeline *rp = &r->detail.pipe;
     rp->measured = (size_t)r->measured;
     rp->reused = (size_t)r->reused;
@@ -391,6 +411,7 @@ static void add_pipeline(mmt_report_pipeline *to, const mmt_report_pipeline *p)
     to->compiled += p->compiled;
     to->measured += p->measured;
     to->finals += p->finals;
+    to->levels += p->levels;
     to->reused += p->reused;
     if (p->ahead > to->ahead) to->ahead = p->ahead;
 }

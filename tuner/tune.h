@@ -32,6 +32,7 @@ typedef struct mmt_tuner {
     double budget_s;          /* or seconds per problem: no new candidate after it (0: none) */
     uint64_t seed;
     int fresh;                /* measure again what the database already has */
+    int classic_only;         /* no levels round (Strassen-Winograd levels are not measured) */
     int compile_threads;      /* compile ahead on this many threads (0: no; the CPU backend) */
     mmt_worker *worker;       /* measures; the tuner itself never runs a candidate */
     mmt_progress *progress;

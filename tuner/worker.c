@@ -35,6 +35,7 @@ typedef struct request {
     uint64_t paired_size[MMT_BENCH_MAX_PAIRED];
     mmt_geometry paired_geometry[MMT_BENCH_MAX_PAIRED];
     char paired_entry[MMT_BENCH_MAX_PAIRED][64];
+    mmt_strassen_plan paired_plan[MMT_BENCH_MAX_PAIRED]; /* levels 0: the classic algorithm */
 } request;
 
 typedef struct reply {
@@ -250,6 +251,7 @@ static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mm
     for (int i = 0; i < n; i++) {
         rq.paired_size[i] = bins[i].size;
         rq.paired_geometry[i] = bins[i].geometry;
+        rq.paired_plan[i] = bins[i].plan;
         snprintf(rq.paired_entry[i], sizeof rq.paired_entry[i], "%s", bins[i].entry);
         rq.blob_size += bins[i].size;
     }
@@ -288,31 +290,40 @@ typedef struct kernel_call {
     const mmt_backend *be;
     mmt_module *mod;
     mmt_geometry g;
-    void *workspace; /* g.workspace bytes, or NULL */
+    mmt_strassen_plan plan;        /* levels 0: the kernel alone */
+    const mmt_strassen_adds *adds; /* the additions, for a plan with levels */
+    void *workspace;               /* workspace_bytes(), or NULL */
 } kernel_call;
+
+static int64_t workspace_bytes(const kernel_call *kc)
+{
+    return kc->plan.levels ? kc->plan.workspace : kc->g.workspace;
+}
 
 static mmt_status kernel_gemm(void *user, const mmt_gemm_params *p, void *stream, mmt_err *err)
 {
     kernel_call *kc = user;
     mmt_gemm_params q = *p;
     q.workspace = kc->workspace;
-    q.workspace_size = kc->workspace ? kc->g.workspace : 0;
+    q.workspace_size = kc->workspace ? workspace_bytes(kc) : 0;
+    if (kc->plan.levels) return mmt_strassen_run(kc->be, kc->mod, kc->adds, &kc->plan, &q, stream, err);
     return kc->be->launch(kc->mod, &q, &kc->g, stream, err);
 }
 
-/* Verifies; 1 if it passed, else m says why not. */
-static int verify_with(mmt_bench *b, mmt_gemm_fn fn, void *user, mmt_measure *m)
+/* Verifies within the bound for `levels` Strassen levels; 1 if it passed, else m says why
+ * not. */
+static int verify_with(mmt_bench *b, mmt_gemm_fn fn, void *user, int levels, mmt_measure *m)
 {
     mmt_err e;
     int ok = 0;
     m->rel_error = NAN;
-    if (mmt_bench_verify(b, fn, user, &m->rel_error, &ok, &e) != MMT_OK) {
+    if (mmt_bench_verify(b, fn, user, levels, &m->rel_error, &ok, &e) != MMT_OK) {
         m->status = MMT_TRIAL_LAUNCH_ERROR;
         snprintf(m->message, sizeof m->message, "%.2000s", e.msg);
     } else if (!ok) {
         m->status = MMT_TRIAL_WRONG_RESULT;
         snprintf(m->message, sizeof m->message, "relative error %.3g exceeds the bound %.3g", m->rel_error,
-                 mmt_bench_error_bound(&b->p));
+                 mmt_bench_error_bound(&b->p, levels));
     }
     return ok && m->status == MMT_TRIAL_OK;
 }
@@ -320,7 +331,7 @@ static int verify_with(mmt_bench *b, mmt_gemm_fn fn, void *user, mmt_measure *m)
 static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_hi_ms, mmt_measure *m)
 {
     mmt_err e;
-    if (!verify_with(b, fn, user, m)) return;
+    if (!verify_with(b, fn, user, 0, m)) return;
     if (mmt_bench_time(b, fn, user, best_hi_ms, &m->timing, &e) != MMT_OK) {
         m->status = MMT_TRIAL_LAUNCH_ERROR;
         snprintf(m->message, sizeof m->message, "%.2000s", e.msg);
@@ -331,6 +342,16 @@ static void measure_with(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_h
                  "%.0f%% above the best's upper end %.6g ms",
                  t->samples, t->lo_ms, t->hi_ms, 100 * t->level, 100 * MMT_STATS_EARLY_MARGIN, best_hi_ms);
     }
+}
+
+/* The additions of the problem's element type (adds: f32 and f64), built and loaded once
+ * per worker. */
+static const mmt_strassen_adds *worker_adds(const mmt_backend *be, const mmt_device_info *dev,
+                                            mmt_strassen_adds adds[2], mmt_dtype dtype, mmt_err *err)
+{
+    mmt_strassen_adds *a = &adds[dtype == MMT_F64];
+    if (!a->be && mmt_strassen_adds_load(be, dev, NULL, dtype, a, err) != MMT_OK) return NULL;
+    return a;
 }
 
 /* The vendor library of the worker's device, opened on first use. */
@@ -360,13 +381,14 @@ static int vendor_ready(const mmt_backend *be, const mmt_device_info *dev, mmt_b
     *call = (mmt_vendor_call){vs->v, b->p.mode, b->p.out};
     mmt_vendor_label(vs->v, b->p.mode, label, size);
     *launched = 1;
-    return verify_with(b, mmt_vendor_gemm, call, m);
+    return verify_with(b, mmt_vendor_gemm, call, 0, m);
 }
 
 /* The paired request: every binary loaded and verified, and the vendor where asked; those
  * that pass are timed side by side. *vendor_launched: the vendor ran on the device. */
 static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mmt_bench *b, const request *rq,
-                           const char *blob, vendor_state *vs, reply *rp, int *vendor_launched)
+                           const char *blob, mmt_strassen_adds adds[2], vendor_state *vs, reply *rp,
+                           int *vendor_launched)
 {
     kernel_call kc[MMT_BENCH_MAX_PAIRED];
     mmt_gemm_fn fns[MMT_BENCH_MAX_PAIRED];
@@ -380,12 +402,15 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
     for (int i = 0; i < n; at += rq->paired_size[i], i++) {
         mmt_measure *m = &rp->paired[i];
         m->rel_error = NAN;
-        kc[i] = (kernel_call){.be = be, .g = rq->paired_geometry[i]};
-        if (be->load(dev, blob + at, rq->paired_size[i], rq->paired_entry[i], &kc[i].mod, &err) != MMT_OK ||
-            (kc[i].g.workspace > 0 && be->alloc(dev, (size_t)kc[i].g.workspace, &kc[i].workspace, &err) != MMT_OK)) {
+        kc[i] = (kernel_call){.be = be, .g = rq->paired_geometry[i], .plan = rq->paired_plan[i]};
+        const int levels = kc[i].plan.levels;
+        if ((levels && !(kc[i].adds = worker_adds(be, dev, adds, b->p.dtype, &err))) ||
+            be->load(dev, blob + at, rq->paired_size[i], rq->paired_entry[i], &kc[i].mod, &err) != MMT_OK ||
+            (workspace_bytes(&kc[i]) > 0 &&
+             be->alloc(dev, (size_t)workspace_bytes(&kc[i]), &kc[i].workspace, &err) != MMT_OK)) {
             m->status = MMT_TRIAL_LAUNCH_ERROR;
             snprintf(m->message, sizeof m->message, "%.2000s", err.msg);
-        } else if (verify_with(b, kernel_gemm, &kc[i], m)) {
+        } else if (verify_with(b, kernel_gemm, &kc[i], levels, m)) {
             fns[n_live] = kernel_gemm;
             users[n_live] = &kc[i];
             live[n_live++] = i;
@@ -431,6 +456,7 @@ int mmt_worker_main(const char *device)
     signal(SIGINT, SIG_IGN);
     mmt_bench *b = NULL;
     vendor_state vendor = {0};
+    mmt_strassen_adds adds[2] = {{0}}; /* f32, f64: loaded when a plan first needs them */
     request rq;
     while (read_all(3, &rq, sizeof rq, 0) == 0) {
         reply rp;
@@ -460,7 +486,7 @@ int mmt_worker_main(const char *device)
             if (kc.mod) be->unload(kc.mod);
         } else if (rq.kind == REQ_PAIRED && b && rq.n_paired >= 1 &&
                    rq.n_paired + (rq.with_vendor != 0) <= MMT_BENCH_MAX_PAIRED) {
-            measure_paired(be, &dev, b, &rq, blob, &vendor, &rp, &vendor_launched);
+            measure_paired(be, &dev, b, &rq, blob, adds, &vendor, &rp, &vendor_launched);
         } else {
             rp.status = MMT_INTERNAL;
             snprintf(rp.m.message, sizeof rp.m.message, "worker: request %d before setup", rq.kind);
@@ -477,6 +503,8 @@ int mmt_worker_main(const char *device)
         if (write_all(4, &rp, sizeof rp) != 0 || rp.retire) break;
     }
     mmt_vendor_close(vendor.v);
+    mmt_strassen_adds_unload(&adds[0]);
+    mmt_strassen_adds_unload(&adds[1]);
     mmt_bench_free(b);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "space.h"
 #include "store.h"
+#include "strassen.h"
 
 typedef struct mmt_worker mmt_worker;
 
@@ -37,12 +38,15 @@ typedef struct mmt_worker_binary {
     size_t size;
     const char *entry;
     mmt_geometry geometry;
+    mmt_strassen_plan plan; /* levels 0: the classic algorithm */
 } mmt_worker_binary;
 
 /* Loads n binaries (n <= MMT_BENCH_MAX_PAIRED) into one worker, verifies each, and times
  * those that pass side by side (mmt_bench_time_paired): m[i] is binary i's result. A
- * worker lost on the way gives every m[i] its status (crashed, timeout): which binary
- * did it is not known. */
+ * binary whose plan has levels > 0 is the base kernel of that plan, run with the backend's
+ * additions (the worker builds them, from the kernel file cache) and verified within the
+ * bound for its levels. A worker lost on the way gives every m[i] its status (crashed,
+ * timeout): which binary did it is not known. */
 mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
                                      mmt_err *err);
 
