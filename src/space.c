@@ -42,7 +42,8 @@ enum {
 static const char *const top_keys[N_TOP] = {"template", "entry",  "modes",       "arch_specific", "params",
                                             "strassen", "derived", "constraints", "prune",         "launch",
                                             "defaults", "default"};
-static const int top_required[N_TOP] = {1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1};
+static const int top_required[N_TOP] = {[TOP_TEMPLATE] = 1, [TOP_ENTRY] = 1, [TOP_MODES] = 1, [TOP_PARAMS] = 1,
+                                        [TOP_DEFAULT] = 1};
 
 /* A plain scalar in a [ ] or { } list ends at a comma, so "max(A, B)" arrives as "max(A". */
 static const char comma_hint[] = " (in a [ ] or { } list, quote expressions that contain commas)";
