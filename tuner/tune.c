@@ -435,6 +435,7 @@ static void take_family(mmt_tune_result *r, const mmt_tune_result *part)
     snprintf(r->params, sizeof r->params, "%s", part->params);
     snprintf(r->chosen_by, sizeof r->chosen_by, "%s", part->chosen_by);
     snprintf(r->detail.final, sizeof r->detail.final, "%s", part->detail.final);
+    snprintf(r->detail.levels, sizeof r->detail.levels, "%s", part->detail.levels);
     r->tuned = part->tuned;
     r->chosen_ms = part->chosen_ms;
     r->ok = 1;
