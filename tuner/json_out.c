@@ -49,11 +49,13 @@ void mmt_json_string(FILE *f, const char *text)
 {
     fputc('"', f);
     for (const unsigned char *s = (const unsigned char *)text; *s;) {
-        int len = mmt_utf8_length(s);
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if (*s == '\n') fputs("\\n", f);
-        else if (*s < 0x20 || *s == 0x7F) fprintf(f, "\\u%04x", *s);
-        else if (len == 0) fputs("\\ufffd", f);
+        unsigned cp = 0;
+        const int len = mmt_utf8_decode(s, &cp);
+        if (len == 0) fputs("\\ufffd", f);
+        else if (cp == '"' || cp == '\\') fprintf(f, "\\%c", cp);
+        else if (cp == '\n') fputs("\\n", f);
+        else if (cp == '\t') fputs("\\t", f);
+        else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF) fprintf(f, "\\u%04x", cp);
         else fwrite(s, 1, (size_t)len, f);
         s += len ? len : 1;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "json_out.h"
 #include "rows.h"
 
 static const char format_name[] = "mmtune-results";
@@ -23,42 +24,6 @@ void mmt_rows_json_end(FILE *f)
     fputs("\n]}\n", f);
 }
 
-/* The length of the valid UTF-8 sequence at s and its code point, or 0. */
-static int utf8_char(const unsigned char *s, unsigned *cp)
-{
-    int len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
-    if (!len || s[0] > 0xF4) return 0;
-    unsigned v = s[0] & (0x7F >> len);
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        v = v << 6 | (s[i] & 0x3F);
-    }
-    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (v < least[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-    *cp = v;
-    return len;
-}
-
-/* A JSON string. Control characters (C0, DEL, C1) and U+FFFE/U+FFFF are escaped, since
- * YAML readers refuse them raw; a byte that is not UTF-8 becomes U+FFFD. */
-static void put_string(FILE *f, const char *text)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    fputc('"', f);
-    while (*s) {
-        unsigned cp = *s;
-        int len = cp < 0x80 ? 1 : utf8_char(s, &cp);
-        if (cp == '"' || cp == '\\') fprintf(f, "\\%c", cp);
-        else if (cp == '\n') fputs("\\n", f);
-        else if (cp == '\t') fputs("\\t", f);
-        else if (!len) fputs("\\ufffd", f);
-        else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF) fprintf(f, "\\u%04x", cp);
-        else fwrite(s, 1, (size_t)len, f);
-        s += len ? len : 1;
-    }
-    fputc('"', f);
-}
-
 void mmt_rows_json_put(FILE *f, const mmt_xfer_value *row, long index)
 {
     fputs(index ? ",\n{" : "\n{", f);
@@ -66,7 +31,7 @@ void mmt_rows_json_put(FILE *f, const mmt_xfer_value *row, long index)
     for (int c = 0; c < MMT_XFER_NCOLS; c++) {
         if (row[c].null) continue;
         fprintf(f, "%s\"%s\": ", sep, mmt_xfer_cols[c].name);
-        mmt_rows_put_value(f, c, &row[c], put_string);
+        mmt_rows_put_value(f, c, &row[c], mmt_json_string);
         sep = ", ";
     }
     fputc('}', f);
