@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "h100.h"
 #include "family.h"
 #include "lookup.h"
 
@@ -264,21 +265,6 @@ static void test_levels(void)
         CHECK_EQ_INT(how, cases[i].how);
     }
     mmt_space_free(s);
-}
-
-/* An H100 as the CUDA backend probes it (what the real spaces read). */
-static void h100(mmt_device_info *d)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->backend, sizeof d->backend, "cuda");
-    snprintf(d->arch, sizeof d->arch, "sm_90");
-    static const struct {
-        const char *name;
-        int64_t value;
-    } props[] = {{"cc_major", 9},          {"cc_minor", 0},        {"max_threads_per_block", 1024},
-                 {"max_smem_per_block", 232448}, {"regs_per_block", 65536}, {"regs_per_sm", 65536},
-                 {"sm_count", 132},        {"smem_per_sm", 233472}, {"max_threads_per_sm", 2048}};
-    for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) mmt_device_set_prop(d, props[i].name, props[i].value);
 }
 
 static int64_t param_of(const mmt_space *s, const mmt_config *c, const char *name)

@@ -2,7 +2,7 @@
  * that print tables (and the strings of mmtune export's JSON rows): a writer keeps the
  * nesting and the commas; every value goes under a key inside an object, or with key NULL
  * inside an array (or as the document). Strings are escaped: control characters (C0, DEL,
- * C1) and U+FFFE/U+FFFF as \\u escapes, which YAML readers (libyaml reads imports) refuse
+ * C1) and U+FFFE/U+FFFF as \u escapes, which YAML readers (libyaml reads imports) refuse
  * raw; a byte that is not UTF-8 becomes U+FFFD; a number that is not finite is
  * written as null; numbers are the shortest text that reads back as the same double. */
 #ifndef MMT_JSON_OUT_H
