@@ -269,6 +269,11 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
     } while (!done);
 }
 
+__device__ __forceinline__ void mbar_arrive_local(unsigned bar)
+{
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+
 /* Arrives on the barrier at the same offset in block `cta` of the cluster (this one too).
  * Release at CTA scope, as for a local arrive: what it orders is the consumers' reads of a
  * stage (complete, by wgmma.wait_group) before the producers' next TMA writes into it; the
@@ -282,13 +287,8 @@ __device__ __forceinline__ void mbar_arrive(unsigned bar, unsigned cta)
                  : "memory");
 #else
     (void)cta;
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
+    mbar_arrive_local(bar);
 #endif
-}
-
-__device__ __forceinline__ void mbar_arrive_local(unsigned bar)
-{
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
 }
 
 /* TMA: the box at (c0, c1) of tensor map tm into shared memory dst, counted on barrier bar
