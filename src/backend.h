@@ -54,9 +54,10 @@ typedef struct mmt_backend {
     mmt_status (*load)(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
                        mmt_module **out, mmt_err *err);
     /* Launches; asynchronous on GPUs (stream may be NULL). geometry is ignored on the CPU.
-     * Where the geometry has TMA boxes (tma[0] for A, tma[1] for B), the CUDA kernel takes
-     * two tensor maps after its parameters: `mmt_gemm(mmt_gemm_params p, const
-     * __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b)`, each the
+     * Where the geometry has TMA boxes (tma[0] A, tma[1] B, tma[2] C), the CUDA kernel takes
+     * three tensor maps after its parameters: `mmt_gemm(mmt_gemm_params p, const
+     * __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, const
+     * __grid_constant__ CUtensorMap c)` (a kernel may declare only the first two), each the
      * operand as p describes it, boxed as the geometry says, swizzled by the box's row bytes
      * (128, 64 or 32), zero-filled outside. With tma_packed they describe the operands'
      * packed copies in p->workspace instead, which the kernel's pre-pass writes: A (as

@@ -541,7 +541,7 @@ struct mmt_module {
     int max_threads, regs; /* what the compiled kernel allows: its registers limit its block */
     pthread_mutex_t lock;
     int64_t smem_opted; /* dynamic shared memory already allowed beyond 48 KiB */
-    tmap_entry tmaps[2]; /* the last tensor map of A and of B (guarded by lock) */
+    tmap_entry tmaps[3]; /* the last tensor map of A, of B and of C (guarded by lock) */
 };
 
 /* cuda_load with ctx current. */
@@ -589,34 +589,46 @@ static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t 
     return st;
 }
 
-/* The tensor map of operand o (0: A, 1: B) for a kernel that takes one (geometry tma[o]):
- * the operand as mmt_gemm_params describes it (A is m x k, or k x m transposed, with row
- * pitch lda; B is k x n, or n x k), its box from the geometry, 128-, 64- or 32-byte swizzle
- * by the box's row in bytes, zeros outside. A kernel that will not read the operand (k == 0,
- * alpha == 0) gets a zeroed map. Encoded once per operand and module while it stays the same. */
+/* The tensor map of operand o (0: A, 1: B, 2: C) for a kernel that takes one (geometry
+ * tma[o]): the operand as mmt_gemm_params describes it (A is m x k, or k x m transposed, with
+ * row pitch lda; B is k x n, or n x k; C is m x n), its box from the geometry, 128-, 64- or
+ * 32-byte swizzle by the box's row in bytes, zeros outside. A kernel that will not read the
+ * operand (k == 0, alpha == 0) gets a zeroed map of A and B, and C's only where beta == 0 and
+ * C meets the TMA's terms (16-byte aligned, 16-byte row pitch; the template's EPI 2 tests the
+ * same and writes C otherwise). Encoded once per operand and module while it stays the same. */
 static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, int o, CUtensorMap *out,
                              mmt_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (g->tma[o][0] <= 0 || p->k == 0 || p->alpha == 0) return MMT_OK;
-    /* tma_packed (backend.h): 1 A packed, 2 B packed, 4 packed K-major (A as m x k, B as n x k) */
-    const int pa = (int)(g->tma_packed & 1), pb = (int)(g->tma_packed & 2) != 0, kmajor = (int)(g->tma_packed & 4) != 0;
-    const int ta = pa && kmajor ? 0 : p->trans_a, tb = pb && kmajor ? 1 : p->trans_b;
-    const int trans = o ? tb : ta;
-    const int64_t rows = o ? (trans ? p->n : p->k) : (trans ? p->k : p->m);
-    const int64_t cols = o ? (trans ? p->k : p->n) : (trans ? p->m : p->k);
-    tmap_entry e = {.base = o ? p->b : p->a, .dims = {(uint64_t)cols, (uint64_t)rows},
-                    .pitch = (uint64_t)((o ? p->ldb : p->lda) * g->elem_bytes),
-                    .box = {(uint32_t)g->tma[o][0], (uint32_t)g->tma[o][1]}, .elem = (uint32_t)g->elem_bytes};
-    if (o ? pb : pa) { /* the packed layout (backend.h): A, then B, rows at 16-byte pitches */
-        const int64_t a_pitch = ((ta ? p->m : p->k) * g->elem_bytes + 15) / 16 * 16;
-        const int64_t b_pitch = ((tb ? p->k : p->n) * g->elem_bytes + 15) / 16 * 16;
-        const int64_t a_bytes = pa ? (ta ? p->k : p->m) * a_pitch : 0;
-        RETURN_ERROR_IF(p->workspace_size < a_bytes + (pb ? (tb ? p->n : p->k) * b_pitch : 0), err, MMT_LAUNCH,
-                        "the workspace (%lld bytes) is smaller than the packed operands",
-                        (long long)p->workspace_size);
-        e.pitch = (uint64_t)(o ? b_pitch : a_pitch);
-        e.base = (const char *)p->workspace + (o ? a_bytes : 0);
+    if (g->tma[o][0] <= 0) return MMT_OK;
+    tmap_entry e;
+    if (o == 2) {
+        const uint64_t pitch = (uint64_t)(p->ldc * g->c_bytes);
+        if (p->beta != 0 || (uintptr_t)p->c % 16 || pitch % 16) return MMT_OK;
+        e = (tmap_entry){.base = p->c, .dims = {(uint64_t)p->n, (uint64_t)p->m}, .pitch = pitch,
+                         .box = {(uint32_t)g->tma[o][0], (uint32_t)g->tma[o][1]}, .elem = (uint32_t)g->c_bytes};
+    } else {
+        if (p->k == 0 || p->alpha == 0) return MMT_OK;
+        /* tma_packed (backend.h): 1 A packed, 2 B packed, 4 packed K-major (A as m x k, B as n x k) */
+        const int pa = (int)(g->tma_packed & 1), pb = (int)(g->tma_packed & 2) != 0,
+                  kmajor = (int)(g->tma_packed & 4) != 0;
+        const int ta = pa && kmajor ? 0 : p->trans_a, tb = pb && kmajor ? 1 : p->trans_b;
+        const int trans = o ? tb : ta;
+        const int64_t rows = o ? (trans ? p->n : p->k) : (trans ? p->k : p->m);
+        const int64_t cols = o ? (trans ? p->k : p->n) : (trans ? p->m : p->k);
+        e = (tmap_entry){.base = o ? p->b : p->a, .dims = {(uint64_t)cols, (uint64_t)rows},
+                         .pitch = (uint64_t)((o ? p->ldb : p->lda) * g->elem_bytes),
+                         .box = {(uint32_t)g->tma[o][0], (uint32_t)g->tma[o][1]}, .elem = (uint32_t)g->elem_bytes};
+        if (o ? pb : pa) { /* the packed layout (backend.h): A, then B, rows at 16-byte pitches */
+            const int64_t a_pitch = ((ta ? p->m : p->k) * g->elem_bytes + 15) / 16 * 16;
+            const int64_t b_pitch = ((tb ? p->k : p->n) * g->elem_bytes + 15) / 16 * 16;
+            const int64_t a_bytes = pa ? (ta ? p->k : p->m) * a_pitch : 0;
+            RETURN_ERROR_IF(p->workspace_size < a_bytes + (pb ? (tb ? p->n : p->k) * b_pitch : 0), err, MMT_LAUNCH,
+                            "the workspace (%lld bytes) is smaller than the packed operands",
+                            (long long)p->workspace_size);
+            e.pitch = (uint64_t)(o ? b_pitch : a_pitch);
+            e.base = (const char *)p->workspace + (o ? a_bytes : 0);
+        }
     }
     pthread_mutex_lock(&mod->lock);
     tmap_entry *have = &mod->tmaps[o];
@@ -639,7 +651,7 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
     CU_TRY(cu.TensorMapEncodeTiled(&e.map, type, 2, (void *)(uintptr_t)e.base, dims, strides, box, estrides,
                                    CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-           MMT_LAUNCH, o ? "cuTensorMapEncodeTiled (B)" : "cuTensorMapEncodeTiled (A)");
+           MMT_LAUNCH, o == 2 ? "cuTensorMapEncodeTiled (C)" : o ? "cuTensorMapEncodeTiled (B)" : "cuTensorMapEncodeTiled (A)");
     pthread_mutex_lock(&mod->lock);
     mod->tmaps[o] = e;
     pthread_mutex_unlock(&mod->lock);
@@ -662,14 +674,13 @@ static mmt_status launch_in(mmt_module *mod, const mmt_gemm_params *p, const mmt
     RETURN_ERROR_IF(g->block[0] * g->block[1] * g->block[2] > mod->max_threads, err, MMT_LAUNCH,
                     "a block of %lld threads exceeds this kernel's limit of %d (it uses %d registers per thread)",
                     (long long)(g->block[0] * g->block[1] * g->block[2]), mod->max_threads, mod->regs);
-    /* a kernel that reads its operands through the TMA takes their tensor maps after p */
-    CUtensorMap maps[2];
+    /* a kernel that reads its operands through the TMA takes their tensor maps after p (and
+     * C's, zeroed where it has no box: the kernel reads only as many as it declares) */
+    CUtensorMap maps[3];
     const int tma = g->tma[0][0] > 0 || g->tma[1][0] > 0;
-    if (tma) {
-        FORWARD_IF_ERROR(tensor_map(mod, p, g, 0, &maps[0], err));
-        FORWARD_IF_ERROR(tensor_map(mod, p, g, 1, &maps[1], err));
-    }
-    void *args[] = {(void *)p, &maps[0], &maps[1]};
+    if (tma)
+        for (int o = 0; o < 3; o++) FORWARD_IF_ERROR(tensor_map(mod, p, g, o, &maps[o], err));
+    void *args[] = {(void *)p, &maps[0], &maps[1], &maps[2]};
     /* everything that can fail before anything runs: a pass that scaled C by beta must not
      * be left without its kernel */
     if (g->smem > 48 * 1024) {

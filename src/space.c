@@ -31,7 +31,7 @@ typedef struct space_impl {
     /* Which environment slots each expression reads (bit per slot) */
     uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
         prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
-    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[2][2], tma_packed_mask;
+    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[3][2], tma_packed_mask;
     uint64_t when_mask[MMT_SPACE_MAX_DEFAULTS], set_mask[MMT_SPACE_MAX_DEFAULTS][MMT_SPACE_MAX_PARAMS];
 } space_impl;
 
@@ -430,9 +430,10 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     if (n->type != YAML_MAPPING_NODE)
         return mmt_yaml_error(L->err, L->file, n, "'launch' must be a mapping with grid, block and smem, not %s",
                               mmt_yaml_kind(n));
-    enum { GRID, BLOCK, SMEM, WORKSPACE, TMA_A, TMA_B, TMA_PACKED, N_KEYS };
+    enum { GRID, BLOCK, SMEM, WORKSPACE, TMA_A, TMA_B, TMA_C, TMA_PACKED, N_KEYS };
     yaml_node_t *vals[N_KEYS] = {NULL};
-    static const char *const keys[N_KEYS] = {"grid", "block", "smem", "workspace", "tma_a", "tma_b", "tma_packed"};
+    static const char *const keys[N_KEYS] = {"grid", "block", "smem", "workspace", "tma_a", "tma_b", "tma_c",
+                                                   "tma_packed"};
     for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
         yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
         const char *name;
@@ -441,7 +442,7 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
         while (k < N_KEYS && strcmp(name, keys[k]) != 0) k++;
         if (k == N_KEYS)
             return mmt_yaml_error(L->err, L->file, key,
-                                  "unknown launch key '%s' (grid, block, smem, workspace, tma_a, tma_b, tma_packed)",
+                                  "unknown launch key '%s' (grid, block, smem, workspace, tma_a, tma_b, tma_c, tma_packed)",
                                   name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate launch key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
@@ -453,7 +454,7 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     FORWARD_IF_ERROR(load_list(L, vals[BLOCK], "block", 3, s->block, im->block_mask));
     FORWARD_IF_ERROR(load_optional(L, n, vals[SMEM], "launch smem", &s->smem, &im->smem_mask));
     FORWARD_IF_ERROR(load_optional(L, n, vals[WORKSPACE], "launch workspace", &s->workspace, &im->workspace_mask));
-    for (int o = 0; o < 2; o++) {
+    for (int o = 0; o < 3; o++) {
         yaml_node_t *v = vals[TMA_A + o];
         if (v) FORWARD_IF_ERROR(load_list(L, v, keys[TMA_A + o], 2, s->tma[o], im->tma_mask[o]));
         else
@@ -696,7 +697,7 @@ void mmt_space_free(mmt_space *s)
     for (int i = 0; i < 3; i++) free_expr(&s->grid[i]), free_expr(&s->block[i]);
     free_expr(&s->smem);
     free_expr(&s->workspace);
-    for (int o = 0; o < 2; o++) free_expr(&s->tma[o][0]), free_expr(&s->tma[o][1]);
+    for (int o = 0; o < 3; o++) free_expr(&s->tma[o][0]), free_expr(&s->tma[o][1]);
     free_expr(&s->tma_packed);
     for (int i = 0; i < s->n_shape_defaults; i++) {
         free_expr(&s->shape_defaults[i].when);
@@ -774,7 +775,10 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
         if (x == &s->shape_defaults[i].when) snprintf(buf, size, "defaults[%d] when", i);
         else snprintf(buf, size, "defaults[%d] config %s", i, x->name);
     }
-    else snprintf(buf, size, "launch tma_%c[%d]", x >= s->tma[1] ? 'b' : 'a', (int)(x - s->tma[x >= s->tma[1]]));
+    else {
+        const int o = x >= s->tma[2] ? 2 : x >= s->tma[1];
+        snprintf(buf, size, "launch tma_%c[%d]", "abc"[o], (int)(x - s->tma[o]));
+    }
 }
 
 static mmt_status eval_error(const evaluation *ev, const mmt_space_expr *x, uint64_t bits, mmt_err *err)
@@ -980,10 +984,11 @@ mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt
     }
     FORWARD_IF_ERROR(eval_expr(&ev, &s->smem, im->smem_mask, &g->smem, err));
     FORWARD_IF_ERROR(eval_expr(&ev, &s->workspace, im->workspace_mask, &g->workspace, err));
-    for (int o = 0; o < 2; o++)
+    for (int o = 0; o < 3; o++)
         for (int i = 0; i < 2; i++) FORWARD_IF_ERROR(eval_expr(&ev, &s->tma[o][i], im->tma_mask[o][i], &g->tma[o][i], err));
     FORWARD_IF_ERROR(eval_expr(&ev, &s->tma_packed, im->tma_packed_mask, &g->tma_packed, err));
     g->elem_bytes = env && env->problem ? mmt_dtype_size(env->problem->dtype) : 0;
+    g->c_bytes = env && env->problem ? mmt_dtype_size(env->problem->out) : 0;
     return MMT_OK;
 }
 

@@ -69,7 +69,7 @@ typedef struct mmt_space {
     int levels_param;
     int has_launch; /* GPU spaces: grid, block, smem, workspace (bytes of device scratch; 0 if absent) */
     mmt_space_expr grid[3], block[3], smem, workspace;
-    mmt_space_expr tma[2][2]; /* tma_a, tma_b: TMA boxes of A and B (elements, contiguous dim first; 0: none) */
+    mmt_space_expr tma[3][2]; /* tma_a, tma_b, tma_c: TMA boxes of A, B, C (elements, contiguous dim first; 0: none) */
     mmt_space_expr tma_packed; /* which tensor maps describe packed copies in the workspace (backend.h) */
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
     int n_shape_defaults; /* `defaults:`, tried in order before `default:` */
@@ -84,10 +84,11 @@ typedef struct mmt_config {
 typedef struct mmt_geometry {
     int64_t grid[3], block[3], smem;
     int64_t workspace; /* bytes of device scratch the launch needs (mmt_gemm_params.workspace) */
-    /* TMA boxes of A and B in elements, the contiguous dimension first (0 0: the kernel
-     * takes no tensor map of that operand); elem_bytes: the size of A's and B's elements */
-    int64_t tma[2][2];
-    int64_t elem_bytes;
+    /* TMA boxes of A, B and C in elements, the contiguous dimension first (0 0: the kernel
+     * takes no tensor map of that operand); elem_bytes: the size of A's and B's elements,
+     * c_bytes C's */
+    int64_t tma[3][2];
+    int64_t elem_bytes, c_bytes;
     int64_t tma_packed; /* 1 + 2 + 4: A, B packed in the workspace, packed K-major (backend.h) */
 } mmt_geometry;
 

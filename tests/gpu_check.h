@@ -82,10 +82,10 @@ static inline mmt_space_env env_of(const mmt_problem *p, int odd_ld)
 }
 
 /* Up to `want` configs searched for problem p on the test data (odd_ld), spread over the
- * space, appended to list; with a param `name`, only those whose value of it is (other:
- * 1) or is not (0) the first the space lists. */
-static inline void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name, int other, int want,
-                 instance *list, int *n)
+ * space, appended to list; with a param `name`, only those whose value of it is `value`
+ * (exactly: 1) or other than `value` (0). */
+static inline void pick_where(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name,
+                              int64_t value, int exactly, int want, instance *list, int *n)
 {
     mmt_space_env env = env_of(p, odd_ld);
     mmt_config *all = NULL;
@@ -97,11 +97,22 @@ static inline void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld,
         if (strcmp(fam->space->params[i].name, name) == 0) idx = i;
     mmt_config *match = malloc(sizeof *match * (count + 1));
     for (size_t i = 0; i < count; i++)
-        if (!name || (all[i].v[idx] != fam->space->params[idx].values[0]) == other) match[picked++] = all[i];
+        if (!name || (all[i].v[idx] == value) == exactly) match[picked++] = all[i];
     CHECK(picked > 0);
     for (int i = 0; picked && i < want; i++) list[(*n)++].cfg = match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)];
     free(match);
     free(all);
+}
+
+/* pick_where with the first value the space lists for `name`: configs whose value of it is
+ * another (other: 1) or that one (0). */
+static inline void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name, int other, int want,
+                        instance *list, int *n)
+{
+    int64_t first = 0;
+    for (int i = 0; name && i < fam->space->n_params; i++)
+        if (strcmp(fam->space->params[i].name, name) == 0) first = fam->space->params[i].values[0];
+    pick_where(fam, p, odd_ld, name, first, !other, want, list, n);
 }
 
 /* Compiles and loads every instance (the compiles in parallel: NVRTC is CPU work). */
@@ -129,6 +140,29 @@ static inline void build(const mmt_family *fam, const mmt_problem *p, instance *
     }
 }
 
+/* Where a result failed: its first element far from the reference (or NaN) and its first
+ * changed padding element, with the count of each, so a failure says what went wrong. */
+static inline void gc_first_wrong(mmt_dtype ct, int64_t m, int64_t n, const void *got, const void *before,
+                                  int64_t ldc, const double *ref)
+{
+    const size_t cs = (size_t)mmt_dtype_size(ct);
+    int64_t bad = 0, pad = 0;
+    for (int64_t r = 0; r < m; r++) {
+        for (int64_t j = 0; j < n; j++) {
+            const double v = gc_get_t(got, ct, 0, ldc, r, j), want = ref[r * n + j];
+            if (!(fabs(v - want) <= 1e-2 * (1 + fabs(want))) && bad++ == 0)
+                fprintf(stderr, "  first wrong element (%lld, %lld): %g, want %g\n", (long long)r, (long long)j, v, want);
+        }
+        for (int64_t j = n; j < n + 2; j++)
+            if (memcmp((const char *)got + cs * (r * ldc + j), (const char *)before + cs * (r * ldc + j), cs) &&
+                pad++ == 0)
+                fprintf(stderr, "  first padding written (%lld, %lld): %g\n", (long long)r, (long long)j,
+                        gc_get_t(got, ct, 0, ldc, r, j));
+    }
+    fprintf(stderr, "  %lld of %lld elements wrong, %lld padding elements written\n", (long long)bad,
+            (long long)(m * n), (long long)pad);
+}
+
 /* Every instance valid for (s, ld padding) on one set of inputs per alpha/beta case. */
 static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, int odd_ld, instance *list, int n)
 {
@@ -136,7 +170,9 @@ static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, sha
     const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
     int64_t lda, ldb;
     lds_of(s, ta, tb, odd_ld, &lda, &ldb);
-    const int64_t ldc = s.n + 2;
+    /* padded rows of C (the padding is checked untouched): 8-element multiples where the
+     * operands are aligned, so C meets the TMA's 16-byte row pitch too (EPI 2) */
+    const int64_t ldc = odd_ld ? s.n + 2 : (s.n + 2 + 7) / 8 * 8;
     const size_t es = (size_t)mmt_dtype_size(abt), cs = (size_t)mmt_dtype_size(ct);
     const size_t asz = es * ar * lda, bsz = es * br * ldb, csz = cs * s.m * ldc;
     mmt_problem p = problem_of(kd, ta, tb, s);
@@ -189,6 +225,7 @@ static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, sha
                 mmt_problem_format(&p, name, sizeof name);
                 fprintf(stderr, "%s lda=%lld ldb=%lld alpha=%g beta=%g %s: rel error %g (bound %g)\n", name,
                         (long long)lda, (long long)ldb, c.alpha, c.beta, list[i].text, e, bound);
+                gc_first_wrong(ct, s.m, s.n, cm, c0, ldc, ref);
                 list[i].bad++;
             }
         }

@@ -240,6 +240,9 @@ static void sample_wgmma(const mmt_device_info *dev)
     CHECK_EQ_INT(last_regs, 168);
     /* the packing pass (operands whose rows the TMA cannot read in place) */
     spilled += compile_one("wgmma PACK", fam->source, "PACK=1 MMT_ARCH_SPECIFIC=1") > 0;
+    /* C by TMA stores, 32- and 16-bit, persistent with a cluster */
+    spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1") > 0;
+    spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }

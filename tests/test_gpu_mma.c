@@ -49,7 +49,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
 {
     int by_default;
     if (!serves(fam, kd, ta, tb, &by_default)) return;
-    instance list[16]; /* default + up to 9 picks */
+    instance list[16]; /* default + up to 11 picks */
     memset(list, 0, sizeof list);
     int n = 0;
     if (by_default) mmt_space_default(fam->space, &list[n++].cfg); /* tf32 other than NT: packed only */
@@ -58,7 +58,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
     if (quick) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
-        if (strstr(fam->name, "wgmma")) pick(fam, &p, 0, "EPI", 1, 1, list, &n);
+        if (strstr(fam->name, "wgmma")) pick_where(fam, &p, 0, "EPI", 2, 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick(fam, &p, 1, "PACK", 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
@@ -66,7 +66,8 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
         pick(fam, &p, 0, "CONSUMERS", 0, 1, list, &n); /* one consumer warpgroup */
         pick(fam, &w, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
-        pick(fam, &p, 0, "EPI", 1, 1, list, &n);       /* C staged through shared memory */
+        pick_where(fam, &p, 0, "EPI", 1, 1, 1, list, &n); /* C staged through shared memory */
+        pick_where(fam, &w, 0, "EPI", 2, 1, 1, list, &n); /* C by TMA stores (persistent or not) */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);      /* odd rows packed first */
         pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* slices of K summed in order */
     } else if (strstr(fam->name, "dmma")) {

@@ -58,8 +58,10 @@
  * needs CLUSTER == 1).
  *
  * Launch (the space's launch section): grid CLUSTER * (tiles or fewer), block 128 *
- * (CONSUMERS + 1), dynamic shared memory SMEM bytes; the backend passes tensor maps of A and
- * B (boxes TMA_A and TMA_B of the launch section, 128-byte swizzle) after the parameters.
+ * (CONSUMERS + 1), dynamic shared memory SMEM bytes; the backend passes tensor maps of A,
+ * B and C (boxes tma_a, tma_b and tma_c of the launch section, 128-byte swizzle) after the
+ * parameters; C's only for EPI 2 where beta == 0 and C is 16-byte aligned with a 16-byte row
+ * pitch (the TMA's terms), zeros otherwise, and EPI 2 then writes C as EPI 1 does.
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_90a). */
 
@@ -95,7 +97,7 @@
 #define CLUSTER 1 /* blocks per cluster along n, sharing A through TMA multicast (1 or 2) */
 #endif
 #ifndef EPI
-#define EPI 0 /* C: 0 straight from the registers (pairs); 1 through shared memory (16-byte rows) */
+#define EPI 0 /* C: 0 straight from the registers (pairs); 1 through shared memory (16-byte rows); 2 TMA stores */
 #endif
 #ifndef PACK
 #define PACK 0 /* operands first copied to the workspace at 16-byte row pitches (TMA reads those): 1 A, 2 B, 3 both */
@@ -186,6 +188,11 @@ typedef unsigned short TC;
 #define EPI_COLS 64
 #define EPI_PITCH (EPI_COLS + 8)
 #define EPI_BYTES (EPI ? CONSUMERS * 64 * EPI_PITCH * 4 : 0)
+/* EPI 2: each consumer's staging holds two boxes of 64 rows x one 128-byte line of C in the
+ * 128-byte swizzle, stored by the TMA while the other is filled (1024-byte aligned: every
+ * stage and EPI_PITCH * 256 bytes are multiples of 1024) */
+#define BOX_C (LINE / (int)sizeof(TC)) /* columns of C per box */
+#define BOX_BYTES (64 * LINE)
 #define LO_OFF (STAGES * B_STAGE) /* f32x3: B's lo stages follow its hi ones (A is split in registers) */
 #define SPLITTERS 96 /* f32x3: the producer's warps 1-3 split B */
 #define SMEM_ (1024 + STAGES * (A_STAGE + B_STAGE * (SPLIT ? 2 : 1)) + EPI_BYTES + (SPLIT ? 24 : 16) * STAGES) /* + alignment, barriers */
@@ -215,8 +222,8 @@ typedef unsigned short TC;
 #if SPLITK < 1 || SPLITK > 16 || (SPLITK > 1 && CLUSTER > 1)
 #error "SPLITK is 1 to 16, and 1 with clusters (the chain of slices needs every block resident)"
 #endif
-#if EPI != 0 && EPI != 1
-#error "EPI is 0 or 1"
+#if EPI < 0 || EPI > 2
+#error "EPI is 0, 1 or 2"
 #endif
 #if PACK < 0 || PACK > 3
 #error "PACK is 0 to 3"
@@ -309,6 +316,17 @@ __device__ __forceinline__ void tma_load(unsigned dst, const mmt_tmap *tm, int c
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
                  "l"(reinterpret_cast<unsigned long long>(tm)), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+/* TMA: the box of shared memory src (written by this block's threads, made visible to the
+ * async proxy) to C at (c0, c1) of tensor map tm; what lies outside C is not written. One
+ * bulk group per box, so a staging buffer is reused once its group has been read. */
+__device__ __forceinline__ void tma_store(const mmt_tmap *tm, unsigned src, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<unsigned long long>(tm)),
+                 "r"(c0), "r"(c1), "r"(src)
                  : "memory");
 }
 
@@ -705,6 +723,41 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float 
     }
 }
 
+/* The same by TMA stores (EPI 2, where beta == 0 and C is 16-byte aligned with a 16-byte
+ * row pitch): the warpgroup writes alpha * acc, rounded to C's type, one box of 64 rows x
+ * BOX_C columns at a time into the staging buffer in the 128-byte swizzle (the chunk of 16
+ * bytes j of row r at j ^ (r % 8): a warp's fragment stores hit every bank evenly), and one
+ * thread has the TMA store it; the two buffers alternate (*box counts the boxes), so the
+ * warpgroup fills one while the other goes out, and leaves the tile without waiting. */
+__device__ __forceinline__ void store_tile_tma(const float (&d)[BN / 2], unsigned S, int c, const mmt_tmap *tm,
+                                               long long row0, long long col0, float alpha, unsigned &box)
+{
+    const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int j0 = 0; j0 < BN; j0 += BOX_C, box++) {
+        const unsigned buf = S + (box & 1) * BOX_BYTES;
+        if (t == 0) asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory"); /* buf's last box is read */
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
+#pragma unroll
+        for (int j = 0; j < BOX_C / 8; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int jj = j0 / 8 + j, r = 16 * w + g + 8 * h, byte = (8 * j + 2 * q) * (int)sizeof(TC);
+                const unsigned at = buf + r * LINE + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+                const float v0 = alpha * d[4 * jj + 2 * h], v1 = alpha * d[4 * jj + 2 * h + 1];
+#if MMT_OUT == 0
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(v0), "f"(v1) : "memory");
+#else
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at), "r"((unsigned)c_from(v0) | (unsigned)c_from(v1) << 16)
+                             : "memory");
+#endif
+            }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the TMA reads what the threads wrote */
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
+        if (t == 0) tma_store(tm, buf, (int)(col0 + j0), (int)row0);
+    }
+}
+
 /* ---- f32x3 ------------------------------------------------------------------------------ */
 
 __device__ __forceinline__ float to_tf32(float x)
@@ -813,7 +866,8 @@ __device__ __forceinline__ void tile_of(long long t, long long tiles_m, long lon
 #endif
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
-    mmt_gemm(mmt_gemm_params p, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b)
+    mmt_gemm(mmt_gemm_params p, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
+             const __grid_constant__ mmt_tmap tma_c)
 {
     /* An instance is built for one pair of transposes: anything else is a caller's bug. */
     if (p.trans_a != OP_A || p.trans_b != OP_B) __trap();
@@ -907,7 +961,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         const bool cvec = (reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TC)) == 0) && (p.ldc % 2 == 0);
         const bool cvec16 = (reinterpret_cast<unsigned long long>(C) % 16 == 0) && (p.ldc * sizeof(TC) % 16 == 0);
         float *const S = reinterpret_cast<float *>(mmt_smem + (Es - raw)) + c * 64 * EPI_PITCH;
-        (void)cvec, (void)cvec16, (void)S;
+        /* EPI 2: the backend made C's tensor map under the same condition. The TMA does not
+         * write a 16-byte unit of C that the end of a row cuts (measured: the last N % 4
+         * columns of fp32 C stayed unwritten), so where rows end inside one, the tiles at the
+         * right edge go out as EPI 1 does. */
+        const bool tma_out = EPI == 2 && p.beta == 0.0 && cvec16,
+                   tma_edge = N * (long long)sizeof(TC) % 16 == 0;
+        unsigned box = 0;
+        (void)cvec, (void)cvec16, (void)S, (void)tma_out, (void)tma_edge, (void)box;
         float acc[MI][BN / 2];
         unsigned it = 0;
         for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
@@ -1027,11 +1088,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
 #if EPI
-                store_tile_smem(acc[mi], S, c, C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec16);
+                if (tma_out && (tma_edge || col0 + BN <= N)) {
+                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, row0 + mi * 64, col0, alpha, box);
+                } else {
+                    /* S must be read out by the TMA before it is written again */
+                    if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+                    store_tile_smem(acc[mi], S, c, C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec16);
+                }
 #else
                 store_tile(acc[mi], C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec);
 #endif
         }
+        /* the staging buffers live as long as the block: the TMA has read the last boxes */
+        if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
     }
     /* no block leaves while another of its cluster may still write into its shared memory */
     if (CLUSTER > 1) cluster_sync();
