@@ -32,7 +32,9 @@ static int configs(const mmt_family *fam, const mmt_problem *p, const mmt_proble
     CHECK_OK(mmt_space_default_for(fam->space, &env, &list[n++].cfg, NULL, &err), &err);
     pick(fam, p, 0, NULL, 0, 2, list, &n);
     pick(fam, p, 1, NULL, 0, 1, list, &n);
-    pick(fam, wide, 0, NULL, 0, 1, list, &n); /* SN = 16 */
+    /* SN = 16; 16-bit X along its rows has it only with element loads (LIVE_REGS), which
+     * the space offers where the rows are not 16-byte aligned */
+    pick(fam, wide, !x_kc && mmt_dtype_size(p->dtype) == 2, NULL, 0, 1, list, &n);
     if (mmt_dtype_size(p->out) >= 4) pick(fam, split, 0, "SPLITK", 1, 1, list, &n);
     pick(fam, split, 0, "SERIAL", 1, 1, list, &n);
     if (x_kc) pick(fam, p, 0, "RW", 1, 1, list, &n);
