@@ -4,7 +4,7 @@
  * ones among them), the mma space likewise for every mode, output type and transpose (odd
  * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
  * copy widths, each mma shape and both kinds of split-K, the thin (GEMV) space for every mode,
- * side and orientation, the wgmma space for every mode and
+ * side and orientation (its defaults along X's rows at their widest too), the wgmma space for every mode and
  * operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
  * (strassen_add.cu, f32 and f64). Register and spill counts are printed (ptxas -v); the
@@ -276,8 +276,28 @@ static void sample_gemv(const mmt_device_info *dev)
             spilled += compile_one("gemv default", fam->source, defines) > 0;
             if (i == 0 || i == 3) spilled += sample_problem(fam, dev, &p, 0, 1);
         }
+    /* the defaults along X's rows at their widest (16; 8 for bf16), thin N and thin M */
+    static const struct {
+        mmt_mode mode;
+        int64_t wide;
+    } rows[] = {{MMT_MODE_F32, 16}, {MMT_MODE_F64, 16}, {MMT_MODE_BF16, 8}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (int side = 0; side < 2; side++) {
+            mmt_problem p = {.dtype = mmt_mode_dtype(rows[i].mode), .out = mmt_mode_dtype(rows[i].mode),
+                             .mode = rows[i].mode, .layout = MMT_ROW_MAJOR, .trans_a = !side, .m = 8192,
+                             .n = rows[i].wide, .k = 8192};
+            if (side) p.m = rows[i].wide, p.n = 8192;
+            mmt_space_env env = {.problem = &p, .device = dev};
+            mmt_config def;
+            char defines[4096];
+            CHECK_OK(mmt_space_default_for(fam->space, &env, &def, NULL, &err), &err);
+            CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+            CHECK(strstr(defines, "X_KC=0") && strstr(defines, "SN=") && strstr(defines, "KW=8"));
+            spilled += compile_one("gemv rows", fam->source, defines) > 0;
+        }
     mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = 1,
                       .n = 4096, .k = 8192};
+    spilled += sample_with(fam, dev, &sk, "KW", 2);
     spilled += sample_with(fam, dev, &sk, "SPLITK", 16); /* atomic: SERIAL 0 comes first */
     sk.dtype = sk.out = MMT_F64, sk.mode = MMT_MODE_F64;
     spilled += sample_with(fam, dev, &sk, "SERIAL", 1);

@@ -9,18 +9,20 @@
  * the same bits twice. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 
-/* thin N: one column, a few, sixteen; odd M, K == 0, a long K (split-K); M thin: the same
- * transposed. Each configuration runs where it is valid (its SIDE and SN). */
-static const shape thin_n[] = {{1, 1, 1}, {300, 1, 520}, {257, 3, 129}, {65, 16, 2100}, {17, 5, 0}, {1000, 2, 4100}};
-static const shape thin_m[] = {{1, 300, 520}, {3, 257, 129}, {16, 65, 2100}, {5, 17, 0}, {2, 1000, 4100}};
+/* thin N: one column, a few, sixteen; odd M, K == 0, a K shorter than one step of a block's
+ * warps along K (8 warps x 8 steps), a long K (split-K); M thin: the same transposed. Each
+ * configuration runs where it is valid (its SIDE and SN). */
+static const shape thin_n[] = {{1, 1, 1},   {300, 1, 520}, {257, 3, 129},  {65, 16, 2100},
+                               {17, 5, 0},  {700, 7, 37},  {1000, 2, 4100}};
+static const shape thin_m[] = {{1, 300, 520}, {3, 257, 129}, {16, 65, 2100}, {5, 17, 0}, {7, 700, 37}, {2, 1000, 4100}};
 
 static const kind kinds[] = {{MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},  {MMT_MODE_BF16, MMT_F32},
                              {MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_F16, MMT_F16},  {MMT_MODE_TF32, MMT_F32},
                              {MMT_MODE_F32X3, MMT_F32}};
 
 /* The configurations of one thin side: the problem's default, spread picks (aligned and odd
- * rows), split-K atomic (32- and 64-bit C) and summed by the last slice, two and four rows per
- * warp where X runs along K. */
+ * rows), split-K atomic (32- and 64-bit C) and summed by the last slice; two and four rows per
+ * warp where X runs along K, else several warps along K and eight steps in flight. */
 static int configs(const mmt_family *fam, const mmt_problem *p, const mmt_problem *wide, const mmt_problem *split,
                    int x_kc, instance *list)
 {
@@ -30,10 +32,13 @@ static int configs(const mmt_family *fam, const mmt_problem *p, const mmt_proble
     CHECK_OK(mmt_space_default_for(fam->space, &env, &list[n++].cfg, NULL, &err), &err);
     pick(fam, p, 0, NULL, 0, 2, list, &n);
     pick(fam, p, 1, NULL, 0, 1, list, &n);
-    pick(fam, wide, 0, NULL, 0, 1, list, &n); /* SN = 16 */
+    /* SN = 16; 16-bit X along its rows has it only with element loads (LIVE_REGS), which
+     * the space offers where the rows are not 16-byte aligned */
+    pick(fam, wide, !x_kc && mmt_dtype_size(p->dtype) == 2, NULL, 0, 1, list, &n);
     if (mmt_dtype_size(p->out) >= 4) pick(fam, split, 0, "SPLITK", 1, 1, list, &n);
     pick(fam, split, 0, "SERIAL", 1, 1, list, &n);
     if (x_kc) pick(fam, p, 0, "RW", 1, 1, list, &n);
+    else pick(fam, p, 0, "KW", 1, 1, list, &n), pick(fam, p, 0, "UK", 1, 1, list, &n);
     return n;
 }
 

@@ -13,8 +13,12 @@
  *   X_KC = 1, X contiguous along k ("dot"): each warp takes RW rows, its lanes walk k in
  *     loads of VL elements; the lanes' sums are added by a butterfly of shuffles;
  *   X_KC = 0, X contiguous along its rows ("axpy"): each thread takes VL consecutive rows
- *     and walks k, each step one load of its rows and the S elements of Y's row k (the same
- *     for the whole warp: one broadcast).
+ *     (a warp 32 * VL, one 512-byte run of each row of X it reads); the block's K range is
+ *     split among KW of its warps, UK steps of k at a time, all UK loads of X (and of Y's rows,
+ *     the same for the whole warp: broadcasts) issued before the first product, so UK * 16
+ *     bytes per thread are in flight; the KW warps' sums are added in shared memory in a
+ *     fixed order. (One load in flight per thread and four warps per SM held the first
+ *     version to a quarter of the bandwidth.)
  * VEC = 1 loads VL = 16 / element size elements at a time where the pointer and the row pitch
  * of X allow it (checked once per launch), else one at a time. Products are summed in fp32
  * (fp64 for f64): bf16 and f16 are widened exactly; tf32 and f32x3 problems get plain fp32
@@ -28,7 +32,7 @@
  * every run, and no slice ever waits.
  *
  * Launch (the space's launch section): grid (ceil(R / RB), 1, SPLITK), block (32 * WARPS, 1,
- * 1), no shared memory; RB = WARPS * RW rows (X_KC) or 32 * WARPS * VL (not X_KC).
+ * 1), static shared memory only; RB = WARPS * RW rows (X_KC) or 32 * WARPS / KW * VL (not X_KC).
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_70+). */
 
@@ -56,6 +60,12 @@
 #endif
 #ifndef RW
 #define RW 1 /* X_KC: rows of X per warp */
+#endif
+#ifndef KW
+#define KW 1 /* not X_KC: warps of a block along K (their sums added in shared memory) */
+#endif
+#ifndef UK
+#define UK 4 /* not X_KC: rows of X (steps of k) each thread loads before it multiplies */
 #endif
 #ifndef VEC
 #define VEC 1 /* 1: 16-byte loads of X where its pointer and row pitch allow */
@@ -110,19 +120,22 @@ typedef unsigned short TC;
 #define X_KC X_KC_
 #endif
 #define VL (VEC ? 16 / ELEM : 1) /* elements of X per load */
-#define RB_ (X_KC ? WARPS * RW : THREADS * VL) /* rows of X per block */
+#define RB_ (X_KC ? WARPS * RW : WARPS / KW * 32 * VL) /* rows of X per block */
 #if defined(RB) && RB != RB_
 #error "RB does not match the rows this instance gives a block"
 #endif
 #undef RB
 #define RB RB_
-#define KQ (X_KC ? 32 * VL : 8) /* slices of K start at multiples of this */
+#define KQ (X_KC ? 32 * VL : KW * UK) /* slices of K start at multiples of this */
 
 #if SN < 1 || SN > 16 || RW < 1 || WARPS < 1 || WARPS > 32 || (VEC != 0 && VEC != 1)
 #error "SN is 1 to 16, RW and WARPS at least 1 (WARPS at most 32), VEC 0 or 1"
 #endif
 #if !X_KC && RW != 1
 #error "RW is 1 where X runs along its rows"
+#endif
+#if KW < 1 || WARPS % KW != 0 || (X_KC && KW != 1) || UK < 1 || UK > 16
+#error "KW divides WARPS (1 where X runs along K), UK is 1 to 16"
 #endif
 #if SPLITK < 1 || (SERIAL != 0 && SERIAL != 1) || (SPLITK > 1 && !SERIAL && MMT_OUT >= 2)
 #error "SPLITK >= 1, SERIAL 0 or 1; atomic split-K needs a 32- or 64-bit C"
@@ -234,11 +247,17 @@ __device__ __forceinline__ thin thin_of(const mmt_gemm_params &p)
     return t;
 }
 
-/* ---- split-K ----------------------------------------------------------------------------- */
+/* ---- C ----------------------------------------------------------------------------------- */
+
+__device__ __forceinline__ void c_write(const mmt_gemm_params &p, TC *cp, TA sum)
+{
+    const TA alpha = (TA)p.alpha, beta = (TA)p.beta;
+    *cp = c_from(beta == TA(0) ? alpha * sum : fma(alpha, sum, beta * c_load(cp)));
+}
 
 #if SPLITK > 1 && SERIAL
 /* The workspace: a counter per block (16-byte aligned), then each slice's partial sums,
- * [slice][block][row of the block][s]. */
+ * [slice][block][s][row of the block]. */
 __device__ __forceinline__ int *sk_counters(const mmt_gemm_params &p) { return static_cast<int *>(p.workspace); }
 __device__ __forceinline__ TA *sk_part(const mmt_gemm_params &p, long long blocks)
 {
@@ -246,23 +265,29 @@ __device__ __forceinline__ TA *sk_part(const mmt_gemm_params &p, long long block
 }
 #endif
 
-/* Ends a block's work on its values (row r of X at row rl of the block, column s of Y):
- * writes C, or for split-K adds into it or hands the partial sums on. n values per thread
- * in val, at (rl[i], s[i]); i < n holds where ok[i]. */
-template <int N>
-__device__ __forceinline__ void finish(const mmt_gemm_params &p, const thin &t, const TA (&val)[N],
-                                       const int (&rl)[N], const int (&sv)[N], const bool (&ok)[N])
+/* The block's sum for row r0 + rl of X and column s of Y (both inside the problem): written
+ * into C, added into it atomically (split-K), or handed to the last slice (SERIAL). */
+__device__ __forceinline__ void put_c(const mmt_gemm_params &p, const thin &t, TA sum, int rl, int s)
 {
-    const long long r0 = (long long)blockIdx.x * RB;
-    const TA alpha = (TA)p.alpha, beta = (TA)p.beta;
 #if SPLITK > 1 && SERIAL
-    /* every slice writes its partial sums; the last to arrive adds them in the order of K */
-    const long long blocks = gridDim.x;
-    TA *const part = sk_part(p, blocks);
-    const long long slot = (long long)blockIdx.x * RB * SN, stride = blocks * RB * SN;
-#pragma unroll
-    for (int i = 0; i < N; i++)
-        if (ok[i]) __stcg(part + blockIdx.z * stride + slot + rl[i] * SN + sv[i], val[i]);
+    (void)t;
+    __stcg(sk_part(p, gridDim.x) + ((long long)blockIdx.z * gridDim.x + blockIdx.x) * (RB * SN) + s * RB + rl, sum);
+#else
+    TC *const cp = t.c + ((long long)blockIdx.x * RB + rl) * t.cr + s * t.cs;
+#if SPLITK > 1
+    atomicAdd(cp, (TA)p.alpha * sum);
+#else
+    c_write(p, cp, sum);
+#endif
+#endif
+}
+
+/* After the block's last put_c, every thread: for SERIAL split-K the last slice of the block
+ * to arrive (a counter per block, zeroed by mmt_gemm_pre) adds the slices' sums in the order
+ * of K and writes C, so no slice ever waits and every run gives the same bits. */
+__device__ __forceinline__ void finish_block(const mmt_gemm_params &p, const thin &t)
+{
+#if SPLITK > 1 && SERIAL
     __threadfence();
     __syncthreads();
     __shared__ int last;
@@ -270,28 +295,78 @@ __device__ __forceinline__ void finish(const mmt_gemm_params &p, const thin &t, 
     __syncthreads();
     if (!last) return;
     __threadfence();
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        if (!ok[i]) continue;
+    const long long r0 = (long long)blockIdx.x * RB, stride = (long long)gridDim.x * RB * SN;
+    const TA *const part = sk_part(p, gridDim.x) + (long long)blockIdx.x * RB * SN;
+    for (int q = threadIdx.x; q < RB * SN; q += THREADS) {
+        const int s = q / RB, rl = q % RB;
+        if (s >= t.S || r0 + rl >= t.R) continue;
         TA sum = 0;
-        for (int z = 0; z < SPLITK; z++) sum += __ldcg(part + z * stride + slot + rl[i] * SN + sv[i]);
-        TC *const cp = t.c + (r0 + rl[i]) * t.cr + sv[i] * t.cs;
-        *cp = c_from(beta == TA(0) ? alpha * sum : fma(alpha, sum, beta * c_load(cp)));
+        for (int z = 0; z < SPLITK; z++) sum += __ldcg(part + z * stride + q);
+        c_write(p, t.c + (r0 + rl) * t.cr + s * t.cs, sum);
     }
 #else
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        if (!ok[i]) continue;
-        TC *const cp = t.c + (r0 + rl[i]) * t.cr + sv[i] * t.cs;
-#if SPLITK > 1
-        (void)beta;
-        atomicAdd(cp, alpha * val[i]);
-#else
-        *cp = c_from(beta == TA(0) ? alpha * val[i] : fma(alpha, val[i], beta * c_load(cp)));
-#endif
-    }
+    (void)p, (void)t;
 #endif
 }
+
+/* ---- X along its rows ---------------------------------------------------------------------- */
+
+#if !X_KC
+/* nk (at most U) rows of X from xp on (VL elements of each, n of them inside: V, all of them
+ * in one 16-byte load) times rows of Y from yp on, into acc. Every load is issued before the
+ * first product: U * 16 bytes of X in flight per thread. */
+template <bool V, int U>
+__device__ __forceinline__ void axpy_step(TA (&acc)[VL][SN], const thin &t, const TS *xp, const TS *yp, int nk, int n)
+{
+    TS x[U][VL], y[U][SN]; /* as stored: bf16 and f16 widened at their use, in half the registers */
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        if (V && u < nk) {
+            union {
+                uint4 v;
+                TS e[VL];
+            } w;
+            w.v = __ldg(reinterpret_cast<const uint4 *>(xp + u * t.xld));
+#pragma unroll
+            for (int v = 0; v < VL; v++) x[u][v] = w.e[v];
+        } else {
+#pragma unroll
+            for (int v = 0; v < VL; v++) x[u][v] = u < nk && v < n ? __ldg(xp + u * t.xld + v) : TS(0);
+        }
+#pragma unroll
+        for (int s = 0; s < SN; s++) y[u][s] = u < nk && s < t.S ? __ldg(yp + u * t.yk + s * t.ys) : TS(0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int s = 0; s < SN; s++) {
+            const TA ys = widen(y[u][s]);
+#pragma unroll
+            for (int v = 0; v < VL; v++) acc[v][s] = fma(widen(x[u][v]), ys, acc[v][s]);
+        }
+}
+
+/* This thread's rows rt.. (n of them) over k = k, k + KW * UK, ... below kend, UK at a time:
+ * in one batch of loads where they are 16 bytes (V), else in batches of UK / VL steps (UK
+ * elements), which keeps the element loads' registers and addresses to the 16-byte path's. */
+template <bool V>
+__device__ __forceinline__ void axpy_stream(TA (&acc)[VL][SN], const thin &t, long long rt, long long k,
+                                            long long kend, int n)
+{
+    constexpr int U = V || UK <= VL ? (V ? UK : 1) : UK / VL;
+    const TS *xp = t.x + k * t.xld + rt, *yp = t.y + k * t.yk;
+    const long long xstep = KW * UK * t.xld, ystep = KW * UK * t.yk;
+    for (; k + UK <= kend; k += KW * UK, xp += xstep, yp += ystep)
+#pragma unroll 1
+        for (int j = 0; j < UK; j += U) axpy_step<V, U>(acc, t, xp + j * t.xld, yp + j * t.yk, U, n);
+#pragma unroll 1
+    for (int j = 0; k + j < kend; j += U)
+        axpy_step<V, U>(acc, t, xp + j * t.xld, yp + j * t.yk, kend - k - j < U ? (int)(kend - k - j) : U, n);
+}
+
+/* Column s of the shared-memory sums: a power of two no larger than SN, at most 16 KiB a round. */
+__device__ constexpr int sums_per_round(int sn) { return sn > 1 && sn * THREADS * VL * (int)sizeof(TA) > 16384 ? sums_per_round(sn / 2) : sn; }
+#endif
 
 /* Blocks enough for 256 threads per SM at least, which leaves ptxas every register a
  * thread may have: without a minimum it aimed at more blocks and spilled words it then
@@ -316,10 +391,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THRE
 #endif
     if (p.alpha == 0.0) kend = kbeg;
     const long long r0 = (long long)blockIdx.x * RB;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
 #if X_KC
     /* rows r0 + warp * RW + i of X, lanes along k */
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     TA acc[RW][SN];
 #pragma unroll
     for (int i = 0; i < RW; i++)
@@ -365,12 +440,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THRE
 #pragma unroll
             for (int o = 16; o > 0; o /= 2) acc[i][s] += __shfl_xor_sync(0xffffffffu, acc[i][s], o);
     /* lane q writes value q of the warp's RW x SN */
-    constexpr int Q = (RW * SN + 31) / 32;
-    TA val[Q];
-    int rl[Q], sv[Q];
-    bool ok[Q];
 #pragma unroll
-    for (int j = 0; j < Q; j++) {
+    for (int j = 0; j < (RW * SN + 31) / 32; j++) {
         const int q = lane + 32 * j, i = q / SN < RW ? q / SN : RW - 1, s = q % SN;
         TA v = 0;
 #pragma unroll
@@ -378,48 +449,68 @@ extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THRE
 #pragma unroll
             for (int ss = 0; ss < SN; ss++)
                 if (ii == i && ss == s) v = acc[ii][ss]; /* registers, not a local array */
-        val[j] = v, rl[j] = warp * RW + i, sv[j] = s;
-        ok[j] = q < RW * SN && s < t.S && r0 + warp * RW + i < t.R;
+        if (q < RW * SN && s < t.S && r0 + warp * RW + i < t.R) put_c(p, t, v, warp * RW + i, s);
     }
-    finish(p, t, val, rl, sv, ok);
 #else
-    /* rows r0 + threadIdx.x * VL + v of X, each thread along k */
+    /* Warp w takes the rows of row group w % RG (VL consecutive rows a thread) and the groups
+     * of UK rows of X k = kbeg + (j * KW + w / RG) * UK, j = 0, 1, ...: the KW warps of a row
+     * group stream one range of X together, each with UK loads of 16 bytes in flight. */
+    constexpr int RG = WARPS / KW;
+    const int kw = warp / RG, rl0 = ((warp % RG) * 32 + lane) * VL;
+    const long long rt = r0 + rl0;
+    const int n = t.R - rt >= VL ? VL : t.R - rt > 0 ? (int)(t.R - rt) : 0;
     TA acc[VL][SN];
 #pragma unroll
     for (int v = 0; v < VL; v++)
 #pragma unroll
         for (int s = 0; s < SN; s++) acc[v][s] = 0;
-    const long long rt = r0 + (long long)threadIdx.x * VL;
-    const int n = t.R - rt >= VL ? VL : t.R - rt > 0 ? (int)(t.R - rt) : 0;
     if (n > 0) {
-        const TS *xp = t.x + kbeg * t.xld + rt;
-        const TS *yrow = t.y + kbeg * t.yk;
-#pragma unroll 4
-        for (long long k = kbeg; k < kend; k++, xp += t.xld, yrow += t.yk) {
-            TA x[VL];
-            load_x(x, xp, t.vec, n);
+        if (VEC && t.vec && n == VL) axpy_stream<true>(acc, t, rt, kbeg + kw * UK, kend, n);
+        else axpy_stream<false>(acc, t, rt, kbeg + kw * UK, kend, n);
+    }
+#if KW == 1
 #pragma unroll
-            for (int s = 0; s < SN; s++) {
-                if (s >= t.S) break;
-                const TA y = widen(__ldg(yrow + s * t.ys));
+    for (int s = 0; s < SN; s++)
 #pragma unroll
-                for (int v = 0; v < VL; v++) acc[v][s] = fma(x[v], y, acc[v][s]);
-            }
+        for (int v = 0; v < VL; v++)
+            if (v < n && s < t.S) put_c(p, t, acc[v][s], rl0 + v, s);
+#else
+    /* The KW warps' sums of each row, added in shared memory in the order of kw, SR columns
+     * of Y a round; consecutive threads then hold consecutive rows. */
+    constexpr int SR = sums_per_round(SN);
+    __shared__ __align__(16) TA red[KW][SR][RB];
+#pragma unroll
+    for (int s0 = 0; s0 < SN; s0 += SR) {
+        if (s0 >= t.S) break; /* the same for the whole block */
+        if (s0) __syncthreads(); /* the last round's sums are read */
+#pragma unroll
+        for (int s = 0; s < SR; s++) {
+            if (s0 + s >= SN) break;
+            union {
+                TA e[VL];
+                uint4 v[(VL * sizeof(TA) + 15) / 16];
+            } w;
+#pragma unroll
+            for (int v = 0; v < VL; v++) w.e[v] = acc[v][s0 + s];
+            if ((VL * sizeof(TA)) % 16 == 0) /* whole 16-byte stores: no bank conflicts */
+#pragma unroll
+                for (int c = 0; c < VL * (int)sizeof(TA) / 16; c++) reinterpret_cast<uint4 *>(&red[kw][s][rl0])[c] = w.v[c];
+            else
+#pragma unroll
+                for (int v = 0; v < VL; v++) red[kw][s][rl0 + v] = w.e[v];
+        }
+        __syncthreads();
+        for (int q = threadIdx.x; q < SR * RB; q += THREADS) {
+            const int s = q / RB, rl = q % RB;
+            TA sum = 0;
+#pragma unroll
+            for (int w = 0; w < KW; w++) sum += red[w][s][rl];
+            if (s0 + s < t.S && r0 + rl < t.R) put_c(p, t, sum, rl, s0 + s);
         }
     }
-    TA val[VL * SN];
-    int rl[VL * SN], sv[VL * SN];
-    bool ok[VL * SN];
-#pragma unroll
-    for (int v = 0; v < VL; v++)
-#pragma unroll
-        for (int s = 0; s < SN; s++) {
-            const int j = s * VL + v; /* consecutive threads' stores of one s are consecutive rows */
-            val[j] = acc[v][s], rl[j] = threadIdx.x * VL + v, sv[j] = s;
-            ok[j] = v < n && s < t.S;
-        }
-    finish(p, t, val, rl, sv, ok);
 #endif
+#endif
+    finish_block(p, t);
 }
 
 #if SPLITK > 1
