@@ -206,13 +206,16 @@ MMT_API mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy p
  * ",OOC_TILE_M=...,OOC_TILE_N=...,OOC_PANEL_K=...,OOC_STREAMS=...,OOC_GPUS=..."). Any size
  * the host holds runs, larger than the GPU's memory too; the GPU needs two C tiles and
  * `streams` pairs of panels (and as much pinned host memory). The call is synchronous;
- * host-memory calls of one context take turns; a failure once tiles have run leaves C
- * undefined. A call whose operands mix host and device memory is MMT_INVALID_ARGUMENT,
- * with nothing written.
+ * host-memory calls of one context take turns. A failure with MMT_OUT_OF_MEMORY (the tiles
+ * the caller set do not fit, buffers that cannot be had), MMT_UNSUPPORTED (a GPU that
+ * cannot be set up) or MMT_INVALID_ARGUMENT leaves C untouched; any other (a kernel's) may
+ * leave it partly written. A call whose operands mix host and device memory is
+ * MMT_INVALID_ARGUMENT, with nothing written.
  *
  * The knobs (0 or NULL: chosen): tile_m, tile_n, rows and columns of a C tile as the caller
  * stores C (default: the whole side up to 4096, else half of it, at most 32768); panel_k,
- * the depth of the panels (default 4096); streams, 1 to 8 (default 2); devices, the GPUs the
+ * the depth of the panels (default 4096; a bf16 or f16 C takes all of K in one panel, so
+ * that it is rounded once); streams, 1 to 8 (default 2); devices, the GPUs the
  * tiles are dealt across: "all", or ordinals like "0,1" (default: the context's GPU alone).
  * Chosen sizes are halved until the buffers fit in 60% of each GPU's free memory and a
  * quarter of the host's; sizes the caller set that do not fit fail the call

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -184,11 +185,12 @@ typedef struct shared {
     const mmt_ooc_plan *plan;
     atomic_llong next; /* the next tile to take */
     atomic_int failed;
-    int threads; /* per device, for the host copies */
+    atomic_int written; /* a tile reached the caller's C */
+    int threads;        /* per device, for the host copies */
 } shared;
 
 /* Waits for tile ct's write-back and unpacks it into the caller's C. */
-static mmt_status write_back(mmt_ooc_device *dv, ctile *ct, const shared *sh, mmt_err *err)
+static mmt_status write_back(mmt_ooc_device *dv, ctile *ct, shared *sh, mmt_err *err)
 {
     if (ct->tile < 0) return MMT_OK;
     const mmt_ooc_plan *p = sh->plan;
@@ -196,6 +198,7 @@ static mmt_status write_back(mmt_ooc_device *dv, ctile *ct, const shared *sh, mm
     mmt_ooc_tile(p, ct->tile, &i0, &j0, &rows, &cols);
     ct->tile = -1;
     FORWARD_IF_ERROR(dv->cu->wait_host(dv->ordinal, ct->out, err));
+    atomic_store(&sh->written, 1);
     const int64_t cb = p->c_bytes;
     copy_rows((char *)sh->job->c + (i0 * sh->job->ldc + j0) * cb, sh->job->ldc * cb, ct->pinned, p->c_pitch * cb, rows,
               cols * cb, sh->threads);
@@ -331,7 +334,14 @@ mmt_status mmt_ooc_run(const mmt_ooc_job *job, mmt_ooc_plan *used, mmt_err *err)
 {
     mmt_ooc_plan plan;
     FORWARD_IF_ERROR(plan_for(job, &plan, err));
-    for (int d = 0; d < job->n_gpus; d++) FORWARD_IF_ERROR(prepare(job->gpus[d].dv, &plan, err));
+    for (int d = 0; d < job->n_gpus; d++) {
+        mmt_err why;
+        mmt_status st = prepare(job->gpus[d].dv, &plan, &why);
+        /* nothing has run: a failure here is one of setting up (ooc.h's contract) */
+        if (st != MMT_OK)
+            return mmt_err_set(err, st == MMT_OUT_OF_MEMORY ? st : MMT_UNSUPPORTED, "setting up GPU %d: %.3800s",
+                               job->gpus[d].dv->ordinal, why.msg);
+    }
     *used = plan;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int per = cpus > 0 ? (int)(cpus / job->n_gpus) : 1;
@@ -356,6 +366,12 @@ mmt_status mmt_ooc_run(const mmt_ooc_job *job, mmt_ooc_plan *used, mmt_err *err)
             *err = w[d].err;
             st = w[d].st;
         }
+    /* the statuses that promise an untouched C must not be seen once it is not */
+    if (st != MMT_OK && st != MMT_LAUNCH && atomic_load(&sh.written)) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        st = mmt_err_set(err, MMT_LAUNCH, "C is partly written: %.3900s", msg);
+    }
     free(w), free(th), free(started);
     return st;
 }

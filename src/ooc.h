@@ -46,9 +46,11 @@ typedef struct mmt_ooc_job {
     const mmt_ooc_gpu *gpus;
 } mmt_ooc_job;
 
-/* Runs the job; returns when C is written, with the plan it ran in *plan. A failure before
- * any tile runs (a plan that does not fit the GPUs' free memory, buffers that cannot be had)
- * leaves C untouched; one after leaves it undefined. */
+/* Runs the job; returns when C is written, with the plan it ran in *plan. MMT_OUT_OF_MEMORY
+ * (a plan that does not fit the GPUs' free memory, buffers that cannot be had) and
+ * MMT_UNSUPPORTED (a GPU that cannot be set up) come before anything is written: C is
+ * untouched. Any other failure may leave C partly written (a kernel's, say: MMT_COMPILE,
+ * MMT_LAUNCH; a failure of those kinds after a tile was written back is MMT_LAUNCH). */
 mmt_status mmt_ooc_run(const mmt_ooc_job *job, mmt_ooc_plan *plan, mmt_err *err);
 
 #endif

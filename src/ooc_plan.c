@@ -13,8 +13,8 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static int64_t pitch_of(int64_t cols, int elem)
 {
-    const int64_t unit = PITCH_BYTES / elem;
-    return (cols + unit - 1) / unit * unit;
+    const int64_t unit = PITCH_BYTES / elem; /* at least one: a leading dimension is never 0 */
+    return cols > unit ? (cols + unit - 1) / unit * unit : unit;
 }
 
 /* The sizes that follow from the tile, panel and stream count. */
@@ -59,7 +59,9 @@ const char *mmt_ooc_plan_make(int64_t m, int64_t n, int64_t k, int ab_bytes, int
                       .trans_b = trans_b};
     p.tile_m = kn->tile_m ? min64(kn->tile_m, m) : default_side(m);
     p.tile_n = kn->tile_n ? min64(kn->tile_n, n) : default_side(n);
-    p.panel_k = k == 0 ? 1 : kn->panel_k ? min64(kn->panel_k, k) : min64(4096, k);
+    /* a C narrower than fp32 (bf16, f16) would be rounded once per panel: one panel, all of K */
+    const int one_panel = c_bytes < 4;
+    p.panel_k = k == 0 ? 1 : one_panel ? k : kn->panel_k ? min64(kn->panel_k, k) : min64(4096, k);
     p.streams = kn->streams ? kn->streams : 2;
     derive(&p);
     /* too big: halve what the caller left to us, the larger tile side first, then the panel */
@@ -69,7 +71,7 @@ const char *mmt_ooc_plan_make(int64_t m, int64_t n, int64_t k, int ab_bytes, int
             side = &p.tile_m;
         else if (!kn->tile_n && p.tile_n > MIN_SIDE)
             side = &p.tile_n;
-        else if (!kn->panel_k && k > 0 && p.panel_k > MIN_SIDE)
+        else if (!kn->panel_k && !one_panel && k > 0 && p.panel_k > MIN_SIDE)
             side = &p.panel_k;
         if (!side) {
             snprintf(why, sizeof why,

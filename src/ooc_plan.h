@@ -40,7 +40,8 @@ typedef struct mmt_ooc_plan {
  * tile or panel larger than the problem is cut to it); the others are chosen: tiles of up
  * to half of each side (so a device writes one tile back while it computes the next) but
  * at most 32768 and the whole side up to 4096, panels of 4096, 2 streams, and the tiles and
- * then the panels halved until the buffers fit. Returns NULL, or why no plan fits (knobs
+ * then the panels halved until the buffers fit. A C of 2-byte elements (bf16, f16) takes
+ * all of K in one panel, whatever the knob says: it is rounded once, not once a panel. Returns NULL, or why no plan fits (knobs
  * the caller set too large for the budget, named with the numbers). */
 const char *mmt_ooc_plan_make(int64_t m, int64_t n, int64_t k, int ab_bytes, int c_bytes, int trans_a, int trans_b,
                               const mmt_ooc_knobs *knobs, int64_t budget, mmt_ooc_plan *plan);
