@@ -173,11 +173,13 @@ static mmt_status finish(const mmt_ctx *ctx, mmt_status st, const mmt_err *err, 
 
 /* ---- contexts --------------------------------------------------------------------------- */
 
-static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, mmt_err *err);
+static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, int peer, mmt_err *err);
 static mmt_status host_gemm_env(mmt_host_gemm_config *cfg, char *devices, size_t size, mmt_err *err);
 static mmt_status set_host_gemm(mmt_ctx *ctx, const mmt_host_gemm_config *cfg, mmt_err *err);
 
-mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
+/* mmt_open, or (peer) the context of another GPU that a context's host-memory GEMMs use,
+ * which takes no GPUs of its own from the environment. */
+static mmt_status open_any(mmt_ctx **out, const char *device, const char *db_path, int peer)
 {
     mmt_err err;
     mmt_err_clear(&err);
@@ -191,10 +193,15 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
     pthread_mutex_init(&ctx->ws_lock, NULL);
     pthread_mutex_init(&ctx->ooc_lock, NULL);
     *out = ctx;
-    return finish(ctx, open_ctx(ctx, device, db_path, &err), &err, 0, NULL);
+    return finish(ctx, open_ctx(ctx, device, db_path, peer, &err), &err, 0, NULL);
 }
 
-static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, mmt_err *err)
+mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
+{
+    return open_any(out, device, db_path, 0);
+}
+
+static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, int peer, mmt_err *err)
 {
     /* The environment's policy first: a misspelt value must not pass unnoticed, on any device. */
     const char *policy = getenv("MMTUNE_SGEMM");
@@ -257,7 +264,7 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         mmt_host_gemm_config cfg;
         char devices[sizeof ctx->ooc_devices];
         st = host_gemm_env(&cfg, devices, sizeof devices, err);
-        if (st == MMT_OK) st = set_host_gemm(ctx, &cfg, err);
+        if (st == MMT_OK && !peer) st = set_host_gemm(ctx, &cfg, err);
     }
     return st;
 }
@@ -849,7 +856,7 @@ static mmt_status set_host_gemm(mmt_ctx *ctx, const mmt_host_gemm_config *cfg, m
         if (!peer[i]) {
             char name[32];
             snprintf(name, sizeof name, "cuda:%d", gpus[i]);
-            st = mmt_open(&peer[i], name, *ctx->db_arg ? ctx->db_arg : NULL);
+            st = open_any(&peer[i], name, *ctx->db_arg ? ctx->db_arg : NULL, 1);
             if (st != MMT_OK)
                 mmt_err_set(err, st, "GPU %d: %s", gpus[i], peer[i] ? mmt_last_error(peer[i]) : "cannot open");
         }
