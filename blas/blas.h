@@ -34,6 +34,9 @@ typedef struct mmtb_gemm {
     int lda, ldb, ldc;
 } mmtb_gemm;
 
+/* gemm.c: g through mmt_sgemm or mmt_dgemm on ctx (a CPU context, or the offload's GPU). */
+mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g);
+
 /* context.c: the context GEMMs run on, opened on the first call (NULL when it cannot be:
  * the GEMM then goes to the system BLAS, which mmtb_warn has said once). Every successful
  * enter is paired with a leave; between them the context stays open. */

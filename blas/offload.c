@@ -78,11 +78,7 @@ int mmtb_offload(const mmtb_gemm *g)
     pthread_once(&once, configure);
     mmt_ctx *ctx;
     if (!on || (double)g->m * g->n * g->k < min_size || !(ctx = gpu_context())) return 0;
-    mmt_status st = g->dtype == MMT_F32
-                        ? mmt_sgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, (float)g->alpha, g->a,
-                                    g->lda, g->b, g->ldb, (float)g->beta, g->c, g->ldc)
-                        : mmt_dgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
-                                    g->b, g->ldb, g->beta, g->c, g->ldc);
+    mmt_status st = mmtb_gemm_on(ctx, g);
     if (st == MMT_OK) {
         mmtb_count_offloaded(g->dtype);
         return 1;
