@@ -7,8 +7,8 @@
  * details of the last failure are kept per thread (mmt_last_error).
  *
  * Threads. Any number of threads may call the GEMM functions, mmt_set_stream,
- * mmt_set_sgemm_policy, mmt_set_reproducible and mmt_set_algorithm_policy at once, on one context and on
- * several. mmt_last_error and
+ * mmt_set_sgemm_policy, mmt_set_reproducible, mmt_set_algorithm_policy and mmt_set_host_gemm
+ * at once, on one context and on several (GEMMs on host matrices of one context take turns). mmt_last_error and
  * mmt_last_choice report the calling thread's own last call on a context, whatever
  * other threads do meanwhile. The first call of a shape chooses, compiles (if no cached
  * binary exists) and loads its kernel without holding anything that calls of other shapes

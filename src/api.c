@@ -1007,7 +1007,7 @@ static mmt_status host_gemm(mmt_ctx *ctx, const mmt_problem *user, int sgemm, do
     const tile_runner *first = &runners[0]; /* the first GPU that ran a tile */
     for (int i = 1; i < job.n_gpus && first->how == MMT_CHOICE_NONE; i++) first = &runners[i];
     *how = first->how;
-    snprintf(config, config_size, "%s%sOOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d,OOC_GPUS=%d",
+    snprintf(config, config_size, "%.380s%sOOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d,OOC_GPUS=%d",
              first->config, *first->config ? "," : "", (long long)(swap ? plan.tile_n : plan.tile_m),
              (long long)(swap ? plan.tile_m : plan.tile_n), (long long)plan.panel_k, plan.streams, job.n_gpus);
     return MMT_OK;
