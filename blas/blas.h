@@ -34,6 +34,9 @@ typedef struct mmtb_gemm {
     int lda, ldb, ldc;
 } mmtb_gemm;
 
+/* gemm.c: g through mmt_sgemm or mmt_dgemm on ctx (a CPU context, or the offload's GPU). */
+mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g);
+
 /* context.c: the context GEMMs run on, opened on the first call (NULL when it cannot be:
  * the GEMM then goes to the system BLAS, which mmtb_warn has said once). Every successful
  * enter is paired with a leave; between them the context stays open. */
@@ -42,12 +45,14 @@ void mmtb_context_leave(void);
 /* Counts a GEMM served by libmmtuned (how it chose the kernel) or one forwarded. */
 void mmtb_count_served(mmt_dtype dtype, mmt_choice how);
 void mmtb_count_forwarded(mmt_dtype dtype);
+/* Counts a GEMM run on the GPU by the offload. */
+void mmtb_count_offloaded(mmt_dtype dtype);
 /* Prints "libmmtuned_blas: ..." on stderr, once per flag. */
 void mmtb_warn_once(atomic_int *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* offload.c: runs g on the GPU named by MMTUNE_OFFLOAD if it is at least the threshold's
- * size; 1 if it did, 0 if the call stays on the CPU (offload off, a small call, or no
- * usable GPU: said once). */
+ * size; 1 if it did, 0 if the call stays on the CPU (offload off, a small call, no usable
+ * GPU or a GEMM the GPU could not run with C untouched: said once). */
 int mmtb_offload(const mmtb_gemm *g);
 /* At exit: closes the GPU context. */
 void mmtb_offload_close(void);

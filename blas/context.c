@@ -23,6 +23,7 @@ static atomic_int inflight, closing;
 
 static atomic_llong served[2][4]; /* [f64][mmt_choice] */
 static atomic_llong forwarded[2];
+static atomic_llong offloaded[2];
 
 void mmtb_warn_once(atomic_int *flag, const char *fmt, ...)
 {
@@ -80,6 +81,11 @@ void mmtb_count_forwarded(mmt_dtype dtype)
     atomic_fetch_add_explicit(&forwarded[dtype == MMT_F64], 1, memory_order_relaxed);
 }
 
+void mmtb_count_offloaded(mmt_dtype dtype)
+{
+    atomic_fetch_add_explicit(&offloaded[dtype == MMT_F64], 1, memory_order_relaxed);
+}
+
 /* Only a process that ran a GEMM prints: the variable reaches every child (a compiler the
  * library runs, say), whose output must stay its own. */
 static void print_counts(void)
@@ -88,7 +94,7 @@ static void print_counts(void)
     if (!env || !*env || strcmp(env, "0") == 0) return;
     long long any = 0;
     for (int f64 = 0; f64 < 2; f64++) {
-        any += atomic_load(&forwarded[f64]);
+        any += atomic_load(&forwarded[f64]) + atomic_load(&offloaded[f64]);
         for (int i = 0; i < 4; i++) any += atomic_load(&served[f64][i]);
     }
     if (!any) return;
@@ -97,10 +103,10 @@ static void print_counts(void)
         for (int i = 0; i < 4; i++) s[i] = atomic_load(&served[f64][i]);
         fprintf(stderr,
                 "libmmtuned_blas: %s: %lld served by libmmtuned (%lld tuned, %lld nearest tuned shape, %lld "
-                "default), %lld forwarded\n",
+                "default), %lld forwarded, %lld offloaded to the GPU\n",
                 f64 ? "dgemm" : "sgemm", s[MMT_CHOICE_EXACT] + s[MMT_CHOICE_NEAREST] + s[MMT_CHOICE_DEFAULT],
                 s[MMT_CHOICE_EXACT], s[MMT_CHOICE_NEAREST], s[MMT_CHOICE_DEFAULT],
-                (long long)atomic_load(&forwarded[f64]));
+                (long long)atomic_load(&forwarded[f64]), (long long)atomic_load(&offloaded[f64]));
     }
     const char *system = mmtb_system_blas();
     fprintf(stderr, "libmmtuned_blas: other routines go to %s\n", *system ? system : "no system BLAS (none found)");
@@ -129,6 +135,7 @@ static void after_fork_child(void)
     atomic_store(&inflight, 0);
     for (int f64 = 0; f64 < 2; f64++) {
         atomic_store(&forwarded[f64], 0);
+        atomic_store(&offloaded[f64], 0);
         for (int i = 0; i < 4; i++) atomic_store(&served[f64][i], 0);
     }
     pthread_mutex_unlock(&open_lock);

@@ -75,6 +75,14 @@ static void forward(const mmtb_gemm *g)
     fn(&ta, &tb, &c.m, &c.n, &c.k, alpha, c.a, &c.lda, c.b, &c.ldb, beta, c.c, &c.ldc, 1, 1);
 }
 
+mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g)
+{
+    return g->dtype == MMT_F32 ? mmt_sgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, (float)g->alpha,
+                                           g->a, g->lda, g->b, g->ldb, (float)g->beta, g->c, g->ldc)
+                               : mmt_dgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a,
+                                           g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+}
+
 /* A checked call: the quick return, then libmmtuned (the GPU under MMTUNE_OFFLOAD, else the
  * CPU), else the system BLAS. */
 static void run(const mmtb_gemm *g)
@@ -86,11 +94,7 @@ static void run(const mmtb_gemm *g)
         forward(g);
         return;
     }
-    mmt_status st = g->dtype == MMT_F32
-                        ? mmt_sgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, (float)g->alpha, g->a,
-                                    g->lda, g->b, g->ldb, (float)g->beta, g->c, g->ldc)
-                        : mmt_dgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
-                                    g->b, g->ldb, g->beta, g->c, g->ldc);
+    mmt_status st = mmtb_gemm_on(ctx, g);
     if (st == MMT_OK) {
         mmtb_count_served(g->dtype, mmt_last_choice(ctx, NULL));
         mmtb_context_leave();

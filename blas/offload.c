@@ -1,13 +1,15 @@
 /* offload.c - the opt-in GPU offload: MMTUNE_OFFLOAD=cuda:N sends a GEMM with m n k of at
- * least MMTUNE_OFFLOAD_MIN (default 2^30, a 1024^3 product) to GPU N; unset, empty or off,
- * every GEMM runs on the CPU.
- *
- * NOT DONE: running a host-memory GEMM on the GPU (device buffers, the operands copied in
- * tiles on one stream while another multiplies, as NVBLAS does). What is here is the
- * switch, the threshold and the GPU context, opened once on the first call the offload
- * would take. Without a GPU (or its driver) that fails, says why once, and GEMMs stay on
- * the CPU; with one, the call says once that the offload is not implemented and stays on
- * the CPU too. A value that is not one of the above is said once and ignored. */
+ * least MMTUNE_OFFLOAD_MIN (default 2^30, a 1024^3 product) to GPU N, where libmmtuned runs
+ * it on the host matrices out of core (mmtuned.h's mmt_set_host_gemm: tiles of C, panels of
+ * A and B copied on streams of their own while the tuned kernels run, as NVBLAS does; the
+ * MMTUNE_OOC_* variables set its knobs). Unset, empty or off, every GEMM runs on the CPU.
+ * The GPU context is opened once, on the first call the offload would take. Without a GPU
+ * (or its driver) that fails, says why once, and GEMMs stay on the CPU. A GEMM the GPU
+ * cannot run (too little memory, say) is said once and runs on the CPU, which is exact
+ * because libmmtuned promises an untouched C for those failures, or where beta is 0 (C is
+ * not read); a GPU that fails after writing part of a C that the result depends on leaves
+ * no right answer to give, and the process stops with the message. A value that is not
+ * one of the above is said once and ignored. */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -74,11 +76,23 @@ static mmt_ctx *gpu_context(void)
 int mmtb_offload(const mmtb_gemm *g)
 {
     pthread_once(&once, configure);
-    if (!on || (double)g->m * g->n * g->k < min_size || !gpu_context()) return 0;
+    mmt_ctx *ctx;
+    if (!on || (double)g->m * g->n * g->k < min_size || !(ctx = gpu_context())) return 0;
+    mmt_status st = mmtb_gemm_on(ctx, g);
+    if (st == MMT_OK) {
+        mmtb_count_offloaded(g->dtype);
+        return 1;
+    }
+    const int untouched = st == MMT_OUT_OF_MEMORY || st == MMT_UNSUPPORTED || st == MMT_INVALID_ARGUMENT;
+    if (!untouched && g->beta != 0) {
+        fprintf(stderr, "libmmtuned_blas: MMTUNE_OFFLOAD=%s: the GPU failed part way through a GEMM whose C it had "
+                        "begun to write (%s: %s); no right result can be given\n",
+                device, mmt_status_string(st), mmt_last_error(ctx));
+        abort();
+    }
     static atomic_int said;
-    mmtb_warn_once(&said, "MMTUNE_OFFLOAD=%s: running host-memory GEMMs on the GPU is not implemented yet; GEMMs stay "
-                          "on the CPU",
-                   device);
+    mmtb_warn_once(&said, "MMTUNE_OFFLOAD=%s: the GPU could not run a GEMM (%s: %s); such GEMMs run on the CPU", device,
+                   mmt_status_string(st), mmt_last_error(ctx));
     return 0;
 }
 

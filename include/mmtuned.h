@@ -7,8 +7,8 @@
  * details of the last failure are kept per thread (mmt_last_error).
  *
  * Threads. Any number of threads may call the GEMM functions, mmt_set_stream,
- * mmt_set_sgemm_policy, mmt_set_reproducible and mmt_set_algorithm_policy at once, on one context and on
- * several. mmt_last_error and
+ * mmt_set_sgemm_policy, mmt_set_reproducible, mmt_set_algorithm_policy and mmt_set_host_gemm
+ * at once, on one context and on several (GEMMs on host matrices of one context take turns). mmt_last_error and
  * mmt_last_choice report the calling thread's own last call on a context, whatever
  * other threads do meanwhile. The first call of a shape chooses, compiles (if no cached
  * binary exists) and loads its kernel without holding anything that calls of other shapes
@@ -120,7 +120,9 @@ MMT_API mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream);
 
 /* GEMM with the CBLAS signature: C = alpha * op(A) * op(B) + beta * C, op(A) is m x k,
  * op(B) is k x n, C is m x n. On a GPU context A, B and C are device pointers and the call
- * is asynchronous on the context's stream. As in BLAS, beta == 0 means C is not read
+ * is asynchronous on the context's stream, or all three are host memory (mmt_set_host_gemm
+ * below: the call runs out of core and returns when C is written); a call that mixes them
+ * is MMT_INVALID_ARGUMENT. As in BLAS, beta == 0 means C is not read
  * (NaN in C does not propagate), and alpha == 0 means A and B are not read.
  * Returns MMT_INVALID_ARGUMENT for a negative size, a leading dimension too small, or a
  * NULL pointer that the call would read or write; nothing is written then. */
@@ -190,6 +192,45 @@ MMT_API mmt_status mmt_set_reproducible(mmt_ctx *ctx, int on);
  * names the levels a call ran ("...,LEVELS=1"; none: the classic algorithm). */
 typedef enum mmt_algorithm_policy { MMT_CLASSIC_ONLY = 0, MMT_ALLOW_STRASSEN = 1 } mmt_algorithm_policy;
 MMT_API mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy policy);
+
+/* Host matrices on a GPU context (out of core). When A, B and C of a GEMM call on a GPU
+ * context are all host memory (memory CUDA does not know, or pinned host memory; one
+ * pointer query per operand tells), the call runs out of core: C is split into tiles of
+ * tile_m x tile_n; for each tile, panels of op(A) (tile_m x panel_k) and op(B) (panel_k x
+ * tile_n) are packed into pinned staging buffers and copied to the GPU on `streams` copy
+ * streams (2: double buffering) while the kernel of the previous panel runs on the
+ * context's stream, the tile is accumulated on the GPU across the panels (beta on the
+ * first, 1 after: beta == 0 never reads C) and written back while the next tile computes.
+ * Each tile runs the kernel the database serves for the tile's own problem on that GPU
+ * (mmt_last_choice's configuration is that of the first tile, followed by
+ * ",OOC_TILE_M=...,OOC_TILE_N=...,OOC_PANEL_K=...,OOC_STREAMS=...,OOC_GPUS=..."). Any size
+ * the host holds runs, larger than the GPU's memory too; the GPU needs two C tiles and
+ * `streams` pairs of panels (and as much pinned host memory). The call is synchronous;
+ * host-memory calls of one context take turns. A failure with MMT_OUT_OF_MEMORY (the tiles
+ * the caller set do not fit, buffers that cannot be had), MMT_UNSUPPORTED (a GPU that
+ * cannot be set up) or MMT_INVALID_ARGUMENT leaves C untouched; any other (a kernel's) may
+ * leave it partly written. A call whose operands mix host and device memory is
+ * MMT_INVALID_ARGUMENT, with nothing written.
+ *
+ * The knobs (0 or NULL: chosen): tile_m, tile_n, rows and columns of a C tile as the caller
+ * stores C (default: the whole side up to 4096, else half of it, at most 32768); panel_k,
+ * the depth of the panels (default 4096; a bf16 or f16 C takes all of K in one panel, so
+ * that it is rounded once); streams, 1 to 8 (default 2); devices, the GPUs the
+ * tiles are dealt across: "all", or ordinals like "0,1" (default: the context's GPU alone).
+ * Chosen sizes are halved until the buffers fit in 60% of each GPU's free memory and a
+ * quarter of the host's; sizes the caller set that do not fit fail the call
+ * (MMT_OUT_OF_MEMORY, nothing written). The environment sets them for every GPU context
+ * when it is opened: MMTUNE_OOC_TILE (N or MxN), MMTUNE_OOC_PANEL, MMTUNE_OOC_STREAMS,
+ * MMTUNE_OOC_DEVICES. Returns MMT_INVALID_ARGUMENT for a negative size, streams outside 1
+ * to 8 or a malformed device list, MMT_NOT_FOUND for a GPU the host lacks, and
+ * MMT_UNSUPPORTED on a CPU context; the context's settings are unchanged then. cfg NULL
+ * restores the defaults. */
+typedef struct mmt_host_gemm_config {
+    int64_t tile_m, tile_n, panel_k;
+    int streams;
+    const char *devices;
+} mmt_host_gemm_config;
+MMT_API mmt_status mmt_set_host_gemm(mmt_ctx *ctx, const mmt_host_gemm_config *cfg);
 
 #ifdef __cplusplus
 }

@@ -22,10 +22,12 @@
 #include "kernel.h"
 #include "lookup.h"
 #include "miss.h"
+#include "ooc.h"
 #include "store.h"
 #include "strassen.h"
 
 #define N_BUCKETS 256
+#define MMT_MAX_GPUS 64
 
 /* A loaded binary, shared by every problem whose instance compiles to the same key. */
 typedef struct loaded {
@@ -106,6 +108,18 @@ struct mmt_ctx {
     pthread_mutex_t ws_lock;
     void *ws;
     int64_t ws_size;
+    /* Host-memory GEMMs (ooc.h), one at a time under ooc_lock: the knobs as the caller set
+     * them (tiles in the caller's layout), the GPUs (gpus[i] the ordinal, peer[i] its
+     * context: this one, or one opened on the same database) and their pipelines. */
+    pthread_mutex_t ooc_lock;
+    const mmt_cuda_async *async; /* NULL on the CPU */
+    char db_arg[PATH_MAX];       /* mmt_open's db_path ("" for NULL): the peers open it too */
+    mmt_host_gemm_config ooc_cfg; /* devices: ooc_devices */
+    char ooc_devices[256];
+    int n_gpus;
+    int gpus[MMT_MAX_GPUS];
+    mmt_ctx *peer[MMT_MAX_GPUS];
+    mmt_ooc_device *ooc[MMT_MAX_GPUS];
 };
 
 /* ---- per-thread views ---------------------------------------------------------------- */
@@ -159,9 +173,13 @@ static mmt_status finish(const mmt_ctx *ctx, mmt_status st, const mmt_err *err, 
 
 /* ---- contexts --------------------------------------------------------------------------- */
 
-static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, mmt_err *err);
+static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, int peer, mmt_err *err);
+static mmt_status host_gemm_env(mmt_host_gemm_config *cfg, char *devices, size_t size, mmt_err *err);
+static mmt_status set_host_gemm(mmt_ctx *ctx, const mmt_host_gemm_config *cfg, mmt_err *err);
 
-mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
+/* mmt_open, or (peer) the context of another GPU that a context's host-memory GEMMs use,
+ * which takes no GPUs of its own from the environment. */
+static mmt_status open_any(mmt_ctx **out, const char *device, const char *db_path, int peer)
 {
     mmt_err err;
     mmt_err_clear(&err);
@@ -173,11 +191,17 @@ mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->modes_lock, NULL);
     pthread_mutex_init(&ctx->ws_lock, NULL);
+    pthread_mutex_init(&ctx->ooc_lock, NULL);
     *out = ctx;
-    return finish(ctx, open_ctx(ctx, device, db_path, &err), &err, 0, NULL);
+    return finish(ctx, open_ctx(ctx, device, db_path, peer, &err), &err, 0, NULL);
 }
 
-static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, mmt_err *err)
+mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
+{
+    return open_any(out, device, db_path, 0);
+}
+
+static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path, int peer, mmt_err *err)
 {
     /* The environment's policy first: a misspelt value must not pass unnoticed, on any device. */
     const char *policy = getenv("MMTUNE_SGEMM");
@@ -231,6 +255,17 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
             st = mmt_err_set(err, MMT_NOT_FOUND, "no database at %s", path);
         }
     }
+    snprintf(ctx->db_arg, sizeof ctx->db_arg, "%s", db_path ? db_path : "");
+    if (st == MMT_OK && strcmp(ctx->be->name, "cuda") == 0) {
+        ctx->async = mmt_cuda_async_api();
+        ctx->n_gpus = 1;
+        ctx->gpus[0] = ctx->dev.ordinal;
+        ctx->peer[0] = ctx;
+        mmt_host_gemm_config cfg;
+        char devices[sizeof ctx->ooc_devices];
+        st = host_gemm_env(&cfg, devices, sizeof devices, err);
+        if (st == MMT_OK && !peer) st = set_host_gemm(ctx, &cfg, err);
+    }
     return st;
 }
 
@@ -255,6 +290,10 @@ void mmt_close(mmt_ctx *ctx)
             mmt_family_free(ctx->modes[d].fam[f].family);
             free(ctx->modes[d].fam[f].bests);
         }
+    for (int i = 0; i < ctx->n_gpus; i++) {
+        mmt_ooc_device_free(ctx->ooc[i]);
+        if (ctx->peer[i] != ctx) mmt_close(ctx->peer[i]);
+    }
     if (ctx->ws) { /* the stream may still be using it */
         mmt_err ignore;
         ctx->be->sync(ctx->stream, &ignore);
@@ -264,6 +303,7 @@ void mmt_close(mmt_ctx *ctx)
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->modes_lock);
     pthread_mutex_destroy(&ctx->ws_lock);
+    pthread_mutex_destroy(&ctx->ooc_lock);
     free(ctx);
 }
 
@@ -773,6 +813,89 @@ static void sync_with_database(mmt_ctx *ctx)
     mmt_misses_done(ctx->misses);
 }
 
+/* ---- host matrices on a GPU (ooc.h) -------------------------------------------------------- */
+
+static mmt_status host_gemm_env(mmt_host_gemm_config *cfg, char *devices, size_t size, mmt_err *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    const char *why = mmt_ooc_env(&cfg->tile_m, &cfg->tile_n, &cfg->panel_k, &cfg->streams, devices, size);
+    RETURN_ERROR_IF(why, err, MMT_INVALID_ARGUMENT, "%s", why);
+    cfg->devices = devices;
+    return MMT_OK;
+}
+
+/* Checks cfg, opens the contexts of GPUs new to the list (on this context's database) and
+ * closes those it drops; the context is unchanged where anything fails. Under ooc_lock, or
+ * before the context is shared. */
+static mmt_status set_host_gemm(mmt_ctx *ctx, const mmt_host_gemm_config *cfg, mmt_err *err)
+{
+    const mmt_host_gemm_config none = {0};
+    if (!cfg) cfg = &none;
+    RETURN_ERROR_IF(!ctx->async, err, MMT_UNSUPPORTED, "host-memory GEMMs run on a GPU context (this one is %s)",
+                    ctx->be->name);
+    RETURN_ERROR_IF(cfg->tile_m < 0 || cfg->tile_n < 0 || cfg->panel_k < 0, err, MMT_INVALID_ARGUMENT,
+                    "tile %lldx%lld, panel %lld: sizes are positive (0: chosen)", (long long)cfg->tile_m,
+                    (long long)cfg->tile_n, (long long)cfg->panel_k);
+    RETURN_ERROR_IF(cfg->streams < 0 || cfg->streams > MMT_OOC_MAX_STREAMS, err, MMT_INVALID_ARGUMENT,
+                    "streams %d: 1 to %d (0: chosen)", cfg->streams, MMT_OOC_MAX_STREAMS);
+    const char *list = cfg->devices ? cfg->devices : "";
+    RETURN_ERROR_IF(strlen(list) >= sizeof ctx->ooc_devices, err, MMT_INVALID_ARGUMENT, "devices: too long a list");
+    int gpus[MMT_MAX_GPUS], n = 1;
+    gpus[0] = ctx->dev.ordinal;
+    if (*list) {
+        const char *why = mmt_ooc_parse_devices(list, ctx->be->device_count(), MMT_MAX_GPUS, gpus, &n);
+        RETURN_ERROR_IF(why, err, strstr(why, "no GPU") ? MMT_NOT_FOUND : MMT_INVALID_ARGUMENT, "%s", why);
+    }
+    mmt_ctx *peer[MMT_MAX_GPUS] = {0};
+    mmt_ooc_device *state[MMT_MAX_GPUS] = {0};
+    mmt_status st = MMT_OK;
+    for (int i = 0; i < n && st == MMT_OK; i++) {
+        for (int j = 0; j < ctx->n_gpus && !peer[i]; j++) /* kept: its context and pipeline */
+            if (ctx->gpus[j] == gpus[i]) peer[i] = ctx->peer[j], state[i] = ctx->ooc[j];
+        if (!peer[i] && gpus[i] == ctx->dev.ordinal) peer[i] = ctx;
+        if (!peer[i]) {
+            char name[32];
+            snprintf(name, sizeof name, "cuda:%d", gpus[i]);
+            st = open_any(&peer[i], name, *ctx->db_arg ? ctx->db_arg : NULL, 1);
+            if (st != MMT_OK)
+                mmt_err_set(err, st, "GPU %d: %s", gpus[i], peer[i] ? mmt_last_error(peer[i]) : "cannot open");
+        }
+    }
+    for (int i = 0; i < n && st == MMT_OK; i++)
+        if (!state[i] && !(state[i] = mmt_ooc_device_new(gpus[i])))
+            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    /* on success the GPUs the list drops go, on a failure those it would have added */
+    const int from_n = st == MMT_OK ? ctx->n_gpus : n, to_n = st == MMT_OK ? n : ctx->n_gpus;
+    mmt_ctx **from = st == MMT_OK ? ctx->peer : peer, **to = st == MMT_OK ? peer : ctx->peer;
+    mmt_ooc_device **from_state = st == MMT_OK ? ctx->ooc : state;
+    for (int i = 0; i < from_n; i++) {
+        int kept = 0;
+        for (int j = 0; j < to_n && !kept; j++) kept = to[j] == from[i];
+        if (kept || !from[i]) continue;
+        if (from[i] != ctx) mmt_close(from[i]);
+        mmt_ooc_device_free(from_state[i]);
+    }
+    if (st != MMT_OK) return st;
+    ctx->n_gpus = n;
+    memcpy(ctx->gpus, gpus, sizeof gpus);
+    memcpy(ctx->peer, peer, sizeof peer);
+    memcpy(ctx->ooc, state, sizeof state);
+    ctx->ooc_cfg = *cfg;
+    snprintf(ctx->ooc_devices, sizeof ctx->ooc_devices, "%s", list);
+    ctx->ooc_cfg.devices = ctx->ooc_devices;
+    return MMT_OK;
+}
+
+mmt_status mmt_set_host_gemm(mmt_ctx *ctx, const mmt_host_gemm_config *cfg)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    pthread_mutex_lock(&ctx->ooc_lock);
+    mmt_status st = set_host_gemm(ctx, cfg, &err);
+    pthread_mutex_unlock(&ctx->ooc_lock);
+    return finish(ctx, st, &err, 0, NULL);
+}
+
 /* Stored rows x cols with leading dimension ld in the given layout: is ld big enough? */
 static int ld_ok(mmt_layout layout, int64_t rows, int64_t cols, int64_t ld)
 {
@@ -816,12 +939,87 @@ static mmt_status check_desc(const mmt_gemm_desc *d, mmt_problem *p, mmt_err *er
     return MMT_OK;
 }
 
+static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int host_ok, int64_t m, int64_t n,
+                           int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err);
+
+/* What a GPU's tiles run through: the GEMM of its context on device operands, whose choice
+ * is kept from the first tile for the caller. */
+typedef struct tile_runner {
+    mmt_ctx *ctx;
+    int sgemm;
+    mmt_choice how;
+    char config[512];
+} tile_runner;
+
+static mmt_status run_tile(void *user, const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, double alpha,
+                           const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc,
+                           mmt_err *err)
+{
+    tile_runner *r = user;
+    mmt_choice how;
+    char config[512];
+    FORWARD_IF_ERROR(run_gemm(r->ctx, d, r->sgemm, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config,
+                              sizeof config, err));
+    if (r->how == MMT_CHOICE_NONE) r->how = how, snprintf(r->config, sizeof r->config, "%s", config);
+    return MMT_OK;
+}
+
+/* A checked call on host matrices (user: its problem as the caller wrote it): the row-major
+ * problem out of core on the context's GPUs, the policies of this context on each. */
+static mmt_status host_gemm(mmt_ctx *ctx, const mmt_problem *user, int sgemm, double alpha, const void *a,
+                            int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how,
+                            char *config, size_t config_size, mmt_err *err)
+{
+    const mmt_problem p = mmt_problem_normalise(user);
+    const int swap = user->layout == MMT_COL_MAJOR;
+    mmt_ooc_job job = {
+        .desc = {p.dtype, p.out, mmt_mode_compute(p.mode), MMT_ROW_MAJOR, p.trans_a ? MMT_TRANS : MMT_NO_TRANS,
+                 p.trans_b ? MMT_TRANS : MMT_NO_TRANS},
+        .m = p.m, .n = p.n, .k = p.k, .alpha = alpha, .beta = beta, .a = swap ? b : a, .b = swap ? a : b, .c = c,
+        .lda = swap ? ldb : lda, .ldb = swap ? lda : ldb, .ldc = ldc};
+    mmt_ooc_gpu gpus[MMT_MAX_GPUS];
+    tile_runner runners[MMT_MAX_GPUS];
+    pthread_mutex_lock(&ctx->ooc_lock);
+    const mmt_host_gemm_config *cfg = &ctx->ooc_cfg;
+    job.knobs = (mmt_ooc_knobs){.tile_m = swap ? cfg->tile_n : cfg->tile_m, .tile_n = swap ? cfg->tile_m : cfg->tile_n,
+                                .panel_k = cfg->panel_k, .streams = cfg->streams};
+    pthread_mutex_lock(&ctx->lock);
+    const int policies[3] = {ctx->sgemm_policy, ctx->reproducible, ctx->algorithm_policy};
+    pthread_mutex_unlock(&ctx->lock);
+    for (int i = 0; i < ctx->n_gpus; i++) {
+        mmt_ctx *peer = ctx->peer[i];
+        if (peer != ctx) { /* the peers follow this context's policies */
+            pthread_mutex_lock(&peer->lock);
+            peer->sgemm_policy = policies[0], peer->reproducible = policies[1], peer->algorithm_policy = policies[2];
+            pthread_mutex_unlock(&peer->lock);
+        }
+        runners[i] = (tile_runner){.ctx = peer, .sgemm = sgemm};
+        gpus[i] = (mmt_ooc_gpu){.dv = ctx->ooc[i], .stream = atomic_load(&peer->stream), .gemm = run_tile,
+                                .user = &runners[i]};
+    }
+    job.n_gpus = ctx->n_gpus;
+    job.gpus = gpus;
+    mmt_ooc_plan plan;
+    mmt_status st = mmt_ooc_run(&job, &plan, err);
+    pthread_mutex_unlock(&ctx->ooc_lock);
+    if (st != MMT_OK) return st;
+    const tile_runner *first = &runners[0]; /* the first GPU that ran a tile */
+    for (int i = 1; i < job.n_gpus && first->how == MMT_CHOICE_NONE; i++) first = &runners[i];
+    *how = first->how;
+    snprintf(config, config_size, "%.380s%sOOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d,OOC_GPUS=%d",
+             first->config, *first->config ? "," : "", (long long)(swap ? plan.tile_n : plan.tile_m),
+             (long long)(swap ? plan.tile_m : plan.tile_n), (long long)plan.panel_k, plan.streams, job.n_gpus);
+    return MMT_OK;
+}
+
 /* A GEMM call: checked, normalised, looked up (made the first time), launched; *how and
  * config say what served it. sgemm: the call came through mmt_sgemm, whose policy may allow
- * f32x3; mmt_gemm_ex runs exactly what its descriptor says. */
-static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n, int64_t k,
-                           double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
-                           int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+ * f32x3; mmt_gemm_ex runs exactly what its descriptor says. host_ok: operands may be host
+ * memory on a GPU (a public call; the out-of-core GEMM's tiles are device operands). */
+static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int host_ok, int64_t m, int64_t n,
+                           int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
 {
     mmt_problem user;
     FORWARD_IF_ERROR(check_desc(d, &user, err));
@@ -860,6 +1058,17 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
     }
     RETURN_ERROR_IF(!c, err, MMT_INVALID_ARGUMENT, "C is NULL");
     RETURN_ERROR_IF(k > 0 && alpha != 0 && (!a || !b), err, MMT_INVALID_ARGUMENT, "A or B is NULL");
+    if (host_ok && ctx->async) { /* a GPU: one query per operand read says where it lives */
+        const int host_c = ctx->async->is_host(c), reads = k > 0 && alpha != 0;
+        const int host_a = reads ? ctx->async->is_host(a) : host_c, host_b = reads ? ctx->async->is_host(b) : host_c;
+        RETURN_ERROR_IF(host_a != host_c || host_b != host_c, err, MMT_INVALID_ARGUMENT,
+                        "A, B and C must all be device memory or all host memory (A is %s, B %s, C %s memory)",
+                        host_a ? "host" : "device", host_b ? "host" : "device", host_c ? "host" : "device");
+        if (host_c) {
+            user.m = m, user.n = n, user.k = k;
+            return host_gemm(ctx, &user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, err);
+        }
+    }
 
     user.m = m, user.n = n, user.k = k;
     call_key key = {.problem = mmt_problem_normalise(&user)};
@@ -915,7 +1124,7 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     mmt_err err;
     mmt_choice how = MMT_CHOICE_NONE;
     char config[512] = "";
-    mmt_status st = run_gemm(ctx, d, sgemm, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config,
+    mmt_status st = run_gemm(ctx, d, sgemm, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config,
                              sizeof config, &err);
     return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
 }

@@ -101,4 +101,32 @@ mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const
  * cuBLAS) current on the calling thread. */
 mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err);
 
+/* What the out-of-core GEMM (ooc.c) drives a GPU with: device and pinned host memory,
+ * non-blocking streams, events and asynchronous copies, each call on `ordinal`'s primary
+ * context (made current for the call, the caller's restored). is_host: memory CUDA does not
+ * know, or pinned host memory, is host memory (one cuPointerGetAttribute). mem_free: the
+ * device's free bytes. wait_host blocks until the event has happened, wait_stream makes the
+ * stream's later work wait for it. Copies are H2D or D2H. */
+typedef struct mmt_cuda_async {
+    int (*is_host)(const void *ptr);
+    mmt_status (*mem_free)(int ordinal, int64_t *free_bytes, mmt_err *err);
+    mmt_status (*dev_alloc)(int ordinal, size_t size, void **ptr, mmt_err *err);
+    void (*dev_free)(int ordinal, void *ptr);
+    mmt_status (*host_alloc)(int ordinal, size_t size, void **ptr, mmt_err *err);
+    void (*host_free)(int ordinal, void *ptr);
+    mmt_status (*stream_new)(int ordinal, void **stream, mmt_err *err);
+    void (*stream_free)(int ordinal, void *stream);
+    mmt_status (*event_new)(int ordinal, void **event, mmt_err *err);
+    void (*event_free)(int ordinal, void *event);
+    mmt_status (*record)(int ordinal, void *event, void *stream, mmt_err *err);
+    mmt_status (*wait_host)(int ordinal, void *event, mmt_err *err);
+    mmt_status (*wait_stream)(int ordinal, void *stream, void *event, mmt_err *err);
+    mmt_status (*copy)(int ordinal, void *dst, const void *src, size_t size, mmt_copy_dir dir, void *stream,
+                       mmt_err *err);
+    mmt_status (*sync)(int ordinal, void *stream, mmt_err *err);
+} mmt_cuda_async;
+
+/* The table above, or NULL without the CUDA driver. */
+const mmt_cuda_async *mmt_cuda_async_api(void);
+
 #endif

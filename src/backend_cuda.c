@@ -39,6 +39,7 @@ mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err)
 {
     return mmt_err_set(err, MMT_UNSUPPORTED, "no CUDA device %d: built without the CUDA headers", ordinal);
 }
+const mmt_cuda_async *mmt_cuda_async_api(void) { return NULL; }
 mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
                                      size_t *size, char **log, mmt_err *err)
 {
@@ -80,6 +81,14 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
     X(MemcpyHtoD, cuMemcpyHtoD)                       \
     X(MemcpyDtoH, cuMemcpyDtoH)                       \
     X(MemcpyDtoD, cuMemcpyDtoD)                       \
+    X(MemcpyHtoDAsync, cuMemcpyHtoDAsync)             \
+    X(MemcpyDtoHAsync, cuMemcpyDtoHAsync)             \
+    X(MemGetInfo, cuMemGetInfo)                       \
+    X(MemHostAlloc, cuMemHostAlloc)                   \
+    X(MemFreeHost, cuMemFreeHost)                     \
+    X(StreamCreate, cuStreamCreate)                   \
+    X(StreamDestroy, cuStreamDestroy)                 \
+    X(StreamWaitEvent, cuStreamWaitEvent)             \
     X(StreamSynchronize, cuStreamSynchronize)         \
     X(StreamGetCtx, cuStreamGetCtx)                   \
     X(EventCreate, cuEventCreate)                     \
@@ -823,6 +832,170 @@ static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void
     mmt_status st = elapsed_in(run, user, reps, stream, ms, err);
     leave(&sc);
     return st;
+}
+
+/* ---- streams, events, pinned memory: the out-of-core GEMM's (ooc.c) ----------------------- */
+
+/* Each call makes the device's primary context current for itself (and restores the
+ * caller's), so any thread may call; a failure names the driver call. */
+#define ON_DEVICE(ordinal, call, st, what)                                  \
+    do {                                                                    \
+        scope sc_;                                                          \
+        FORWARD_IF_ERROR(enter_ordinal((ordinal), &sc_, err));              \
+        CUresult rc_ = (call);                                              \
+        leave(&sc_);                                                        \
+        if (rc_ != CUDA_SUCCESS) return cu_fail(err, (st), rc_, (what));    \
+    } while (0)
+
+/* Memory that CUDA does not know, or host memory it pinned (CU_MEMORYTYPE_HOST), is host
+ * memory; anything else (device, managed) is the device's. One query. */
+static int async_is_host(const void *ptr)
+{
+    unsigned type = 0;
+    CUresult rc = cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+    if (rc == CUDA_ERROR_INVALID_CONTEXT) { /* no context current: ask again inside one */
+        scope sc;
+        if (enter_default(&sc, NULL) != MMT_OK) return 1;
+        rc = cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+        leave(&sc);
+    }
+    return rc != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST;
+}
+
+static mmt_status async_mem_free(int ordinal, int64_t *free_bytes, mmt_err *err)
+{
+    size_t fr = 0, total = 0;
+    ON_DEVICE(ordinal, cu.MemGetInfo(&fr, &total), MMT_LAUNCH, "cuMemGetInfo");
+    *free_bytes = (int64_t)fr;
+    return MMT_OK;
+}
+
+static mmt_status async_dev_alloc(int ordinal, size_t size, void **ptr, mmt_err *err)
+{
+    CUdeviceptr d = 0;
+    *ptr = NULL;
+    scope sc;
+    FORWARD_IF_ERROR(enter_ordinal(ordinal, &sc, err));
+    CUresult rc = cu.MemAlloc(&d, size ? size : 1);
+    leave(&sc);
+    if (rc != CUDA_SUCCESS)
+        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
+    *ptr = (void *)(uintptr_t)d;
+    return MMT_OK;
+}
+
+static mmt_status async_host_alloc(int ordinal, size_t size, void **ptr, mmt_err *err)
+{
+    *ptr = NULL;
+    scope sc;
+    FORWARD_IF_ERROR(enter_ordinal(ordinal, &sc, err));
+    CUresult rc = cu.MemHostAlloc(ptr, size ? size : 1, CU_MEMHOSTALLOC_PORTABLE);
+    leave(&sc);
+    if (rc != CUDA_SUCCESS) {
+        *ptr = NULL;
+        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemHostAlloc");
+    }
+    return MMT_OK;
+}
+
+/* The releases: a failure has nowhere to go (the resource is gone or the context is). */
+static void async_release(int ordinal, int what, void *x)
+{
+    scope sc;
+    if (!x || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    switch (what) {
+    case 0: cu.MemFree((CUdeviceptr)(uintptr_t)x); break;
+    case 1: cu.MemFreeHost(x); break;
+    case 2: cu.StreamDestroy((CUstream)x); break;
+    default: cu.EventDestroy((CUevent)x); break;
+    }
+    leave(&sc);
+}
+static void async_dev_free(int ordinal, void *ptr) { async_release(ordinal, 0, ptr); }
+static void async_host_free(int ordinal, void *ptr) { async_release(ordinal, 1, ptr); }
+static void async_stream_free(int ordinal, void *stream) { async_release(ordinal, 2, stream); }
+static void async_event_free(int ordinal, void *event) { async_release(ordinal, 3, event); }
+
+/* Non-blocking: no implicit order with the legacy default stream, which may be the one
+ * the kernels run on. */
+static mmt_status async_stream_new(int ordinal, void **stream, mmt_err *err)
+{
+    CUstream s = NULL;
+    *stream = NULL;
+    ON_DEVICE(ordinal, cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING), MMT_LAUNCH, "cuStreamCreate");
+    *stream = s;
+    return MMT_OK;
+}
+
+static mmt_status async_event_new(int ordinal, void **event, mmt_err *err)
+{
+    CUevent e = NULL;
+    *event = NULL;
+    ON_DEVICE(ordinal, cu.EventCreate(&e, CU_EVENT_DISABLE_TIMING), MMT_LAUNCH, "cuEventCreate");
+    *event = e;
+    return MMT_OK;
+}
+
+static mmt_status async_record(int ordinal, void *event, void *stream, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.EventRecord((CUevent)event, (CUstream)stream), MMT_LAUNCH, "cuEventRecord");
+    return MMT_OK;
+}
+
+/* Where an earlier asynchronous failure (a kernel's fault) shows up. */
+static mmt_status async_wait_host(int ordinal, void *event, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.EventSynchronize((CUevent)event), MMT_LAUNCH, "cuEventSynchronize");
+    return MMT_OK;
+}
+
+static mmt_status async_wait_stream(int ordinal, void *stream, void *event, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.StreamWaitEvent((CUstream)stream, (CUevent)event, 0), MMT_LAUNCH, "cuStreamWaitEvent");
+    return MMT_OK;
+}
+
+static mmt_status async_copy(int ordinal, void *dst, const void *src, size_t size, mmt_copy_dir dir, void *stream,
+                             mmt_err *err)
+{
+    if (size == 0) return MMT_OK;
+    if (dir == MMT_H2D)
+        ON_DEVICE(ordinal, cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, size, (CUstream)stream), MMT_LAUNCH,
+                  "cuMemcpyHtoDAsync");
+    else
+        ON_DEVICE(ordinal, cu.MemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, size, (CUstream)stream), MMT_LAUNCH,
+                  "cuMemcpyDtoHAsync");
+    return MMT_OK;
+}
+
+static mmt_status async_sync(int ordinal, void *stream, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.StreamSynchronize((CUstream)stream), MMT_LAUNCH, "cuStreamSynchronize");
+    return MMT_OK;
+}
+
+static const mmt_cuda_async async_api = {
+    .is_host = async_is_host,
+    .mem_free = async_mem_free,
+    .dev_alloc = async_dev_alloc,
+    .dev_free = async_dev_free,
+    .host_alloc = async_host_alloc,
+    .host_free = async_host_free,
+    .stream_new = async_stream_new,
+    .stream_free = async_stream_free,
+    .event_new = async_event_new,
+    .event_free = async_event_free,
+    .record = async_record,
+    .wait_host = async_wait_host,
+    .wait_stream = async_wait_stream,
+    .copy = async_copy,
+    .sync = async_sync,
+};
+
+const mmt_cuda_async *mmt_cuda_async_api(void)
+{
+    mmt_err ignore;
+    return need_driver(&ignore) == MMT_OK ? &async_api : NULL;
 }
 
 static const mmt_backend cuda_backend = {

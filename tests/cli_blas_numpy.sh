@@ -7,8 +7,8 @@
 # calls reach libmmtuned: the tuned shape runs its tuned kernel, the others are counted
 # in the database's miss table, and MMTUNE_BLAS_STATS=1 counts them. Also: a CBLAS error
 # names the parameter as reference CBLAS does; MMTUNE_BLAS_FORWARD picks the library of
-# the forwarded routines, and one that is this library is refused; MMTUNE_OFFLOAD without
-# a GPU says so once and computes on the CPU.
+# the forwarded routines, and one that is this library is refused; MMTUNE_OFFLOAD runs the
+# GEMMs on the GPU where there is one, and without one says so once and computes on the CPU.
 set -u
 MMTUNE=$1
 LIB=$(dirname "$MMTUNE")/blas/libmmtuned_blas.so
@@ -92,12 +92,21 @@ check "MMTUNE_BLAS_FORWARD: this library" 134 env LD_PRELOAD="$LIB" MMTUNE_BLAS_
 grep -q "none was found (tried .*libmmtuned_blas.so (is this library))" "$tmp/err" ||
   { echo "FAIL: $(cat "$tmp/err")"; fail=1; }
 
-# The GPU offload: no GPU here, so it says so once and every GEMM runs on the CPU; a value
-# it does not know is said once and ignored.
-check "MMTUNE_OFFLOAD=cuda:0 without a GPU" 0 env LD_PRELOAD="$LIB" MMTUNE_OFFLOAD=cuda:0 MMTUNE_OFFLOAD_MIN=1 \
-  MMTUNE_BLAS_STATS=1 "$PY" "$SCRIPT"
-expect "offload: said once" "$(grep -c 'MMTUNE_OFFLOAD=cuda:0: the GPU does not open' "$tmp/err")" 1
-expect "offload: on the CPU" "$(grep -o 'sgemm: [0-9]* served' "$tmp/err")" "sgemm: 16 served"
+# The GPU offload: with a GPU numpy's GEMMs run there out of core (small tiles: many of them)
+# and give the same results; without one it says so once and every GEMM runs on the CPU. A
+# value it does not know is said once and ignored.
+check "MMTUNE_OFFLOAD=cuda:0" 0 env LD_PRELOAD="$LIB" MMTUNE_OFFLOAD=cuda:0 MMTUNE_OFFLOAD_MIN=1 \
+  MMTUNE_OOC_TILE=48x40 MMTUNE_OOC_PANEL=24 MMTUNE_BLAS_STATS=1 "$PY" "$SCRIPT"
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  line=$(grep -o 'sgemm: [0-9]* served.* [0-9]* offloaded' "$tmp/err")
+  served=$(echo "$line" | sed -n 's/^sgemm: \([0-9]*\) served.*/\1/p')
+  offloaded=$(echo "$line" | sed -n 's/.* \([0-9]*\) offloaded$/\1/p')
+  expect "offload: every GEMM reached libmmtuned" "$(( ${served:-0} + ${offloaded:-0} ))" 16
+  [ "${offloaded:-0}" -ge 1 ] || { echo "FAIL: offload: no GEMM ran on the GPU: $line"; fail=1; }
+else
+  expect "offload: said once" "$(grep -c 'MMTUNE_OFFLOAD=cuda:0: the GPU does not open' "$tmp/err")" 1
+  expect "offload: on the CPU" "$(grep -o 'sgemm: [0-9]* served' "$tmp/err")" "sgemm: 16 served"
+fi
 check "MMTUNE_OFFLOAD=gpu" 0 env LD_PRELOAD="$LIB" MMTUNE_OFFLOAD=gpu "$PY" "$SCRIPT"
 expect "offload: a bad value" "$(grep -c 'MMTUNE_OFFLOAD=gpu: the values are off' "$tmp/err")" 1
 [ $fail = 0 ] && echo "cli_blas_numpy: all passed"

@@ -16,17 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "blas_decls.h"
 #include "check.h"
 
-enum { ROW = 101, COL = 102, NO = 111, TR = 112, CONJ = 113 };
-
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *, const float *,
-            const int *, const float *, const int *, const float *, float *, const int *, size_t, size_t);
-void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *,
-            const int *, const double *, const int *, const double *, double *, const int *, size_t, size_t);
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
-void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *,
-                 int);
 /* forwarded ones */
 void saxpy_(const int *, const float *, const float *, const int *, float *, const int *);
 float sdot_(const int *, const float *, const int *, const float *, const int *);

@@ -1,0 +1,377 @@
+/* ooc.c - GEMM on host matrices on the GPUs (ooc.h).
+ *
+ * One device's pipeline, step by step (a step is one panel of one tile; `streams` lanes
+ * take the steps in turn, each with its own copy stream, pinned staging and device panels):
+ *   the host waits until the lane's last copy has left its staging (event copied), packs
+ *   the panels of A and B into it, the lane's stream waits until the kernel that read the
+ *   lane's device panels last is done (event consumed) and copies; the kernel stream waits
+ *   for the copy and runs the tile's kernel on the panel. The host runs ahead of the device
+ *   by up to `streams` steps, so packing, copies and kernels overlap. Each C tile has one of
+ *   two device buffers: loaded first where beta is not 0 (stream cload), written back after
+ *   its last panel (stream cstore) while the next tile computes in the other buffer, and
+ *   unpacked into the caller's C when that buffer is needed again or at the end. */
+#define _GNU_SOURCE
+#include "ooc.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "problem.h"
+
+typedef struct lane {
+    void *stream, *copied, *consumed; /* copy stream; events: staging free, device panels free */
+    void *pa, *pb;                    /* pinned staging of the panels */
+    void *da, *db;                    /* the device panels */
+} lane;
+
+typedef struct ctile {
+    void *pinned, *dev;
+    void *loaded, *done, *out; /* events: C loaded, kernels done, written back */
+    int64_t tile;              /* pending write-back of this tile, or -1 */
+} ctile;
+
+struct mmt_ooc_device {
+    int ordinal;
+    const mmt_cuda_async *cu;
+    lane lanes[MMT_OOC_MAX_STREAMS];
+    int n_lanes;        /* lanes with streams and events */
+    ctile ct[2];
+    void *cload, *cstore;
+    int64_t ab_cap[2];  /* bytes of every lane's A and B buffers */
+    int64_t c_cap;
+    int64_t held;       /* device bytes held */
+};
+
+mmt_ooc_device *mmt_ooc_device_new(int ordinal)
+{
+    mmt_ooc_device *dv = calloc(1, sizeof *dv);
+    if (dv) dv->ordinal = ordinal, dv->cu = mmt_cuda_async_api();
+    return dv;
+}
+
+static void free_buffers(mmt_ooc_device *dv)
+{
+    const mmt_cuda_async *cu = dv->cu;
+    for (int i = 0; i < dv->n_lanes; i++) {
+        lane *l = &dv->lanes[i];
+        cu->host_free(dv->ordinal, l->pa), cu->host_free(dv->ordinal, l->pb);
+        cu->dev_free(dv->ordinal, l->da), cu->dev_free(dv->ordinal, l->db);
+        l->pa = l->pb = l->da = l->db = NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        cu->host_free(dv->ordinal, dv->ct[i].pinned), cu->dev_free(dv->ordinal, dv->ct[i].dev);
+        dv->ct[i].pinned = dv->ct[i].dev = NULL;
+    }
+    dv->ab_cap[0] = dv->ab_cap[1] = dv->c_cap = dv->held = 0;
+}
+
+void mmt_ooc_device_free(mmt_ooc_device *dv)
+{
+    if (!dv) return;
+    if (dv->cu) {
+        free_buffers(dv);
+        for (int i = 0; i < dv->n_lanes; i++) {
+            dv->cu->stream_free(dv->ordinal, dv->lanes[i].stream);
+            dv->cu->event_free(dv->ordinal, dv->lanes[i].copied);
+            dv->cu->event_free(dv->ordinal, dv->lanes[i].consumed);
+        }
+        for (int i = 0; i < 2; i++) {
+            dv->cu->event_free(dv->ordinal, dv->ct[i].loaded);
+            dv->cu->event_free(dv->ordinal, dv->ct[i].done);
+            dv->cu->event_free(dv->ordinal, dv->ct[i].out);
+        }
+        dv->cu->stream_free(dv->ordinal, dv->cload);
+        dv->cu->stream_free(dv->ordinal, dv->cstore);
+    }
+    free(dv);
+}
+
+/* Streams and events for `streams` lanes (made once), buffers as large as the plan's (the
+ * old ones given back first when they are too small). */
+static mmt_status prepare(mmt_ooc_device *dv, const mmt_ooc_plan *p, mmt_err *err)
+{
+    const mmt_cuda_async *cu = dv->cu;
+    const int o = dv->ordinal;
+    RETURN_ERROR_IF(!cu, err, MMT_UNSUPPORTED, "the CUDA driver is not available");
+    if (!dv->cload) {
+        FORWARD_IF_ERROR(cu->stream_new(o, &dv->cload, err));
+        FORWARD_IF_ERROR(cu->stream_new(o, &dv->cstore, err));
+        for (int i = 0; i < 2; i++) {
+            FORWARD_IF_ERROR(cu->event_new(o, &dv->ct[i].loaded, err));
+            FORWARD_IF_ERROR(cu->event_new(o, &dv->ct[i].done, err));
+            FORWARD_IF_ERROR(cu->event_new(o, &dv->ct[i].out, err));
+        }
+    }
+    for (; dv->n_lanes < p->streams; dv->n_lanes++) {
+        lane *l = &dv->lanes[dv->n_lanes];
+        FORWARD_IF_ERROR(cu->stream_new(o, &l->stream, err));
+        FORWARD_IF_ERROR(cu->event_new(o, &l->copied, err));
+        FORWARD_IF_ERROR(cu->event_new(o, &l->consumed, err));
+    }
+    /* lanes beyond the plan's keep their buffers only if every lane used has them */
+    int fits = p->a_bytes <= dv->ab_cap[0] && p->b_bytes <= dv->ab_cap[1] && p->c_bytes_tile <= dv->c_cap;
+    for (int i = 0; i < p->streams && fits; i++) fits = dv->lanes[i].pa != NULL;
+    if (fits) return MMT_OK;
+    free_buffers(dv);
+    for (int i = 0; i < p->streams; i++) {
+        lane *l = &dv->lanes[i];
+        FORWARD_IF_ERROR(cu->host_alloc(o, (size_t)p->a_bytes, &l->pa, err));
+        FORWARD_IF_ERROR(cu->host_alloc(o, (size_t)p->b_bytes, &l->pb, err));
+        FORWARD_IF_ERROR(cu->dev_alloc(o, (size_t)p->a_bytes, &l->da, err));
+        FORWARD_IF_ERROR(cu->dev_alloc(o, (size_t)p->b_bytes, &l->db, err));
+    }
+    for (int i = 0; i < 2; i++) {
+        FORWARD_IF_ERROR(cu->host_alloc(o, (size_t)p->c_bytes_tile, &dv->ct[i].pinned, err));
+        FORWARD_IF_ERROR(cu->dev_alloc(o, (size_t)p->c_bytes_tile, &dv->ct[i].dev, err));
+    }
+    dv->ab_cap[0] = p->a_bytes, dv->ab_cap[1] = p->b_bytes, dv->c_cap = p->c_bytes_tile;
+    dv->held = p->device_bytes;
+    return MMT_OK;
+}
+
+/* ---- host copies ------------------------------------------------------------------------ */
+
+/* rows of row_bytes from src (pitch spitch) to dst (pitch dpitch); large blocks on several
+ * threads, since one core's memcpy is slower than the host link. */
+typedef struct block {
+    char *dst;
+    const char *src;
+    int64_t dpitch, spitch, rows, row_bytes;
+} block;
+
+static void *copy_block(void *arg)
+{
+    const block *b = arg;
+    for (int64_t r = 0; r < b->rows; r++) memcpy(b->dst + r * b->dpitch, b->src + r * b->spitch, (size_t)b->row_bytes);
+    return NULL;
+}
+
+#define COPY_THREADS 8
+
+static void copy_rows(void *dst, int64_t dpitch, const void *src, int64_t spitch, int64_t rows, int64_t row_bytes,
+                      int threads)
+{
+    block b = {dst, src, dpitch, spitch, rows, row_bytes};
+    int n = rows * row_bytes >= (16 << 20) ? threads : 1;
+    if (n > rows) n = (int)rows;
+    if (n <= 1) {
+        copy_block(&b);
+        return;
+    }
+    block parts[COPY_THREADS];
+    pthread_t th[COPY_THREADS];
+    int started[COPY_THREADS] = {0};
+    const int64_t per = (rows + n - 1) / n;
+    for (int i = 0; i < n; i++) {
+        const int64_t r0 = i * per, r1 = r0 + per < rows ? r0 + per : rows;
+        parts[i] = (block){b.dst + r0 * dpitch, b.src + r0 * spitch, dpitch, spitch, r1 > r0 ? r1 - r0 : 0, row_bytes};
+        started[i] = i > 0 && pthread_create(&th[i], NULL, copy_block, &parts[i]) == 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (!started[i]) copy_block(&parts[i]); /* part 0, and any whose thread did not start */
+    for (int i = 1; i < n; i++)
+        if (started[i]) pthread_join(th[i], NULL);
+}
+
+/* ---- one device --------------------------------------------------------------------------- */
+
+typedef struct shared {
+    const mmt_ooc_job *job;
+    const mmt_ooc_plan *plan;
+    atomic_llong next; /* the next tile to take */
+    atomic_int failed;
+    atomic_int written; /* a tile reached the caller's C */
+    int threads;        /* per device, for the host copies */
+} shared;
+
+/* Waits for tile ct's write-back and unpacks it into the caller's C. */
+static mmt_status write_back(mmt_ooc_device *dv, ctile *ct, shared *sh, mmt_err *err)
+{
+    if (ct->tile < 0) return MMT_OK;
+    const mmt_ooc_plan *p = sh->plan;
+    int64_t i0, j0, rows, cols;
+    mmt_ooc_tile(p, ct->tile, &i0, &j0, &rows, &cols);
+    ct->tile = -1;
+    FORWARD_IF_ERROR(dv->cu->wait_host(dv->ordinal, ct->out, err));
+    atomic_store(&sh->written, 1);
+    const int64_t cb = p->c_bytes;
+    copy_rows((char *)sh->job->c + (i0 * sh->job->ldc + j0) * cb, sh->job->ldc * cb, ct->pinned, p->c_pitch * cb, rows,
+              cols * cb, sh->threads);
+    return MMT_OK;
+}
+
+/* Packs panel q of tile (i0, j0, rows x cols) into lane l's staging; its byte counts. */
+static void pack_panels(const shared *sh, lane *l, int64_t i0, int64_t j0, int64_t rows, int64_t cols, int64_t k0,
+                        int64_t depth, int64_t *a_size, int64_t *b_size)
+{
+    const mmt_ooc_job *jb = sh->job;
+    const mmt_ooc_plan *p = sh->plan;
+    const int64_t e = p->ab_bytes;
+    /* A stored m x k (k x m transposed), B k x n (n x k) */
+    const int64_t a_rows = p->trans_a ? depth : rows, a_cols = p->trans_a ? rows : depth;
+    const int64_t a_first = p->trans_a ? k0 * jb->lda + i0 : i0 * jb->lda + k0;
+    const int64_t b_rows = p->trans_b ? cols : depth, b_cols = p->trans_b ? depth : cols;
+    const int64_t b_first = p->trans_b ? j0 * jb->ldb + k0 : k0 * jb->ldb + j0;
+    copy_rows(l->pa, p->a_pitch * e, (const char *)jb->a + a_first * e, jb->lda * e, a_rows, a_cols * e, sh->threads);
+    copy_rows(l->pb, p->b_pitch * e, (const char *)jb->b + b_first * e, jb->ldb * e, b_rows, b_cols * e, sh->threads);
+    *a_size = a_rows * p->a_pitch * e;
+    *b_size = b_rows * p->b_pitch * e;
+}
+
+static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, mmt_err *err)
+{
+    mmt_ooc_device *dv = g->dv;
+    const mmt_cuda_async *cu = dv->cu;
+    const int o = dv->ordinal;
+    const mmt_ooc_job *jb = sh->job;
+    const mmt_ooc_plan *p = sh->plan;
+    const int64_t n_tiles = p->tiles_m * p->tiles_n;
+    int64_t step = 0, count = 0;
+    dv->ct[0].tile = dv->ct[1].tile = -1;
+    while (!atomic_load(&sh->failed)) {
+        const int64_t t = atomic_fetch_add(&sh->next, 1);
+        if (t >= n_tiles) break;
+        ctile *ct = &dv->ct[count++ % 2];
+        FORWARD_IF_ERROR(write_back(dv, ct, sh, err)); /* the tile before last, in this buffer */
+        int64_t i0, j0, rows, cols;
+        mmt_ooc_tile(p, t, &i0, &j0, &rows, &cols);
+        const int64_t cb = p->c_bytes;
+        if (jb->beta != 0) { /* beta = 0: C is not read */
+            copy_rows(ct->pinned, p->c_pitch * cb, (const char *)jb->c + (i0 * jb->ldc + j0) * cb, jb->ldc * cb, rows,
+                      cols * cb, sh->threads);
+            FORWARD_IF_ERROR(cu->copy(o, ct->dev, ct->pinned, (size_t)(rows * p->c_pitch * cb), MMT_H2D, dv->cload, err));
+            FORWARD_IF_ERROR(cu->record(o, ct->loaded, dv->cload, err));
+            FORWARD_IF_ERROR(cu->wait_stream(o, g->stream, ct->loaded, err));
+        }
+        for (int64_t q = 0; q < p->panels; q++, step++) {
+            lane *l = &dv->lanes[step % p->streams];
+            int64_t k0, depth, a_size = 0, b_size = 0;
+            mmt_ooc_panel(p, q, &k0, &depth);
+            if (step >= p->streams) FORWARD_IF_ERROR(cu->wait_host(o, l->copied, err));
+            if (depth > 0) {
+                pack_panels(sh, l, i0, j0, rows, cols, k0, depth, &a_size, &b_size);
+                if (step >= p->streams) FORWARD_IF_ERROR(cu->wait_stream(o, l->stream, l->consumed, err));
+                FORWARD_IF_ERROR(cu->copy(o, l->da, l->pa, (size_t)a_size, MMT_H2D, l->stream, err));
+                FORWARD_IF_ERROR(cu->copy(o, l->db, l->pb, (size_t)b_size, MMT_H2D, l->stream, err));
+                FORWARD_IF_ERROR(cu->record(o, l->copied, l->stream, err));
+                FORWARD_IF_ERROR(cu->wait_stream(o, g->stream, l->copied, err));
+            } else {
+                FORWARD_IF_ERROR(cu->record(o, l->copied, l->stream, err)); /* keeps the lane's events in step */
+            }
+            /* the tile's kernel: A panel rows x depth (pitch a_pitch), B depth x cols, C rows x cols */
+            FORWARD_IF_ERROR(g->gemm(g->user, &jb->desc, rows, cols, depth, depth > 0 ? jb->alpha : 0,
+                                     depth > 0 ? l->da : NULL, p->a_pitch, depth > 0 ? l->db : NULL, p->b_pitch,
+                                     q == 0 ? jb->beta : 1.0, ct->dev, p->c_pitch, err));
+            FORWARD_IF_ERROR(cu->record(o, l->consumed, g->stream, err));
+        }
+        FORWARD_IF_ERROR(cu->record(o, ct->done, g->stream, err));
+        FORWARD_IF_ERROR(cu->wait_stream(o, dv->cstore, ct->done, err));
+        FORWARD_IF_ERROR(cu->copy(o, ct->pinned, ct->dev, (size_t)(rows * p->c_pitch * cb), MMT_D2H, dv->cstore, err));
+        FORWARD_IF_ERROR(cu->record(o, ct->out, dv->cstore, err));
+        ct->tile = t;
+    }
+    FORWARD_IF_ERROR(write_back(dv, &dv->ct[count % 2], sh, err)); /* the older first */
+    return write_back(dv, &dv->ct[(count + 1) % 2], sh, err);
+}
+
+/* A device's part of the job; after a failure, its streams are drained so that nothing
+ * still uses the buffers, and the other devices stop taking tiles. */
+typedef struct worker {
+    const mmt_ooc_gpu *g;
+    shared *sh;
+    mmt_err err;
+    mmt_status st;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    mmt_ooc_device *dv = w->g->dv;
+    w->st = run_tiles(w->g, w->sh, &w->err);
+    if (w->st != MMT_OK) {
+        atomic_store(&w->sh->failed, 1);
+        mmt_err ignore;
+        for (int i = 0; i < dv->n_lanes; i++) dv->cu->sync(dv->ordinal, dv->lanes[i].stream, &ignore);
+        dv->cu->sync(dv->ordinal, w->g->stream, &ignore);
+        dv->cu->sync(dv->ordinal, dv->cload, &ignore);
+        dv->cu->sync(dv->ordinal, dv->cstore, &ignore);
+        dv->ct[0].tile = dv->ct[1].tile = -1;
+    }
+    return NULL;
+}
+
+/* ---- the job ------------------------------------------------------------------------------ */
+
+static mmt_status plan_for(const mmt_ooc_job *job, mmt_ooc_plan *plan, mmt_err *err)
+{
+    const mmt_cuda_async *cu = mmt_cuda_async_api();
+    RETURN_ERROR_IF(!cu || job->n_gpus < 1, err, MMT_UNSUPPORTED, "host-memory GEMM needs a GPU and its driver");
+    /* per device: 60% of what is free besides our own buffers (the kernels' scratch and
+     * other users keep the rest), and a quarter of the host's memory, pinned, shared */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    int64_t budget = pages > 0 && page > 0 ? (int64_t)pages * page / 4 / job->n_gpus : INT64_MAX;
+    for (int d = 0; d < job->n_gpus; d++) {
+        int64_t fr = 0;
+        FORWARD_IF_ERROR(cu->mem_free(job->gpus[d].dv->ordinal, &fr, err));
+        const int64_t mine = (fr + job->gpus[d].dv->held) / 10 * 6;
+        if (mine < budget) budget = mine;
+    }
+    const int64_t k = job->alpha != 0 ? job->k : 0; /* alpha = 0: A and B are not read */
+    const char *why = mmt_ooc_plan_make(job->m, job->n, k, mmt_dtype_size(job->desc.ab_type),
+                                        mmt_dtype_size(job->desc.c_type), job->desc.trans_a == MMT_TRANS,
+                                        job->desc.trans_b == MMT_TRANS, &job->knobs, budget, plan);
+    RETURN_ERROR_IF(why, err, MMT_OUT_OF_MEMORY, "host-memory GEMM %lldx%lldx%lld: %s", (long long)job->m,
+                    (long long)job->n, (long long)job->k, why);
+    return MMT_OK;
+}
+
+mmt_status mmt_ooc_run(const mmt_ooc_job *job, mmt_ooc_plan *used, mmt_err *err)
+{
+    mmt_ooc_plan plan;
+    FORWARD_IF_ERROR(plan_for(job, &plan, err));
+    for (int d = 0; d < job->n_gpus; d++) {
+        mmt_err why;
+        mmt_status st = prepare(job->gpus[d].dv, &plan, &why);
+        /* nothing has run: a failure here is one of setting up (ooc.h's contract) */
+        if (st != MMT_OK)
+            return mmt_err_set(err, st == MMT_OUT_OF_MEMORY ? st : MMT_UNSUPPORTED, "setting up GPU %d: %.3800s",
+                               job->gpus[d].dv->ordinal, why.msg);
+    }
+    *used = plan;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int per = cpus > 0 ? (int)(cpus / job->n_gpus) : 1;
+    shared sh = {.job = job, .plan = &plan, .threads = per < 1 ? 1 : per > COPY_THREADS ? COPY_THREADS : per};
+    worker *w = calloc((size_t)job->n_gpus, sizeof *w);
+    pthread_t *th = calloc((size_t)job->n_gpus, sizeof *th);
+    int *started = calloc((size_t)job->n_gpus, sizeof *started);
+    if (!w || !th || !started) {
+        free(w), free(th), free(started);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int d = 0; d < job->n_gpus; d++) w[d] = (worker){.g = &job->gpus[d], .sh = &sh};
+    /* the calling thread drives the first GPU, a thread of its own each other one */
+    for (int d = 1; d < job->n_gpus; d++) started[d] = pthread_create(&th[d], NULL, work, &w[d]) == 0;
+    work(&w[0]);
+    for (int d = 1; d < job->n_gpus; d++)
+        if (started[d]) pthread_join(th[d], NULL);
+        else work(&w[d]); /* no thread: this one takes its share (what is left) */
+    mmt_status st = MMT_OK;
+    for (int d = 0; d < job->n_gpus && st == MMT_OK; d++)
+        if (w[d].st != MMT_OK) {
+            *err = w[d].err;
+            st = w[d].st;
+        }
+    /* the statuses that promise an untouched C must not be seen once it is not */
+    if (st != MMT_OK && st != MMT_LAUNCH && atomic_load(&sh.written)) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        st = mmt_err_set(err, MMT_LAUNCH, "C is partly written: %.3900s", msg);
+    }
+    free(w), free(th), free(started);
+    return st;
+}

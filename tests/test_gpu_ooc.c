@@ -1,0 +1,247 @@
+/* test_gpu_ooc.c - GEMM on host matrices on a GPU context (out of core, ooc.h), through the
+ * public API: small forced tiles and panels so that every call runs many tiles, several
+ * panels and ragged edges, for every mode and output type, both layouts, every transpose,
+ * odd leading dimensions, the BLAS rules (beta = 0 with NaN-poisoned C, alpha = 0 with NaN A
+ * and B), K = 0, against a long double reference with the tuner's bound, C's padding
+ * untouched; the default plan on a larger problem; pinned host operands; and the refusals
+ * (mixed host and device operands, bad knobs, tiles the GPU cannot hold) with nothing
+ * written. Exits 77 (skipped) without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "gemm_check.h"
+#include "mmtuned.h"
+
+typedef struct kind {
+    mmt_dtype ab, c;
+    mmt_compute compute;
+} kind;
+
+static const kind kinds[] = {
+    {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE},  {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE},
+    {MMT_BF16, MMT_F32, MMT_COMPUTE_NATIVE}, {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE},
+    {MMT_F16, MMT_F32, MMT_COMPUTE_NATIVE},  {MMT_F16, MMT_F16, MMT_COMPUTE_NATIVE},
+    {MMT_F32, MMT_F32, MMT_COMPUTE_TF32},    {MMT_F32, MMT_F32, MMT_COMPUTE_F32X3},
+};
+
+typedef struct ab {
+    double alpha, beta;
+    int nan_c, nan_ab;
+} ab;
+
+/* beta = 0 never reads C (poisoned), alpha = 0 never reads A and B (poisoned) */
+static const ab cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 1}, {-1.5, 1.0, 0, 0}};
+
+/* Tiles of 48 x 40 and panels of 24: 110 x 70 x 90 is 3 x 2 tiles (ragged), 4 panels (ragged).
+ * The edges stay wider than 8, so they run the family of the whole tiles (thin ones would
+ * each build a kernel of the thin family, for no more coverage of the tiling). */
+static const int64_t shapes[][3] = {{110, 70, 90}, {1, 1, 1}, {33, 129, 0}, {60, 57, 25}};
+
+/* One call on host matrices; returns its relative error (NaN or inf: wrong), or -1 if the
+ * padding of C changed. */
+static double run_case(mmt_ctx *ctx, const kind *kd, const int64_t *sh, int col, int ta, int tb, const ab *cs,
+                       int odd)
+{
+    const int64_t m = sh[0], n = sh[1], k = sh[2];
+    const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    const int64_t lda = (col ? ar : ac) + (odd ? 3 : 0), ldb = (col ? br : bc) + (odd ? 1 : 0);
+    const int64_t ldc = (col ? m : n) + (odd ? 5 : 0);
+    const int64_t lda1 = lda > 0 ? lda : 1, ldb1 = ldb > 0 ? ldb : 1;
+    void *a = gc_matrix_t(kd->ab, col, ar, ac, lda1, cs->nan_ab);
+    void *b = gc_matrix_t(kd->ab, col, br, bc, ldb1, cs->nan_ab);
+    void *c = gc_matrix_t(kd->c, col, m, n, ldc, cs->nan_c);
+    const size_t c_size = (size_t)((col ? n : m) * ldc * mmt_dtype_size(kd->c));
+    void *c0 = malloc(c_size);
+    memcpy(c0, c, c_size);
+    double *ref = gc_ref_alloc(m, n);
+    gc_reference_t(kd->ab, kd->c, col, ta, tb, m, n, k, cs->alpha, a, lda1, b, ldb1, cs->beta, c0, ldc, ref);
+    const mmt_gemm_desc d = {kd->ab, kd->c, kd->compute, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                             ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
+    mmt_status st = mmt_gemm_ex(ctx, &d, m, n, k, cs->alpha, a, lda1, b, ldb1, cs->beta, c, ldc);
+    double e = INFINITY;
+    if (st != MMT_OK) {
+        fprintf(stderr, "mmt_gemm_ex: %s: %s\n", mmt_status_string(st), mmt_last_error(ctx));
+    } else {
+        e = gc_rel_error_t(kd->c, col, m, n, c, ldc, ref);
+        const int64_t es = mmt_dtype_size(kd->c), rows = col ? n : m, used = col ? m : n;
+        for (int64_t r = 0; r < rows; r++) /* the padding of each stored row, bit for bit */
+            if (memcmp((char *)c + (r * ldc + used) * es, (char *)c0 + (r * ldc + used) * es,
+                       (size_t)((ldc - used) * es)) != 0)
+                e = -1;
+    }
+    free(a), free(b), free(c), free(c0), free(ref);
+    return e;
+}
+
+static void test_forced_tiles(mmt_ctx *ctx)
+{
+    const mmt_host_gemm_config cfg = {.tile_m = 48, .tile_n = 40, .panel_k = 24, .streams = 3};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &cfg), MMT_OK);
+    for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
+        const kind *kd = &kinds[ki];
+        mmt_mode mode;
+        mmt_mode_of(kd->ab, kd->compute, &mode);
+        int bad = 0, runs = 0;
+        /* every transpose for one type of each size (what the packing sees), NN and TT for the
+         * other kinds (each transpose pair is a kernel to build) */
+        const int all_trans = ki < 3;
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (int v = 0; v < 16; v++) /* layout, transposes, odd leading dimensions */
+                for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+                    const int col = v & 1, ta = v >> 1 & 1, tb = v >> 2 & 1, odd = v >> 3 & 1;
+                    if (!all_trans && ta != tb) continue;
+                    const double bound = gc_bound_mode(mode, kd->c, shapes[si][2]);
+                    const double e = run_case(ctx, kd, shapes[si], col, ta, tb, &cases[ci], odd);
+                    runs++;
+                    if (!(e >= 0 && e <= bound)) {
+                        fprintf(stderr, "%s->%s %s %lldx%lldx%lld %s%s%s case %zu: %s %g (bound %g)\n",
+                                mmt_mode_name(mode), mmt_dtype_name(kd->c), col ? "col" : "row",
+                                (long long)shapes[si][0], (long long)shapes[si][1], (long long)shapes[si][2],
+                                ta ? "T" : "N", tb ? "T" : "N", odd ? " odd ld" : "", ci,
+                                e < 0 ? "C's padding changed" : "rel error", e, bound);
+                        bad++;
+                    }
+                }
+        CHECK_EQ_INT(bad, 0);
+        printf("%s->%s: %d calls on host matrices, tiles 48x40, panels of 24, 3 streams: %s\n", mmt_mode_name(mode),
+               mmt_dtype_name(kd->c), runs, bad ? "WRONG" : "ok");
+    }
+    /* what ran is said: the tile's kernel, then the plan */
+    const char *config = NULL;
+    const kind f32 = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE};
+    const int64_t sh[3] = {110, 70, 90};
+    CHECK(run_case(ctx, &f32, sh, 0, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 90));
+    CHECK(mmt_last_choice(ctx, &config) != MMT_CHOICE_NONE);
+    printf("configuration: %s\n", config);
+    CHECK(strstr(config, "OOC_TILE_M=48,OOC_TILE_N=40,OOC_PANEL_K=24,OOC_STREAMS=3,OOC_GPUS=1") != NULL);
+    /* column-major: the caller's tile is rows x columns of C as the caller stores it */
+    CHECK(run_case(ctx, &f32, sh, 1, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 90));
+    mmt_last_choice(ctx, &config);
+    CHECK(strstr(config, "OOC_TILE_M=48,OOC_TILE_N=40") != NULL);
+}
+
+/* The default plan (one tile here), mmt_sgemm and mmt_dgemm, and "all" GPUs. */
+static void test_defaults(mmt_ctx *ctx)
+{
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, NULL), MMT_OK);
+    const kind kd[2] = {{MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE}, {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE}};
+    const int64_t sh[3] = {700, 500, 1100};
+    for (int f64 = 0; f64 < 2; f64++) {
+        const double e = run_case(ctx, &kd[f64], sh, f64, 1, 0, &cases[3], 1);
+        CHECK(e >= 0 && e <= gc_bound(f64, sh[2]));
+        const char *config;
+        mmt_last_choice(ctx, &config);
+        CHECK(strstr(config, "OOC_TILE_M=700,OOC_TILE_N=500,OOC_PANEL_K=1100,OOC_STREAMS=2") != NULL);
+    }
+    const int64_t m = 300, n = 200, k = 260;
+    float *a = gc_matrix(0, 0, m, k, k, 0), *b = gc_matrix(0, 0, k, n, n, 0), *c = gc_matrix(0, 0, m, n, n, 1);
+    double *ref = gc_ref_alloc(m, n);
+    gc_reference(0, 0, 0, 0, m, n, k, 1.0, a, k, b, n, 0.0, c, n, ref);
+    const mmt_host_gemm_config all = {.devices = "all"};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &all), MMT_OK);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n),
+                 MMT_OK);
+    CHECK(gc_rel_error(0, 0, m, n, c, n, ref) <= gc_bound(0, k));
+    const char *config;
+    mmt_last_choice(ctx, &config);
+    printf("devices all: %s\n", config);
+    free(a), free(b), free(c), free(ref);
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, NULL), MMT_OK);
+}
+
+/* Pinned host memory (cuMemHostAlloc) is host memory too. */
+static void test_pinned(mmt_ctx *ctx)
+{
+    const mmt_cuda_async *cu = mmt_cuda_async_api();
+    CHECK(cu != NULL);
+    if (!cu) return;
+    mmt_err err;
+    const int64_t m = 130, n = 90, k = 70;
+    void *a, *b, *c;
+    CHECK_OK(cu->host_alloc(0, sizeof(float) * m * k, &a, &err), &err);
+    CHECK_OK(cu->host_alloc(0, sizeof(float) * k * n, &b, &err), &err);
+    CHECK_OK(cu->host_alloc(0, sizeof(float) * m * n, &c, &err), &err);
+    CHECK(cu->is_host(a) && cu->is_host(c));
+    float *ha = gc_matrix(0, 0, m, k, k, 0), *hb = gc_matrix(0, 0, k, n, n, 0), *hc = gc_matrix(0, 0, m, n, n, 0);
+    memcpy(a, ha, sizeof(float) * m * k), memcpy(b, hb, sizeof(float) * k * n), memcpy(c, hc, sizeof(float) * m * n);
+    double *ref = gc_ref_alloc(m, n);
+    gc_reference(0, 0, 0, 1, m, n, k, 0.5, ha, k, hb, k, 2.0, hc, n, ref);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS, m, n, k, 0.5f, a, k, b, k, 2.0f, c, n), MMT_OK);
+    CHECK(gc_rel_error(0, 0, m, n, c, n, ref) <= gc_bound(0, k));
+    cu->host_free(0, a), cu->host_free(0, b), cu->host_free(0, c);
+    free(ha), free(hb), free(hc), free(ref);
+}
+
+/* Refusals, with C as it was. */
+static void test_refusals(mmt_ctx *ctx)
+{
+    const mmt_cuda_async *cu = mmt_cuda_async_api();
+    mmt_err err;
+    float host[64], c[16], c0[16];
+    for (int i = 0; i < 64; i++) host[i] = (float)i;
+    for (int i = 0; i < 16; i++) c[i] = c0[i] = (float)-i;
+    void *dev = NULL;
+    CHECK_OK(cu->dev_alloc(0, sizeof host, &dev, &err), &err);
+    CHECK(!cu->is_host(dev) && cu->is_host(host) && cu->is_host(c));
+    /* device A, host B and C */
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 1.0f, dev, 4, host, 4, 0.0f, c, 4),
+                 MMT_INVALID_ARGUMENT);
+    printf("mixed: %s\n", mmt_last_error(ctx));
+    CHECK(strstr(mmt_last_error(ctx), "A is device") != NULL);
+    CHECK(memcmp(c, c0, sizeof c) == 0);
+    /* host A and B, device C */
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 4, 4, 4, 1.0f, host, 4, host, 4, 0.0f, dev, 4),
+                 MMT_INVALID_ARGUMENT);
+    cu->dev_free(0, dev);
+    /* knobs */
+    mmt_host_gemm_config bad = {.streams = 9};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &bad), MMT_INVALID_ARGUMENT);
+    bad = (mmt_host_gemm_config){.tile_m = -1};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &bad), MMT_INVALID_ARGUMENT);
+    bad = (mmt_host_gemm_config){.devices = "0,zero"};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &bad), MMT_INVALID_ARGUMENT);
+    bad = (mmt_host_gemm_config){.devices = "63"};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &bad), MMT_NOT_FOUND);
+    /* a tile the caller set that no GPU holds (200000^2 fp32, two of them: 320 GB) fails before
+     * anything is read or written (the small buffers would fault if anything were) */
+    const mmt_host_gemm_config huge = {.tile_m = 200000, .tile_n = 200000};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &huge), MMT_OK);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 200000, 200000, 4, 1.0f, host, 4, host,
+                           200000, 0.0f, c, 200000),
+                 MMT_OUT_OF_MEMORY);
+    printf("too large a tile: %s\n", mmt_last_error(ctx));
+    CHECK(memcmp(c, c0, sizeof c) == 0);
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, NULL), MMT_OK);
+    /* the CPU has no host-memory GEMM to configure */
+    mmt_ctx *cpu = NULL;
+    CHECK_EQ_INT(mmt_open(&cpu, "cpu", NULL), MMT_OK);
+    CHECK_EQ_INT(mmt_set_host_gemm(cpu, NULL), MMT_UNSUPPORTED);
+    mmt_close(cpu);
+}
+
+int main(void)
+{
+    mmt_err err;
+    const mmt_backend *be = mmt_backend_cuda(&err);
+    if (!be || be->device_count() == 0) {
+        printf("skipped: no GPU\n");
+        return 77;
+    }
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* every tile runs its template's default */
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cuda:0", NULL), MMT_OK);
+    if (!ctx || check_result()) {
+        fprintf(stderr, "mmt_open: %s\n", mmt_last_error(ctx));
+        return 1;
+    }
+    test_forced_tiles(ctx);
+    test_defaults(ctx);
+    test_pinned(ctx);
+    test_refusals(ctx);
+    mmt_close(ctx);
+    return check_result();
+}
