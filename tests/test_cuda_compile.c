@@ -409,6 +409,15 @@ int main(void)
         sample_with(fam, &dev, &sk, "SERIAL", 1); /* split-K in the order of K */
         sk.dtype = sk.out = MMT_F64, sk.mode = MMT_MODE_F64;
         sample_with(fam, &dev, &sk, "SERIAL", 1);
+        /* KC: A (NN, NT), B (NT, TT) or both (NT) kept contiguous along k, odd sizes, f32 and f64 */
+        const int orient[][2] = {{0, 0}, {0, 1}, {1, 1}};
+        for (int o = 0; o < 3; o++) {
+            mmt_problem kc = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                              .m = 1000, .n = 1001, .k = 999, .trans_a = orient[o][0], .trans_b = orient[o][1]};
+            sample_with(fam, &dev, &kc, "KC", 1);
+            kc.dtype = kc.out = MMT_F64, kc.mode = MMT_MODE_F64;
+            sample_with(fam, &dev, &kc, "KC", 1);
+        }
         mmt_family_free(fam);
         sample_dmma(&dev);
         sample_gemv(&dev);

@@ -79,6 +79,12 @@
 #ifndef EVEN
 #define EVEN 0 /* 1: M % BM == 0, N % BN == 0, K % (BK * SPLITK) == 0: no bounds checks */
 #endif
+#ifndef KC
+#define KC 0 /* 1: an operand contiguous along k stays so in shared memory (needs OP_A, OP_B) */
+#endif
+/* OP_A, OP_B: the operands' orientation fixed per instance (the space derives them from
+ * TRANS_A, TRANS_B; a call of the other orientation traps). Left undefined, the kernel reads
+ * the orientation from its parameters at run time and carries the code of both. */
 
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_DTYPE_F64
@@ -101,18 +107,37 @@ typedef float4 T_VEC16;
 #endif
 #define WTM (WM / TM)           /* lanes along a warp tile's rows */
 #define WTN (WN / TN)           /* lanes along its columns */
-#define RM (TM < VW ? TM : VW)  /* contiguous rows of a thread's chunk */
-#define RN (TN < VW ? TN : VW)  /* contiguous columns of a chunk */
+/* KA / KB: A / B is contiguous along k and KC keeps it so in shared memory, [BM][BK + VW]
+ * ([BN][BK + VW]): 16-byte copies in, 16-byte fragment loads of VW k-steps of one row out
+ * (a row stride of an odd number of 16-byte units: the rows the lanes read fall on distinct
+ * banks). A lane's rows (columns) of such an operand are then interleaved across the warp
+ * tile, one at a time, instead of chunks of VW. The others are stored k-major. */
+#if KC
+#if !defined(OP_A) || !defined(OP_B)
+#error "KC needs the orientation fixed: OP_A and OP_B"
+#endif
+#define KA (!OP_A)
+#define KB (OP_B)
+#else
+#define KA 0
+#define KB 0
+#endif
+#define KW (KA || KB ? VW : 1)  /* k-steps per fragment load */
+#define RM (KA ? 1 : TM < VW ? TM : VW)  /* contiguous rows of a thread's chunk */
+#define RN (KB ? 1 : TN < VW ? TN : VW)  /* contiguous columns of a chunk */
 #define VL (VEC ? VW : 1)       /* elements per global load */
-#define AS_LD (BM + PAD)        /* shared-memory row strides (elements) */
-#define BS_LD (BN + PAD)
-#define A_STAGE (BK * AS_LD)
-#define B_STAGE (BK * BS_LD)
+#define AS_LD (KA ? BK + VW : BM + PAD) /* shared-memory row strides (elements) */
+#define BS_LD (KB ? BK + VW : BN + PAD)
+#define A_STAGE ((KA ? BM : BK) * AS_LD)
+#define B_STAGE ((KB ? BN : BK) * BS_LD)
 #define A_UNITS (BM * BK / VL)  /* global loads per tile */
 #define B_UNITS (BN * BK / VL)
 #define A_LOADS ((A_UNITS + THREADS - 1) / THREADS) /* per thread */
 #define B_LOADS ((B_UNITS + THREADS - 1) / THREADS)
 #define SMEM_ ((STAGES) * (A_STAGE + B_STAGE) * (int)sizeof(T))
+#ifdef SMEM /* the launch's dynamic shared memory, as the space derives it */
+static_assert(SMEM == SMEM_, "SMEM does not match the template's shared-memory layout");
+#endif
 
 #if WTM * WTN != 32
 #error "a warp tile must hold 32 lanes: (WM / TM) * (WN / TN) == 32"
@@ -135,6 +160,12 @@ typedef float4 T_VEC16;
 #endif
 #elif STAGES != 1 && STAGES != 2
 #error "STAGES is 1 or 2"
+#endif
+#if defined(OP_A) != defined(OP_B)
+#error "OP_A and OP_B come together"
+#endif
+#if KC != 0 && KC != 1
+#error "KC is 0 or 1"
 #endif
 #if REGCAP < 0 || REGCAP > 2
 #error "REGCAP is 0, 1 or 2"
@@ -241,10 +272,11 @@ struct tile_src {
 };
 
 /* Loads VL elements starting at src into r. `full`: all VL are in bounds; otherwise
- * element v is in bounds iff v < avail. `vec`: src is 16-byte aligned. */
-__device__ __forceinline__ void fetch_unit(T *r, const T *src, bool full, long long avail, bool vec)
+ * element v is in bounds iff v < avail. `vec`: src is 16-byte aligned. CHECK: 0 where the
+ * caller knows the whole tile is in bounds (the bounds are not looked at). */
+template <bool CHECK> __device__ __forceinline__ void fetch_unit(T *r, const T *src, bool full, long long avail, bool vec)
 {
-    if (EVEN || full) {
+    if (!CHECK || full) {
         if (VL > 1 && vec) {
             copy_r<VL>(r, src);
         } else {
@@ -257,7 +289,8 @@ __device__ __forceinline__ void fetch_unit(T *r, const T *src, bool full, long l
     }
 }
 
-/* Global -> registers: the A and B tiles at k0. */
+/* Global -> registers: the A and B tiles at k0 (CHECK: as fetch_unit). */
+template <bool CHECK>
 __device__ __forceinline__ void fetch_tiles(const tile_src &s, long long k0, T (&ra)[A_LOADS][VL],
                                             T (&rb)[B_LOADS][VL])
 {
@@ -270,12 +303,12 @@ __device__ __forceinline__ void fetch_tiles(const tile_src &s, long long k0, T (
                 const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
                 const long long gi = s.m0 + r, gk = k0 + c;
                 const long long avail = gi < s.m ? s.kend - gk : 0;
-                fetch_unit(ra[l], s.a + gi * s.lda + gk, gi < s.m && gk + VL <= s.kend, avail, s.va);
+                fetch_unit<CHECK>(ra[l], s.a + gi * s.lda + gk, gi < s.m && gk + VL <= s.kend, avail, s.va);
             } else { /* A[kk * lda + i]: contiguous along m */
                 const int r = u / (BM / VL), c = (u % (BM / VL)) * VL;
                 const long long gk = k0 + r, gi = s.m0 + c;
                 const long long avail = gk < s.kend ? s.m - gi : 0;
-                fetch_unit(ra[l], s.a + gk * s.lda + gi, gk < s.kend && gi + VL <= s.m, avail, s.va);
+                fetch_unit<CHECK>(ra[l], s.a + gk * s.lda + gi, gk < s.kend && gi + VL <= s.m, avail, s.va);
             }
         }
     }
@@ -287,18 +320,18 @@ __device__ __forceinline__ void fetch_tiles(const tile_src &s, long long k0, T (
                 const int r = u / (BN / VL), c = (u % (BN / VL)) * VL;
                 const long long gk = k0 + r, gj = s.n0 + c;
                 const long long avail = gk < s.kend ? s.n - gj : 0;
-                fetch_unit(rb[l], s.b + gk * s.ldb + gj, gk < s.kend && gj + VL <= s.n, avail, s.vb);
+                fetch_unit<CHECK>(rb[l], s.b + gk * s.ldb + gj, gk < s.kend && gj + VL <= s.n, avail, s.vb);
             } else { /* B[j * ldb + kk]: contiguous along k */
                 const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
                 const long long gj = s.n0 + r, gk = k0 + c;
                 const long long avail = gj < s.n ? s.kend - gk : 0;
-                fetch_unit(rb[l], s.b + gj * s.ldb + gk, gj < s.n && gk + VL <= s.kend, avail, s.vb);
+                fetch_unit<CHECK>(rb[l], s.b + gj * s.ldb + gk, gj < s.n && gk + VL <= s.kend, avail, s.vb);
             }
         }
     }
 }
 
-/* Registers -> shared memory, k-major for both operands. */
+/* Registers -> shared memory: k-major, or k-contiguous rows for KA / KB (no transposing). */
 __device__ __forceinline__ void store_tiles(bool ta, bool tb, T *As, T *Bs, const T (&ra)[A_LOADS][VL],
                                             const T (&rb)[B_LOADS][VL])
 {
@@ -309,8 +342,12 @@ __device__ __forceinline__ void store_tiles(bool ta, bool tb, T *As, T *Bs, cons
         if (A_UNITS % THREADS == 0 || u < A_UNITS) {
             if (!ta) {
                 const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
+                if (KA) {
+                    store_r<VL>(As + r * AS_LD + c, ra[l]);
+                } else {
 #pragma unroll
-                for (int v = 0; v < VL; v++) As[(c + v) * AS_LD + r] = ra[l][v];
+                    for (int v = 0; v < VL; v++) As[(c + v) * AS_LD + r] = ra[l][v];
+                }
             } else {
                 const int r = u / (BM / VL), c = (u % (BM / VL)) * VL;
                 store_r<VL>(As + r * AS_LD + c, ra[l]);
@@ -326,8 +363,12 @@ __device__ __forceinline__ void store_tiles(bool ta, bool tb, T *As, T *Bs, cons
                 store_r<VL>(Bs + r * BS_LD + c, rb[l]);
             } else {
                 const int r = u / (BK / VL), c = (u % (BK / VL)) * VL;
+                if (KB) {
+                    store_r<VL>(Bs + r * BS_LD + c, rb[l]);
+                } else {
 #pragma unroll
-                for (int v = 0; v < VL; v++) Bs[(c + v) * BS_LD + r] = rb[l][v];
+                    for (int v = 0; v < VL; v++) Bs[(c + v) * BS_LD + r] = rb[l][v];
+                }
             }
         }
     }
@@ -369,14 +410,15 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
 /* VL elements from src (contiguous) to dst (contiguous): one 16-byte copy where `vec`
  * and all are in bounds, else element by element (v in bounds iff full or v < avail;
  * the others are zero-filled without reading, from the valid address `safe`). */
+template <bool CHECK>
 __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long long avail, bool vec, const T *safe)
 {
-    if (VL > 1 && vec && (EVEN || full)) {
+    if (VL > 1 && vec && (!CHECK || full)) {
         cp_async<16>(dst, src, 16);
     } else {
 #pragma unroll
         for (int v = 0; v < VL; v++) {
-            const bool ok = EVEN || full || v < avail;
+            const bool ok = !CHECK || full || v < avail;
             cp_async<(int)sizeof(T)>(dst + v, ok ? src + v : safe, ok ? (int)sizeof(T) : 0);
         }
     }
@@ -389,11 +431,12 @@ __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long
  * arithmetic is out of the K loop: every thread's copies fall on a fixed pattern (THREADS
  * a multiple of the units per row, which the space requires with ASYNC), so they start at
  * p (the next tile to fetch), copy l is RP rows further, and the next tile is BK along k.
- * XB: the tile's extent along m (A) or n (B); XLD its shared-memory row stride. */
+ * XB: the tile's extent along m (A) or n (B); XLD its shared-memory row stride; KEEP (KA
+ * or KB): an operand contiguous along k is copied VL-wide as it is, into rows along k. */
 #if THREADS % BK || THREADS % (BM / VL) || THREADS % (BN / VL)
 #error "ASYNC needs THREADS to be a multiple of BK, BM / VL and BN / VL"
 #endif
-template <int XB, int XLD> struct async_op {
+template <int XB, int XLD, bool KEEP> struct async_op {
     const T *p;
     long long ld, x0, xn;
     int r0, c;
@@ -404,7 +447,10 @@ template <int XB, int XLD> struct async_op {
     {
         const int tid = threadIdx.x;
         ld = ld_, x0 = x0_, xn = xn_, kc = kc_, vec = vec_;
-        if (kc) { /* element (x0 + r0, kbeg + c) */
+        if (kc && KEEP) { /* unit (x0 + r0, kbeg + c) */
+            r0 = tid / (BK / VL), c = (tid % (BK / VL)) * VL;
+            p = base + (x0 + r0) * ld + kbeg + c;
+        } else if (kc) { /* element (x0 + r0, kbeg + c) */
             r0 = tid / BK, c = tid % BK;
             p = base + (x0 + r0) * ld + kbeg + c;
         } else { /* unit (kbeg + r0, x0 + c) */
@@ -413,17 +459,30 @@ template <int XB, int XLD> struct async_op {
         }
     }
 
-    /* The tile at k0 into S (k-major), then on to the next tile. */
-    __device__ __forceinline__ void fetch(T *S, long long k0, long long kend, const T *safe)
+    /* The tile at k0 into S, then on to the next tile (CHECK: as fetch_unit). */
+    template <bool CHECK> __device__ __forceinline__ void fetch(T *S, long long k0, long long kend, const T *safe)
     {
-        if (kc) {
+        if (kc && KEEP) {
+            constexpr int RP = THREADS / (BK / VL), P = (XB + RP - 1) / RP;
+            const bool kfull = k0 + c + VL <= kend;
+            const long long avail = kend - k0 - c;
+#pragma unroll
+            for (int l = 0; l < P; l++) {
+                const int r = r0 + l * RP;
+                if (XB % RP == 0 || r < XB) {
+                    const bool in = x0 + r < xn;
+                    async_unit<CHECK>(S + r * XLD + c, p + (long long)(l * RP) * ld, in && kfull, in ? avail : 0, vec, safe);
+                }
+            }
+            p += BK;
+        } else if (kc) {
             constexpr int RP = THREADS / BK, P = (XB + RP - 1) / RP;
             const bool kok = k0 + c < kend;
 #pragma unroll
             for (int l = 0; l < P; l++) {
                 const int r = r0 + l * RP;
                 if (XB % RP == 0 || r < XB) {
-                    const bool ok = EVEN || (kok && x0 + r < xn);
+                    const bool ok = !CHECK || (kok && x0 + r < xn);
                     cp_async<(int)sizeof(T)>(S + c * XLD + r, ok ? p + (long long)(l * RP) * ld : safe,
                                              ok ? (int)sizeof(T) : 0);
                 }
@@ -437,7 +496,7 @@ template <int XB, int XLD> struct async_op {
                 if (BK % RP == 0 || r < BK) {
                     const long long gk = k0 + r;
                     const long long avail = gk < kend ? xn - x0 - c : 0;
-                    async_unit(S + r * XLD + c, p + (long long)(l * RP) * ld, gk < kend && x0 + c + VL <= xn, avail,
+                    async_unit<CHECK>(S + r * XLD + c, p + (long long)(l * RP) * ld, gk < kend && x0 + c + VL <= xn, avail,
                                vec, safe);
                 }
             }
@@ -447,20 +506,42 @@ template <int XB, int XLD> struct async_op {
 };
 #endif
 
+/* One operand's fragments of KW k-steps from k0: f[v][i] is element i (of X) at k0 + v. A
+ * k-contiguous tile (KEEP) gives VW k-steps of one row per 16-byte load, row x0 + i * WT;
+ * a k-major one X elements of one k-step in chunks of R, chunk i at x0 + i * WT * R. */
+template <int X, int R, int WT, int LD, bool KEEP>
+__device__ __forceinline__ void fragments(T (&f)[KW][X], const T *S, int k0, int x0)
+{
+    if constexpr (KEEP) {
+#pragma unroll
+        for (int i = 0; i < X; i++) {
+            T t[KW];
+            copy_r<KW>(t, S + (x0 + i * WT) * LD + k0);
+#pragma unroll
+            for (int v = 0; v < KW; v++) f[v][i] = t[v];
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < KW; v++)
+#pragma unroll
+            for (int i = 0; i < X / R; i++) copy_r<R>(f[v] + i * R, S + (k0 + v) * LD + x0 + i * (WT * R));
+    }
+}
+
 /* acc += the BK step held in As, Bs. am / bn: this lane's first row / column in the tile. */
 __device__ __forceinline__ void multiply(const T *As, const T *Bs, int am, int bn, T (&acc)[TM][TN])
 {
 #pragma unroll
-    for (int kk = 0; kk < BK; kk++) {
-        T a[TM], b[TN];
+    for (int k0 = 0; k0 < BK; k0 += KW) {
+        T a[KW][TM], b[KW][TN];
+        fragments<TM, RM, WTM, AS_LD, KA>(a, As, k0, am);
+        fragments<TN, RN, WTN, BS_LD, KB>(b, Bs, k0, bn);
 #pragma unroll
-        for (int i = 0; i < TM / RM; i++) copy_r<RM>(a + i * RM, As + kk * AS_LD + am + i * (WTM * RM));
+        for (int v = 0; v < KW; v++)
 #pragma unroll
-        for (int j = 0; j < TN / RN; j++) copy_r<RN>(b + j * RN, Bs + kk * BS_LD + bn + j * (WTN * RN));
+            for (int i = 0; i < TM; i++)
 #pragma unroll
-        for (int i = 0; i < TM; i++)
-#pragma unroll
-            for (int j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+                for (int j = 0; j < TN; j++) acc[i][j] = fma(a[v][i], b[v][j], acc[i][j]);
     }
 }
 
@@ -539,7 +620,12 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     s.b = static_cast<const T *>(p.b);
     s.lda = p.lda, s.ldb = p.ldb, s.m = M, s.n = N;
     s.m0 = tile_m * BM, s.n0 = tile_n * BN, s.kend = kend;
+#ifdef OP_A
+    if ((p.trans_a != 0) != (OP_A != 0) || (p.trans_b != 0) != (OP_B != 0)) __trap(); /* built for the other */
+    s.ta = OP_A != 0, s.tb = OP_B != 0;
+#else
     s.ta = p.trans_a != 0, s.tb = p.trans_b != 0;
+#endif
     s.va = VEC && (reinterpret_cast<unsigned long long>(p.a) % 16 == 0) && (p.lda % VW == 0);
     s.vb = VEC && (reinterpret_cast<unsigned long long>(p.b) % 16 == 0) && (p.ldb % VW == 0);
 
@@ -554,25 +640,34 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         for (int j = 0; j < TN; j++) acc[i][j] = T(0);
 
     const long long ntiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    /* Tiles [0, clean) lie wholly inside A and B and are fetched without bounds checks: all
+     * of an interior block's but a ragged last one in K, none of an edge block's. */
+    const long long clean = EVEN ? ntiles : s.m0 + BM <= M && s.n0 + BN <= N ? (kend - kbeg) / BK : 0;
 #if ASYNC
     /* STAGES-deep ring: tiles t+1 .. t+STAGES-1 are in flight while tile t is multiplied;
      * one barrier per K step (it also frees the stage that the next copies overwrite). */
-    async_op<BM, AS_LD> oa;
-    async_op<BN, BS_LD> ob;
+    async_op<BM, AS_LD, KA> oa;
+    async_op<BN, BS_LD, KB> ob;
     oa.init(s.a, s.lda, s.m0, M, kbeg, !s.ta, s.va);
     ob.init(s.b, s.ldb, s.n0, N, kbeg, s.tb, s.vb);
-#define FETCH_ASYNC(k0, as, bs) (oa.fetch(as, k0, kend, s.a), ob.fetch(bs, k0, kend, s.b))
+    auto fetch = [&](long long t, T *as, T *bs) { /* tile t into a stage */
+        const long long k0 = kbeg + t * BK;
+        if (EVEN || t < clean) {
+            oa.fetch<false>(as, k0, kend, s.a), ob.fetch<false>(bs, k0, kend, s.b);
+        } else {
+            oa.fetch<true>(as, k0, kend, s.a), ob.fetch<true>(bs, k0, kend, s.b);
+        }
+    };
 #pragma unroll
     for (int st = 0; st < STAGES - 1; st++) {
-        if (st < ntiles) FETCH_ASYNC(kbeg + (long long)st * BK, As + st * A_STAGE, Bs + st * B_STAGE);
+        if (st < ntiles) fetch(st, As + st * A_STAGE, Bs + st * B_STAGE);
         cp_async_commit(); /* empty groups too: the count stays uniform */
     }
     int rd = 0, wr = STAGES - 1;
     for (long long t = 0; t < ntiles; t++) {
         cp_async_wait<STAGES - 2>(); /* this thread's copies of tile t have landed */
         __syncthreads();             /* everyone's; and stage wr (tile t - 1) is free */
-        if (t + STAGES - 1 < ntiles)
-            FETCH_ASYNC(kbeg + (t + STAGES - 1) * BK, As + wr * A_STAGE, Bs + wr * B_STAGE);
+        if (t + STAGES - 1 < ntiles) fetch(t + STAGES - 1, As + wr * A_STAGE, Bs + wr * B_STAGE);
         cp_async_commit();
         multiply(As + rd * A_STAGE, Bs + rd * B_STAGE, am, bn, acc);
         rd = rd + 1 == STAGES ? 0 : rd + 1;
@@ -581,8 +676,12 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     cp_async_wait<0>();
 #else
     T ra[A_LOADS][VL], rb[B_LOADS][VL];
+    auto fetch = [&](long long t) { /* tile t into registers */
+        if (EVEN || t < clean) fetch_tiles<false>(s, kbeg + t * BK, ra, rb);
+        else fetch_tiles<true>(s, kbeg + t * BK, ra, rb);
+    };
     if (ntiles > 0) {
-        fetch_tiles(s, kbeg, ra, rb);
+        fetch(0);
         store_tiles(s.ta, s.tb, As, Bs, ra, rb);
     }
     __syncthreads();
@@ -590,12 +689,12 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         const bool more = t + 1 < ntiles;
 #if STAGES == 2
         const int cur = (int)(t & 1);
-        if (more) fetch_tiles(s, kbeg + (t + 1) * BK, ra, rb); /* in flight during the multiply */
+        if (more) fetch(t + 1); /* in flight during the multiply */
         multiply(As + cur * A_STAGE, Bs + cur * B_STAGE, am, bn, acc);
         if (more) store_tiles(s.ta, s.tb, As + (cur ^ 1) * A_STAGE, Bs + (cur ^ 1) * B_STAGE, ra, rb);
         __syncthreads();
 #else
-        if (more) fetch_tiles(s, kbeg + (t + 1) * BK, ra, rb);
+        if (more) fetch(t + 1);
         multiply(As, Bs, am, bn, acc);
         __syncthreads();
         if (more) {
