@@ -1,10 +1,13 @@
 /* test_gpu_gemm.c - the CUDA templates through the real backend on GPU 0: the SIMT
  * space's default and a sample of its configs (split-K atomic and in the order of K, EVEN
  * ones among them), f32 and f64, odd shapes, every transpose, padded leading dimensions and
- * the BLAS alpha/beta rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), against a long double
+ * (an instance built for each: the space fixes the orientation per instance), KC, the BLAS
+ * alpha/beta rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), against a long double
  * host reference; the reference kernel gemm_ref.cu for every input type (f32, f64, bf16,
  * f16) and the cuBLAS wrapper for every mode (bf16 and f16 with f32 and 16-bit C, tf32,
  * f32x3's SGEMM baseline) likewise. Exits 77 (skipped) without a GPU. */
+#include <pthread.h>
+
 #include "gpu_check.h"
 #include "resource.h"
 
@@ -98,69 +101,99 @@ static int param_index(const mmt_space *s, const char *name)
     return -1;
 }
 
+/* One build of a config for one orientation: the space fixes the orientation per instance
+ * (OP_A, OP_B), so each of the four is its own kernel; they compile on threads of their own. */
+typedef struct build_job {
+    const mmt_family *fam;
+    const mmt_config *cfg;
+    int f64, ta, tb;
+    void *bin;
+    size_t size;
+    mmt_status st;
+    mmt_err err;
+} build_job;
+
+static void *build_one(void *arg)
+{
+    build_job *j = arg;
+    char defines[4096];
+    char *log = NULL;
+    mmt_problem p0 = {.dtype = j->f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .trans_a = j->ta,
+                      .trans_b = j->tb, .m = 64, .n = 64, .k = 64};
+    mmt_space_env env0 = {.problem = &p0, .device = &dev};
+    j->st = mmt_space_defines(j->fam->space, j->cfg, &env0, defines, sizeof defines, &j->err);
+    if (j->st == MMT_OK) {
+        size_t n = strlen(defines);
+        snprintf(defines + n, sizeof defines - n, " MMT_DTYPE_F64=%d", j->f64);
+        j->st = be->compile(&dev, j->fam->source, defines, &j->bin, &j->size, &log, &j->err);
+    }
+    free(log);
+    return NULL;
+}
+
 static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, shape extra)
 {
-    char text[512], defines[4096];
+    char text[512];
     mmt_config_format(fam->space, cfg, text, sizeof text);
-    mmt_problem p0 = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64};
-    mmt_space_env env0 = {.problem = &p0, .device = &dev};
-    mmt_err err;
-    void *bin = NULL;
-    size_t size = 0;
-    char *log = NULL;
-    simt_instance in = {.fam = fam, .cfg = cfg, .f64 = f64};
-    mmt_status st = mmt_space_defines(fam->space, cfg, &env0, defines, sizeof defines, &err);
-    if (st == MMT_OK) {
-        size_t n = strlen(defines);
-        snprintf(defines + n, sizeof defines - n, " MMT_DTYPE_F64=%d", f64);
-        st = be->compile(&dev, fam->source, defines, &bin, &size, &log, &err);
+    build_job jobs[4];
+    pthread_t th[4];
+    int started[4];
+    for (int t = 0; t < 4; t++) {
+        jobs[t] = (build_job){.fam = fam, .cfg = cfg, .f64 = f64, .ta = t & 1, .tb = t >> 1};
+        started[t] = pthread_create(&th[t], NULL, build_one, &jobs[t]) == 0;
+        if (!started[t]) build_one(&jobs[t]);
     }
-    if (st == MMT_OK) st = be->load(&dev, bin, size, fam->space->entry, &in.mod, &err);
-    free(bin);
-    free(log);
-    if (st != MMT_OK) {
-        fprintf(stderr, "build of %s failed: %s\n", text, err.msg);
-        CHECK_EQ_INT(st, MMT_OK);
-        return;
-    }
+    for (int t = 0; t < 4; t++)
+        if (started[t]) pthread_join(th[t], NULL);
     int even_i = param_index(fam->space, "EVEN");
     int even = even_i >= 0 && cfg->v[even_i];
     int bad = 0, runs = 0;
     size_t nshapes = sizeof shapes / sizeof shapes[0];
-    for (size_t si = 0; si <= nshapes; si++) {
-        shape s = si < nshapes ? shapes[si] : even_shape;
-        if (even) { /* the EVEN path only where the space allows it */
-            mmt_problem p = {.dtype = p0.dtype, .layout = MMT_ROW_MAJOR, .m = s.m, .n = s.n, .k = s.k};
-            mmt_space_env env = {.problem = &p, .device = &dev};
-            int valid = 0;
-            if (mmt_space_check(fam->space, cfg, &env, &valid, NULL, &err) != MMT_OK || !valid) continue;
+    for (int t = 0; t < 4; t++) {
+        build_job *j = &jobs[t];
+        simt_instance in = {.fam = fam, .cfg = cfg, .f64 = f64};
+        if (j->st == MMT_OK) j->st = be->load(&dev, j->bin, j->size, fam->space->entry, &in.mod, &j->err);
+        free(j->bin);
+        if (j->st != MMT_OK) {
+            fprintf(stderr, "build of %s (ta=%d tb=%d) failed: %s\n", text, j->ta, j->tb, j->err.msg);
+            CHECK_EQ_INT(j->st, MMT_OK);
+            continue;
         }
-        for (int t = 0; t < 4; t++)
+        for (size_t si = 0; si <= nshapes; si++) {
+            shape s = si < nshapes ? shapes[si] : even_shape;
+            if (even) { /* the EVEN path only where the space allows it */
+                mmt_problem p = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = s.m, .n = s.n, .k = s.k};
+                mmt_space_env env = {.problem = &p, .device = &dev};
+                int valid = 0;
+                mmt_err err;
+                if (mmt_space_check(fam->space, cfg, &env, &valid, NULL, &err) != MMT_OK || !valid) continue;
+            }
             for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-                double e = run_case(launch_instance, &in, f64, s, t & 1, t >> 1, cases[ci]);
+                double e = run_case(launch_instance, &in, f64, s, j->ta, j->tb, cases[ci]);
                 runs++;
                 if (!(e <= gc_bound(f64, s.k))) {
                     fprintf(stderr, "%s %s: %lldx%lldx%lld ta=%d tb=%d alpha=%g beta=%g: rel error %g\n",
-                            f64 ? "f64" : "f32", text, (long long)s.m, (long long)s.n, (long long)s.k, t & 1, t >> 1,
+                            f64 ? "f64" : "f32", text, (long long)s.m, (long long)s.n, (long long)s.k, j->ta, j->tb,
                             cases[ci].alpha, cases[ci].beta, e);
                     bad++;
                 }
             }
-    }
-    if (extra.m) /* the problem the config was sampled for (valid there even if EVEN) */
-        for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-            double e = run_case(launch_instance, &in, f64, extra, 0, 0, cases[ci]);
-            runs++;
-            if (!(e <= gc_bound(f64, extra.k))) {
-                fprintf(stderr, "%s %s: %lldx%lldx%lld: rel error %g\n", f64 ? "f64" : "f32", text,
-                        (long long)extra.m, (long long)extra.n, (long long)extra.k, e);
-                bad++;
-            }
         }
+        if (extra.m && t == 0) /* the problem the config was sampled for (valid there even if EVEN) */
+            for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+                double e = run_case(launch_instance, &in, f64, extra, 0, 0, cases[ci]);
+                runs++;
+                if (!(e <= gc_bound(f64, extra.k))) {
+                    fprintf(stderr, "%s %s: %lldx%lldx%lld: rel error %g\n", f64 ? "f64" : "f32", text,
+                            (long long)extra.m, (long long)extra.n, (long long)extra.k, e);
+                    bad++;
+                }
+            }
+        be->unload(in.mod);
+    }
     CHECK(runs > 0);
     CHECK_EQ_INT(bad, 0);
     printf("%s %-100s %d cases ok\n", f64 ? "f64" : "f32", text, runs - bad);
-    be->unload(in.mod);
 }
 
 /* Up to `want` valid configs for problem m x n x k whose param `name` is != 0 (name NULL:
@@ -354,6 +387,7 @@ int main(void)
         sample(fam, f64, even_shape.m, even_shape.n, even_shape.k, "EVEN", 2);
         sample(fam, f64, 1000, 1001, 999, "ASYNC", f64 ? 2 : 4); /* cp.async ring: odd shapes, edges */
         sample(fam, f64, 512, 512, 512, "REGCAP", f64 ? 1 : 2);
+        sample(fam, f64, 1000, 1001, 999, "KC", f64 ? 2 : 4); /* k-contiguous operands kept so */
     }
     mmt_family_free(fam);
     return check_result();
