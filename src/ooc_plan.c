@@ -61,7 +61,7 @@ const char *mmt_ooc_plan_make(int64_t m, int64_t n, int64_t k, int ab_bytes, int
     p.tile_n = kn->tile_n ? min64(kn->tile_n, n) : default_side(n);
     /* a C narrower than fp32 (bf16, f16) would be rounded once per panel: one panel, all of K */
     const int one_panel = c_bytes < 4;
-    p.panel_k = k == 0 ? 1 : one_panel ? k : kn->panel_k ? min64(kn->panel_k, k) : min64(4096, k);
+    p.panel_k = k == 0 ? 1 : one_panel ? k : kn->panel_k ? min64(kn->panel_k, k) : min64(2048, k);
     p.streams = kn->streams ? kn->streams : 2;
     derive(&p);
     /* too big: halve what the caller left to us, the larger tile side first, then the panel */

@@ -39,7 +39,9 @@ typedef struct mmt_ooc_plan {
  * (A, B) and c_bytes (C) within budget bytes per device. Knobs the caller set are kept (a
  * tile or panel larger than the problem is cut to it); the others are chosen: tiles of up
  * to half of each side (so a device writes one tile back while it computes the next) but
- * at most 32768 and the whole side up to 4096, panels of 4096, 2 streams, and the tiles and
+ * at most 32768 and the whole side up to 4096, panels of 2048 (the first panel, which nothing
+ * overlaps, costs less than 4096's: 9.6% against 13.8% of the kernels' time at 16384^3 fp32 on
+ * the H100), 2 streams, and the tiles and
  * then the panels halved until the buffers fit. A C of 2-byte elements (bf16, f16) takes
  * all of K in one panel, whatever the knob says: it is rounded once, not once a panel. Returns NULL, or why no plan fits (knobs
  * the caller set too large for the budget, named with the numbers). */

@@ -81,12 +81,12 @@ static void test_defaults(void)
     CHECK_EQ_INT(p.tiles_m * p.tiles_n, 1);
     CHECK_EQ_INT(p.panels, 1);
     CHECK_EQ_INT(p.streams, 2);
-    /* 65536^3 fp32 (16 GiB a matrix) with 40 GiB to spare: 4 tiles of 32768, panels of 4096 */
+    /* 65536^3 fp32 (16 GiB a matrix) with 40 GiB to spare: 4 tiles of 32768, panels of 2048 */
     CHECK(mmt_ooc_plan_make(65536, 65536, 65536, 4, 4, 0, 0, NULL, 40 * GIB, &p) == NULL);
     CHECK_EQ_INT(p.tile_m, 32768);
     CHECK_EQ_INT(p.tile_n, 32768);
-    CHECK_EQ_INT(p.panel_k, 4096);
-    CHECK_EQ_INT(p.panels, 16);
+    CHECK_EQ_INT(p.panel_k, 2048);
+    CHECK_EQ_INT(p.panels, 32);
     CHECK(p.device_bytes <= 40 * GIB);
     /* the same with 2 GiB: halved until it fits, and it still covers C */
     CHECK(mmt_ooc_plan_make(65536, 65536, 65536, 4, 4, 1, 1, NULL, 2 * GIB, &p) == NULL);
