@@ -967,8 +967,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
          * right edge go out as EPI 1 does. */
         const bool tma_out = EPI == 2 && p.beta == 0.0 && cvec16,
                    tma_edge = N * (long long)sizeof(TC) % 16 == 0;
-        unsigned box = 0;
-        (void)cvec, (void)cvec16, (void)S, (void)tma_out, (void)tma_edge, (void)box;
+#if EPI
+        unsigned box = 0; /* EPI 2: the boxes this consumer stored, which picks the buffer */
+#endif
+        (void)cvec, (void)cvec16, (void)S, (void)tma_out, (void)tma_edge;
         float acc[MI][BN / 2];
         unsigned it = 0;
         for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
