@@ -1,10 +1,11 @@
 /* search.c - the search strategies (see search.h). Every strategy hands out proposals from
  * one queue: exhaustive and random fill it at the start, the guided ones refill it a
- * batch at a time from what has been reported. The model refills while half a batch is
- * still queued, so the next batch compiles ahead while that half is measured (a refill
+ * batch at a time from what has been reported. The model refills while a whole batch is
+ * still queued, so the next batch compiles ahead while that one is measured (a refill
  * only once the queue ran dry left the device idle while the whole batch compiled:
- * 21-35% of a tune on the H100, 2026-11-24); anneal moves from the results of its whole
- * last batch, so it waits for them. */
+ * 21-35% of a tune on the H100, 2026-11-24; with half a batch queued, problems that
+ * measure ten candidates a second still waited for their compiles, 2026-11-25); anneal
+ * moves from the results of its whole last batch, so it waits for them. */
 #include "search.h"
 
 #include <math.h>
@@ -14,7 +15,7 @@
 typedef struct strategy {
     const char *name;
     void (*refill)(mmt_search *s); /* NULL: the queue is filled once, at the start */
-    int early;                     /* refill while half a batch is still queued */
+    int early;                     /* refill while a batch is still queued */
 } strategy;
 
 struct mmt_search {
@@ -353,7 +354,7 @@ mmt_status mmt_search_new(const char *strategy_name, const mmt_space *space, con
 long mmt_search_next(mmt_search *s)
 {
     if (s->proposed >= s->budget) return -1;
-    if (s->kind->refill && queued(s) <= (s->kind->early ? s->batch / 2 : 0)) s->kind->refill(s);
+    if (s->kind->refill && queued(s) <= (s->kind->early ? s->batch : 0)) s->kind->refill(s);
     if (queued(s) == 0) return -1;
     s->proposed++;
     return (long)s->queue[s->qhead++];
