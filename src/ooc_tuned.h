@@ -16,10 +16,12 @@
 #include "ooc_plan.h"
 #include "store.h"
 
-/* The pseudo-template's name and "source hash": a new pipeline (ooc.c timing differently)
- * bumps the version, which makes old knobs stale as a template's new source does. */
+/* The pseudo-template's name and "source hash", a SHA-256 as every template's is (export
+ * and import check the form): that of the text "mmtune out-of-core pipeline 1". A pipeline
+ * that times differently (ooc.c) counts the number up, which makes old knobs stale as a
+ * template's new source does. */
 #define MMT_OOC_TEMPLATE "ooc"
-#define MMT_OOC_SOURCE_HASH "ooc-pipeline-1"
+#define MMT_OOC_SOURCE_HASH "a8a19ad08425c79398bc801afc326071ec36d695dfd877f3602fee85c679d658"
 #define MMT_OOC_GRID_MAX 12
 
 /* "OOC_TILE_M=8192,OOC_TILE_N=8192,OOC_PANEL_K=2048,OOC_STREAMS=2". */
