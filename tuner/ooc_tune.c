@@ -174,6 +174,8 @@ mmt_status mmt_ooc_tune_problem(mmt_tuner *t, const char *device, const char *db
         fill(&b, 2);
     }
     /* every candidate a trial; none is the best until all are measured */
+    mmt_progress_problem(t->progress, p, MMT_OOC_TEMPLATE, n, 1);
+    const double start = mmt_now_s();
     int w = -1;
     size_t done = 0;
     for (size_t i = 0; i < n && st == MMT_OK && !(t->stop && *t->stop); i++, done++) {
@@ -193,6 +195,14 @@ mmt_status mmt_ooc_tune_problem(mmt_tuner *t, const char *device, const char *db
         } else {
             r->failed++;
         }
+        r->detail.pipe.measured++;
+        r->detail.pipe.wall_s = mmt_now_s() - start;
+        const int ok = cd->rec.status == MMT_TRIAL_OK;
+        const mmt_trial_line line = {.params = cd->text, .status = mmt_trial_status_name(cd->rec.status),
+                                     .gflops = ok ? cd->rec.gflops : 0, .best_gflops = w >= 0 ? cand[w].rec.gflops : 0,
+                                     .median_ms = ok ? cd->rec.time_ms_median : 0, .lo_ms = cd->rec.time_ms_min,
+                                     .hi_ms = cd->rec.time_ms_max};
+        mmt_progress_trial(t->progress, i + 1, &line, &r->detail.pipe);
     }
     mmt_close(ctx);
     free(a.data), free(b.data), free(c.data);
