@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (which == 0) {
         mmt_problem *problems = NULL;
         size_t n = 0;
-        if (mmt_shapes_load_text("fuzz.yaml", text, size - 1, &problems, &n, &err) == MMT_OK) free(problems);
+        if (mmt_shapes_load_text("fuzz.yaml", text, size - 1, &problems, NULL, &n, &err) == MMT_OK) free(problems);
     } else if (which == 1) {
         fuzz_space(text, size - 1);
     } else {

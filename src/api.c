@@ -23,6 +23,7 @@
 #include "lookup.h"
 #include "miss.h"
 #include "ooc.h"
+#include "ooc_tuned.h"
 #include "store.h"
 #include "strassen.h"
 
@@ -965,6 +966,33 @@ static mmt_status run_tile(void *user, const mmt_gemm_desc *d, int64_t m, int64_
     return MMT_OK;
 }
 
+/* The tuned knobs (ooc_tuned.h) of the problem as the caller wrote it, for those *knobs (the
+ * row-major problem's) leaves at 0; returns how they were found (NONE: no row fits, no
+ * database, or the caller set every knob). One small query: a host-memory call moves its
+ * matrices across the host link, which dwarfs it. Under ooc_lock. */
+static mmt_choice tuned_knobs(mmt_ctx *ctx, const mmt_problem *user, mmt_ooc_knobs *knobs)
+{
+    if (!ctx->st || (knobs->tile_m && knobs->tile_n && knobs->panel_k && knobs->streams)) return MMT_CHOICE_NONE;
+    mmt_best_rec *bests = NULL;
+    size_t n = 0;
+    mmt_err ignore; /* a database that cannot answer leaves the plan's defaults */
+    pthread_mutex_lock(&ctx->modes_lock);
+    mmt_status st = mmt_store_best_list(ctx->st, ctx->dev.fingerprint, MMT_OOC_TEMPLATE, MMT_OOC_SOURCE_HASH,
+                                        user->mode, &bests, &n, &ignore);
+    pthread_mutex_unlock(&ctx->modes_lock);
+    mmt_ooc_knobs t;
+    mmt_choice how = MMT_CHOICE_NONE;
+    if (st == MMT_OK && mmt_ooc_tuned_choose(bests, n, user, &t, &how)) {
+        const int swap = user->layout == MMT_COL_MAJOR; /* tuned in the caller's terms */
+        if (!knobs->tile_m) knobs->tile_m = swap ? t.tile_n : t.tile_m;
+        if (!knobs->tile_n) knobs->tile_n = swap ? t.tile_m : t.tile_n;
+        if (!knobs->panel_k) knobs->panel_k = t.panel_k;
+        if (!knobs->streams) knobs->streams = t.streams;
+    }
+    free(bests);
+    return how;
+}
+
 /* A checked call on host matrices (user: its problem as the caller wrote it): the row-major
  * problem out of core on the context's GPUs, the policies of this context on each. */
 static mmt_status host_gemm(mmt_ctx *ctx, const mmt_problem *user, int sgemm, double alpha, const void *a,
@@ -984,6 +1012,8 @@ static mmt_status host_gemm(mmt_ctx *ctx, const mmt_problem *user, int sgemm, do
     const mmt_host_gemm_config *cfg = &ctx->ooc_cfg;
     job.knobs = (mmt_ooc_knobs){.tile_m = swap ? cfg->tile_n : cfg->tile_m, .tile_n = swap ? cfg->tile_m : cfg->tile_n,
                                 .panel_k = cfg->panel_k, .streams = cfg->streams};
+    const mmt_ooc_knobs set = job.knobs;
+    const mmt_choice tuned = tuned_knobs(ctx, user, &job.knobs);
     pthread_mutex_lock(&ctx->lock);
     const int policies[3] = {ctx->sgemm_policy, ctx->reproducible, ctx->algorithm_policy};
     pthread_mutex_unlock(&ctx->lock);
@@ -1002,14 +1032,24 @@ static mmt_status host_gemm(mmt_ctx *ctx, const mmt_problem *user, int sgemm, do
     job.gpus = gpus;
     mmt_ooc_plan plan;
     mmt_status st = mmt_ooc_run(&job, &plan, err);
+    int fell_back = 0;
+    if (st == MMT_OUT_OF_MEMORY && tuned != MMT_CHOICE_NONE) { /* C untouched: the default plan, which halves to fit */
+        job.knobs = set;
+        for (int i = 0; i < ctx->n_gpus; i++) runners[i].how = MMT_CHOICE_NONE;
+        st = mmt_ooc_run(&job, &plan, err);
+        fell_back = 1;
+    }
     pthread_mutex_unlock(&ctx->ooc_lock);
     if (st != MMT_OK) return st;
     const tile_runner *first = &runners[0]; /* the first GPU that ran a tile */
     for (int i = 1; i < job.n_gpus && first->how == MMT_CHOICE_NONE; i++) first = &runners[i];
     *how = first->how;
-    snprintf(config, config_size, "%.380s%sOOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d,OOC_GPUS=%d",
+    snprintf(config, config_size,
+             "%.360s%sOOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d,OOC_GPUS=%d,OOC_TUNED=%s",
              first->config, *first->config ? "," : "", (long long)(swap ? plan.tile_n : plan.tile_m),
-             (long long)(swap ? plan.tile_m : plan.tile_n), (long long)plan.panel_k, plan.streams, job.n_gpus);
+             (long long)(swap ? plan.tile_m : plan.tile_n), (long long)plan.panel_k, plan.streams, job.n_gpus,
+             fell_back ? "too_big" : tuned == MMT_CHOICE_EXACT ? "exact" : tuned == MMT_CHOICE_NEAREST ? "nearest"
+                                                                                                          : "none");
     return MMT_OK;
 }
 

@@ -1,7 +1,8 @@
 /* shapes.c - shapes files (see shapes.h, DESIGN.md section 4b): a list of problems whose
  * values may be lists, expanded to every combination (the last key varies fastest, in the
- * order m n k dtype out layout trans_a trans_b). dtype is the precision mode (f32 f64 bf16
- * f16 tf32 f32x3); out the type of C (default: the input type). */
+ * order m n k dtype out layout trans_a trans_b host). dtype is the precision mode (f32 f64
+ * bf16 f16 tf32 f32x3); out the type of C (default: the input type); host whether the
+ * matrices live in host memory (default false: the out-of-core GEMM's knobs are tuned). */
 #include "shapes.h"
 
 #include <stdlib.h>
@@ -12,8 +13,8 @@
 #define MAX_SWEEP 256          /* values of one key */
 #define MAX_PROBLEMS 1000000   /* problems of one file */
 
-enum { K_M, K_N, K_K, K_DTYPE, K_OUT, K_LAYOUT, K_TRANS_A, K_TRANS_B, N_KEYS };
-static const char *const key_names[N_KEYS] = {"m", "n", "k", "dtype", "out", "layout", "trans_a", "trans_b"};
+enum { K_M, K_N, K_K, K_DTYPE, K_OUT, K_LAYOUT, K_TRANS_A, K_TRANS_B, K_HOST, N_KEYS };
+static const char *const key_names[N_KEYS] = {"m", "n", "k", "dtype", "out", "layout", "trans_a", "trans_b", "host"};
 #define OUT_AS_INPUT (-1) /* the default of out */
 
 typedef struct sweep {
@@ -77,7 +78,7 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
         int k = 0;
         while (k < N_KEYS && strcmp(name, key_names[k]) != 0) k++;
         if (k == N_KEYS)
-            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype out layout trans_a trans_b)", name);
+            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype out layout trans_a trans_b host)", name);
         if (sw->n[k]) return mmt_yaml_error(err, file, key, "duplicate key '%s'", name);
         if (val->type == YAML_SEQUENCE_NODE) {
             int count = MMT_YAML_NITEMS(val);
@@ -94,7 +95,7 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
     }
     for (int k = K_M; k <= K_K; k++)
         if (!sw->n[k]) return mmt_yaml_error(err, file, e, "the problem has no '%s'", key_names[k]);
-    static const int64_t defaults[N_KEYS] = {0, 0, 0, MMT_MODE_F32, OUT_AS_INPUT, MMT_ROW_MAJOR, 0, 0};
+    static const int64_t defaults[N_KEYS] = {0, 0, 0, MMT_MODE_F32, OUT_AS_INPUT, MMT_ROW_MAJOR, 0, 0, 0};
     for (int k = K_DTYPE; k < N_KEYS; k++)
         if (!sw->n[k]) {
             sw->v[k][0] = defaults[k];
@@ -103,7 +104,8 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
     return MMT_OK;
 }
 
-static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out, size_t *n, mmt_err *err)
+static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out, unsigned char **host, size_t *n,
+                           mmt_err *err)
 {
     yaml_node_t *root = mmt_yaml_root(d);
     if (root->type != YAML_MAPPING_NODE)
@@ -125,6 +127,7 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
     sweep *sw = malloc(sizeof *sw);
     RETURN_ERROR_IF(!sw, err, MMT_OUT_OF_MEMORY, "out of memory");
     mmt_problem *probs = NULL;
+    unsigned char *hosts = NULL;
     size_t count = 0, cap = 0;
     mmt_status st = MMT_OK;
     for (int i = 0; i < MMT_YAML_NITEMS(list) && st == MMT_OK; i++) {
@@ -132,7 +135,7 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
         st = read_entry(d, file, e, sw, err);
         if (st != MMT_OK) break;
         size_t combos = 1;
-        for (int k = 0; k < N_KEYS; k++) combos *= (size_t)sw->n[k]; /* at most 256^7: fits in 64 bits */
+        for (int k = 0; k < N_KEYS && combos <= MAX_PROBLEMS; k++) combos *= (size_t)sw->n[k]; /* no wrap-around */
         if (combos > MAX_PROBLEMS || count + combos > MAX_PROBLEMS) {
             st = mmt_yaml_error(err, file, e, "too many problems (at most %d in a file)", MAX_PROBLEMS);
             break;
@@ -141,15 +144,18 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
             size_t nc = cap ? cap : 16;
             while (nc < count + combos) nc *= 2;
             mmt_problem *np = realloc(probs, nc * sizeof *np);
-            if (!np) {
+            if (np) probs = np;
+            unsigned char *nh = np ? realloc(hosts, nc) : NULL;
+            if (nh) hosts = nh;
+            if (!np || !nh) {
                 st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
                 break;
             }
-            probs = np;
             cap = nc;
         }
         int idx[N_KEYS] = {0};
         for (size_t c = 0; c < combos; c++) {
+            hosts[count] = (unsigned char)sw->v[K_HOST][idx[K_HOST]];
             mmt_problem *p = &probs[count++];
             p->m = sw->v[K_M][idx[K_M]];
             p->n = sw->v[K_N][idx[K_N]];
@@ -173,34 +179,39 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
     free(sw);
     if (st != MMT_OK) {
         free(probs);
+        free(hosts);
         return st;
     }
     *out = probs;
+    if (host) *host = hosts;
+    else free(hosts);
     *n = count;
     return MMT_OK;
 }
 
-mmt_status mmt_shapes_load_text(const char *name, const char *text, size_t size, mmt_problem **out, size_t *n,
-                                mmt_err *err)
+mmt_status mmt_shapes_load_text(const char *name, const char *text, size_t size, mmt_problem **out,
+                                unsigned char **host, size_t *n, mmt_err *err)
 {
     *out = NULL;
+    if (host) *host = NULL;
     *n = 0;
     if (!name) name = "<shapes>";
     mmt_yaml_doc d;
     mmt_status st = mmt_yaml_load(&d, name, text, size, err);
-    if (st == MMT_OK) st = read_doc(&d, name, out, n, err);
+    if (st == MMT_OK) st = read_doc(&d, name, out, host, n, err);
     mmt_yaml_free(&d);
     return st;
 }
 
-mmt_status mmt_shapes_load_file(const char *path, mmt_problem **out, size_t *n, mmt_err *err)
+mmt_status mmt_shapes_load_file(const char *path, mmt_problem **out, unsigned char **host, size_t *n, mmt_err *err)
 {
     *out = NULL;
+    if (host) *host = NULL;
     *n = 0;
     char *text;
     size_t size;
     FORWARD_IF_ERROR(mmt_yaml_read_file(path, &text, &size, err));
-    mmt_status st = mmt_shapes_load_text(path, text, size, out, n, err);
+    mmt_status st = mmt_shapes_load_text(path, text, size, out, host, n, err);
     free(text);
     return st;
 }

@@ -9,9 +9,11 @@
 #include "problem.h"
 
 /* Loads a shapes file. Unknown keys, bad values and sizes < 1 are errors naming
- * file:line:column. *out is malloc'd (the caller frees it). */
-mmt_status mmt_shapes_load_file(const char *path, mmt_problem **out, size_t *n, mmt_err *err);
-mmt_status mmt_shapes_load_text(const char *name, const char *text, size_t size, mmt_problem **out, size_t *n,
-                                mmt_err *err);
+ * file:line:column. *out is malloc'd (the caller frees it), and so is *host where host is
+ * not NULL: (*host)[i] is 1 where problem i has `host: true` (its matrices in host memory:
+ * the out-of-core GEMM's knobs are what is tuned, ooc_tuned.h). */
+mmt_status mmt_shapes_load_file(const char *path, mmt_problem **out, unsigned char **host, size_t *n, mmt_err *err);
+mmt_status mmt_shapes_load_text(const char *name, const char *text, size_t size, mmt_problem **out,
+                                unsigned char **host, size_t *n, mmt_err *err);
 
 #endif

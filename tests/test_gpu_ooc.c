@@ -5,7 +5,9 @@
  * and B), K = 0, against a long double reference with the tuner's bound, C's padding
  * untouched; the default plan on a larger problem; pinned host operands; and the refusals
  * (mixed host and device operands, bad knobs, tiles the GPU cannot hold) with nothing
- * written. Exits 77 (skipped) without a GPU. */
+ * written; a tiny tune of the knobs (ooc_tune.h) into a database of its own, whose best a
+ * later call takes for its problem (exact) and a neighbour (nearest), the caller's own
+ * knobs winning where set. Exits 77 (skipped) without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@
 #include "check.h"
 #include "gemm_check.h"
 #include "mmtuned.h"
+#include "ooc_tune.h" /* the tuner's (mmtune_core) */
+#include "query.h"
 
 typedef struct kind {
     mmt_dtype ab, c;
@@ -223,6 +227,60 @@ static void test_refusals(mmt_ctx *ctx)
     mmt_close(cpu);
 }
 
+/* mmtune's tune of a host: true problem, in this process, then libmmtuned serving it. */
+static void test_tuned(const mmt_backend *be)
+{
+    char dir[] = "/tmp/mmtune-test-gpu-ooc-XXXXXX", path[256], text[256];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    mmt_err err;
+    mmt_tuner t = {.be = be, .strategy = "exhaustive"};
+    CHECK_OK(be->probe(0, &t.dev, &err), &err);
+    CHECK_OK(mmt_store_open(path, 0, &t.st, &err), &err);
+    CHECK_OK(mmt_store_device(t.st, &t.dev, &t.device_id, &err), &err);
+    CHECK_OK(mmt_store_session_begin(t.st, t.device_id, "test_gpu_ooc", "exhaustive", "0", &t.session_id, &err), &err);
+    /* tiles of 1100x900 and 550x450, panels of 1300 and 650, 2 and 3 streams */
+    const mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                           .m = 1100, .n = 900, .k = 1300};
+    mmt_tune_result r;
+    CHECK_OK(mmt_ooc_tune_problem(&t, "cuda:0", path, &p, &r, &err), &err);
+    mmt_store_close(t.st);
+    CHECK(r.ok && r.measured == 8 && r.failed == 0 && !r.partial);
+    printf("tuned: %s, %.3f ms (%s)\n", r.params, r.tuned.median_ms, r.detail.figures);
+    query(path, "SELECT count(*) FROM trial JOIN config c ON c.id = config_id JOIN template x ON x.id = c.template_id "
+                "WHERE x.name = 'ooc' AND status = 'ok' AND rel_error >= 0",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "8");
+    query(path, "SELECT params FROM best_view WHERE template = 'ooc' AND partial = 0", text, sizeof text);
+    CHECK_EQ_STR(text, r.params);
+
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cuda:0", path), MMT_OK);
+    if (!ctx) return;
+    const kind f32 = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE};
+    const int64_t exact[3] = {1100, 900, 1300}, near[3] = {1000, 900, 1300};
+    const char *config;
+    CHECK(run_case(ctx, &f32, exact, 0, 0, 0, &cases[0], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
+    mmt_last_choice(ctx, &config);
+    printf("exact: %s\n", config);
+    CHECK(strstr(config, r.params) != NULL && strstr(config, "OOC_TUNED=exact") != NULL);
+    CHECK(run_case(ctx, &f32, near, 0, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
+    mmt_last_choice(ctx, &config);
+    printf("nearest: %s\n", config);
+    CHECK(strstr(config, "OOC_TUNED=nearest") != NULL);
+    /* the caller's knob wins; the others still come from the tune */
+    const mmt_host_gemm_config panel = {.panel_k = 512};
+    CHECK_EQ_INT(mmt_set_host_gemm(ctx, &panel), MMT_OK);
+    CHECK(run_case(ctx, &f32, exact, 0, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
+    mmt_last_choice(ctx, &config);
+    printf("panel set: %s\n", config);
+    CHECK(strstr(config, "OOC_PANEL_K=512,") != NULL && strstr(config, "OOC_TUNED=exact") != NULL);
+    mmt_close(ctx);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void)
 {
     mmt_err err;
@@ -243,5 +301,6 @@ int main(void)
     test_pinned(ctx);
     test_refusals(ctx);
     mmt_close(ctx);
+    test_tuned(be);
     return check_result();
 }

@@ -1,12 +1,15 @@
 /* test_ooc_plan.c - the out-of-core GEMM's plan (ooc_plan.h), with no GPU: the tiles cover
  * C exactly once, the panels cover K, edge tiles and panels are cut to the problem, the
  * buffers hold what the copies put in them and stay within the budget, the caller's knobs
- * are kept or refused with the numbers, and the device lists and environment parse. */
+ * are kept or refused with the numbers, and the device lists and environment parse; the
+ * tuned knobs (ooc_tuned.h): their text both ways, the grid a tune measures, and the choice
+ * of the exact or nearest tuned problem's knobs. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "ooc_plan.h"
+#include "ooc_tuned.h"
 
 #define GIB (1LL << 30)
 
@@ -157,8 +160,89 @@ static void test_env(void)
     CHECK_EQ_STR(devices, "");
 }
 
+static void test_knobs_text(void)
+{
+    const mmt_ooc_knobs k = {8192, 4096, 2048, 3};
+    char text[128];
+    mmt_ooc_knobs_format(&k, text, sizeof text);
+    CHECK_EQ_STR(text, "OOC_TILE_M=8192,OOC_TILE_N=4096,OOC_PANEL_K=2048,OOC_STREAMS=3");
+    mmt_ooc_knobs back = {0};
+    CHECK_EQ_INT(mmt_ooc_knobs_parse(text, &back), 0);
+    CHECK(back.tile_m == 8192 && back.tile_n == 4096 && back.panel_k == 2048 && back.streams == 3);
+    const char *bad[] = {"", "OOC_TILE_M=1", "OOC_TILE_M=0,OOC_TILE_N=1,OOC_PANEL_K=1,OOC_STREAMS=1",
+                         "OOC_TILE_M=1,OOC_TILE_N=1,OOC_PANEL_K=1,OOC_STREAMS=9",
+                         "OOC_TILE_M=1,OOC_TILE_N=1,OOC_PANEL_K=1,OOC_STREAMS=2,X=1",
+                         "OOC_TILE_N=1,OOC_TILE_M=1,OOC_PANEL_K=1,OOC_STREAMS=2", "BM=64,BN=64"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK_EQ_INT(mmt_ooc_knobs_parse(bad[i], &back), -1);
+}
+
+static int has(const mmt_ooc_knobs *g, size_t n, mmt_ooc_knobs k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (g[i].tile_m == k.tile_m && g[i].tile_n == k.tile_n && g[i].panel_k == k.panel_k && g[i].streams == k.streams)
+            return 1;
+    return 0;
+}
+
+static void test_grid(void)
+{
+    mmt_ooc_knobs g[MMT_OOC_GRID_MAX];
+    /* 16384^3 fp32: tiles of 8192 and 4096, panels of 1024, 2048 and 4096, 2 and 3 streams; the default first */
+    size_t n = mmt_ooc_grid(16384, 16384, 16384, 4, 4, g);
+    CHECK_EQ_INT(n, 12);
+    CHECK(g[0].tile_m == 8192 && g[0].tile_n == 8192 && g[0].panel_k == 2048 && g[0].streams == 2);
+    CHECK(has(g, n, (mmt_ooc_knobs){4096, 4096, 4096, 3}));
+    CHECK(has(g, n, (mmt_ooc_knobs){8192, 8192, 1024, 2}));
+    for (size_t i = 0; i < n; i++) CHECK(!has(g, i, g[i])); /* none measured twice */
+    /* bf16 -> bf16 takes all of K in one panel: nothing to choose there */
+    n = mmt_ooc_grid(16384, 16384, 16384, 2, 2, g);
+    CHECK_EQ_INT(n, 4);
+    for (size_t i = 0; i < n; i++) CHECK_EQ_INT(g[i].panel_k, 16384);
+    /* small: one tile (no halves under 256), panels within K */
+    n = mmt_ooc_grid(300, 300, 1000, 4, 4, g);
+    CHECK_EQ_INT(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        mmt_ooc_plan p;
+        CHECK(g[i].panel_k <= 1000 && g[i].tile_m == 300);
+        CHECK(mmt_ooc_plan_make(300, 300, 1000, 4, 4, 0, 0, &g[i], 1LL << 40, &p) == NULL);
+    }
+}
+
+static void test_tuned_choose(void)
+{
+    const mmt_problem f32 = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR};
+    mmt_best_rec b[4] = {{.problem = f32}, {.problem = f32}, {.problem = f32}, {.problem = f32}};
+    b[0].problem.m = b[0].problem.n = b[0].problem.k = 16384;
+    snprintf(b[0].params, sizeof b[0].params, "OOC_TILE_M=4096,OOC_TILE_N=4096,OOC_PANEL_K=4096,OOC_STREAMS=3");
+    b[1].problem.m = b[1].problem.n = b[1].problem.k = 65536;
+    snprintf(b[1].params, sizeof b[1].params, "OOC_TILE_M=32768,OOC_TILE_N=32768,OOC_PANEL_K=2048,OOC_STREAMS=2");
+    b[2].problem.m = b[2].problem.n = b[2].problem.k = 20000; /* another kind: never borrowed */
+    b[2].problem.trans_b = 1;
+    snprintf(b[2].params, sizeof b[2].params, "OOC_TILE_M=1,OOC_TILE_N=1,OOC_PANEL_K=1,OOC_STREAMS=1");
+    b[3].problem.m = b[3].problem.n = b[3].problem.k = 17000; /* nearest, but not knobs: passed over */
+    snprintf(b[3].params, sizeof b[3].params, "BM=64");
+    mmt_problem p = f32;
+    p.m = p.n = p.k = 16384;
+    mmt_ooc_knobs k;
+    mmt_choice how = MMT_CHOICE_NONE;
+    CHECK_EQ_INT(mmt_ooc_tuned_choose(b, 4, &p, &k, &how), 1);
+    CHECK(how == MMT_CHOICE_EXACT && k.tile_m == 4096 && k.panel_k == 4096 && k.streams == 3);
+    p.m = p.n = p.k = 40000; /* nearer 65536 than 16384 in log terms */
+    CHECK_EQ_INT(mmt_ooc_tuned_choose(b, 4, &p, &k, &how), 1);
+    CHECK(how == MMT_CHOICE_NEAREST && k.tile_m == 32768 && k.streams == 2);
+    p.layout = MMT_COL_MAJOR; /* knobs are in the caller's terms: another layout is another kind */
+    CHECK_EQ_INT(mmt_ooc_tuned_choose(b, 4, &p, &k, &how), 0);
+    p = f32;
+    p.mode = MMT_MODE_TF32, p.m = p.n = p.k = 16384;
+    CHECK_EQ_INT(mmt_ooc_tuned_choose(b, 4, &p, &k, &how), 0);
+    CHECK_EQ_INT(mmt_ooc_tuned_choose(b, 0, &p, &k, &how), 0);
+}
+
 int main(void)
 {
+    test_knobs_text();
+    test_grid();
+    test_tuned_choose();
     test_cover();
     test_defaults();
     test_devices();

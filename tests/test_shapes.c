@@ -13,7 +13,7 @@ static void test_sweep(void)
     mmt_problem *p = NULL;
     size_t n = 0;
     mmt_err err = {0};
-    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_sweep.yaml", &p, &n, &err), &err);
+    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_sweep.yaml", &p, NULL, &n, &err), &err);
     CHECK_EQ_INT(n, 1 + 2 + 2 * 3 * 2 * 2);
     if (n != 27) {
         free(p);
@@ -47,7 +47,7 @@ static void test_fixtures(void)
     mmt_problem *p = NULL;
     size_t n = 0;
     mmt_err err = {0};
-    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_tiny.yaml", &p, &n, &err), &err);
+    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_tiny.yaml", &p, NULL, &n, &err), &err);
     CHECK_EQ_INT(n, 3);
     if (n == 3) {
         CHECK_EQ_INT(p[1].m, 33);
@@ -56,22 +56,22 @@ static void test_fixtures(void)
         CHECK_EQ_INT(p[2].dtype, MMT_F64);
     }
     free(p);
-    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_faulty.yaml", &p, &n, &err), &err);
+    CHECK_OK(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_faulty.yaml", &p, NULL, &n, &err), &err);
     CHECK_EQ_INT(n, 1);
     free(p);
     p = (mmt_problem *)1;
-    CHECK_EQ_INT(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_bad_key.yaml", &p, &n, &err), MMT_PARSE);
+    CHECK_EQ_INT(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_bad_key.yaml", &p, NULL, &n, &err), MMT_PARSE);
     CHECK(strstr(err.msg, "shapes_bad_key.yaml:3:") != NULL);
     CHECK(strstr(err.msg, "shapes_bad_key.yaml:3:20: unknown key 'kk'") != NULL);
     CHECK(p == NULL);
     CHECK_EQ_INT(n, 0);
-    CHECK_EQ_INT(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_no_such_file.yaml", &p, &n, &err), MMT_NOT_FOUND);
+    CHECK_EQ_INT(mmt_shapes_load_file(MMT_TEST_DATA "/shapes_no_such_file.yaml", &p, NULL, &n, &err), MMT_NOT_FOUND);
     CHECK(strstr(err.msg, "shapes_no_such_file.yaml") != NULL);
     /* the examples shipped with the source parse */
-    CHECK_OK(mmt_shapes_load_file(MMT_SOURCE_DIR "/examples/shapes.yaml", &p, &n, &err), &err);
+    CHECK_OK(mmt_shapes_load_file(MMT_SOURCE_DIR "/examples/shapes.yaml", &p, NULL, &n, &err), &err);
     CHECK(n >= 8 && n <= 12);
     free(p);
-    CHECK_OK(mmt_shapes_load_file(MMT_SOURCE_DIR "/examples/shapes_gpu.yaml", &p, &n, &err), &err);
+    CHECK_OK(mmt_shapes_load_file(MMT_SOURCE_DIR "/examples/shapes_gpu.yaml", &p, NULL, &n, &err), &err);
     CHECK(n > 0);
     free(p);
 }
@@ -114,7 +114,7 @@ static void test_errors(void)
         mmt_problem *p = NULL;
         size_t n = 99;
         mmt_err err = {0};
-        mmt_status st = mmt_shapes_load_text("s.yaml", cases[i].text, strlen(cases[i].text), &p, &n, &err);
+        mmt_status st = mmt_shapes_load_text("s.yaml", cases[i].text, strlen(cases[i].text), &p, NULL, &n, &err);
         if (st != MMT_PARSE || p != NULL || n != 0 || strncmp(err.msg, cases[i].where, strlen(cases[i].where)) != 0 ||
             !strstr(err.msg, cases[i].what)) {
             fprintf(stderr, "case %zu: status %d, want %s ... %s, got: %s\n", i, (int)st, cases[i].where,
@@ -140,9 +140,39 @@ static void test_errors(void)
     mmt_problem *p = NULL;
     size_t n = 0;
     mmt_err err = {0};
-    CHECK_EQ_INT(mmt_shapes_load_text("big.yaml", big, strlen(big), &p, &n, &err), MMT_PARSE);
+    CHECK_EQ_INT(mmt_shapes_load_text("big.yaml", big, strlen(big), &p, NULL, &n, &err), MMT_PARSE);
     CHECK(strstr(err.msg, "big.yaml:2:5: too many problems") != NULL);
     CHECK(p == NULL);
+}
+
+/* host: a boolean like the transposes, swept like any key, reported per problem; refused
+ * where it is not a boolean. */
+static void test_host(void)
+{
+    const char *text = "problems:\n  - {m: 64, n: 64, k: 64}\n  - {m: 128, n: 64, k: 32, host: [false, true]}\n"
+                       "  - {m: 16384, n: 16384, k: 16384, host: true}\n";
+    mmt_problem *p = NULL;
+    unsigned char *host = NULL;
+    size_t n = 0;
+    mmt_err err = {0};
+    CHECK_OK(mmt_shapes_load_text("h.yaml", text, strlen(text), &p, &host, &n, &err), &err);
+    CHECK_EQ_INT(n, 4);
+    if (n == 4 && host) {
+        CHECK(!host[0] && !host[1] && host[2] && host[3]);
+        CHECK_EQ_INT(p[2].m, 128);
+        CHECK_EQ_INT(p[3].k, 16384);
+    }
+    free(p);
+    free(host);
+    /* without a host array the problems load alike */
+    CHECK_OK(mmt_shapes_load_text("h.yaml", text, strlen(text), &p, NULL, &n, &err), &err);
+    CHECK_EQ_INT(n, 4);
+    free(p);
+    const char *bad = "problems:\n  - {m: 1, n: 2, k: 3, host: maybe}\n";
+    host = (unsigned char *)&n; /* must come back NULL */
+    CHECK_EQ_INT(mmt_shapes_load_text("h.yaml", bad, strlen(bad), &p, &host, &n, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "h.yaml:2:30: host: 'maybe' is neither true nor false") != NULL);
+    CHECK(p == NULL && host == NULL);
 }
 
 /* Random byte mutations of a valid file: OK or an error with a message, never a crash. */
@@ -172,7 +202,7 @@ static void test_fuzz(void)
         mmt_problem *p = NULL;
         size_t n = 0;
         mmt_err err = {0};
-        if (mmt_shapes_load_text("fuzz.yaml", text, tl, &p, &n, &err) == MMT_OK) {
+        if (mmt_shapes_load_text("fuzz.yaml", text, tl, &p, NULL, &n, &err) == MMT_OK) {
             ok++;
             int sane = n > 0;
             for (size_t i = 0; i < n; i++) sane &= p[i].m >= 1 && p[i].n >= 1 && p[i].k >= 1;
@@ -191,6 +221,7 @@ int main(void)
     test_sweep();
     test_fixtures();
     test_errors();
+    test_host();
     test_fuzz();
     return check_result();
 }

@@ -3,7 +3,8 @@
  * baselines in best_view (a ratio only beside the trial timed with the vendor), partial
  * bests and session outcomes, the compile cache, resume order, two writers at once,
  * precision modes as distinct problems, the miss table, a device's props brought up to
- * date, and the migrations of version-1 to version-4 files. */
+ * date, the migrations of version-1 to version-4 files, and the out-of-core knobs' rows
+ * (pseudo-template "ooc") stored and looked up beside a kernel's, never mixed with them. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "check.h"
 #include "query.h"
 #include "fsutil.h"
+#include "ooc_tuned.h"
 #include "store.h"
 
 static char dir[] = "/tmp/mmtune-test-store-XXXXXX";
@@ -609,6 +611,55 @@ static void test_misses(void)
 }
 
 /* Several processes open a version-1 file at once: one migrates, the others find it done. */
+static void test_ooc_rows(void)
+{
+    mmt_err err;
+    char path[256];
+    snprintf(path, sizeof path, "%s/ooc.db", dir);
+    mmt_store *st;
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    mmt_device_info d = device("ooc-gpu");
+    const mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                           .m = 16384, .n = 16384, .k = 16384};
+    int64_t dev, kernel, ooc, prob, cfg[3];
+    CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+    CHECK_OK(mmt_store_template(st, "cuda/gemm_simt.cu", "kkkk", &kernel, &err), &err);
+    CHECK_OK(mmt_store_template(st, MMT_OOC_TEMPLATE, MMT_OOC_SOURCE_HASH, &ooc, &err), &err);
+    CHECK_OK(mmt_store_config(st, kernel, "BM=128,BN=128", &cfg[0], &err), &err);
+    mmt_ooc_knobs grid[MMT_OOC_GRID_MAX];
+    CHECK(mmt_ooc_grid(p.m, p.n, p.k, 4, 4, grid) >= 2);
+    char text[2][128];
+    for (int i = 0; i < 2; i++) {
+        mmt_ooc_knobs_format(&grid[i], text[i], sizeof text[i]);
+        CHECK_OK(mmt_store_config(st, ooc, text[i], &cfg[1 + i], &err), &err);
+    }
+    add(st, dev, prob, cfg[0], MMT_TRIAL_OK, 200.0);  /* the kernel on device memory */
+    add(st, dev, prob, cfg[1], MMT_TRIAL_OK, 300.0);  /* host memory, the default plan */
+    add(st, dev, prob, cfg[2], MMT_TRIAL_OK, 280.0);  /* host memory, the grid's second */
+    /* each keeps its best: the ooc one is the faster of its own trials, not the kernel's */
+    mmt_best_rec *bests = NULL;
+    size_t n = 0;
+    CHECK_OK(mmt_store_best_list(st, "ooc-gpu", MMT_OOC_TEMPLATE, MMT_OOC_SOURCE_HASH, MMT_MODE_F32, &bests, &n, &err),
+             &err);
+    CHECK_EQ_INT(n, 1);
+    mmt_ooc_knobs k;
+    mmt_choice how;
+    CHECK_EQ_INT(mmt_ooc_tuned_choose(bests, n, &p, &k, &how), 1);
+    CHECK(how == MMT_CHOICE_EXACT && k.tile_m == grid[1].tile_m && k.panel_k == grid[1].panel_k &&
+          k.streams == grid[1].streams);
+    free(bests);
+    CHECK_OK(mmt_store_best_list(st, "ooc-gpu", "cuda/gemm_simt.cu", "kkkk", MMT_MODE_F32, &bests, &n, &err), &err);
+    CHECK(n == 1 && strcmp(bests[0].params, "BM=128,BN=128") == 0);
+    free(bests);
+    /* a stale pipeline's knobs are not served */
+    CHECK_OK(mmt_store_best_list(st, "ooc-gpu", MMT_OOC_TEMPLATE, "0000", MMT_MODE_F32, &bests, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    free(bests);
+    mmt_store_close(st);
+}
+
 static void test_concurrent_migrate(void)
 {
     char path[256], text[64];
@@ -911,6 +962,7 @@ int main(void)
     test_migrate_v3();
     test_migrate_v4();
     test_misses();
+    test_ooc_rows();
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

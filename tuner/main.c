@@ -18,6 +18,7 @@
 #include "replay.h"
 #include "report_html.h"
 #include "from_misses.h"
+#include "ooc_tune.h"
 #include "shapes.h"
 #include "search.h"
 #include "shard.h"
@@ -420,6 +421,7 @@ static void add_label(char *list, size_t size, const char *label)
 /* Everything that can be checked before anything is written: shapes, device, spaces. */
 typedef struct plan {
     mmt_problem *problems;
+    unsigned char *host; /* per problem: 1 where its matrices live in host memory; NULL: none do */
     size_t n;
     const mmt_backend *be;
     mmt_device_info dev;
@@ -430,6 +432,7 @@ typedef struct plan {
 static void free_plan(plan *pl)
 {
     free(pl->problems);
+    free(pl->host);
     for (int i = 0; i < MMT_N_MODES; i++) mmt_family_list_free(&pl->families[i]);
 }
 
@@ -440,8 +443,15 @@ static int make_plan(const options *o, plan *pl)
     mmt_err err;
     int rc;
     memset(pl, 0, sizeof *pl);
-    if (o->shapes && mmt_shapes_load_file(o->shapes, &pl->problems, &pl->n, &err) != MMT_OK) {
+    if (o->shapes && mmt_shapes_load_file(o->shapes, &pl->problems, &pl->host, &pl->n, &err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_BAD_INPUT;
+    }
+    int hosts = 0;
+    for (size_t i = 0; pl->host && i < pl->n; i++) hosts |= pl->host[i];
+    if (hosts && (o->shard_count || strcmp(o->command, "bench") == 0)) {
+        fprintf(stderr, "mmtune: %s: host: true problems are tuned by a plain tune (not %s)\n", o->shapes,
+                o->shard_count ? "--shard" : "bench");
         return EXIT_BAD_INPUT;
     }
     if (o->shard_count && mmt_shard_select(pl->problems, &pl->n, o->shard_index, o->shard_count)) {
@@ -459,6 +469,11 @@ static int make_plan(const options *o, plan *pl)
         pl->n = 1;
     }
     if ((rc = device_of(o->device, &pl->be, &pl->dev)) != EXIT_OK) return rc;
+    if (hosts && strcmp(pl->be->name, "cuda") != 0) {
+        fprintf(stderr, "mmtune: %s: host: true problems tune the out-of-core GEMM, which runs on a GPU (not %s)\n",
+                o->shapes, pl->dev.name);
+        return EXIT_BAD_INPUT;
+    }
     mmt_status s;
     if (o->from_misses && (rc = plan_misses(o, pl)) != EXIT_OK) return rc;
     for (size_t i = 0; i < pl->n; i++) {
@@ -644,7 +659,9 @@ static int cmd_tune(const options *o, int argc, char **argv)
     for (size_t i = 0; res && rows && notes && i < pl.n; i++) {
         const int begun = !stop_signal;
         mmt_err_clear(&err);
-        if (begun && mmt_tune_problem(&t, &pl.problems[i], &res[i], &err) != MMT_OK) {
+        const int host = pl.host && pl.host[i];
+        if (begun && (host ? mmt_ooc_tune_problem(&t, o->device, path, &pl.problems[i], &res[i], &err)
+                           : mmt_tune_problem(&t, &pl.problems[i], &res[i], &err)) != MMT_OK) {
             fprintf(stderr, "mmtune: %s\n", err.msg);
             snprintf(res[i].message, sizeof res[i].message, "%.500s", err.msg);
             rc = EXIT_FAIL;

@@ -15,6 +15,7 @@
 #include "exit_codes.h"
 #include "family.h"
 #include "fsutil.h"
+#include "ooc_tuned.h"
 #include "rows.h"
 #include "store_transfer.h"
 
@@ -177,6 +178,7 @@ static const char *current_source(void *user, const char *name)
     char *hash = user;
     mmt_family *f;
     mmt_err err;
+    if (strcmp(name, MMT_OOC_TEMPLATE) == 0) return MMT_OOC_SOURCE_HASH; /* the out-of-core knobs' pseudo-template */
     if (mmt_family_find_template(name, &f, &err) != MMT_OK) return NULL;
     snprintf(hash, 65, "%s", f->source_hash);
     mmt_family_free(f);
