@@ -39,7 +39,8 @@ static mmt_status read_file(const char *path, char **text, size_t *size, mmt_err
     return MMT_OK;
 }
 
-mmt_status mmt_resource_read(const char *path, char **text, size_t *size, mmt_err *err)
+/* One resource as stored: the override file, else the embedded copy. */
+static mmt_status read_one(const char *path, char **text, size_t *size, mmt_err *err)
 {
     const char *dir = getenv("MMTUNE_TEMPLATE_DIR");
     const char *prefix = "templates/";
@@ -63,4 +64,73 @@ mmt_status mmt_resource_read(const char *path, char **text, size_t *size, mmt_er
         }
     }
     return mmt_err_set(err, MMT_NOT_FOUND, "no embedded resource %s", path);
+}
+
+/* A template's `#include "NAME"` lines, NAME a template of the same directory, replaced by
+ * that file's text: the source compiled, hashed and stored with a binary is then the whole
+ * of what the compiler read (NVRTC is given no headers), and the helpers every template
+ * needs (the launch parameters, split-K's chain) are written once. One level: an included
+ * file includes nothing of ours. */
+static mmt_status splice_includes(const char *path, char **text, size_t *size, mmt_err *err)
+{
+    const char *dir_end = strrchr(path, '/');
+    size_t out_cap = *size + 1, out_n = 0;
+    char *out = malloc(out_cap);
+    RETURN_ERROR_IF(!out, err, MMT_OUT_OF_MEMORY, "out of memory");
+    mmt_status st = MMT_OK;
+    for (const char *line = *text; *line && st == MMT_OK;) {
+        const char *eol = strchr(line, '\n');
+        const size_t len = eol ? (size_t)(eol - line) + 1 : strlen(line);
+        char name[256];
+        const char *piece = line;
+        size_t piece_n = len;
+        char *included = NULL;
+        const char *hash = line + strspn(line, " \t"); /* sscanf's blank would skip newlines too */
+        if (*hash == '#' && sscanf(hash, "#include \"%255[^\"]\"", name) == 1 && dir_end) {
+            char inc_path[1024];
+            snprintf(inc_path, sizeof inc_path, "%.*s/%s", (int)(dir_end - path), path, name);
+            mmt_err why;
+            if (read_one(inc_path, &included, &piece_n, &why) != MMT_OK) {
+                st = mmt_err_set(err, MMT_NOT_FOUND, "%s includes \"%s\": %s", path, name, why.msg);
+                break;
+            }
+            piece = included;
+        }
+        if (out_n + piece_n + 2 > out_cap) {
+            out_cap = (out_n + piece_n + 2) * 2;
+            char *grown = realloc(out, out_cap);
+            if (!grown) {
+                free(included);
+                st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+                break;
+            }
+            out = grown;
+        }
+        memcpy(out + out_n, piece, piece_n);
+        out_n += piece_n;
+        if (included && (piece_n == 0 || included[piece_n - 1] != '\n')) out[out_n++] = '\n';
+        free(included);
+        line += len;
+    }
+    if (st != MMT_OK) {
+        free(out);
+        return st;
+    }
+    free(*text);
+    out[out_n] = '\0';
+    *text = out;
+    *size = out_n;
+    return MMT_OK;
+}
+
+mmt_status mmt_resource_read(const char *path, char **text, size_t *size, mmt_err *err)
+{
+    FORWARD_IF_ERROR(read_one(path, text, size, err));
+    if (strncmp(path, "templates/", strlen("templates/")) != 0) return MMT_OK;
+    mmt_status st = splice_includes(path, text, size, err);
+    if (st != MMT_OK) {
+        free(*text);
+        *text = NULL;
+    }
+    return st;
 }

@@ -19,8 +19,10 @@ typedef struct mmt_resource {
 extern const mmt_resource mmt_resources[];
 
 /* Finds a resource by its path. For "templates/..." paths a file under
- * $MMTUNE_TEMPLATE_DIR wins. On success *text is a malloc'd NUL-terminated copy
- * (the caller frees it) and *size its length. */
+ * $MMTUNE_TEMPLATE_DIR wins, and each line `#include "NAME"` naming a template of the same
+ * directory is replaced by that file's text (so is the included file looked up). On
+ * success *text is a malloc'd NUL-terminated copy (the caller frees it) and *size its
+ * length. */
 mmt_status mmt_resource_read(const char *path, char **text, size_t *size, mmt_err *err);
 
 #endif

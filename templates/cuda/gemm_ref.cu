@@ -37,18 +37,7 @@ typedef unsigned short T; /* the bit pattern */
 #error "MMT_AB must be 0 (float), 1 (double), 2 (bf16) or 3 (f16)"
 #endif
 
-/* The same layout as mmt_gemm_params in src/backend.h. */
-struct mmt_gemm_params {
-    long long m, n, k;
-    long long lda, ldb, ldc;
-    int trans_a, trans_b;
-    double alpha, beta;
-    const void *a, *b;
-    void *c;
-    void *workspace;
-    long long workspace_size;
-};
-static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+#include "mmt_params.h"
 
 /* One stored element as a double, exactly. */
 __device__ __forceinline__ double widen(T x)

@@ -174,18 +174,7 @@ static_assert(SMEM == SMEM_, "SMEM does not match the template's shared-memory l
 #error "SPLITK and GROUP_M are >= 1, SERIAL 0 or 1"
 #endif
 
-/* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
-struct mmt_gemm_params {
-    long long m, n, k;
-    long long lda, ldb, ldc;
-    int trans_a, trans_b;
-    double alpha, beta;
-    const void *a, *b;
-    void *c;
-    void *workspace;
-    long long workspace_size;
-};
-static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+#include "mmt_params.h"
 
 /* R contiguous elements, with one 8- or 16-byte access where R allows it; both pointers
  * must then be aligned to R * sizeof(T) (the callers guarantee it). */
@@ -545,29 +534,7 @@ __device__ __forceinline__ void multiply(const T *As, const T *Bs, int am, int b
     }
 }
 
-#if SPLITK > 1 && SERIAL
-/* Split-K in the order of K: a flag per block tile in the workspace (4 bytes each), zeroed by
- * mmt_gemm_pre; slice z of a tile waits for it to say z, adds into C, and sets it to z + 1.
- * Slices are the grid's z, the slowest index, and blocks start in the order of their index
- * (as CUTLASS's serial split-K relies on), so every slice a block waits for has started
- * before it: the chain never deadlocks. */
-__device__ __forceinline__ void sk_wait(const int *flag, int value)
-{
-    if (threadIdx.x == 0) {
-        int v;
-        do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
-        while (v != value);
-    }
-    __syncthreads();
-}
-
-__device__ __forceinline__ void sk_signal(int *flag, int value)
-{
-    __syncthreads(); /* every thread's part of C is written */
-    if (threadIdx.x == 0)
-        asm volatile("fence.acq_rel.gpu;\nst.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
-}
-#endif
+#include "mmt_serial_splitk.h"
 
 /* REGCAP: the register budget ptxas works to. The bare bound (0) lets it choose; a bound
  * of one block (1) makes it spend more registers (deeper prefetch of the fragments); 2

@@ -229,18 +229,7 @@ typedef unsigned short TC;
 #error "PACK is 0 to 3"
 #endif
 
-/* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
-struct mmt_gemm_params {
-    long long m, n, k;
-    long long lda, ldb, ldc;
-    int trans_a, trans_b;
-    double alpha, beta;
-    const void *a, *b;
-    void *c;
-    void *workspace;
-    long long workspace_size;
-};
-static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+#include "mmt_params.h"
 
 /* A TMA tensor map (the driver's CUtensorMap: 128 opaque bytes), made on the host. */
 struct __align__(64) mmt_tmap {

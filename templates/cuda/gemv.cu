@@ -141,18 +141,7 @@ typedef unsigned short TC;
 #error "SPLITK >= 1, SERIAL 0 or 1; atomic split-K needs a 32- or 64-bit C"
 #endif
 
-/* The launch parameters; the same layout as mmt_gemm_params in src/backend.h. */
-struct mmt_gemm_params {
-    long long m, n, k;
-    long long lda, ldb, ldc;
-    int trans_a, trans_b;
-    double alpha, beta;
-    const void *a, *b;
-    void *c;
-    void *workspace;
-    long long workspace_size;
-};
-static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+#include "mmt_params.h"
 
 /* ---- element types ----------------------------------------------------------------------- */
 

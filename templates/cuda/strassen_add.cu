@@ -22,17 +22,7 @@ typedef float T;
 
 typedef long long i64;
 
-struct mmt_gemm_params { /* keep in step with src/backend.h */
-    long long m, n, k;
-    long long lda, ldb, ldc;
-    int trans_a, trans_b;
-    double alpha, beta;
-    const void *a, *b;
-    void *c;
-    void *workspace;
-    long long workspace_size;
-};
-static_assert(sizeof(mmt_gemm_params) == 112, "mmt_gemm_params must match src/backend.h");
+#include "mmt_params.h"
 
 /* The four quadrants of op(X) as stored blocks of rows x cols (X's own orientation). */
 __device__ __forceinline__ void split(const mmt_gemm_params &p, bool b_side)
