@@ -81,9 +81,12 @@ static inline mmt_space_env env_of(const mmt_problem *p, int odd_ld)
     return env;
 }
 
+/* The most instances one list holds (build() and run_shape() size their arrays by it). */
+#define GC_MAX_INSTANCES 16
+
 /* Up to `want` configs searched for problem p on the test data (odd_ld), spread over the
- * space, appended to list; with a param `name`, only those whose value of it is `value`
- * (exactly: 1) or other than `value` (0). */
+ * space, appended to list (of GC_MAX_INSTANCES); with a param `name`, only those whose
+ * value of it is `value` (exactly: 1) or other than `value` (0). */
 static inline void pick_where(const mmt_family *fam, const mmt_problem *p, int odd_ld, const char *name,
                               int64_t value, int exactly, int want, instance *list, int *n)
 {
@@ -99,7 +102,11 @@ static inline void pick_where(const mmt_family *fam, const mmt_problem *p, int o
     for (size_t i = 0; i < count; i++)
         if (!name || (all[i].v[idx] == value) == exactly) match[picked++] = all[i];
     CHECK(picked > 0);
-    for (int i = 0; picked && i < want; i++) list[(*n)++].cfg = match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)];
+    for (int i = 0; picked && i < want; i++) {
+        CHECK(*n < GC_MAX_INSTANCES); /* a list too short for its picks is the test's bug */
+        if (*n >= GC_MAX_INSTANCES) break;
+        list[(*n)++].cfg = match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)];
+    }
     free(match);
     free(all);
 }
@@ -118,10 +125,10 @@ static inline void pick(const mmt_family *fam, const mmt_problem *p, int odd_ld,
 /* Compiles and loads every instance (the compiles in parallel: NVRTC is CPU work). */
 static inline void build(const mmt_family *fam, const mmt_problem *p, instance *list, int n)
 {
-    void *bins[64] = {0};
-    size_t sizes[64] = {0};
-    mmt_status st[64];
-    mmt_err errs[64];
+    void *bins[GC_MAX_INSTANCES] = {0};
+    size_t sizes[GC_MAX_INSTANCES] = {0};
+    mmt_status st[GC_MAX_INSTANCES];
+    mmt_err errs[GC_MAX_INSTANCES];
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < n; i++) {
         char defines[4096];
@@ -177,7 +184,7 @@ static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, sha
     const size_t asz = es * ar * lda, bsz = es * br * ldb, csz = cs * s.m * ldc;
     mmt_problem p = problem_of(kd, ta, tb, s);
     mmt_space_env env = env_of(&p, odd_ld);
-    int valid[64], any = 0;
+    int valid[GC_MAX_INSTANCES], any = 0;
     for (int i = 0; i < n; i++) {
         valid[i] = 0;
         if (list[i].mod) mmt_space_check(fam->space, &list[i].cfg, &env, &valid[i], NULL, NULL);
@@ -248,7 +255,7 @@ static inline void check_same_bits(const mmt_family *fam, kind kd, shape s)
                        mmt_space_enumerate(fam->space, &env, &all, &count, NULL) == MMT_OK && count > 0;
     free(all);
     if (!served) return; /* not on this device, or not this kind */
-    instance list[2];
+    instance list[GC_MAX_INSTANCES];
     memset(list, 0, sizeof list);
     int n = 0;
     pick(fam, &p, 0, "SERIAL", 1, 2, list, &n);

@@ -48,7 +48,7 @@ static void test_side(const mmt_family *fam, kind kd, int ta, int tb, int thin_m
     const size_t n_shapes = thin_m_side ? sizeof thin_m / sizeof thin_m[0] : sizeof thin_n / sizeof thin_n[0];
     mmt_problem p = problem_of(kd, ta, tb, shapes[1]), wide = problem_of(kd, ta, tb, thin_m_side ? shapes[2] : shapes[3]),
                 split = problem_of(kd, ta, tb, shapes[n_shapes - 1]);
-    instance list[12]; /* configs() appends at most 9 */
+    instance list[GC_MAX_INSTANCES];
     memset(list, 0, sizeof list);
     const int n = configs(fam, &p, &wide, &split, thin_m_side ? tb : !ta, list);
     build(fam, &p, list, n);

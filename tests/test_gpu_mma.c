@@ -49,7 +49,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
 {
     int by_default;
     if (!serves(fam, kd, ta, tb, &by_default)) return;
-    instance list[16]; /* default + up to 11 picks */
+    instance list[GC_MAX_INSTANCES];
     memset(list, 0, sizeof list);
     int n = 0;
     if (by_default) mmt_space_default(fam->space, &list[n++].cfg); /* tf32 other than NT: packed only */
