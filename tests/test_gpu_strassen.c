@@ -8,6 +8,7 @@
  * reference in long double) exercise every path. Exits 77 (skipped) without a GPU. */
 #include <unistd.h>
 
+#include "gpu_check.h"
 #include "resource.h"
 #include "strassen_check.h"
 
@@ -45,19 +46,8 @@ static void with(sc_env *e, const char *name, int64_t value)
 
 int main(void)
 {
+    if (gpu_open()) return 77;
     mmt_err err;
-    const mmt_backend *be = mmt_backend_cuda(&err);
-    if (!be) {
-        printf("skipped: %s\n", err.msg);
-        return 77;
-    }
-    if (be->device_count() == 0) {
-        printf("skipped: no GPU\n");
-        return 77;
-    }
-    mmt_device_info dev;
-    CHECK_OK(be->probe(0, &dev, &err), &err);
-    printf("%s %s\n", dev.name, dev.arch);
     mmt_family *fam = simt_without_bound(&err);
     if (!fam) {
         fprintf(stderr, "the SIMT space: %s\n", err.msg);
