@@ -109,10 +109,13 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
     if (k == 1) {
         snprintf(out->text, sizeof out->text, "%s",
                  n == 1 ? "the only candidate that passed" : "no final round: the others are clearly slower");
+        mmt_worker_binary winner; /* read here to store it in the database, where the runtime finds it */
+        mmt_final_binary(t, fam, env, c[idx[0]].params, &winner);
+        free((void *)winner.bin);
         return pin(t, c[idx[0]].trial_id, err);
     }
 
-    /* the finalists' binaries: cached by their first measurement */
+    /* the finalists' binaries: from the file cache the search filled, stored in the database */
     mmt_worker_binary bins[MMT_FINALISTS];
     size_t who[MMT_FINALISTS];
     int m = 0;

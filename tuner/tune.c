@@ -85,7 +85,10 @@ static void free_prior(prior *pr)
 
 /* Builds one configuration here and has the worker verify and time it; fills rec and tm.
  * The time from asking for the binary to having it is the device's idle wait (pipe):
- * a compile in turn, a compile the pool had not finished, or a cache read. */
+ * a compile in turn, a compile the pool had not finished, or a cache read. The binary
+ * comes from the file cache the pool fills, not the database: writing every candidate's
+ * binary with its source there kept the H100 idle a third of a fast problem's tune. The
+ * database keeps the binaries of the final round (final.c), the ones that are served. */
 static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config *cfg, const mmt_space_env *env,
                           mmt_prebuild *pb, double best_hi_ms, mmt_trial_rec *rec, mmt_timing *tm, char **message,
                           mmt_report_pipeline *pipe, mmt_err *err)
@@ -102,7 +105,7 @@ static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config 
     int cached = 1;
     mmt_err kerr;
     mmt_err_clear(&kerr);
-    mmt_status st = mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, &bin, &size, &log,
+    mmt_status st = mmt_kernel_binary(t->be, &t->dev, NULL, fam->name, fam->source, defines, &bin, &size, &log,
                                       &cached, &kerr);
     pipe->wait_s += mmt_now_s() - w0;
     pipe->compiled += !cached;
