@@ -4,7 +4,7 @@
  * ones among them), the mma space likewise for every mode, output type and transpose (odd
  * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
  * copy widths, each mma shape and both kinds of split-K, the thin (GEMV) space for every mode,
- * side and orientation (its defaults along X's rows at their widest too), the wgmma space for every mode and
+ * side and orientation (its defaults along X's rows and along K at their widest too), the wgmma space for every mode and
  * operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
  * (strassen_add.cu, f32 and f64). Register and spill counts are printed (ptxas -v); the
@@ -294,6 +294,23 @@ static void sample_gemv(const mmt_device_info *dev)
             CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
             CHECK(strstr(defines, "X_KC=0") && strstr(defines, "SN=") && strstr(defines, "KW=8"));
             spilled += compile_one("gemv rows", fam->source, defines) > 0;
+        }
+    /* the defaults along K at their widest (16), thin N and thin M: two blocks of 256 threads
+     * an SM (128 registers) without a spill */
+    static const mmt_mode dots[] = {MMT_MODE_F32, MMT_MODE_F64, MMT_MODE_BF16, MMT_MODE_F16};
+    for (size_t i = 0; i < sizeof dots / sizeof dots[0]; i++)
+        for (int side = 0; side < 2; side++) {
+            mmt_problem p = {.dtype = mmt_mode_dtype(dots[i]), .out = mmt_mode_dtype(dots[i]), .mode = dots[i],
+                             .layout = MMT_ROW_MAJOR, .trans_b = side, .m = 8192, .n = 16, .k = 8192};
+            if (side) p.m = 16, p.n = 8192;
+            mmt_space_env env = {.problem = &p, .device = dev};
+            mmt_config def;
+            char defines[4096];
+            CHECK_OK(mmt_space_default_for(fam->space, &env, &def, NULL, &err), &err);
+            CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+            CHECK(strstr(defines, "X_KC=1") && strstr(defines, "SN=16") && strstr(defines, "WARPS=8"));
+            spilled += compile_one("gemv dot", fam->source, defines) > 0;
+            CHECK(last_regs <= 128);
         }
     mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = 1,
                       .n = 4096, .k = 8192};

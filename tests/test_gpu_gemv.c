@@ -22,7 +22,8 @@ static const kind kinds[] = {{MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},
 
 /* The configurations of one thin side: the problem's default, spread picks (aligned and odd
  * rows), split-K atomic (32- and 64-bit C) and summed by the last slice; two and four rows per
- * warp where X runs along K, else several warps along K and eight steps in flight. */
+ * warp and rounds of two steps where X runs along K, else several warps along K and eight
+ * steps in flight. */
 static int configs(const mmt_family *fam, const mmt_problem *p, const mmt_problem *wide, const mmt_problem *split,
                    int x_kc, instance *list)
 {
@@ -37,8 +38,8 @@ static int configs(const mmt_family *fam, const mmt_problem *p, const mmt_proble
     pick(fam, wide, !x_kc && mmt_dtype_size(p->dtype) == 2, NULL, 0, 1, list, &n);
     if (mmt_dtype_size(p->out) >= 4) pick(fam, split, 0, "SPLITK", 1, 1, list, &n);
     pick(fam, split, 0, "SERIAL", 1, 1, list, &n);
-    if (x_kc) pick(fam, p, 0, "RW", 1, 1, list, &n);
-    else pick(fam, p, 0, "KW", 1, 1, list, &n), pick(fam, p, 0, "UK", 1, 1, list, &n);
+    if (x_kc) pick(fam, p, 0, "RW", 1, 1, list, &n), pick_where(fam, p, 0, "UK", 2, 1, 1, list, &n);
+    else pick(fam, p, 0, "KW", 1, 1, list, &n), pick_where(fam, p, 0, "UK", 8, 1, 1, list, &n);
     return n;
 }
 

@@ -11,7 +11,11 @@
  *
  * Two ways through X, by its orientation (fixed per instance):
  *   X_KC = 1, X contiguous along k ("dot"): each warp takes RW rows, its lanes walk k in
- *     loads of VL elements; the lanes' sums are added by a butterfly of shuffles;
+ *     loads of VL elements, in rounds of KC = 32 * VL * UK steps: each lane issues its UK * RW
+ *     loads of X, the block stages Y's KC x S slice in shared memory (transposed: a lane
+ *     reads its VL steps of a column in one 16-byte load, where it read VL * S elements
+ *     through L1 before, which held 8192x16x8192 to 0.05x cuBLAS), then multiplies; the
+ *     lanes' sums are added by a butterfly of shuffles;
  *   X_KC = 0, X contiguous along its rows ("axpy"): each thread takes VL consecutive rows
  *     (a warp 32 * VL, one 512-byte run of each row of X it reads); the block's K range is
  *     split among KW of its warps, UK steps of k at a time, all UK loads of X (and of Y's rows,
@@ -65,7 +69,7 @@
 #define KW 1 /* not X_KC: warps of a block along K (their sums added in shared memory) */
 #endif
 #ifndef UK
-#define UK 4 /* not X_KC: rows of X (steps of k) each thread loads before it multiplies */
+#define UK 4 /* steps of k whose loads of X each thread issues before it multiplies */
 #endif
 #ifndef VEC
 #define VEC 1 /* 1: 16-byte loads of X where its pointer and row pitch allow */
@@ -137,6 +141,9 @@ typedef unsigned short TC;
 #if KW < 1 || WARPS % KW != 0 || (X_KC && KW != 1) || UK < 1 || UK > 16
 #error "KW divides WARPS (1 where X runs along K), UK is 1 to 16"
 #endif
+#if X_KC && SN * (32 * VL * UK + VL) * ELEM > 48 * 1024
+#error "Y's staged slice (SN x 32 * VL * UK elements) exceeds 48 KiB of static shared memory"
+#endif
 #if SPLITK < 1 || (SERIAL != 0 && SERIAL != 1) || (SPLITK > 1 && !SERIAL && MMT_OUT >= 2)
 #error "SPLITK >= 1, SERIAL 0 or 1; atomic split-K needs a 32- or 64-bit C"
 #endif
@@ -195,23 +202,6 @@ __device__ __forceinline__ TC c_from(TA v)
 #else
     return v;
 #endif
-}
-
-/* VL elements of X from p (16-byte aligned where vec), widened; n of them inside (VL: all). */
-__device__ __forceinline__ void load_x(TA (&x)[VL], const TS *p, bool vec, int n)
-{
-    if (VEC && vec && n == VL) {
-        union {
-            uint4 v;
-            TS e[VL];
-        } u;
-        u.v = __ldg(reinterpret_cast<const uint4 *>(p));
-#pragma unroll
-        for (int v = 0; v < VL; v++) x[v] = widen(u.e[v]);
-    } else {
-#pragma unroll
-        for (int v = 0; v < VL; v++) x[v] = v < n ? widen(__ldg(p + v)) : TA(0);
-    }
 }
 
 /* ---- the problem as X, Y and the output -------------------------------------------------- */
@@ -309,6 +299,90 @@ __device__ __forceinline__ void finish_block(const mmt_gemm_params &p, const thi
 #endif
 }
 
+/* ---- X along K ------------------------------------------------------------------------ */
+
+#if X_KC
+#define Y_KC (SIDE ? !OP_A : OP_B) /* Y contiguous along k */
+#define KC (32 * VL * UK)          /* k per round: each lane UK loads of X's rows in flight */
+#define KCP (KC + VL) /* a row of the staged Y, 16-byte aligned */
+
+/* Step u's VL elements of each of the RW rows from k on: in one load (V: inside K, 16 bytes
+ * where VEC), else element by element, zero past kend. */
+template <bool V>
+__device__ __forceinline__ void dot_load(TS (&x)[RW][VL], const TS *const (&xr)[RW], long long k, long long kend)
+{
+#pragma unroll
+    for (int i = 0; i < RW; i++) {
+        if (V && VEC) {
+            union {
+                uint4 v;
+                TS e[VL];
+            } w;
+            w.v = __ldg(reinterpret_cast<const uint4 *>(xr[i] + k));
+#pragma unroll
+            for (int v = 0; v < VL; v++) x[i][v] = w.e[v];
+        } else
+#pragma unroll
+            for (int v = 0; v < VL; v++) x[i][v] = V || k + v < kend ? __ldg(xr[i] + k + v) : TS(0);
+    }
+}
+
+/* Y(c + kk, s) into ys[s][kk] for the round's KC steps of k (zero past kend and S): thread kk
+ * reads row kk of Y (consecutive threads consecutive k: Y's rows are read whole where Y runs
+ * along k, and the stores meet no bank conflict), up to 16 loads in flight before the stores
+ * (one at a time, each waited for, they took most of a round). Each lane then reads its VL
+ * steps of a column in one 16-byte load, where it read VL * S elements through L1 before. */
+__device__ __forceinline__ void stage_y(TS (&ys)[SN][KCP], const thin &t, long long c, long long kend)
+{
+    constexpr int A = (KC + THREADS - 1) / THREADS, AG = A < 16 / SN ? A : 16 / SN > 1 ? 16 / SN : 1;
+#pragma unroll 1
+    for (int a0 = 0; a0 < A; a0 += AG) {
+        TS y[AG][SN];
+#pragma unroll
+        for (int a = 0; a < AG; a++) {
+            const int kk = threadIdx.x + (a0 + a) * THREADS;
+            const bool in = a0 + a < A && kk < KC && c + kk < kend;
+            const TS *yp = t.y + (c + kk) * t.yk; /* Y_KC: t.yk == 1, else t.ys == 1 */
+#pragma unroll
+            for (int s = 0; s < SN; s++) y[a][s] = in && s < t.S ? __ldg(yp + s * t.ys) : TS(0);
+        }
+#pragma unroll
+        for (int a = 0; a < AG; a++) {
+            const int kk = threadIdx.x + (a0 + a) * THREADS;
+            if (a0 + a < A && kk < KC)
+#pragma unroll
+                for (int s = 0; s < SN; s++) ys[s][kk] = y[a][s];
+        }
+    }
+}
+
+/* Step u's products: k = (u * 32 + lane) * VL + v of the round. */
+__device__ __forceinline__ void dot_step(TA (&acc)[RW][SN], const TS (&x)[RW][VL], const TS (&ys)[SN][KCP], int u, int lane)
+{
+    TA xw[RW][VL];
+#pragma unroll
+    for (int i = 0; i < RW; i++)
+#pragma unroll
+        for (int v = 0; v < VL; v++) xw[i][v] = widen(x[i][v]);
+    const int kk = (u * 32 + lane) * VL;
+#pragma unroll
+    for (int s = 0; s < SN; s++) { /* all SN: Y is zero past S, and no branch holds back the loads */
+        union {
+            uint4 v;
+            TS e[VL];
+        } y;
+        if (VEC) y.v = *reinterpret_cast<const uint4 *>(&ys[s][kk]);
+        else y.e[0] = ys[s][kk];
+#pragma unroll
+        for (int v = 0; v < VL; v++) {
+            const TA yv = widen(y.e[v]);
+#pragma unroll
+            for (int i = 0; i < RW; i++) acc[i][s] = fma(xw[i][v], yv, acc[i][s]);
+        }
+    }
+}
+#endif
+
 /* ---- X along its rows ---------------------------------------------------------------------- */
 
 #if !X_KC
@@ -370,8 +444,11 @@ __device__ constexpr int sums_per_round(int sn) { return sn > 1 && sn * THREADS 
 
 /* Blocks enough for 256 threads per SM at least, which leaves ptxas every register a
  * thread may have: without a minimum it aimed at more blocks and spilled words it then
- * reloaded inside the K loop. */
-extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THREADS) mmt_gemm(mmt_gemm_params p)
+ * reloaded inside the K loop. Where X runs along K, 512 (128 registers): its rounds wait at
+ * a barrier, and another block's loads keep memory busy meanwhile. */
+#define MIN_THREADS_PER_SM (X_KC ? 512 : 256)
+extern "C" __global__ void __launch_bounds__(THREADS, (MIN_THREADS_PER_SM + THREADS - 1) / THREADS)
+    mmt_gemm(mmt_gemm_params p)
 {
     /* An instance is built for one pair of transposes and a thin side of at most SN: anything
      * else is a caller's bug, and a trap says so louder than a wrong answer. */
@@ -394,42 +471,43 @@ extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THRE
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
 #if X_KC
-    /* rows r0 + warp * RW + i of X, lanes along k */
+    /* rows r0 + warp * RW + i of X (a row past R reads row 0, its sums never written), lanes
+     * along k; rounds of KC, Y's slice for them staged in shared memory first */
+    __shared__ __align__(16) TS ys[SN][KCP];
     TA acc[RW][SN];
 #pragma unroll
     for (int i = 0; i < RW; i++)
 #pragma unroll
         for (int s = 0; s < SN; s++) acc[i][s] = 0;
     const TS *xr[RW];
-    bool rok[RW];
 #pragma unroll
     for (int i = 0; i < RW; i++) {
         const long long r = r0 + warp * RW + i;
-        rok[i] = r < t.R;
-        xr[i] = t.x + (rok[i] ? r : 0) * t.xld;
+        xr[i] = t.x + (r < t.R ? r : 0) * t.xld;
     }
-#pragma unroll 4 /* four loads of each row in flight */
-    for (long long k = kbeg + lane * VL; k < kend; k += 32 * VL) {
-        const int n = kend - k >= VL ? VL : (int)(kend - k);
-        TA x[RW][VL];
+    /* whole rounds: every load of X issued before Y is staged (the same rounds for the whole block) */
+    long long c = kbeg;
+    if (!VEC || t.vec)
+        for (; c + KC <= kend; c += KC) {
+            TS x[UK][RW][VL];
 #pragma unroll
-        for (int i = 0; i < RW; i++) {
-            if (rok[i]) load_x(x[i], xr[i] + k, t.vec, n);
-            else
+            for (int u = 0; u < UK; u++) dot_load<true>(x[u], xr, c + (u * 32 + lane) * VL, kend);
+            __syncthreads(); /* the last round's Y is read */
+            stage_y(ys, t, c, kend);
+            __syncthreads();
 #pragma unroll
-                for (int v = 0; v < VL; v++) x[i][v] = 0;
+            for (int u = 0; u < UK; u++) dot_step(acc, x[u], ys, u, lane);
         }
-#pragma unroll
-        for (int v = 0; v < VL; v++) {
-            if (v >= n) break;
-            const TS *yrow = t.y + (k + v) * t.yk;
-#pragma unroll
-            for (int s = 0; s < SN; s++) {
-                if (s >= t.S) break;
-                const TA y = widen(__ldg(yrow + s * t.ys));
-#pragma unroll
-                for (int i = 0; i < RW; i++) acc[i][s] = fma(x[i][v], y, acc[i][s]);
-            }
+    /* the last part of a round, or X's rows not 16-byte aligned: element loads, a step at a time */
+    for (; c < kend; c += KC) {
+        __syncthreads();
+        stage_y(ys, t, c, kend);
+        __syncthreads();
+#pragma unroll 1
+        for (int u = 0; u < UK; u++) {
+            TS x[RW][VL];
+            dot_load<false>(x, xr, c + (u * 32 + lane) * VL, kend);
+            dot_step(acc, x, ys, u, lane);
         }
     }
     /* the lanes' sums, added by a butterfly (every lane ends with the totals) */
