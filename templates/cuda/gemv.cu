@@ -71,6 +71,9 @@
 #ifndef UK
 #define UK 4 /* steps of k whose loads of X each thread issues before it multiplies */
 #endif
+#ifndef YSH
+#define YSH 0 /* not X_KC: Y's rows read from shared memory, staged a round at a time (X_KC: always) */
+#endif
 #ifndef VEC
 #define VEC 1 /* 1: 16-byte loads of X where its pointer and row pitch allow */
 #endif
@@ -132,8 +135,8 @@ typedef unsigned short TC;
 #define RB RB_
 #define KQ (X_KC ? 32 * VL : KW * UK) /* slices of K start at multiples of this */
 
-#if SN < 1 || SN > 16 || RW < 1 || WARPS < 1 || WARPS > 32 || (VEC != 0 && VEC != 1)
-#error "SN is 1 to 16, RW and WARPS at least 1 (WARPS at most 32), VEC 0 or 1"
+#if SN < 1 || SN > 16 || RW < 1 || WARPS < 1 || WARPS > 32 || (VEC != 0 && VEC != 1) || (YSH != 0 && YSH != 1)
+#error "SN is 1 to 16, RW and WARPS at least 1 (WARPS at most 32), VEC and YSH 0 or 1"
 #endif
 #if !X_KC && RW != 1
 #error "RW is 1 where X runs along its rows"
@@ -299,10 +302,51 @@ __device__ __forceinline__ void finish_block(const mmt_gemm_params &p, const thi
 #endif
 }
 
+/* ---- Y staged in shared memory ---------------------------------------------------------- */
+
+/* Y(c + kk, s) for the NK steps of k from c (zero past kend and S) into ys[s * LD + kk] (T:
+ * transposed) or ys[kk * SN + s]. Thread kk reads row kk of Y (consecutive threads consecutive
+ * k: where Y runs along k its rows are read whole, and transposed stores meet no bank
+ * conflict), up to 16 loads in flight before the stores (one at a time, each waited for, they
+ * took most of a round). */
+template <int NK, int LD, bool T>
+__device__ __forceinline__ void stage_y(TS *ys, const thin &t, long long c, long long kend)
+{
+    constexpr int A = (NK + THREADS - 1) / THREADS, G = 16 / (SN * (ELEM == 8 ? 2 : 1)); /* rows: 16 registers */
+    constexpr int AG = A < G ? A : G > 1 ? G : 1;
+    constexpr bool WIDE = !T && SN * ELEM % 16 == 0; /* a row stored in 16-byte pieces */
+#pragma unroll 1
+    for (int a0 = 0; a0 < A; a0 += AG) {
+        union {
+            TS e[SN];
+            uint4 v[(SN * ELEM + 15) / 16];
+        } y[AG];
+#pragma unroll
+        for (int a = 0; a < AG; a++) {
+            const int kk = threadIdx.x + (a0 + a) * THREADS;
+            const bool in = a0 + a < A && kk < NK && c + kk < kend;
+            const TS *yp = t.y + (c + kk) * t.yk; /* one of t.yk and t.ys is 1 */
+#pragma unroll
+            for (int s = 0; s < SN; s++) y[a].e[s] = in && s < t.S ? __ldg(yp + s * t.ys) : TS(0);
+        }
+#pragma unroll
+        for (int a = 0; a < AG; a++) {
+            const int kk = threadIdx.x + (a0 + a) * THREADS;
+            if (a0 + a < A && kk < NK) {
+                if (WIDE)
+#pragma unroll
+                    for (int w = 0; w < SN * ELEM / 16; w++) reinterpret_cast<uint4 *>(ys + kk * SN)[w] = y[a].v[w];
+                else
+#pragma unroll
+                    for (int s = 0; s < SN; s++) ys[T ? s * LD + kk : kk * SN + s] = y[a].e[s];
+            }
+        }
+    }
+}
+
 /* ---- X along K ------------------------------------------------------------------------ */
 
 #if X_KC
-#define Y_KC (SIDE ? !OP_A : OP_B) /* Y contiguous along k */
 #define KC (32 * VL * UK)          /* k per round: each lane UK loads of X's rows in flight */
 #define KCP (KC + VL) /* a row of the staged Y, 16-byte aligned */
 
@@ -324,35 +368,6 @@ __device__ __forceinline__ void dot_load(TS (&x)[RW][VL], const TS *const (&xr)[
         } else
 #pragma unroll
             for (int v = 0; v < VL; v++) x[i][v] = V || k + v < kend ? __ldg(xr[i] + k + v) : TS(0);
-    }
-}
-
-/* Y(c + kk, s) into ys[s][kk] for the round's KC steps of k (zero past kend and S): thread kk
- * reads row kk of Y (consecutive threads consecutive k: Y's rows are read whole where Y runs
- * along k, and the stores meet no bank conflict), up to 16 loads in flight before the stores
- * (one at a time, each waited for, they took most of a round). Each lane then reads its VL
- * steps of a column in one 16-byte load, where it read VL * S elements through L1 before. */
-__device__ __forceinline__ void stage_y(TS (&ys)[SN][KCP], const thin &t, long long c, long long kend)
-{
-    constexpr int A = (KC + THREADS - 1) / THREADS, AG = A < 16 / SN ? A : 16 / SN > 1 ? 16 / SN : 1;
-#pragma unroll 1
-    for (int a0 = 0; a0 < A; a0 += AG) {
-        TS y[AG][SN];
-#pragma unroll
-        for (int a = 0; a < AG; a++) {
-            const int kk = threadIdx.x + (a0 + a) * THREADS;
-            const bool in = a0 + a < A && kk < KC && c + kk < kend;
-            const TS *yp = t.y + (c + kk) * t.yk; /* Y_KC: t.yk == 1, else t.ys == 1 */
-#pragma unroll
-            for (int s = 0; s < SN; s++) y[a][s] = in && s < t.S ? __ldg(yp + s * t.ys) : TS(0);
-        }
-#pragma unroll
-        for (int a = 0; a < AG; a++) {
-            const int kk = threadIdx.x + (a0 + a) * THREADS;
-            if (a0 + a < A && kk < KC)
-#pragma unroll
-                for (int s = 0; s < SN; s++) ys[s][kk] = y[a][s];
-        }
     }
 }
 
@@ -387,9 +402,11 @@ __device__ __forceinline__ void dot_step(TA (&acc)[RW][SN], const TS (&x)[RW][VL
 
 #if !X_KC
 /* nk (at most U) rows of X from xp on (VL elements of each, n of them inside: V, all of them
- * in one 16-byte load) times rows of Y from yp on, into acc. Every load is issued before the
- * first product: U * 16 bytes of X in flight per thread. */
-template <bool V, int U>
+ * in one 16-byte load) times rows of Y from yp on, into acc. Every load of X is issued before
+ * the first product: U * 16 bytes in flight per thread; of Y too where it is read from global
+ * memory, while a row staged in shared memory (YS: SN elements a row, zero past K) is read
+ * when it is used, in 16-byte broadcasts where its rows are whole 16 bytes. */
+template <bool V, int U, bool YS>
 __device__ __forceinline__ void axpy_step(TA (&acc)[VL][SN], const thin &t, const TS *xp, const TS *yp, int nk, int n)
 {
     TS x[U][VL], y[U][SN]; /* as stored: bf16 and f16 widened at their use, in half the registers */
@@ -407,17 +424,35 @@ __device__ __forceinline__ void axpy_step(TA (&acc)[VL][SN], const thin &t, cons
 #pragma unroll
             for (int v = 0; v < VL; v++) x[u][v] = u < nk && v < n ? __ldg(xp + u * t.xld + v) : TS(0);
         }
+        if (!YS)
 #pragma unroll
-        for (int s = 0; s < SN; s++) y[u][s] = u < nk && s < t.S ? __ldg(yp + u * t.yk + s * t.ys) : TS(0);
+            for (int s = 0; s < SN; s++) y[u][s] = u < nk && s < t.S ? __ldg(yp + u * t.yk + s * t.ys) : TS(0);
     }
 #pragma unroll
-    for (int u = 0; u < U; u++)
+    for (int u = 0; u < U; u++) {
+        if (YS) {
+            if (SN * ELEM % 16 == 0)
+#pragma unroll
+                for (int w = 0; w < SN * ELEM / 16; w++) {
+                    union {
+                        uint4 v;
+                        TS e[16 / ELEM];
+                    } r;
+                    r.v = reinterpret_cast<const uint4 *>(yp + u * SN)[w];
+#pragma unroll
+                    for (int e = 0; e < 16 / ELEM; e++) y[u][w * (16 / ELEM) + e] = r.e[e];
+                }
+            else
+#pragma unroll
+                for (int s = 0; s < SN; s++) y[u][s] = yp[u * SN + s];
+        }
 #pragma unroll
         for (int s = 0; s < SN; s++) {
             const TA ys = widen(y[u][s]);
 #pragma unroll
             for (int v = 0; v < VL; v++) acc[v][s] = fma(widen(x[u][v]), ys, acc[v][s]);
         }
+    }
 }
 
 /* This thread's rows rt.. (n of them) over k = k, k + KW * UK, ... below kend, UK at a time:
@@ -427,16 +462,41 @@ template <bool V>
 __device__ __forceinline__ void axpy_stream(TA (&acc)[VL][SN], const thin &t, long long rt, long long k,
                                             long long kend, int n)
 {
-    constexpr int U = V || UK <= VL ? (V ? UK : 1) : UK / VL;
+    constexpr int U = V ? UK : UK <= VL ? 1 : UK / VL;
     const TS *xp = t.x + k * t.xld + rt, *yp = t.y + k * t.yk;
     const long long xstep = KW * UK * t.xld, ystep = KW * UK * t.yk;
     for (; k + UK <= kend; k += KW * UK, xp += xstep, yp += ystep)
 #pragma unroll 1
-        for (int j = 0; j < UK; j += U) axpy_step<V, U>(acc, t, xp + j * t.xld, yp + j * t.yk, U, n);
+        for (int j = 0; j < UK; j += U) axpy_step<V, U, false>(acc, t, xp + j * t.xld, yp + j * t.yk, U, n);
 #pragma unroll 1
     for (int j = 0; k + j < kend; j += U)
-        axpy_step<V, U>(acc, t, xp + j * t.xld, yp + j * t.yk, kend - k - j < U ? (int)(kend - k - j) : U, n);
+        axpy_step<V, U, false>(acc, t, xp + j * t.xld, yp + j * t.yk, kend - k - j < U ? (int)(kend - k - j) : U, n);
 }
+
+#if YSH
+/* Rounds of KCA steps of k: the block stages Y's rows for them in shared memory (JR batches
+ * of UK steps a warp, at most 16 KiB), then each warp streams its batches of the round as
+ * axpy_stream does, Y read from shared memory where it was read through L1 (with every row
+ * of Y loaded before use, f32 16 wide took 203 registers: one block an SM). */
+#define JR_ (KW * UK * SN * ELEM * 4 <= 16384 ? 4 : KW * UK * SN * ELEM * 2 <= 16384 ? 2 : 1)
+#define KCA (KW * UK * JR_)
+
+/* This warp's batches of the round, k = k0 + j * KW * UK, their rows of Y from ya on. */
+template <bool V>
+__device__ __forceinline__ void axpy_round(TA (&acc)[VL][SN], const thin &t, long long rt, long long k0,
+                                           long long kend, int n, const TS *ya)
+{
+    constexpr int U = V ? UK : UK <= VL ? 1 : UK / VL;
+#pragma unroll 1
+    for (int j = 0; j < JR_; j++) {
+        const long long k = k0 + j * KW * UK;
+        const TS *const xp = t.x + k * t.xld + rt, *const yp = ya + j * KW * UK * SN;
+#pragma unroll 1
+        for (int i = 0; i < UK && k + i < kend; i += U)
+            axpy_step<V, U, true>(acc, t, xp + i * t.xld, yp + i * SN, kend - k - i < U ? (int)(kend - k - i) : U, n);
+    }
+}
+#endif
 
 /* Column s of the shared-memory sums: a power of two no larger than SN, at most 16 KiB a round. */
 __device__ constexpr int sums_per_round(int sn) { return sn > 1 && sn * THREADS * VL * (int)sizeof(TA) > 16384 ? sums_per_round(sn / 2) : sn; }
@@ -444,9 +504,9 @@ __device__ constexpr int sums_per_round(int sn) { return sn > 1 && sn * THREADS 
 
 /* Blocks enough for 256 threads per SM at least, which leaves ptxas every register a
  * thread may have: without a minimum it aimed at more blocks and spilled words it then
- * reloaded inside the K loop. Where X runs along K, 512 (128 registers): its rounds wait at
- * a barrier, and another block's loads keep memory busy meanwhile. */
-#define MIN_THREADS_PER_SM (X_KC ? 512 : 256)
+ * reloaded inside the K loop. Where Y is staged in shared memory, 512 (128 registers): its
+ * rounds wait at a barrier, and another block's loads keep memory busy meanwhile. */
+#define MIN_THREADS_PER_SM (X_KC || YSH ? 512 : 256)
 extern "C" __global__ void __launch_bounds__(THREADS, (MIN_THREADS_PER_SM + THREADS - 1) / THREADS)
     mmt_gemm(mmt_gemm_params p)
 {
@@ -493,7 +553,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, (MIN_THREADS_PER_SM + THRE
 #pragma unroll
             for (int u = 0; u < UK; u++) dot_load<true>(x[u], xr, c + (u * 32 + lane) * VL, kend);
             __syncthreads(); /* the last round's Y is read */
-            stage_y(ys, t, c, kend);
+            stage_y<KC, KCP, true>(&ys[0][0], t, c, kend);
             __syncthreads();
 #pragma unroll
             for (int u = 0; u < UK; u++) dot_step(acc, x[u], ys, u, lane);
@@ -501,7 +561,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, (MIN_THREADS_PER_SM + THRE
     /* the last part of a round, or X's rows not 16-byte aligned: element loads, a step at a time */
     for (; c < kend; c += KC) {
         __syncthreads();
-        stage_y(ys, t, c, kend);
+        stage_y<KC, KCP, true>(&ys[0][0], t, c, kend);
         __syncthreads();
 #pragma unroll 1
         for (int u = 0; u < UK; u++) {
@@ -542,10 +602,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, (MIN_THREADS_PER_SM + THRE
     for (int v = 0; v < VL; v++)
 #pragma unroll
         for (int s = 0; s < SN; s++) acc[v][s] = 0;
+#if YSH
+    __shared__ __align__(16) TS ya[KCA * SN];
+    for (long long c = kbeg; c < kend; c += KCA) { /* the same rounds for the whole block */
+        __syncthreads(); /* the last round's Y is read */
+        stage_y<KCA, SN, false>(ya, t, c, kend);
+        __syncthreads();
+        if (n == VL && VEC && t.vec) axpy_round<true>(acc, t, rt, c + kw * UK, kend, n, ya + kw * UK * SN);
+        else if (n > 0) axpy_round<false>(acc, t, rt, c + kw * UK, kend, n, ya + kw * UK * SN);
+    }
+#else
     if (n > 0) {
         if (VEC && t.vec && n == VL) axpy_stream<true>(acc, t, rt, kbeg + kw * UK, kend, n);
         else axpy_stream<false>(acc, t, rt, kbeg + kw * UK, kend, n);
     }
+#endif
 #if KW == 1
 #pragma unroll
     for (int s = 0; s < SN; s++)
