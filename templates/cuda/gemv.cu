@@ -179,6 +179,36 @@ __device__ __forceinline__ TA widen(TS x)
 #endif
 }
 
+/* n elements as stored (n even for 16-bit types), widened: 16-bit ones a 32-bit word at a
+ * time (for f16 one conversion of each half where a conversion of each element first
+ * unpacked it into registers of its own, which spilled f16 16 wide along K). */
+template <int N>
+__device__ __forceinline__ void widen_all(TA (&out)[N], const TS (&in)[N])
+{
+#if MMT_MODE == 2 || MMT_MODE == 3
+    static_assert(N % 2 == 0, "16-bit elements are widened in pairs");
+    union {
+        TS e[N];
+        unsigned w[N / 2];
+    } u;
+#pragma unroll
+    for (int i = 0; i < N; i++) u.e[i] = in[i];
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) {
+#if MMT_MODE == 2
+        out[2 * i] = __uint_as_float(u.w[i] << 16), out[2 * i + 1] = __uint_as_float(u.w[i] & 0xffff0000u);
+#else
+        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %2;\ncvt.f32.f16 %0, lo;\ncvt.f32.f16 %1, hi;\n}"
+            : "=f"(out[2 * i]), "=f"(out[2 * i + 1])
+            : "r"(u.w[i]));
+#endif
+    }
+#else
+#pragma unroll
+    for (int i = 0; i < N; i++) out[i] = in[i];
+#endif
+}
+
 __device__ __forceinline__ TA c_load(const TC *p)
 {
 #if MMT_OUT == 2
@@ -376,9 +406,10 @@ __device__ __forceinline__ void dot_step(TA (&acc)[RW][SN], const TS (&x)[RW][VL
 {
     TA xw[RW][VL];
 #pragma unroll
-    for (int i = 0; i < RW; i++)
-#pragma unroll
-        for (int v = 0; v < VL; v++) xw[i][v] = widen(x[i][v]);
+    for (int i = 0; i < RW; i++) {
+        if (VEC) widen_all(xw[i], x[i]);
+        else xw[i][0] = widen(x[i][0]);
+    }
     const int kk = (u * 32 + lane) * VL;
 #pragma unroll
     for (int s = 0; s < SN; s++) { /* all SN: Y is zero past S, and no branch holds back the loads */
@@ -386,14 +417,13 @@ __device__ __forceinline__ void dot_step(TA (&acc)[RW][SN], const TS (&x)[RW][VL
             uint4 v;
             TS e[VL];
         } y;
-        if (VEC) y.v = *reinterpret_cast<const uint4 *>(&ys[s][kk]);
-        else y.e[0] = ys[s][kk];
+        TA yw[VL];
+        if (VEC) y.v = *reinterpret_cast<const uint4 *>(&ys[s][kk]), widen_all(yw, y.e);
+        else yw[0] = widen(ys[s][kk]);
 #pragma unroll
-        for (int v = 0; v < VL; v++) {
-            const TA yv = widen(y.e[v]);
+        for (int v = 0; v < VL; v++)
 #pragma unroll
-            for (int i = 0; i < RW; i++) acc[i][s] = fma(xw[i][v], yv, acc[i][s]);
-        }
+            for (int i = 0; i < RW; i++) acc[i][s] = fma(xw[i][v], yw[v], acc[i][s]);
     }
 }
 #endif
