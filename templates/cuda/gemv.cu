@@ -407,7 +407,7 @@ __device__ __forceinline__ void dot_step(TA (&acc)[RW][SN], const TS (&x)[RW][VL
     TA xw[RW][VL];
 #pragma unroll
     for (int i = 0; i < RW; i++) {
-        if (VEC) widen_all(xw[i], x[i]);
+        if constexpr (VEC) widen_all(xw[i], x[i]);
         else xw[i][0] = widen(x[i][0]);
     }
     const int kk = (u * 32 + lane) * VL;
@@ -418,7 +418,7 @@ __device__ __forceinline__ void dot_step(TA (&acc)[RW][SN], const TS (&x)[RW][VL
             TS e[VL];
         } y;
         TA yw[VL];
-        if (VEC) y.v = *reinterpret_cast<const uint4 *>(&ys[s][kk]), widen_all(yw, y.e);
+        if constexpr (VEC) y.v = *reinterpret_cast<const uint4 *>(&ys[s][kk]), widen_all(yw, y.e);
         else yw[0] = widen(ys[s][kk]);
 #pragma unroll
         for (int v = 0; v < VL; v++)
