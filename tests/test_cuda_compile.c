@@ -4,8 +4,8 @@
  * ones among them), the mma space likewise for every mode, output type and transpose (odd
  * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
  * copy widths, each mma shape and both kinds of split-K, the thin (GEMV) space for every mode,
- * side and orientation (its defaults along X's rows at their widest too), the wgmma space for every mode and
- * operand orientation it serves, the reference kernel, and a broken source that must fail
+ * side and orientation (its defaults along X's rows and along K at their widest too), the
+ * wgmma space for every mode and operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
  * (strassen_add.cu, f32 and f64). Register and spill counts are printed (ptxas -v); the
  * tensor-core samples must not spill, and a wgmma instance with two consumers must be
@@ -276,24 +276,38 @@ static void sample_gemv(const mmt_device_info *dev)
             spilled += compile_one("gemv default", fam->source, defines) > 0;
             if (i == 0 || i == 3) spilled += sample_problem(fam, dev, &p, 0, 1);
         }
-    /* the defaults along X's rows at their widest (16; 8 for bf16), thin N and thin M */
+    /* the defaults at their widest, thin N and thin M: along X's rows (16; 8 for bf16), Y's
+     * rows staged in shared memory but for f64; along K (16), two blocks of 256 threads an SM
+     * (128 registers) */
     static const struct {
         mmt_mode mode;
         int64_t wide;
-    } rows[] = {{MMT_MODE_F32, 16}, {MMT_MODE_F64, 16}, {MMT_MODE_BF16, 8}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        int x_kc;
+        const char *want;
+    } wides[] = {{MMT_MODE_F32, 16, 0, "SN=16 WARPS=8 RW=1 KW=8 UK=4 YSH=1"},
+                 {MMT_MODE_F64, 16, 0, "SN=16 WARPS=8 RW=1 KW=8 UK=4 YSH=0"},
+                 {MMT_MODE_BF16, 8, 0, "SN=8 WARPS=8 RW=1 KW=8 UK=4 YSH=1"},
+                 {MMT_MODE_F32, 16, 1, "SN=16 WARPS=8 RW=4 KW=1 UK=2"},
+                 {MMT_MODE_F64, 16, 1, "SN=16 WARPS=8 RW=2 KW=1 UK=2"},
+                 {MMT_MODE_BF16, 16, 1, "SN=16 WARPS=8 RW=2 KW=1 UK=4"},
+                 {MMT_MODE_F16, 16, 1, "SN=16 WARPS=8 RW=2 KW=1 UK=4"}};
+    for (size_t i = 0; i < sizeof wides / sizeof wides[0]; i++)
         for (int side = 0; side < 2; side++) {
-            mmt_problem p = {.dtype = mmt_mode_dtype(rows[i].mode), .out = mmt_mode_dtype(rows[i].mode),
-                             .mode = rows[i].mode, .layout = MMT_ROW_MAJOR, .trans_a = !side, .m = 8192,
-                             .n = rows[i].wide, .k = 8192};
-            if (side) p.m = rows[i].wide, p.n = 8192;
+            /* X runs along K where A is not transposed (thin N) or B is (thin M) */
+            mmt_problem p = {.dtype = mmt_mode_dtype(wides[i].mode), .out = mmt_mode_dtype(wides[i].mode),
+                             .mode = wides[i].mode, .layout = MMT_ROW_MAJOR, .trans_a = !side && !wides[i].x_kc,
+                             .trans_b = side && wides[i].x_kc, .m = 8192, .n = wides[i].wide, .k = 8192};
+            if (side) p.m = wides[i].wide, p.n = 8192;
             mmt_space_env env = {.problem = &p, .device = dev};
             mmt_config def;
             char defines[4096];
             CHECK_OK(mmt_space_default_for(fam->space, &env, &def, NULL, &err), &err);
             CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
-            CHECK(strstr(defines, "X_KC=0") && strstr(defines, "SN=") && strstr(defines, "KW=8"));
-            spilled += compile_one("gemv rows", fam->source, defines) > 0;
+            const int ok = strstr(defines, wides[i].want) && strstr(defines, wides[i].x_kc ? "X_KC=1" : "X_KC=0");
+            if (!ok) fprintf(stderr, "default %s, not %s\n", defines, wides[i].want);
+            CHECK(ok);
+            spilled += compile_one(wides[i].x_kc ? "gemv dot" : "gemv rows", fam->source, defines) > 0;
+            if (wides[i].x_kc || strstr(defines, "YSH=1")) CHECK(last_regs <= 128);
         }
     mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = 1,
                       .n = 4096, .k = 8192};

@@ -2,7 +2,7 @@
  * precision mode and output type, every transpose, a thin N and a thin M (so X runs along K
  * or along its rows either way), the problem's own default (the space's `defaults:`) and
  * configurations spread over the space (split-K atomic and summed by the last slice, several
- * rows per warp, 16-byte and element loads), on odd thin shapes, K == 0, a long K, with
+ * rows per warp, Y staged in shared memory, 16-byte and element loads), on odd thin shapes, K == 0, a long K, with
  * 16-byte-aligned and odd leading dimensions, the BLAS alpha/beta rules (NaN-poisoned C with
  * beta = 0, NaN A and B with alpha = 0), the padding of C untouched, against a long double
  * host reference with the tuner's per-mode bound; and split-K summed in the order of K gives
@@ -22,9 +22,10 @@ static const kind kinds[] = {{MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},
 
 /* The configurations of one thin side: the problem's default, spread picks (aligned and odd
  * rows), split-K atomic (32- and 64-bit C) and summed by the last slice; two and four rows per
- * warp where X runs along K, else several warps along K and eight steps in flight. */
+ * warp and rounds of two steps where X runs along K, else several warps along K, eight steps
+ * in flight and Y's rows from shared memory (on `staged`, as wide as the registers allow). */
 static int configs(const mmt_family *fam, const mmt_problem *p, const mmt_problem *wide, const mmt_problem *split,
-                   int x_kc, instance *list)
+                   const mmt_problem *staged, int x_kc, instance *list)
 {
     int n = 0;
     mmt_space_env env = env_of(p, 0);
@@ -37,8 +38,11 @@ static int configs(const mmt_family *fam, const mmt_problem *p, const mmt_proble
     pick(fam, wide, !x_kc && mmt_dtype_size(p->dtype) == 2, NULL, 0, 1, list, &n);
     if (mmt_dtype_size(p->out) >= 4) pick(fam, split, 0, "SPLITK", 1, 1, list, &n);
     pick(fam, split, 0, "SERIAL", 1, 1, list, &n);
-    if (x_kc) pick(fam, p, 0, "RW", 1, 1, list, &n);
-    else pick(fam, p, 0, "KW", 1, 1, list, &n), pick(fam, p, 0, "UK", 1, 1, list, &n);
+    if (x_kc) pick(fam, p, 0, "RW", 1, 1, list, &n), pick_where(fam, p, 0, "UK", 2, 1, 1, list, &n);
+    else {
+        pick(fam, p, 0, "KW", 1, 1, list, &n), pick_where(fam, p, 0, "UK", 8, 1, 1, list, &n);
+        pick_where(fam, staged, 0, "YSH", 1, 1, 1, list, &n);
+    }
     return n;
 }
 
@@ -47,10 +51,12 @@ static void test_side(const mmt_family *fam, kind kd, int ta, int tb, int thin_m
     const shape *shapes = thin_m_side ? thin_m : thin_n;
     const size_t n_shapes = thin_m_side ? sizeof thin_m / sizeof thin_m[0] : sizeof thin_n / sizeof thin_n[0];
     mmt_problem p = problem_of(kd, ta, tb, shapes[1]), wide = problem_of(kd, ta, tb, thin_m_side ? shapes[2] : shapes[3]),
-                split = problem_of(kd, ta, tb, shapes[n_shapes - 1]);
+                split = problem_of(kd, ta, tb, shapes[n_shapes - 1]),
+                seven = problem_of(kd, ta, tb, thin_m_side ? shapes[4] : shapes[5]); /* SN 8 */
     instance list[GC_MAX_INSTANCES];
     memset(list, 0, sizeof list);
-    const int n = configs(fam, &p, &wide, &split, thin_m_side ? tb : !ta, list);
+    const int n = configs(fam, &p, &wide, &split, mmt_dtype_size(p.dtype) == 4 ? &wide : &seven,
+                          thin_m_side ? tb : !ta, list);
     build(fam, &p, list, n);
     for (size_t si = 0; si < n_shapes; si++)
         for (int odd_ld = 0; odd_ld < 2; odd_ld++) run_shape(fam, kd, ta, tb, shapes[si], odd_ld, list, n);

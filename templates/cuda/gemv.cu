@@ -11,7 +11,11 @@
  *
  * Two ways through X, by its orientation (fixed per instance):
  *   X_KC = 1, X contiguous along k ("dot"): each warp takes RW rows, its lanes walk k in
- *     loads of VL elements; the lanes' sums are added by a butterfly of shuffles;
+ *     loads of VL elements, in rounds of KC = 32 * VL * UK steps: each lane issues its UK * RW
+ *     loads of X, the block stages Y's KC x S slice in shared memory (transposed: a lane
+ *     reads its VL steps of a column in one 16-byte load, where it read VL * S elements
+ *     through L1 before, which held 8192x16x8192 to 0.05x cuBLAS), then multiplies; the
+ *     lanes' sums are added by a butterfly of shuffles;
  *   X_KC = 0, X contiguous along its rows ("axpy"): each thread takes VL consecutive rows
  *     (a warp 32 * VL, one 512-byte run of each row of X it reads); the block's K range is
  *     split among KW of its warps, UK steps of k at a time, all UK loads of X (and of Y's rows,
@@ -65,7 +69,10 @@
 #define KW 1 /* not X_KC: warps of a block along K (their sums added in shared memory) */
 #endif
 #ifndef UK
-#define UK 4 /* not X_KC: rows of X (steps of k) each thread loads before it multiplies */
+#define UK 4 /* steps of k whose loads of X each thread issues before it multiplies */
+#endif
+#ifndef YSH
+#define YSH 0 /* not X_KC: Y's rows read from shared memory, staged a round at a time (X_KC: always) */
 #endif
 #ifndef VEC
 #define VEC 1 /* 1: 16-byte loads of X where its pointer and row pitch allow */
@@ -128,14 +135,17 @@ typedef unsigned short TC;
 #define RB RB_
 #define KQ (X_KC ? 32 * VL : KW * UK) /* slices of K start at multiples of this */
 
-#if SN < 1 || SN > 16 || RW < 1 || WARPS < 1 || WARPS > 32 || (VEC != 0 && VEC != 1)
-#error "SN is 1 to 16, RW and WARPS at least 1 (WARPS at most 32), VEC 0 or 1"
+#if SN < 1 || SN > 16 || RW < 1 || WARPS < 1 || WARPS > 32 || (VEC != 0 && VEC != 1) || (YSH != 0 && YSH != 1)
+#error "SN is 1 to 16, RW and WARPS at least 1 (WARPS at most 32), VEC and YSH 0 or 1"
 #endif
 #if !X_KC && RW != 1
 #error "RW is 1 where X runs along its rows"
 #endif
 #if KW < 1 || WARPS % KW != 0 || (X_KC && KW != 1) || UK < 1 || UK > 16
 #error "KW divides WARPS (1 where X runs along K), UK is 1 to 16"
+#endif
+#if X_KC && SN * (32 * VL * UK + VL) * ELEM > 48 * 1024
+#error "Y's staged slice (SN x 32 * VL * UK elements) exceeds 48 KiB of static shared memory"
 #endif
 #if SPLITK < 1 || (SERIAL != 0 && SERIAL != 1) || (SPLITK > 1 && !SERIAL && MMT_OUT >= 2)
 #error "SPLITK >= 1, SERIAL 0 or 1; atomic split-K needs a 32- or 64-bit C"
@@ -155,6 +165,36 @@ __device__ __forceinline__ TA widen(TS x)
     return f;
 #else
     return x;
+#endif
+}
+
+/* n elements as stored (n even for 16-bit types), widened: 16-bit ones a 32-bit word at a
+ * time (for f16 one conversion of each half where a conversion of each element first
+ * unpacked it into registers of its own, which spilled f16 16 wide along K). */
+template <int N>
+__device__ __forceinline__ void widen_all(TA (&out)[N], const TS (&in)[N])
+{
+#if MMT_MODE == 2 || MMT_MODE == 3
+    static_assert(N % 2 == 0, "16-bit elements are widened in pairs");
+    union {
+        TS e[N];
+        unsigned w[N / 2];
+    } u;
+#pragma unroll
+    for (int i = 0; i < N; i++) u.e[i] = in[i];
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) {
+#if MMT_MODE == 2
+        out[2 * i] = __uint_as_float(u.w[i] << 16), out[2 * i + 1] = __uint_as_float(u.w[i] & 0xffff0000u);
+#else
+        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %2;\ncvt.f32.f16 %0, lo;\ncvt.f32.f16 %1, hi;\n}"
+            : "=f"(out[2 * i]), "=f"(out[2 * i + 1])
+            : "r"(u.w[i]));
+#endif
+    }
+#else
+#pragma unroll
+    for (int i = 0; i < N; i++) out[i] = in[i];
 #endif
 }
 
@@ -184,23 +224,6 @@ __device__ __forceinline__ TC c_from(TA v)
 #else
     return v;
 #endif
-}
-
-/* VL elements of X from p (16-byte aligned where vec), widened; n of them inside (VL: all). */
-__device__ __forceinline__ void load_x(TA (&x)[VL], const TS *p, bool vec, int n)
-{
-    if (VEC && vec && n == VL) {
-        union {
-            uint4 v;
-            TS e[VL];
-        } u;
-        u.v = __ldg(reinterpret_cast<const uint4 *>(p));
-#pragma unroll
-        for (int v = 0; v < VL; v++) x[v] = widen(u.e[v]);
-    } else {
-#pragma unroll
-        for (int v = 0; v < VL; v++) x[v] = v < n ? widen(__ldg(p + v)) : TA(0);
-    }
 }
 
 /* ---- the problem as X, Y and the output -------------------------------------------------- */
@@ -298,13 +321,111 @@ __device__ __forceinline__ void finish_block(const mmt_gemm_params &p, const thi
 #endif
 }
 
+/* ---- Y staged in shared memory ---------------------------------------------------------- */
+
+/* Y(c + kk, s) for the NK steps of k from c (zero past kend and S) into ys[s * LD + kk] (T:
+ * transposed) or ys[kk * SN + s]. Thread kk reads row kk of Y (consecutive threads consecutive
+ * k: where Y runs along k its rows are read whole, and transposed stores meet no bank
+ * conflict), up to 16 loads in flight before the stores (one at a time, each waited for, they
+ * took most of a round). */
+template <int NK, int LD, bool T>
+__device__ __forceinline__ void stage_y(TS *ys, const thin &t, long long c, long long kend)
+{
+    constexpr int A = (NK + THREADS - 1) / THREADS, G = 16 / (SN * (ELEM == 8 ? 2 : 1)); /* rows: 16 registers */
+    constexpr int AG = A < G ? A : G > 1 ? G : 1;
+    constexpr bool WIDE = !T && SN * ELEM % 16 == 0; /* a row stored in 16-byte pieces */
+#pragma unroll 1
+    for (int a0 = 0; a0 < A; a0 += AG) {
+        union {
+            TS e[SN];
+            uint4 v[(SN * ELEM + 15) / 16];
+        } y[AG];
+#pragma unroll
+        for (int a = 0; a < AG; a++) {
+            const int kk = threadIdx.x + (a0 + a) * THREADS;
+            const bool in = a0 + a < A && kk < NK && c + kk < kend;
+            const TS *yp = t.y + (c + kk) * t.yk; /* one of t.yk and t.ys is 1 */
+#pragma unroll
+            for (int s = 0; s < SN; s++) y[a].e[s] = in && s < t.S ? __ldg(yp + s * t.ys) : TS(0);
+        }
+#pragma unroll
+        for (int a = 0; a < AG; a++) {
+            const int kk = threadIdx.x + (a0 + a) * THREADS;
+            if (a0 + a < A && kk < NK) {
+                if (WIDE)
+#pragma unroll
+                    for (int w = 0; w < SN * ELEM / 16; w++) reinterpret_cast<uint4 *>(ys + kk * SN)[w] = y[a].v[w];
+                else
+#pragma unroll
+                    for (int s = 0; s < SN; s++) ys[T ? s * LD + kk : kk * SN + s] = y[a].e[s];
+            }
+        }
+    }
+}
+
+/* ---- X along K ------------------------------------------------------------------------ */
+
+#if X_KC
+#define KC (32 * VL * UK)          /* k per round: each lane UK loads of X's rows in flight */
+#define KCP (KC + VL) /* a row of the staged Y, 16-byte aligned */
+
+/* Step u's VL elements of each of the RW rows from k on: in one load (V: inside K, 16 bytes
+ * where VEC), else element by element, zero past kend. */
+template <bool V>
+__device__ __forceinline__ void dot_load(TS (&x)[RW][VL], const TS *const (&xr)[RW], long long k, long long kend)
+{
+#pragma unroll
+    for (int i = 0; i < RW; i++) {
+        if (V && VEC) {
+            union {
+                uint4 v;
+                TS e[VL];
+            } w;
+            w.v = __ldg(reinterpret_cast<const uint4 *>(xr[i] + k));
+#pragma unroll
+            for (int v = 0; v < VL; v++) x[i][v] = w.e[v];
+        } else
+#pragma unroll
+            for (int v = 0; v < VL; v++) x[i][v] = V || k + v < kend ? __ldg(xr[i] + k + v) : TS(0);
+    }
+}
+
+/* Step u's products: k = (u * 32 + lane) * VL + v of the round. */
+__device__ __forceinline__ void dot_step(TA (&acc)[RW][SN], const TS (&x)[RW][VL], const TS (&ys)[SN][KCP], int u, int lane)
+{
+    TA xw[RW][VL];
+#pragma unroll
+    for (int i = 0; i < RW; i++) {
+        if constexpr (VEC) widen_all(xw[i], x[i]);
+        else xw[i][0] = widen(x[i][0]);
+    }
+    const int kk = (u * 32 + lane) * VL;
+#pragma unroll
+    for (int s = 0; s < SN; s++) { /* all SN: Y is zero past S, and no branch holds back the loads */
+        union {
+            uint4 v;
+            TS e[VL];
+        } y;
+        TA yw[VL];
+        if constexpr (VEC) y.v = *reinterpret_cast<const uint4 *>(&ys[s][kk]), widen_all(yw, y.e);
+        else yw[0] = widen(ys[s][kk]);
+#pragma unroll
+        for (int v = 0; v < VL; v++)
+#pragma unroll
+            for (int i = 0; i < RW; i++) acc[i][s] = fma(xw[i][v], yw[v], acc[i][s]);
+    }
+}
+#endif
+
 /* ---- X along its rows ---------------------------------------------------------------------- */
 
 #if !X_KC
 /* nk (at most U) rows of X from xp on (VL elements of each, n of them inside: V, all of them
- * in one 16-byte load) times rows of Y from yp on, into acc. Every load is issued before the
- * first product: U * 16 bytes of X in flight per thread. */
-template <bool V, int U>
+ * in one 16-byte load) times rows of Y from yp on, into acc. Every load of X is issued before
+ * the first product: U * 16 bytes in flight per thread; of Y too where it is read from global
+ * memory, while a row staged in shared memory (YS: SN elements a row, zero past K) is read
+ * when it is used, in 16-byte broadcasts where its rows are whole 16 bytes. */
+template <bool V, int U, bool YS>
 __device__ __forceinline__ void axpy_step(TA (&acc)[VL][SN], const thin &t, const TS *xp, const TS *yp, int nk, int n)
 {
     TS x[U][VL], y[U][SN]; /* as stored: bf16 and f16 widened at their use, in half the registers */
@@ -322,17 +443,35 @@ __device__ __forceinline__ void axpy_step(TA (&acc)[VL][SN], const thin &t, cons
 #pragma unroll
             for (int v = 0; v < VL; v++) x[u][v] = u < nk && v < n ? __ldg(xp + u * t.xld + v) : TS(0);
         }
+        if (!YS)
 #pragma unroll
-        for (int s = 0; s < SN; s++) y[u][s] = u < nk && s < t.S ? __ldg(yp + u * t.yk + s * t.ys) : TS(0);
+            for (int s = 0; s < SN; s++) y[u][s] = u < nk && s < t.S ? __ldg(yp + u * t.yk + s * t.ys) : TS(0);
     }
 #pragma unroll
-    for (int u = 0; u < U; u++)
+    for (int u = 0; u < U; u++) {
+        if (YS) {
+            if (SN * ELEM % 16 == 0)
+#pragma unroll
+                for (int w = 0; w < SN * ELEM / 16; w++) {
+                    union {
+                        uint4 v;
+                        TS e[16 / ELEM];
+                    } r;
+                    r.v = reinterpret_cast<const uint4 *>(yp + u * SN)[w];
+#pragma unroll
+                    for (int e = 0; e < 16 / ELEM; e++) y[u][w * (16 / ELEM) + e] = r.e[e];
+                }
+            else
+#pragma unroll
+                for (int s = 0; s < SN; s++) y[u][s] = yp[u * SN + s];
+        }
 #pragma unroll
         for (int s = 0; s < SN; s++) {
             const TA ys = widen(y[u][s]);
 #pragma unroll
             for (int v = 0; v < VL; v++) acc[v][s] = fma(widen(x[u][v]), ys, acc[v][s]);
         }
+    }
 }
 
 /* This thread's rows rt.. (n of them) over k = k, k + KW * UK, ... below kend, UK at a time:
@@ -342,16 +481,41 @@ template <bool V>
 __device__ __forceinline__ void axpy_stream(TA (&acc)[VL][SN], const thin &t, long long rt, long long k,
                                             long long kend, int n)
 {
-    constexpr int U = V || UK <= VL ? (V ? UK : 1) : UK / VL;
+    constexpr int U = V ? UK : UK <= VL ? 1 : UK / VL;
     const TS *xp = t.x + k * t.xld + rt, *yp = t.y + k * t.yk;
     const long long xstep = KW * UK * t.xld, ystep = KW * UK * t.yk;
     for (; k + UK <= kend; k += KW * UK, xp += xstep, yp += ystep)
 #pragma unroll 1
-        for (int j = 0; j < UK; j += U) axpy_step<V, U>(acc, t, xp + j * t.xld, yp + j * t.yk, U, n);
+        for (int j = 0; j < UK; j += U) axpy_step<V, U, false>(acc, t, xp + j * t.xld, yp + j * t.yk, U, n);
 #pragma unroll 1
     for (int j = 0; k + j < kend; j += U)
-        axpy_step<V, U>(acc, t, xp + j * t.xld, yp + j * t.yk, kend - k - j < U ? (int)(kend - k - j) : U, n);
+        axpy_step<V, U, false>(acc, t, xp + j * t.xld, yp + j * t.yk, kend - k - j < U ? (int)(kend - k - j) : U, n);
 }
+
+#if YSH
+/* Rounds of KCA steps of k: the block stages Y's rows for them in shared memory (JR batches
+ * of UK steps a warp, at most 16 KiB), then each warp streams its batches of the round as
+ * axpy_stream does, Y read from shared memory where it was read through L1 (with every row
+ * of Y loaded before use, f32 16 wide took 203 registers: one block an SM). */
+#define JR_ (KW * UK * SN * ELEM * 4 <= 16384 ? 4 : KW * UK * SN * ELEM * 2 <= 16384 ? 2 : 1)
+#define KCA (KW * UK * JR_)
+
+/* This warp's batches of the round, k = k0 + j * KW * UK, their rows of Y from ya on. */
+template <bool V>
+__device__ __forceinline__ void axpy_round(TA (&acc)[VL][SN], const thin &t, long long rt, long long k0,
+                                           long long kend, int n, const TS *ya)
+{
+    constexpr int U = V ? UK : UK <= VL ? 1 : UK / VL;
+#pragma unroll 1
+    for (int j = 0; j < JR_; j++) {
+        const long long k = k0 + j * KW * UK;
+        const TS *const xp = t.x + k * t.xld + rt, *const yp = ya + j * KW * UK * SN;
+#pragma unroll 1
+        for (int i = 0; i < UK && k + i < kend; i += U)
+            axpy_step<V, U, true>(acc, t, xp + i * t.xld, yp + i * SN, kend - k - i < U ? (int)(kend - k - i) : U, n);
+    }
+}
+#endif
 
 /* Column s of the shared-memory sums: a power of two no larger than SN, at most 16 KiB a round. */
 __device__ constexpr int sums_per_round(int sn) { return sn > 1 && sn * THREADS * VL * (int)sizeof(TA) > 16384 ? sums_per_round(sn / 2) : sn; }
@@ -359,8 +523,11 @@ __device__ constexpr int sums_per_round(int sn) { return sn > 1 && sn * THREADS 
 
 /* Blocks enough for 256 threads per SM at least, which leaves ptxas every register a
  * thread may have: without a minimum it aimed at more blocks and spilled words it then
- * reloaded inside the K loop. */
-extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THREADS) mmt_gemm(mmt_gemm_params p)
+ * reloaded inside the K loop. Where Y is staged in shared memory, 512 (128 registers): its
+ * rounds wait at a barrier, and another block's loads keep memory busy meanwhile. */
+#define MIN_THREADS_PER_SM (X_KC || YSH ? 512 : 256)
+extern "C" __global__ void __launch_bounds__(THREADS, (MIN_THREADS_PER_SM + THREADS - 1) / THREADS)
+    mmt_gemm(mmt_gemm_params p)
 {
     /* An instance is built for one pair of transposes and a thin side of at most SN: anything
      * else is a caller's bug, and a trap says so louder than a wrong answer. */
@@ -383,42 +550,43 @@ extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THRE
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
 #if X_KC
-    /* rows r0 + warp * RW + i of X, lanes along k */
+    /* rows r0 + warp * RW + i of X (a row past R reads row 0, its sums never written), lanes
+     * along k; rounds of KC, Y's slice for them staged in shared memory first */
+    __shared__ __align__(16) TS ys[SN][KCP];
     TA acc[RW][SN];
 #pragma unroll
     for (int i = 0; i < RW; i++)
 #pragma unroll
         for (int s = 0; s < SN; s++) acc[i][s] = 0;
     const TS *xr[RW];
-    bool rok[RW];
 #pragma unroll
     for (int i = 0; i < RW; i++) {
         const long long r = r0 + warp * RW + i;
-        rok[i] = r < t.R;
-        xr[i] = t.x + (rok[i] ? r : 0) * t.xld;
+        xr[i] = t.x + (r < t.R ? r : 0) * t.xld;
     }
-#pragma unroll 4 /* four loads of each row in flight */
-    for (long long k = kbeg + lane * VL; k < kend; k += 32 * VL) {
-        const int n = kend - k >= VL ? VL : (int)(kend - k);
-        TA x[RW][VL];
+    /* whole rounds: every load of X issued before Y is staged (the same rounds for the whole block) */
+    long long c = kbeg;
+    if (!VEC || t.vec)
+        for (; c + KC <= kend; c += KC) {
+            TS x[UK][RW][VL];
 #pragma unroll
-        for (int i = 0; i < RW; i++) {
-            if (rok[i]) load_x(x[i], xr[i] + k, t.vec, n);
-            else
+            for (int u = 0; u < UK; u++) dot_load<true>(x[u], xr, c + (u * 32 + lane) * VL, kend);
+            __syncthreads(); /* the last round's Y is read */
+            stage_y<KC, KCP, true>(&ys[0][0], t, c, kend);
+            __syncthreads();
 #pragma unroll
-                for (int v = 0; v < VL; v++) x[i][v] = 0;
+            for (int u = 0; u < UK; u++) dot_step(acc, x[u], ys, u, lane);
         }
-#pragma unroll
-        for (int v = 0; v < VL; v++) {
-            if (v >= n) break;
-            const TS *yrow = t.y + (k + v) * t.yk;
-#pragma unroll
-            for (int s = 0; s < SN; s++) {
-                if (s >= t.S) break;
-                const TA y = widen(__ldg(yrow + s * t.ys));
-#pragma unroll
-                for (int i = 0; i < RW; i++) acc[i][s] = fma(x[i][v], y, acc[i][s]);
-            }
+    /* the last part of a round, or X's rows not 16-byte aligned: element loads, a step at a time */
+    for (; c < kend; c += KC) {
+        __syncthreads();
+        stage_y<KC, KCP, true>(&ys[0][0], t, c, kend);
+        __syncthreads();
+#pragma unroll 1
+        for (int u = 0; u < UK; u++) {
+            TS x[RW][VL];
+            dot_load<false>(x, xr, c + (u * 32 + lane) * VL, kend);
+            dot_step(acc, x, ys, u, lane);
         }
     }
     /* the lanes' sums, added by a butterfly (every lane ends with the totals) */
@@ -453,10 +621,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, (256 + THREADS - 1) / THRE
     for (int v = 0; v < VL; v++)
 #pragma unroll
         for (int s = 0; s < SN; s++) acc[v][s] = 0;
+#if YSH
+    __shared__ __align__(16) TS ya[KCA * SN];
+    for (long long c = kbeg; c < kend; c += KCA) { /* the same rounds for the whole block */
+        __syncthreads(); /* the last round's Y is read */
+        stage_y<KCA, SN, false>(ya, t, c, kend);
+        __syncthreads();
+        if (n == VL && VEC && t.vec) axpy_round<true>(acc, t, rt, c + kw * UK, kend, n, ya + kw * UK * SN);
+        else if (n > 0) axpy_round<false>(acc, t, rt, c + kw * UK, kend, n, ya + kw * UK * SN);
+    }
+#else
     if (n > 0) {
         if (VEC && t.vec && n == VL) axpy_stream<true>(acc, t, rt, kbeg + kw * UK, kend, n);
         else axpy_stream<false>(acc, t, rt, kbeg + kw * UK, kend, n);
     }
+#endif
 #if KW == 1
 #pragma unroll
     for (int s = 0; s < SN; s++)
