@@ -57,7 +57,7 @@ static const char usage[] =
     "                    2m; default 45s)\n"
     "  --seed N          seed of the random and guided strategies (default 1)\n"
     "  --space FILE      a search space YAML instead of the built-in one\n"
-    "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two)\n"
+    "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two, at most 24)\n"
     "  --fresh           measure again configurations the database already has\n"
     "  --classic-only    no levels round: large f32 and f64 problems are not measured with\n"
     "                    Strassen-Winograd levels around their classic winner\n"
@@ -515,13 +515,15 @@ static int plan_misses(const options *o, plan *pl)
 }
 
 /* GPUs: compile ahead on the cores the worker does not need (two are left for it and the
- * loop). The CPU compiles in turn: a compile beside a measurement steals timed cores. */
+ * loop): a Hopper instance takes about 2 s of a core, so the compiles, not the GPU, bound a
+ * tune's pace. Capped for memory (an NVRTC compile holds a few hundred MB). The CPU
+ * compiles in turn: a compile beside a measurement steals timed cores. */
 static int compile_threads(const mmt_backend *be, int jobs)
 {
     if (strcmp(be->name, "cpu") == 0) return 0;
     if (jobs >= 0) return jobs;
     long cores = sysconf(_SC_NPROCESSORS_ONLN) - 2;
-    return cores < 1 ? 1 : cores > 12 ? 12 : (int)cores;
+    return cores < 1 ? 1 : cores > 24 ? 24 : (int)cores;
 }
 
 /* What every table's intervals are (stats.h). */
