@@ -243,6 +243,11 @@ static void sample_wgmma(const mmt_device_info *dev)
     /* C by TMA stores, 32- and 16-bit, persistent with a cluster */
     spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1") > 0;
     spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;
+    /* 32-bit NN without packing: B^T from registers, C written transposed */
+    spilled += compile_one("wgmma SWAP tf32", fam->source,
+                           "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;
+    spilled += compile_one("wgmma SWAP f32x3", fam->source,
+                           "MMT_MODE=5 OP_A=0 OP_B=0 SWAP=1 EPI=0 PERSIST=1 SPLITK=2 MMT_ARCH_SPECIFIC=1") > 0;
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }

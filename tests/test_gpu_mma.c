@@ -56,11 +56,13 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
     mmt_problem p = problem_of(kd, ta, tb, main_shape), q = problem_of(kd, ta, tb, group_shape),
                 r = problem_of(kd, ta, tb, splitk_shape), w = problem_of(kd, ta, tb, many_shape);
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
+    const int swaps = strstr(fam->name, "wgmma") && mmt_dtype_size(p.dtype) == 4 && !ta && !tb;
     if (quick) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick_where(fam, &p, 0, "EPI", 2, 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick(fam, &p, 1, "PACK", 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
@@ -70,6 +72,8 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick_where(fam, &w, 0, "EPI", 2, 1, 1, list, &n); /* C by TMA stores (persistent or not) */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);      /* odd rows packed first */
         pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* slices of K summed in order */
+        if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 3, list, &n); /* 32-bit NN as C^T = B^T A^T */
+        if (swaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
     } else if (strstr(fam->name, "dmma")) {
         pick(fam, &p, 1, NULL, 0, 1, list, &n);        /* odd rows: 8-byte copies */
         pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
@@ -176,9 +180,13 @@ static void test_f32x3_accuracy(const mmt_family *mma, const mmt_family *wg)
             CHECK(wtf > 16 * wx3);
             /* NN through K-major packing; and split-K, whose slices are summed in the order of
              * K: the same inputs give the same bits on every run */
-            const char *packed = "BM=128,BN=128,STAGES=3,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=0,EPI=0,PACK=2,SPLITK=1",
-                       *split = "BM=128,BN=128,STAGES=3,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=1,EPI=0,PACK=2,SPLITK=4";
+            const char *packed = "BM=128,BN=128,STAGES=3,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=0,EPI=0,PACK=2,SPLITK=1,SWAP=0",
+                       *split = "BM=128,BN=128,STAGES=3,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=1,EPI=0,PACK=2,SPLITK=4,SWAP=0",
+                       *swap = "BM=128,BN=128,STAGES=3,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=0,EPI=1,PACK=0,SPLITK=1,SWAP=1";
             double wnn = error_of(wg, MMT_MODE_F32X3, packed, s, da, db, 0, dc, c, ref);
+            double wsw = error_of(wg, MMT_MODE_F32X3, swap, s, da, db, 0, dc, c, ref);
+            printf("  wgmma (NN, C^T = B^T A^T): f32x3 %.3g\n", wsw);
+            CHECK(wsw <= 4 * e32);
             float *first = malloc(sizeof(float) * s.m * s.n);
             double ws1 = error_of(wg, MMT_MODE_F32X3, split, s, da, db, 0, dc, first, ref);
             double ws2 = error_of(wg, MMT_MODE_F32X3, split, s, da, db, 0, dc, c, ref);

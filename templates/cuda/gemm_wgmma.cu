@@ -10,7 +10,7 @@
  *   4 tf32          fp32 inputs read as tf32 by the tensor cores, wgmma k8; the hardware
  *                   reads both operands K-major only (A not transposed, B transposed), so
  *                   the other orientations are served with PACK, which copies the operand
- *                   that is not K-major into that layout first;
+ *                   that is not K-major into that layout first, or (NN) with SWAP;
  *   5 f32x3         the same orientation, fp32-level accuracy from three tf32 products:
  *                   x = hi + lo, both rounded to tf32; the consumers split A in their
  *                   registers (wgmma reads A from there), the producer's other warps B in
@@ -47,6 +47,12 @@
  * packed layout), and the tensor maps describe those copies. 32-bit operands are packed
  * K-major (A as m x k, B as n x k, transposed through shared memory where stored
  * otherwise), which is how tf32 and f32x3 serve every orientation (backend.h: tma_packed).
+ *
+ * SWAP (tf32 and f32x3, A and B not transposed) computes C^T = B^T A^T without a first
+ * pass: A^T takes B's place (A is K-major as stored) and B^T takes A's, which wgmma reads
+ * from registers, so the consumers load its fragments from the M-major columns the TMA
+ * wrote (any layout will do there); the tile's rows are C's columns, and C is written
+ * transposed (EPI 0 or 1). The kernel's M and N are the problem's N and M.
  *
  * Split-K (SPLITK > 1, persistent grids): a work unit is one slice of K of one tile, the
  * slices of a tile consecutive units. A slice waits for the one before it (a flag per tile
@@ -105,6 +111,9 @@
 #ifndef SPLITK
 #define SPLITK 1 /* slices of K per tile, summed in K order through the workspace (persistent grids) */
 #endif
+#ifndef SWAP
+#define SWAP 0 /* 32-bit NN: C^T = B^T A^T, B^T read by wgmma from registers, C written transposed */
+#endif
 
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_MODE == 2 || MMT_MODE == 3
@@ -114,7 +123,7 @@
 #define ELEM 4
 #define WG_K "8"
 #define WG_TYPES "f32.tf32.tf32"
-#if (OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2))
+#if !SWAP && ((OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2)))
 #error "tf32 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
 #endif
 #else
@@ -213,7 +222,7 @@ typedef unsigned short TC;
 #if CLUSTER != 1 && CLUSTER != 2
 #error "CLUSTER is 1 or 2"
 #endif
-#if CLUSTER > 1 && A_MN && BM / BK < CLUSTER
+#if CLUSTER > 1 && (A_MN || SWAP) && BM / BK < CLUSTER
 #error "with multicast an M-major A needs a column of BK per block of the cluster"
 #endif
 #if GROUP_M < 1
@@ -227,6 +236,9 @@ typedef unsigned short TC;
 #endif
 #if PACK < 0 || PACK > 3
 #error "PACK is 0 to 3"
+#endif
+#if SWAP && (ELEM != 4 || OP_A || OP_B || PACK || EPI == 2)
+#error "SWAP serves 32-bit NN operands unpacked, with EPI 0 or 1"
 #endif
 
 #include "mmt_params.h"
@@ -628,11 +640,29 @@ __device__ __forceinline__ float axpby(float alpha, float acc, float beta, const
 
 /* Writes one consumer's m64 x BN accumulators (wgmma's layout: warp w of the warpgroup
  * holds rows 16 w .. 16 w + 15; lane 4 g + t holds rows g and g + 8 and columns 2 t, 2 t + 1
- * of every 8-column group) to C at (row0, col0); pairs go out as one store where C allows. */
+ * of every 8-column group) to C at (row0, col0); pairs go out as one store where C allows.
+ * SWAP: the tile is C^T's, so element (row, col) goes to C[col][row] (eight lanes of a warp
+ * write 32 contiguous bytes). */
 __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
                                            long long row0, long long col0, float alpha, float beta, bool cvec)
 {
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+#if SWAP
+    (void)cvec;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const long long row = row0 + 16 * w + g + 8 * h;
+        if (row >= M) continue;
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const long long col = col0 + 8 * j + 2 * q + e;
+                TC *const cp = C + col * ldc + row;
+                if (col < N) *cp = c_from(axpby(alpha, d[4 * j + 2 * h + e], beta, cp));
+            }
+    }
+#else
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const long long row = row0 + 16 * w + g + 8 * h;
@@ -656,6 +686,7 @@ __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long
             }
         }
     }
+#endif
 }
 
 /* The same through shared memory (EPI 1), 64 columns at a time: the warpgroup writes alpha *
@@ -678,15 +709,24 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float 
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const int jj = j0 / 8 + j;
+#if SWAP /* the piece of C^T staged as C's: S's rows are the tile's columns */
+                S[(8 * j + 2 * q) * EPI_PITCH + 16 * w + g + 8 * h] = alpha * d[4 * jj + 2 * h];
+                S[(8 * j + 2 * q + 1) * EPI_PITCH + 16 * w + g + 8 * h] = alpha * d[4 * jj + 2 * h + 1];
+#else
                 *reinterpret_cast<float2 *>(S + (16 * w + g + 8 * h) * EPI_PITCH + 8 * j + 2 * q) =
                     make_float2(alpha * d[4 * jj + 2 * h], alpha * d[4 * jj + 2 * h + 1]);
+#endif
             }
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
 #pragma unroll
         for (int u = t; u < UNITS; u += 128) {
             const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
-            const long long row = row0 + r, col = col0 + j0 + cu;
-            if (row >= M || col >= N) continue;
+#if SWAP
+            const long long row = col0 + j0 + r, col = row0 + cu, rows = N, cols = M; /* C's */
+#else
+            const long long row = row0 + r, col = col0 + j0 + cu, rows = M, cols = N;
+#endif
+            if (row >= rows || col >= cols) continue;
             float v[V];
 #pragma unroll
             for (int e = 0; e < V; e += 4) {
@@ -694,7 +734,7 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float 
                 v[e] = x.x, v[e + 1] = x.y, v[e + 2] = x.z, v[e + 3] = x.w;
             }
             TC *const cp = C + row * ldc + col;
-            if (cvec16 && col + V <= N) {
+            if (cvec16 && col + V <= cols) {
                 union {
                     TC e[V];
                     uint4 u;
@@ -706,7 +746,7 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float 
             } else {
 #pragma unroll
                 for (int e = 0; e < V; e++)
-                    if (col + e < N) cp[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(cp + e), v[e]));
+                    if (col + e < cols) cp[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(cp + e), v[e]));
             }
         }
     }
@@ -813,26 +853,49 @@ __device__ __forceinline__ void sk_signal(int *flag, int value)
         asm volatile("fence.acq_rel.gpu;\nst.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
 }
 
-/* This consumer's fragments of A for one stage (rows c WM .. c WM + WM - 1 of the stage, one
- * 128-byte line of K each, 16-byte units swizzled by the row), split into tf32 high parts
- * and residuals: each row's unit j sits at unit j ^ (row % 8), and row % 8 is g here. The
- * loads are 4 bytes wide and fall in 32 different banks across a warp. */
+/* This consumer's 32-bit fragment r of A for k step kk of a stage, for m64 row block mi
+ * (rows g, g + 8 and columns q, q + 4 of the step, wgmma's register layout), as a byte
+ * offset into the stage. K-major A: row's line of K, 16-byte unit j at j ^ (row % 8) (row
+ * % 8 is g: 32 banks across a warp). SWAP's B^T: columns of BK lines of 32 rows, the line
+ * of column k holding unit j at j ^ (k % 8) (16 banks across a warp, two lanes each). */
+__device__ __forceinline__ int a_frag_at(int c, int mi, int kk, int r)
+{
+    const int t = threadIdx.x % 128, w = t / 32, g = t % 32 / 4, q = t % 4;
+    const int row = c * WM + mi * 64 + 16 * w + g + 8 * (r & 1), k = kk * KSTEP + 4 * (r >> 1) + q;
+#if SWAP
+    return (row / 32 * BK + k) * LINE + ((row % 32 / 4) ^ (k % 8)) * 16 + row % 4 * 4;
+#else
+    return row * LINE + ((k / 4) ^ (row % 8)) * 16 + q * 4;
+#endif
+}
+
+/* This consumer's fragments of A for one stage, split into tf32 high parts and residuals. */
 __device__ __forceinline__ void load_a_split(const unsigned char *stage, int c, unsigned (&hi)[MI][BK / KSTEP][4],
                                              unsigned (&lo)[MI][BK / KSTEP][4])
 {
-    const int t = threadIdx.x % 128, w = t / 32, g = t % 32 / 4, q = t % 4;
 #pragma unroll
     for (int mi = 0; mi < MI; mi++)
 #pragma unroll
         for (int kk = 0; kk < BK / KSTEP; kk++)
 #pragma unroll
-            for (int r = 0; r < 4; r++) { /* rows g, g + 8; columns q, q + 4 of the k step */
-                const int row = c * WM + mi * 64 + 16 * w + g + 8 * (r & 1), unit = 2 * kk + (r >> 1);
-                const float x = *reinterpret_cast<const float *>(stage + row * LINE + ((unit ^ g) * 16) + q * 4);
+            for (int r = 0; r < 4; r++) {
+                const float x = *reinterpret_cast<const float *>(stage + a_frag_at(c, mi, kk, r));
                 const float h = to_tf32(x);
                 hi[mi][kk][r] = __float_as_uint(h);
                 lo[mi][kk][r] = __float_as_uint(to_tf32(x - h));
             }
+}
+
+/* SWAP, tf32: this consumer's fragments of B^T for one stage, as stored (the tensor cores
+ * read tf32's bits of an fp32, as from shared memory). */
+__device__ __forceinline__ void load_a(const unsigned char *stage, int c, unsigned (&a)[MI][BK / KSTEP][4])
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int kk = 0; kk < BK / KSTEP; kk++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) a[mi][kk][r] = *reinterpret_cast<const unsigned *>(stage + a_frag_at(c, mi, kk, r));
 }
 
 /* ---- the kernel ----------------------------------------------------------------------- */
@@ -870,7 +933,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #define EMPTY(s) (bars + 8 * (STAGES + (s)))
 #define SPLIT_DONE(s) (bars + 8 * (2 * STAGES + (s))) /* f32x3: B of the stage is split */
 
-    const long long M = p.m, N = p.n, K = p.k;
+    const long long M = SWAP ? p.n : p.m, N = SWAP ? p.m : p.n, K = p.k; /* the tiles' (SWAP: C^T's) */
     const float alpha = (float)p.alpha, beta = (float)p.beta;
     const long long tiles_m = (M + BM - 1) / BM, ctiles_n = (N + (long long)CLUSTER * BN - 1) / (CLUSTER * BN);
     const long long tiles = tiles_m * ctiles_n, units = tiles * SPLITK;
@@ -909,14 +972,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                     mbar_expect_tx(FULL(s), A_STAGE + B_STAGE);
                     const int k0 = kt * BK;
                     const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
-#if A_MN /* columns of BK rows along m; with multicast each block loads every CLUSTER-th */
+#if SWAP /* A's place: B^T, columns of BK rows along n from B's map; B's place: A, K-major */
+                    for (int j = (int)rank; j < BM / BK; j += CLUSTER)
+                        tma_load(a + j * BK * LINE, &tma_b, m0 + j * BK, k0, FULL(s), CLUSTER > 1 ? all : 0);
+                    tma_load(b, &tma_a, k0, n0, FULL(s), 0);
+#elif A_MN /* columns of BK rows along m; with multicast each block loads every CLUSTER-th */
                     for (int j = (int)rank; j < BM / BK; j += CLUSTER)
                         tma_load(a + j * BK * LINE, &tma_a, m0 + j * BK, k0, FULL(s), CLUSTER > 1 ? all : 0);
 #else
                     tma_load(a + rank * A_HALF * LINE, &tma_a, k0, m0 + (int)rank * A_HALF, FULL(s),
                              CLUSTER > 1 ? all : 0);
 #endif
-#if B_MN
+#if SWAP
+#elif B_MN
                     for (int j = 0; j < BN / BK; j++) tma_load(b + j * BK * LINE, &tma_b, n0 + j * BK, k0, FULL(s), 0);
 #else
                     tma_load(b, &tma_b, k0, n0, FULL(s), 0);
@@ -1008,6 +1076,39 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 if (threadIdx.x % 128 == 0)
                     for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
             }
+#elif SWAP
+            /* B^T's fragments from registers: a stage's products must have read them before
+             * the next stage's are loaded, so one group is in flight at a time (the other
+             * consumer's fills the gap) */
+            unsigned af[MI][BK / KSTEP][4];
+            for (int kt = kb; kt < ke; kt++, it++) {
+                const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
+                mbar_wait(FULL(s), phase);
+                wg_wait<0>();
+                keep_regs(af);
+                if (kt > kb && threadIdx.x % 128 == 0)
+                    for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY((it - 1) % STAGES), r);
+                load_a(mmt_smem + (As + s * A_STAGE - raw), c, af);
+                const unsigned b = Bs + s * B_STAGE;
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
+                wg_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / KSTEP; kk++) {
+                    const unsigned long long db = desc(b + kk * 32, 16, 8 * LINE);
+#pragma unroll
+                    for (int mi = 0; mi < MI; mi++) wgmma_rs<BN>(acc[mi], af[mi][kk], db);
+                }
+                wg_commit();
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
+            }
+            wg_wait<0>();
+            keep_regs(af);
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++) fence_regs(acc[mi]);
+            if (ke > kb && threadIdx.x % 128 == 0)
+                for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY((it - 1) % STAGES), r);
 #else
             for (int kt = kb; kt < ke; kt++, it++) {
                 const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
@@ -1155,7 +1256,7 @@ extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
     long long a_bytes;
     const long long packed = packed_bytes(p, &a_bytes);
 #if SPLITK > 1
-    const long long slots = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
+    const long long slots = ((SWAP ? p.n : p.m) + BM - 1) / BM * (((SWAP ? p.m : p.n) + BN - 1) / BN);
     if (p.workspace_size < packed + slots * (16 + 4LL * BM * BN)) __trap(); /* the space's workspace expression */
     for (long long i = first; i < slots; i += stride) *SK_FLAG(ws + packed, i) = 0;
 #endif
