@@ -658,55 +658,78 @@ __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long
     }
 }
 
-/* The same through shared memory (EPI 1), 64 columns at a time: the warpgroup writes alpha *
- * acc of its m64 x 64 piece into its staging buffer S (fp32), then each thread takes
- * 16-byte units of C (4 or 8 elements) along the rows, so a warp writes whole 128-byte
- * lines; beta is applied and C rounded once on the way out. Named barrier 1 + c keeps the
- * consumer's four warps together. */
-__device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float *S, int c, TC *C, long long ldc,
+/* alpha * acc of piece `piece` of a consumer's MI x m64 x BN accumulators (64 rows x
+ * EPI_COLS, row-major over the pieces) into its staging buffer S: registers are indexed by
+ * constants only, so the piece is found by a chain of tests rather than by indexing. */
+#define PIECES_N (BN / EPI_COLS) /* pieces along a row of the tile */
+template <int P = 0>
+__device__ __forceinline__ void stage_piece(const float (&d)[MI][BN / 2], float *S, int piece, float alpha)
+{
+    if (piece == P) {
+        const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+        for (int j = 0; j < EPI_COLS / 8; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int jj = P % PIECES_N * EPI_COLS / 8 + j;
+                *reinterpret_cast<float2 *>(S + (16 * w + g + 8 * h) * EPI_PITCH + 8 * j + 2 * q) =
+                    make_float2(alpha * d[P / PIECES_N][4 * jj + 2 * h], alpha * d[P / PIECES_N][4 * jj + 2 * h + 1]);
+            }
+    } else if constexpr (P + 1 < MI * PIECES_N) {
+        stage_piece<P + 1>(d, S, piece, alpha);
+    }
+}
+
+/* The same through shared memory (EPI 1) for all MI x m64 x BN, 64 x 64 at a time: the
+ * warpgroup writes alpha * acc of a piece into its staging buffer S (fp32), then each
+ * thread takes 16-byte units of C (4 or 8 elements) along the rows, so a warp writes whole
+ * 128-byte lines; beta is applied and C rounded once on the way out. A piece that the right
+ * edge of C cuts, or a C not 16-byte aligned, goes out one element per thread and step
+ * instead. The loop over the pieces is not unrolled: the way out of S, with its edge cases,
+ * is compiled once rather than once per piece (NVRTC's time went mostly to those copies).
+ * Named barrier 1 + c keeps the consumer's four warps together. */
+__device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], float *S, int c, TC *C, long long ldc,
                                                 long long M, long long N, long long row0, long long col0, float alpha,
                                                 float beta, bool cvec16)
 {
     constexpr int V = 16 / sizeof(TC);          /* elements of C per unit */
     constexpr int UNITS = 64 * EPI_COLS / V;    /* units of a piece */
-    const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
-#pragma unroll
-    for (int j0 = 0; j0 < BN; j0 += EPI_COLS) {
+    const int t = threadIdx.x % 128;
+#pragma unroll 1
+    for (int piece = 0; piece < MI * PIECES_N; piece++) {
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory"); /* the last piece is out */
-#pragma unroll
-        for (int j = 0; j < EPI_COLS / 8; j++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int jj = j0 / 8 + j;
-                *reinterpret_cast<float2 *>(S + (16 * w + g + 8 * h) * EPI_PITCH + 8 * j + 2 * q) =
-                    make_float2(alpha * d[4 * jj + 2 * h], alpha * d[4 * jj + 2 * h + 1]);
-            }
+        stage_piece(d, S, piece, alpha);
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
+        const long long row = row0 + piece / PIECES_N * 64, col = col0 + piece % PIECES_N * EPI_COLS;
+        if (cvec16 && col + EPI_COLS <= N) {
 #pragma unroll
-        for (int u = t; u < UNITS; u += 128) {
-            const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
-            const long long row = row0 + r, col = col0 + j0 + cu;
-            if (row >= M || col >= N) continue;
-            float v[V];
-#pragma unroll
-            for (int e = 0; e < V; e += 4) {
-                const float4 x = *reinterpret_cast<const float4 *>(S + r * EPI_PITCH + cu + e);
-                v[e] = x.x, v[e + 1] = x.y, v[e + 2] = x.z, v[e + 3] = x.w;
-            }
-            TC *const cp = C + row * ldc + col;
-            if (cvec16 && col + V <= N) {
+            for (int u = t; u < UNITS; u += 128) {
+                const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
+                if (row + r >= M) continue;
                 union {
                     TC e[V];
                     uint4 u;
                 } o;
+                TC *const cp = C + (row + r) * ldc + col + cu;
                 if (beta != 0.0f) o.u = *reinterpret_cast<const uint4 *>(cp);
 #pragma unroll
-                for (int e = 0; e < V; e++) o.e[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(&o.e[e]), v[e]));
-                *reinterpret_cast<uint4 *>(cp) = o.u;
-            } else {
+                for (int e = 0; e < V; e += 4) {
+                    const float4 x = *reinterpret_cast<const float4 *>(S + r * EPI_PITCH + cu + e);
+                    const float v[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
-                for (int e = 0; e < V; e++)
-                    if (col + e < N) cp[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(cp + e), v[e]));
+                    for (int i = 0; i < 4; i++)
+                        o.e[e + i] = c_from(beta == 0.0f ? v[i] : fmaf(beta, c_load(&o.e[e + i]), v[i]));
+                }
+                *reinterpret_cast<uint4 *>(cp) = o.u;
+            }
+        } else {
+#pragma unroll 4
+            for (int i = t; i < 64 * EPI_COLS; i += 128) {
+                const int r = i / EPI_COLS, cc = i % EPI_COLS;
+                if (row + r >= M || col + cc >= N) continue;
+                TC *const cp = C + (row + r) * ldc + col + cc;
+                const float x = S[r * EPI_PITCH + cc];
+                *cp = c_from(beta == 0.0f ? x : fmaf(beta, c_load(cp), x));
             }
         }
     }
@@ -1076,17 +1099,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             }
 #endif
             const long long row0 = tm * BM + c * WM, col0 = (tn * CLUSTER + rank) * BN;
+#if EPI
+            if (tma_out && (tma_edge || col0 + BN <= N)) {
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++)
+                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, row0 + mi * 64, col0, alpha, box);
+            } else {
+                /* S must be read out by the TMA before it is written again */
+                if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+                store_tile_smem(acc, S, c, C, p.ldc, M, N, row0, col0, alpha, beta, cvec16);
+            }
+#else
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
-#if EPI
-                if (tma_out && (tma_edge || col0 + BN <= N)) {
-                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, row0 + mi * 64, col0, alpha, box);
-                } else {
-                    /* S must be read out by the TMA before it is written again */
-                    if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-                    store_tile_smem(acc[mi], S, c, C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec16);
-                }
-#else
                 store_tile(acc[mi], C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec);
 #endif
         }
