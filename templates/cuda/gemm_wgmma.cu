@@ -620,40 +620,43 @@ __device__ __forceinline__ TC c_from(float v)
 #endif
 }
 
-/* alpha * acc + beta * c with one rounding fewer (beta == 0: c is not read). */
-__device__ __forceinline__ float axpby(float alpha, float acc, float beta, const TC *c)
-{
-    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * c_load(c));
-}
-
 /* Writes one consumer's m64 x BN accumulators (wgmma's layout: warp w of the warpgroup
  * holds rows 16 w .. 16 w + 15; lane 4 g + t holds rows g and g + 8 and columns 2 t, 2 t + 1
- * of every 8-column group) to C at (row0, col0); pairs go out as one store where C allows. */
+ * of every 8-column group) to C at (row0, col0), alpha * acc + beta * c with one rounding
+ * fewer (beta == 0: C is not read); pairs go out as one store where C allows. Each pair is
+ * computed once for both kinds of store, its edge checks in 32 bits: the per-element copies
+ * of the edge path were most of what NVRTC compiled. */
 __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
                                            long long row0, long long col0, float alpha, float beta, bool cvec)
 {
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+    const int cols = (int)(N - col0 - 2 * q < BN ? N - col0 - 2 * q : BN); /* of C from this thread's first */
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const long long row = row0 + 16 * w + g + 8 * h;
         if (row >= M) continue;
-        TC *const crow = C + row * ldc;
+        TC *const crow = C + row * ldc + col0 + 2 * q;
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
-            const long long col = col0 + 8 * j + 2 * q;
-            const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
-            TC *const cp = crow + col;
-            if (cvec && col + 1 < N) {
-                const float v0 = axpby(alpha, x0, beta, cp), v1 = axpby(alpha, x1, beta, cp + 1);
-#if MMT_OUT == 0
-                *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
-#else
-                *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
-#endif
-            } else {
-                if (col < N) cp[0] = c_from(axpby(alpha, x0, beta, cp));
-                if (col + 1 < N) cp[1] = c_from(axpby(alpha, x1, beta, cp + 1));
+            TC *const cp = crow + 8 * j;
+            const bool in0 = 8 * j < cols, in1 = 8 * j + 1 < cols;
+            float c0 = 0.0f, c1 = 0.0f;
+            if (beta != 0.0f) {
+                if (in0) c0 = c_load(cp);
+                if (in1) c1 = c_load(cp + 1);
             }
+            const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
+            const float v0 = beta == 0.0f ? alpha * x0 : fmaf(alpha, x0, beta * c0),
+                        v1 = beta == 0.0f ? alpha * x1 : fmaf(alpha, x1, beta * c1);
+            /* predicated stores, no branches: the next pairs' loads of C move up past them */
+            const bool pair = cvec && in1;
+#if MMT_OUT == 0
+            if (pair) *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
+#else
+            if (pair) *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
+#endif
+            if (!pair && in0) cp[0] = c_from(v0);
+            if (!pair && in1) cp[1] = c_from(v1);
         }
     }
 }
