@@ -703,17 +703,20 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory"); /* the last piece is out */
         stage_piece(d, S, piece, alpha);
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
+        /* the piece's rows and columns inside C, in 32 bits (few registers: every accumulator is live) */
         const long long row = row0 + piece / PIECES_N * 64, col = col0 + piece % PIECES_N * EPI_COLS;
-        if (cvec16 && col + EPI_COLS <= N) {
-#pragma unroll
+        const int rows = (int)(M - row < 64 ? M - row : 64), cols = (int)(N - col < EPI_COLS ? N - col : EPI_COLS);
+        TC *const Cp = C + row * ldc + col;
+        if (cvec16 && cols == EPI_COLS) {
+#pragma unroll 4 /* every unit of 16-bit C; fully unrolled fp32 C spilled beside 128 accumulators */
             for (int u = t; u < UNITS; u += 128) {
                 const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
-                if (row + r >= M) continue;
+                if (r >= rows) continue;
                 union {
                     TC e[V];
                     uint4 u;
                 } o;
-                TC *const cp = C + (row + r) * ldc + col + cu;
+                TC *const cp = Cp + r * ldc + cu;
                 if (beta != 0.0f) o.u = *reinterpret_cast<const uint4 *>(cp);
 #pragma unroll
                 for (int e = 0; e < V; e += 4) {
@@ -729,8 +732,8 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
 #pragma unroll 4
             for (int i = t; i < 64 * EPI_COLS; i += 128) {
                 const int r = i / EPI_COLS, cc = i % EPI_COLS;
-                if (row + r >= M || col + cc >= N) continue;
-                TC *const cp = C + (row + r) * ldc + col + cc;
+                if (r >= rows || cc >= cols) continue;
+                TC *const cp = Cp + r * ldc + cc;
                 const float x = S[r * EPI_PITCH + cc];
                 *cp = c_from(beta == 0.0f ? x : fmaf(beta, c_load(cp), x));
             }
