@@ -632,17 +632,13 @@ __device__ __forceinline__ TC c_from(float v)
 #endif
 }
 
-/* alpha * acc + beta * c with one rounding fewer (beta == 0: c is not read). */
-__device__ __forceinline__ float axpby(float alpha, float acc, float beta, const TC *c)
-{
-    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * c_load(c));
-}
-
 /* Writes one consumer's m64 x BN accumulators (wgmma's layout: warp w of the warpgroup
  * holds rows 16 w .. 16 w + 15; lane 4 g + t holds rows g and g + 8 and columns 2 t, 2 t + 1
- * of every 8-column group) to C at (row0, col0); pairs go out as one store where C allows.
- * SWAP: the tile is C^T's, so element (row, col) goes to C[col][row] (eight lanes of a warp
- * write 32 contiguous bytes). */
+ * of every 8-column group) to C at (row0, col0), alpha * acc + beta * c with one rounding
+ * fewer (beta == 0: C is not read); pairs go out as one store where C allows. Each pair is
+ * computed once for both kinds of store, its edge checks in 32 bits: the per-element copies
+ * of the edge path were most of what NVRTC compiled. SWAP: the tile is C^T's, so element
+ * (row, col) goes to C[col][row] (eight lanes of a warp write 32 contiguous bytes). */
 __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
                                            long long row0, long long col0, float alpha, float beta, bool cvec)
 {
@@ -659,94 +655,128 @@ __device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long
             for (int e = 0; e < 2; e++) {
                 const long long col = col0 + 8 * j + 2 * q + e;
                 TC *const cp = C + col * ldc + row;
-                if (col < N) *cp = c_from(axpby(alpha, d[4 * j + 2 * h + e], beta, cp));
+                const float x = d[4 * j + 2 * h + e];
+                if (col < N) *cp = c_from(beta == 0.0f ? alpha * x : fmaf(alpha, x, beta * c_load(cp)));
             }
     }
 #else
+    const int cols = (int)(N - col0 - 2 * q < BN ? N - col0 - 2 * q : BN); /* of C from this thread's first */
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const long long row = row0 + 16 * w + g + 8 * h;
         if (row >= M) continue;
-        TC *const crow = C + row * ldc;
+        TC *const crow = C + row * ldc + col0 + 2 * q;
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
-            const long long col = col0 + 8 * j + 2 * q;
-            const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
-            TC *const cp = crow + col;
-            if (cvec && col + 1 < N) {
-                const float v0 = axpby(alpha, x0, beta, cp), v1 = axpby(alpha, x1, beta, cp + 1);
-#if MMT_OUT == 0
-                *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
-#else
-                *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
-#endif
-            } else {
-                if (col < N) cp[0] = c_from(axpby(alpha, x0, beta, cp));
-                if (col + 1 < N) cp[1] = c_from(axpby(alpha, x1, beta, cp + 1));
+            TC *const cp = crow + 8 * j;
+            const bool in0 = 8 * j < cols, in1 = 8 * j + 1 < cols;
+            float c0 = 0.0f, c1 = 0.0f;
+            if (beta != 0.0f) {
+                if (in0) c0 = c_load(cp);
+                if (in1) c1 = c_load(cp + 1);
             }
+            const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
+            const float v0 = beta == 0.0f ? alpha * x0 : fmaf(alpha, x0, beta * c0),
+                        v1 = beta == 0.0f ? alpha * x1 : fmaf(alpha, x1, beta * c1);
+            /* predicated stores, no branches: the next pairs' loads of C move up past them */
+            const bool pair = cvec && in1;
+#if MMT_OUT == 0
+            if (pair) *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
+#else
+            if (pair) *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
+#endif
+            if (!pair && in0) cp[0] = c_from(v0);
+            if (!pair && in1) cp[1] = c_from(v1);
         }
     }
 #endif
 }
 
-/* The same through shared memory (EPI 1), 64 columns at a time: the warpgroup writes alpha *
- * acc of its m64 x 64 piece into its staging buffer S (fp32), then each thread takes
- * 16-byte units of C (4 or 8 elements) along the rows, so a warp writes whole 128-byte
- * lines; beta is applied and C rounded once on the way out. Named barrier 1 + c keeps the
- * consumer's four warps together. */
-__device__ __forceinline__ void store_tile_smem(const float (&d)[BN / 2], float *S, int c, TC *C, long long ldc,
+/* alpha * acc of piece `piece` of a consumer's MI x m64 x BN accumulators (64 rows x
+ * EPI_COLS, row-major over the pieces) into its staging buffer S: registers are indexed by
+ * constants only, so the piece is found by a chain of tests rather than by indexing. */
+#define PIECES_N (BN / EPI_COLS) /* pieces along a row of the tile */
+template <int P = 0>
+__device__ __forceinline__ void stage_piece(const float (&d)[MI][BN / 2], float *S, int piece, float alpha)
+{
+    if (piece == P) {
+        const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+        for (int j = 0; j < EPI_COLS / 8; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int jj = P % PIECES_N * EPI_COLS / 8 + j;
+#if SWAP /* the piece of C^T staged as C's: S's rows are the tile's columns */
+                S[(8 * j + 2 * q) * EPI_PITCH + 16 * w + g + 8 * h] = alpha * d[P / PIECES_N][4 * jj + 2 * h];
+                S[(8 * j + 2 * q + 1) * EPI_PITCH + 16 * w + g + 8 * h] = alpha * d[P / PIECES_N][4 * jj + 2 * h + 1];
+#else
+                *reinterpret_cast<float2 *>(S + (16 * w + g + 8 * h) * EPI_PITCH + 8 * j + 2 * q) =
+                    make_float2(alpha * d[P / PIECES_N][4 * jj + 2 * h], alpha * d[P / PIECES_N][4 * jj + 2 * h + 1]);
+#endif
+            }
+    } else if constexpr (P + 1 < MI * PIECES_N) {
+        stage_piece<P + 1>(d, S, piece, alpha);
+    }
+}
+
+/* The same through shared memory (EPI 1) for all MI x m64 x BN, 64 x 64 at a time: the
+ * warpgroup writes alpha * acc of a piece into its staging buffer S (fp32), then each
+ * thread takes 16-byte units of C (4 or 8 elements) along the rows, so a warp writes whole
+ * 128-byte lines; beta is applied and C rounded once on the way out. A piece that the right
+ * edge of C cuts, or a C not 16-byte aligned, goes out one element per thread and step
+ * instead. The loop over the pieces is not unrolled: the way out of S, with its edge cases,
+ * is compiled once rather than once per piece (NVRTC's time went mostly to those copies).
+ * Named barrier 1 + c keeps the consumer's four warps together. */
+__device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], float *S, int c, TC *C, long long ldc,
                                                 long long M, long long N, long long row0, long long col0, float alpha,
                                                 float beta, bool cvec16)
 {
     constexpr int V = 16 / sizeof(TC);          /* elements of C per unit */
     constexpr int UNITS = 64 * EPI_COLS / V;    /* units of a piece */
-    const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
-#pragma unroll
-    for (int j0 = 0; j0 < BN; j0 += EPI_COLS) {
+    const int t = threadIdx.x % 128;
+#pragma unroll 1
+    for (int piece = 0; piece < MI * PIECES_N; piece++) {
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory"); /* the last piece is out */
-#pragma unroll
-        for (int j = 0; j < EPI_COLS / 8; j++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int jj = j0 / 8 + j;
-#if SWAP /* the piece of C^T staged as C's: S's rows are the tile's columns */
-                S[(8 * j + 2 * q) * EPI_PITCH + 16 * w + g + 8 * h] = alpha * d[4 * jj + 2 * h];
-                S[(8 * j + 2 * q + 1) * EPI_PITCH + 16 * w + g + 8 * h] = alpha * d[4 * jj + 2 * h + 1];
-#else
-                *reinterpret_cast<float2 *>(S + (16 * w + g + 8 * h) * EPI_PITCH + 8 * j + 2 * q) =
-                    make_float2(alpha * d[4 * jj + 2 * h], alpha * d[4 * jj + 2 * h + 1]);
-#endif
-            }
+        stage_piece(d, S, piece, alpha);
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
-#pragma unroll
-        for (int u = t; u < UNITS; u += 128) {
-            const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
-#if SWAP
-            const long long row = col0 + j0 + r, col = row0 + cu, rows = N, cols = M; /* C's */
+        /* the piece's rows and columns inside C, in 32 bits (few registers: every accumulator is live) */
+#if SWAP /* C's rows are the tile's columns (pieces are square) */
+        const long long row = col0 + piece % PIECES_N * EPI_COLS, col = row0 + piece / PIECES_N * 64;
+        const int rows = (int)(N - row < 64 ? N - row : 64), cols = (int)(M - col < EPI_COLS ? M - col : EPI_COLS);
 #else
-            const long long row = row0 + r, col = col0 + j0 + cu, rows = M, cols = N;
+        const long long row = row0 + piece / PIECES_N * 64, col = col0 + piece % PIECES_N * EPI_COLS;
+        const int rows = (int)(M - row < 64 ? M - row : 64), cols = (int)(N - col < EPI_COLS ? N - col : EPI_COLS);
 #endif
-            if (row >= rows || col >= cols) continue;
-            float v[V];
-#pragma unroll
-            for (int e = 0; e < V; e += 4) {
-                const float4 x = *reinterpret_cast<const float4 *>(S + r * EPI_PITCH + cu + e);
-                v[e] = x.x, v[e + 1] = x.y, v[e + 2] = x.z, v[e + 3] = x.w;
-            }
-            TC *const cp = C + row * ldc + col;
-            if (cvec16 && col + V <= cols) {
+        TC *const Cp = C + row * ldc + col;
+        if (cvec16 && cols == EPI_COLS) {
+#pragma unroll 4 /* every unit of 16-bit C; fully unrolled fp32 C spilled beside 128 accumulators */
+            for (int u = t; u < UNITS; u += 128) {
+                const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
+                if (r >= rows) continue;
                 union {
                     TC e[V];
                     uint4 u;
                 } o;
+                TC *const cp = Cp + r * ldc + cu;
                 if (beta != 0.0f) o.u = *reinterpret_cast<const uint4 *>(cp);
 #pragma unroll
-                for (int e = 0; e < V; e++) o.e[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(&o.e[e]), v[e]));
-                *reinterpret_cast<uint4 *>(cp) = o.u;
-            } else {
+                for (int e = 0; e < V; e += 4) {
+                    const float4 x = *reinterpret_cast<const float4 *>(S + r * EPI_PITCH + cu + e);
+                    const float v[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
-                for (int e = 0; e < V; e++)
-                    if (col + e < cols) cp[e] = c_from(beta == 0.0f ? v[e] : fmaf(beta, c_load(cp + e), v[e]));
+                    for (int i = 0; i < 4; i++)
+                        o.e[e + i] = c_from(beta == 0.0f ? v[i] : fmaf(beta, c_load(&o.e[e + i]), v[i]));
+                }
+                *reinterpret_cast<uint4 *>(cp) = o.u;
+            }
+        } else {
+#pragma unroll 4
+            for (int i = t; i < 64 * EPI_COLS; i += 128) {
+                const int r = i / EPI_COLS, cc = i % EPI_COLS;
+                if (r >= rows || cc >= cols) continue;
+                TC *const cp = Cp + r * ldc + cc;
+                const float x = S[r * EPI_PITCH + cc];
+                *cp = c_from(beta == 0.0f ? x : fmaf(beta, c_load(cp), x));
             }
         }
     }
@@ -1177,17 +1207,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             }
 #endif
             const long long row0 = tm * BM + c * WM, col0 = (tn * CLUSTER + rank) * BN;
+#if EPI
+            if (tma_out && (tma_edge || col0 + BN <= N)) {
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++)
+                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, row0 + mi * 64, col0, alpha, box);
+            } else {
+                /* S must be read out by the TMA before it is written again */
+                if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+                store_tile_smem(acc, S, c, C, p.ldc, M, N, row0, col0, alpha, beta, cvec16);
+            }
+#else
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
-#if EPI
-                if (tma_out && (tma_edge || col0 + BN <= N)) {
-                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, row0 + mi * 64, col0, alpha, box);
-                } else {
-                    /* S must be read out by the TMA before it is written again */
-                    if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-                    store_tile_smem(acc[mi], S, c, C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec16);
-                }
-#else
                 store_tile(acc[mi], C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec);
 #endif
         }
