@@ -243,6 +243,18 @@ static void sample_wgmma(const mmt_device_info *dev)
     /* C by TMA stores, 32- and 16-bit, persistent with a cluster */
     spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1") > 0;
     spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;
+    /* an untuned 32-bit NN problem, aligned, is served by the defaults through SWAP (its
+     * default config would need B packed first); that instance compiles without spills */
+    mmt_problem nn = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_TF32, .layout = MMT_ROW_MAJOR, .m = 4096,
+                      .n = 4096, .k = 4096};
+    mmt_space_env nn_env = {.problem = &nn, .device = dev, .align_a = 16, .align_b = 16};
+    int entry = -1, swap = -1;
+    for (int i = 0; i < fam->space->n_params; i++)
+        if (strcmp(fam->space->params[i].name, "SWAP") == 0) swap = i;
+    CHECK_OK(mmt_space_default_for(fam->space, &nn_env, &def, &entry, &err), &err);
+    CHECK(entry >= 0 && swap >= 0 && def.v[swap] == 1);
+    CHECK_OK(mmt_kernel_defines(fam->space, &def, &nn_env, defines, sizeof defines, &err), &err);
+    spilled += compile_one("wgmma tf32 NN default", fam->source, defines) > 0;
     /* 32-bit NN without packing: B^T from registers, C written transposed */
     spilled += compile_one("wgmma SWAP tf32", fam->source,
                            "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;

@@ -57,6 +57,14 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
                 r = problem_of(kd, ta, tb, splitk_shape), w = problem_of(kd, ta, tb, many_shape);
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
     const int swaps = strstr(fam->name, "wgmma") && mmt_dtype_size(p.dtype) == 4 && !ta && !tb;
+    if (swaps) { /* what serves an untuned 32-bit NN problem: a `defaults:` entry (SWAP) */
+        mmt_space_env env = env_of(&p, 0);
+        mmt_err err;
+        int entry = -1;
+        CHECK_OK(mmt_space_default_for(fam->space, &env, &list[n].cfg, &entry, &err), &err);
+        CHECK(entry >= 0);
+        n++;
+    }
     if (quick) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
         if (strstr(fam->name, "wgmma")) pick_where(fam, &p, 0, "EPI", 2, 1, 1, list, &n);
