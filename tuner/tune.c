@@ -86,9 +86,9 @@ static void free_prior(prior *pr)
 /* Builds one configuration here and has the worker verify and time it; fills rec and tm.
  * The time from asking for the binary to having it is the device's idle wait (pipe):
  * a compile in turn, a compile the pool had not finished, or a cache read. The binary
- * comes from the file cache the pool fills, not the database: writing every candidate's
- * binary with its source there kept the H100 idle a third of a fast problem's tune. The
- * database keeps the binaries of the final round (final.c), the ones that are served. */
+ * comes from the file cache the pool fills, not the database: a row of binary and source
+ * per candidate was writing on the measuring path for binaries nobody serves. The
+ * database keeps the final round's (final.c), the winner's among them. */
 static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config *cfg, const mmt_space_env *env,
                           mmt_prebuild *pb, double best_hi_ms, mmt_trial_rec *rec, mmt_timing *tm, char **message,
                           mmt_report_pipeline *pipe, mmt_err *err)
