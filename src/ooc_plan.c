@@ -7,7 +7,6 @@
 #include <string.h>
 
 #define PITCH_BYTES 128 /* rows of the packed buffers start on this: what vector and TMA loads like */
-#define MIN_SIDE 256    /* halving stops here */
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -67,11 +66,11 @@ const char *mmt_ooc_plan_make(int64_t m, int64_t n, int64_t k, int ab_bytes, int
     /* too big: halve what the caller left to us, the larger tile side first, then the panel */
     while (p.device_bytes > budget) {
         int64_t *side = NULL;
-        if (!kn->tile_m && p.tile_m > MIN_SIDE && (p.tile_m >= p.tile_n || kn->tile_n || p.tile_n <= MIN_SIDE))
+        if (!kn->tile_m && p.tile_m > MMT_OOC_MIN_SIDE && (p.tile_m >= p.tile_n || kn->tile_n || p.tile_n <= MMT_OOC_MIN_SIDE))
             side = &p.tile_m;
-        else if (!kn->tile_n && p.tile_n > MIN_SIDE)
+        else if (!kn->tile_n && p.tile_n > MMT_OOC_MIN_SIDE)
             side = &p.tile_n;
-        else if (!kn->panel_k && !one_panel && k > 0 && p.panel_k > MIN_SIDE)
+        else if (!kn->panel_k && !one_panel && k > 0 && p.panel_k > MMT_OOC_MIN_SIDE)
             side = &p.panel_k;
         if (!side) {
             snprintf(why, sizeof why,

@@ -20,6 +20,10 @@ typedef struct mmt_ooc_knobs {
 
 #define MMT_OOC_MAX_STREAMS 8
 
+/* The smallest tile side and panel depth the plan halves to, and the tuner's grid goes:
+ * smaller ones starve the kernels. */
+#define MMT_OOC_MIN_SIDE 256
+
 typedef struct mmt_ooc_plan {
     int64_t m, n, k;          /* k 0: no panels read (K = 0 or alpha = 0), C = beta C */
     int ab_bytes, c_bytes;    /* element sizes */
@@ -39,11 +43,11 @@ typedef struct mmt_ooc_plan {
  * (A, B) and c_bytes (C) within budget bytes per device. Knobs the caller set are kept (a
  * tile or panel larger than the problem is cut to it); the others are chosen: tiles of up
  * to half of each side (so a device writes one tile back while it computes the next) but
- * at most 32768 and the whole side up to 4096, panels of 2048 (the first panel, which nothing
- * overlaps, costs less than 4096's: 9.6% against 13.8% of the kernels' time at 16384^3 fp32 on
- * the H100), 2 streams, and the tiles and
- * then the panels halved until the buffers fit. A C of 2-byte elements (bf16, f16) takes
- * all of K in one panel, whatever the knob says: it is rounded once, not once a panel. Returns NULL, or why no plan fits (knobs
+ * at most 32768 and the whole side up to 4096, panels of 2048 (the first panel, which
+ * nothing overlaps, costs less than 4096's: 9.6% against 13.8% of the kernels' time at
+ * 16384^3 fp32 on the H100), 2 streams, and the tiles and then the panels halved until the
+ * buffers fit. A C of 2-byte elements (bf16, f16) takes all of K in one panel, whatever the
+ * knob says: it is rounded once, not once a panel. Returns NULL, or why no plan fits (knobs
  * the caller set too large for the budget, named with the numbers). */
 const char *mmt_ooc_plan_make(int64_t m, int64_t n, int64_t k, int ab_bytes, int c_bytes, int trans_a, int trans_b,
                               const mmt_ooc_knobs *knobs, int64_t budget, mmt_ooc_plan *plan);

@@ -10,8 +10,6 @@
 
 #include "lookup.h"
 
-#define MIN_SIDE 256 /* as ooc_plan.c halves: smaller tiles starve the kernels */
-
 void mmt_ooc_knobs_format(const mmt_ooc_knobs *k, char *buf, size_t size)
 {
     snprintf(buf, size, "OOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d", (long long)k->tile_m,
@@ -44,9 +42,9 @@ size_t mmt_ooc_grid(int64_t m, int64_t n, int64_t k, int ab_bytes, int c_bytes, 
     int64_t tiles[2][2] = {{def.tile_m, def.tile_n}}, panels[3] = {def.panel_k};
     int n_tiles = 1, n_panels = 1;
     const int64_t hm = (def.tile_m + 1) / 2, hn = (def.tile_n + 1) / 2;
-    if (hm >= MIN_SIDE && hn >= MIN_SIDE) tiles[n_tiles][0] = hm, tiles[n_tiles++][1] = hn;
+    if (hm >= MMT_OOC_MIN_SIDE && hn >= MMT_OOC_MIN_SIDE) tiles[n_tiles][0] = hm, tiles[n_tiles++][1] = hn;
     if (c_bytes >= 4 && k > 0) { /* a narrower C takes all of K in one panel: nothing to choose */
-        if (def.panel_k / 2 >= MIN_SIDE) panels[n_panels++] = def.panel_k / 2;
+        if (def.panel_k / 2 >= MMT_OOC_MIN_SIDE) panels[n_panels++] = def.panel_k / 2;
         if (def.panel_k * 2 <= k) panels[n_panels++] = def.panel_k * 2;
     }
     static const int streams[2] = {2, 3};
