@@ -203,7 +203,10 @@ MMT_API mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy p
  * first, 1 after: beta == 0 never reads C) and written back while the next tile computes.
  * Each tile runs the kernel the database serves for the tile's own problem on that GPU
  * (mmt_last_choice's configuration is that of the first tile, followed by
- * ",OOC_TILE_M=...,OOC_TILE_N=...,OOC_PANEL_K=...,OOC_STREAMS=...,OOC_GPUS=..."). Any size
+ * ",OOC_TILE_M=...,OOC_TILE_N=...,OOC_PANEL_K=...,OOC_STREAMS=...,OOC_GPUS=...,OOC_TUNED=...",
+ * the last saying where knobs left at 0 came from: the database's tune of this problem
+ * (exact), of the nearest one (nearest), the defaults (none), or the defaults because the
+ * tuned ones did not fit (too_big)). Any size
  * the host holds runs, larger than the GPU's memory too; the GPU needs two C tiles and
  * `streams` pairs of panels (and as much pinned host memory). The call is synchronous;
  * host-memory calls of one context take turns. A failure with MMT_OUT_OF_MEMORY (the tiles
@@ -213,9 +216,10 @@ MMT_API mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy p
  * MMT_INVALID_ARGUMENT, with nothing written.
  *
  * The knobs (0 or NULL: chosen): tile_m, tile_n, rows and columns of a C tile as the caller
- * stores C (default: the whole side up to 4096, else half of it, at most 32768); panel_k,
- * the depth of the panels (default 4096; a bf16 or f16 C takes all of K in one panel, so
- * that it is rounded once); streams, 1 to 8 (default 2); devices, the GPUs the
+ * stores C (default: the tuned value where `mmtune` tuned the problem or a near one, else
+ * the whole side up to 4096, else half of it, at most 32768); panel_k, the depth of the
+ * panels (default: tuned, else 2048; a bf16 or f16 C takes all of K in one panel, so that
+ * it is rounded once); streams, 1 to 8 (default: tuned, else 2); devices, the GPUs the
  * tiles are dealt across: "all", or ordinals like "0,1" (default: the context's GPU alone).
  * Chosen sizes are halved until the buffers fit in 60% of each GPU's free memory and a
  * quarter of the host's; sizes the caller set that do not fit fail the call
