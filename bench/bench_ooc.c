@@ -19,10 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend.h"
-#include "half.h"
+#include "bench.h"
+#include "clock.h"
 #include "mmtuned.h"
 
 typedef struct mode {
@@ -39,36 +39,11 @@ static const mode modes[] = {
 
 static int ordinal; /* the context's GPU */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int esize(mmt_dtype t) { return t == MMT_F64 ? 8 : t == MMT_F32 ? 4 : 2; }
-
-static double get(const void *x, mmt_dtype t, size_t i)
-{
-    return t == MMT_F64 ? ((const double *)x)[i] : t == MMT_F32 ? ((const float *)x)[i]
-                                                                : mmt_bf16_to_double(((const uint16_t *)x)[i]);
-}
-
+/* count random elements of t (bench.h's inputs: never zero), malloc'd. */
 static void *host_matrix(mmt_dtype t, size_t count, unsigned seed)
 {
-    void *x = malloc(count * esize(t));
-    if (!x) return NULL;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < count; i++) {
-        uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-        h ^= h >> 29;
-        h *= 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 32;
-        const double v = (double)(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-        if (t == MMT_F64) ((double *)x)[i] = v;
-        else if (t == MMT_F32) ((float *)x)[i] = (float)v;
-        else ((uint16_t *)x)[i] = mmt_bf16_from_double(v);
-    }
+    void *x = malloc(count * mmt_dtype_size(t));
+    if (x) mmt_bench_fill_random(x, count, t, seed);
     return x;
 }
 
@@ -121,11 +96,11 @@ static double sample_error(const mode *md, int64_t m, int64_t n, int64_t k, cons
         const int64_t i = (int64_t)((s * 7919ull) % (uint64_t)m), j = (int64_t)((s * 104729ull) % (uint64_t)n);
         double sum = 0, scale = 0;
         for (int64_t l = 0; l < k; l++) {
-            const double p = get(a, md->ab, (size_t)(i * k + l)) * get(b, md->ab, (size_t)(l * n + j));
+            const double p = mmt_bench_elem(a, md->ab, (size_t)(i * k + l)) * mmt_bench_elem(b, md->ab, (size_t)(l * n + j));
             sum += p;
             scale += fabs(p);
         }
-        const double e = fabs(get(c, md->c, (size_t)(i * n + j)) - sum) / (scale > 0 ? scale : 1);
+        const double e = fabs(mmt_bench_elem(c, md->c, (size_t)(i * n + j)) - sum) / (scale > 0 ? scale : 1);
         if (!(e <= worst)) worst = e;
     }
     return worst;
@@ -151,9 +126,9 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
     }
     /* out of core: a warm-up, then the timed call */
     mmt_status st = mmt_gemm_ex(ctx, &d, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
-    double t0 = now();
+    double t0 = mmt_now_s();
     if (st == MMT_OK) st = mmt_gemm_ex(ctx, &d, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
-    const double t_ooc = now() - t0;
+    const double t_ooc = mmt_now_s() - t0;
     if (st != MMT_OK) {
         printf("%-6s %lldx%lldx%lld: %s: %s\n", md->name, (long long)m, (long long)n, (long long)k,
                mmt_status_string(st), mmt_last_error(ctx));
@@ -171,12 +146,12 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
     double t_kern = NAN, t_dev = NAN;
     mmt_err e;
     void *da = NULL, *db = NULL, *dc = NULL;
-    const int ea = esize(md->ab), ec = esize(md->c);
+    const int ea = mmt_dtype_size(md->ab), ec = mmt_dtype_size(md->c);
     if (tm > 0 && tn > 0 && pk > 0 && cu->dev_alloc(ordinal, (size_t)(tm * pk * ea), &da, &e) == MMT_OK &&
         cu->dev_alloc(ordinal, (size_t)(pk * tn * ea), &db, &e) == MMT_OK &&
         cu->dev_alloc(ordinal, (size_t)(tm * tn * ec), &dc, &e) == MMT_OK) {
         { /* the out-of-core calls built these kernels already */
-            t0 = now();
+            t0 = mmt_now_s();
             for (int64_t i = 0; i < m && st == MMT_OK; i += tm)
                 for (int64_t j = 0; j < n && st == MMT_OK; j += tn)
                     for (int64_t l = 0; l < k && st == MMT_OK; l += pk) {
@@ -185,7 +160,7 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
                         st = mmt_gemm_ex(ctx, &d, r, cl, dp, 1.0, da, dp, db, cl, l ? 1.0 : 0.0, dc, cl);
                     }
             if (st == MMT_OK) st = be->sync(NULL, &e);
-            t_kern = now() - t0;
+            t_kern = mmt_now_s() - t0;
         }
     }
     cu->dev_free(ordinal, da), cu->dev_free(ordinal, db), cu->dev_free(ordinal, dc);
@@ -195,10 +170,10 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
         cu->dev_alloc(ordinal, (size_t)(k * n * ea), &db, &e) == MMT_OK &&
         cu->dev_alloc(ordinal, (size_t)(m * n * ec), &dc, &e) == MMT_OK) {
         for (int rep = 0; rep < 2 && st == MMT_OK; rep++) {
-            t0 = now();
+            t0 = mmt_now_s();
             st = mmt_gemm_ex(ctx, &d, m, n, k, 1.0, da, k, db, n, 0.0, dc, n);
             if (st == MMT_OK) st = be->sync(NULL, &e);
-            t_dev = now() - t0;
+            t_dev = mmt_now_s() - t0;
         }
     }
     cu->dev_free(ordinal, da), cu->dev_free(ordinal, db), cu->dev_free(ordinal, dc);
@@ -208,8 +183,8 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
     if (x && (md->ab == MMT_F32 || md->ab == MMT_F64) && md->compute != MMT_COMPUTE_TF32) {
         const int64_t w = m < 1024 ? m : 1024; /* a warm-up: cuBLASXt's own set-up */
         if (xt_gemm(x, md->ab, w, w, w, a, b, c) == 0) {
-            t0 = now();
-            if (xt_gemm(x, md->ab, m, n, k, a, b, c) == 0) t_xt = now() - t0;
+            t0 = mmt_now_s();
+            if (xt_gemm(x, md->ab, m, n, k, a, b, c) == 0) t_xt = mmt_now_s() - t0;
         }
     }
     printf("%-6s %6lld %6lld %6lld %9.3f %8.1f %9.3f %8.1f%% %9.3f %9.3f %8.2fx %9.1e  %s\n", md->name, (long long)m,

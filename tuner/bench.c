@@ -22,10 +22,7 @@ static uint64_t random_at(uint64_t seed, uint64_t i)
     return z ^ (z >> 31);
 }
 
-/* Uniform in [-1, 1), rounded once to the storage type (bf16 and f16 as bit patterns), and
- * never zero, so a kernel that skips work or writes zeros cannot pass; a fixed seed per
- * set keeps runs comparable. */
-static void fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed)
+void mmt_bench_fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed)
 {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < count; i++) {
@@ -40,9 +37,7 @@ static void fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed)
     }
 }
 
-/* C full of its type's NaN before verification: an element a kernel leaves unwritten, or
- * one it reads although beta is 0, shows. */
-static void fill_nan(void *buf, size_t count, mmt_dtype dt)
+void mmt_bench_fill_nan(void *buf, size_t count, mmt_dtype dt)
 {
     for (size_t i = 0; i < count; i++) {
         switch (dt) {
@@ -54,8 +49,7 @@ static void fill_nan(void *buf, size_t count, mmt_dtype dt)
     }
 }
 
-/* Element i of a buffer of any type, exactly. */
-static double elem(const void *buf, mmt_dtype dt, size_t i)
+double mmt_bench_elem(const void *buf, mmt_dtype dt, size_t i)
 {
     switch (dt) {
     case MMT_F64: return ((const double *)buf)[i];
@@ -72,7 +66,7 @@ static double *as_double(const void *x, mmt_dtype dt, int trans, int64_t rows, i
     if (!d) return NULL;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) d[i * cols + j] = elem(x, dt, trans ? j * ld + i : i * ld + j);
+        for (int64_t j = 0; j < cols; j++) d[i * cols + j] = mmt_bench_elem(x, dt, trans ? j * ld + i : i * ld + j);
     return d;
 }
 
@@ -274,9 +268,9 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         if (st == MMT_OK) st = be->alloc(dev, b->b_bytes, &b->b[i], err);
         if (st == MMT_OK) st = be->alloc(dev, b->c_bytes, &b->c[i], err);
         if (st != MMT_OK) break;
-        fill_random(b->host_a, p->m * p->k, p->dtype, 3 * i + 1);
-        fill_random(b->host_b, p->k * p->n, p->dtype, 3 * i + 2);
-        fill_random(b->host_c, p->m * p->n, p->out, 3 * i + 3);
+        mmt_bench_fill_random(b->host_a, p->m * p->k, p->dtype, 3 * i + 1);
+        mmt_bench_fill_random(b->host_b, p->k * p->n, p->dtype, 3 * i + 2);
+        mmt_bench_fill_random(b->host_c, p->m * p->n, p->out, 3 * i + 3);
         st = be->copy(b->a[i], b->host_a, b->a_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->b[i], b->host_b, b->b_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->c[i], b->host_c, b->c_bytes, MMT_H2D, err);
@@ -286,8 +280,8 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
     int on_device = 0;
     if (st == MMT_OK) st = device_reference(b, &on_device, err);
     if (st == MMT_OK && !on_device) { /* set 0 again on the host: the reference is of set 0 */
-        fill_random(b->host_a, p->m * p->k, p->dtype, 1);
-        fill_random(b->host_b, p->k * p->n, p->dtype, 2);
+        mmt_bench_fill_random(b->host_a, p->m * p->k, p->dtype, 1);
+        mmt_bench_fill_random(b->host_b, p->k * p->n, p->dtype, 2);
         double *A = as_double(b->host_a, p->dtype, p->trans_a, p->m, p->k, b->lda);
         double *B = as_double(b->host_b, p->dtype, p->trans_b, p->k, p->n, b->ldb);
         if (!A || !B) st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for the reference");
@@ -322,7 +316,7 @@ mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, int levels
 {
     const mmt_problem *p = &b->p;
     int64_t count = p->m * p->n;
-    fill_nan(b->host_c, (size_t)count, p->out);
+    mmt_bench_fill_nan(b->host_c, (size_t)count, p->out);
     FORWARD_IF_ERROR(b->be->copy(b->c[0], b->host_c, b->c_bytes, MMT_H2D, err));
     mmt_gemm_params g = params_of_set(b, 0, 0.0);
     FORWARD_IF_ERROR(fn(user, &g, b->stream, err));
@@ -330,7 +324,7 @@ mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, int levels
     FORWARD_IF_ERROR(b->be->copy(b->host_c, b->c[0], b->c_bytes, MMT_D2H, err));
     double s = 0;
     for (int64_t i = 0; i < count; i++) {
-        double d = elem(b->host_c, p->out, i) - b->alpha * b->ref[i];
+        double d = mmt_bench_elem(b->host_c, p->out, i) - b->alpha * b->ref[i];
         s += d * d; /* NaN stays NaN */
     }
     double norm = b->ref_norm > 0 ? b->ref_norm : 1.0;

@@ -38,6 +38,16 @@ typedef struct mmt_timing {
     int stopped_early;   /* clearly slower than the best (stats.h): measurement cut short */
 } mmt_timing;
 
+/* count elements of dt, uniform in [-1, 1), rounded once to the storage type (bf16 and f16
+ * as bit patterns), and never zero, so a kernel that skips work or writes zeros cannot
+ * pass; the same seed gives the same values (filled in parallel). */
+void mmt_bench_fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed);
+/* count elements of dt set to the type's NaN, before a verification: an element a kernel
+ * leaves unwritten, or one it reads although beta is 0, shows. */
+void mmt_bench_fill_nan(void *buf, size_t count, mmt_dtype dt);
+/* Element i of a buffer of dt, exactly, as a double. */
+double mmt_bench_elem(const void *buf, mmt_dtype dt, size_t i);
+
 /* The most implementations one paired measurement takes: every family of a mode
  * (MMT_MAX_FAMILIES) and the vendor library. */
 #define MMT_BENCH_MAX_PAIRED 7

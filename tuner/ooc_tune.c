@@ -8,7 +8,6 @@
 
 #include "bench.h"
 #include "clock.h"
-#include "half.h"
 #include "ooc_tuned.h"
 
 #define REPS 3     /* timed calls per candidate, after the verified one: each moves all of A, B and C */
@@ -29,13 +28,7 @@ static int64_t index_of(const host_mat *x, int64_t i, int64_t j)
 
 static double get(const host_mat *x, int64_t i, int64_t j)
 {
-    const int64_t at = index_of(x, i, j);
-    switch (x->type) {
-    case MMT_F32: return ((const float *)x->data)[at];
-    case MMT_F64: return ((const double *)x->data)[at];
-    case MMT_BF16: return mmt_bf16_to_double(((const uint16_t *)x->data)[at]);
-    default: return mmt_f16_to_double(((const uint16_t *)x->data)[at]);
-    }
+    return mmt_bench_elem(x->data, x->type, (size_t)index_of(x, i, j));
 }
 
 static int make_mat(host_mat *x, mmt_dtype type, int64_t rows, int64_t cols, int row_major)
@@ -43,23 +36,6 @@ static int make_mat(host_mat *x, mmt_dtype type, int64_t rows, int64_t cols, int
     *x = (host_mat){.type = type, .rows = rows, .cols = cols, .ld = row_major ? cols : rows, .row_major = row_major};
     x->data = malloc((size_t)(rows * cols * mmt_dtype_size(type)));
     return x->data ? 0 : -1;
-}
-
-/* Uniform values in [-1, 1) from a xorshift generator, exactly representable in the type. */
-static void fill(host_mat *x, uint64_t seed)
-{
-    const int64_t n = x->rows * x->cols;
-    uint64_t s = seed | 1;
-    for (int64_t i = 0; i < n; i++) {
-        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        const float v = (float)((double)(s >> 11) * 0x1p-52 - 1.0);
-        switch (x->type) {
-        case MMT_F32: ((float *)x->data)[i] = v; break;
-        case MMT_F64: ((double *)x->data)[i] = v; break;
-        case MMT_BF16: ((uint16_t *)x->data)[i] = mmt_bf16_from_float(v); break;
-        default: ((uint16_t *)x->data)[i] = mmt_f16_from_float(v); break;
-        }
-    }
 }
 
 /* The relative Frobenius error of the sampled entries of C = op(A) op(B) (bench.h's
@@ -101,7 +77,7 @@ static void run_candidate(mmt_ctx *ctx, const mmt_problem *p, const host_mat *a,
     c->rec.status = MMT_TRIAL_LAUNCH_ERROR;
     c->rec.rel_error = -1;
     mmt_status st = mmt_set_host_gemm(ctx, &cfg);
-    memset(cm->data, 0xFF, (size_t)(cm->rows * cm->cols * mmt_dtype_size(cm->type))); /* NaN in every type */
+    mmt_bench_fill_nan(cm->data, (size_t)(cm->rows * cm->cols), cm->type);
     if (st == MMT_OK)
         st = mmt_gemm_ex(ctx, &d, p->m, p->n, p->k, 1.0, a->data, a->ld, b->data, b->ld, 0.0, cm->data, cm->ld);
     if (st != MMT_OK) {
@@ -170,8 +146,8 @@ mmt_status mmt_ooc_tune_problem(mmt_tuner *t, const char *device, const char *db
                         : mmt_open(&ctx, device, db_path);
     if (st != MMT_OK && !bad) mmt_err_set(err, st, "%s", mmt_last_error(ctx));
     if (st == MMT_OK) {
-        fill(&a, 1);
-        fill(&b, 2);
+        mmt_bench_fill_random(a.data, (size_t)(a.rows * a.cols), a.type, 1);
+        mmt_bench_fill_random(b.data, (size_t)(b.rows * b.cols), b.type, 2);
     }
     /* every candidate a trial; none is the best until all are measured */
     mmt_progress_problem(t->progress, p, MMT_OOC_TEMPLATE, n, 1);
