@@ -7,7 +7,7 @@
  *   cuBLASXt: cublasXtSgemm / cublasXtDgemm on the same host matrices (fp32, f32x3's row
  *            too, and fp64: cuBLASXt has no tf32 or bf16 GEMM), opened with dlopen.
  * The out-of-core call is timed after a warm-up call (kernels built, buffers made), whose
- * kernels the device-data pass reuses; cuBLASXt after a 1024^3 one. A sample of C is checked
+ * kernels the device-data pass reuses; cuBLASXt after one of at most 1024^3 (within the matrices). A sample of C is checked
  * against a double dot product. Prints the command line, then a table.
  *   bench_ooc [--device N] [--db FILE] [--modes fp32,tf32,f32x3,bf16,fp64] [--no-xt]
  *             [--no-device] [--devices all|0,1] SIZE...      (SIZE: N for N^3, or MxNxK)
@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "clock.h"
+#include "ooc_plan.h"
 #include "mmtuned.h"
 
 typedef struct mode {
@@ -181,7 +182,9 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
     /* cuBLASXt on the same host matrices */
     double t_xt = NAN;
     if (x && (md->ab == MMT_F32 || md->ab == MMT_F64) && md->compute != MMT_COMPUTE_TF32) {
-        const int64_t w = m < 1024 ? m : 1024; /* a warm-up: cuBLASXt's own set-up */
+        int64_t w = m < n ? m : n; /* a warm-up, cuBLASXt's own set-up, within every matrix */
+        if (k < w) w = k;
+        if (w > 1024) w = 1024;
         if (xt_gemm(x, md->ab, w, w, w, a, b, c) == 0) {
             t0 = mmt_now_s();
             if (xt_gemm(x, md->ab, m, n, k, a, b, c) == 0) t_xt = mmt_now_s() - t0;
@@ -241,8 +244,12 @@ int main(int argc, char **argv)
            "kernels s", "overhead", "device s", "xt s", "xt/ooc", "err", "configuration");
     int gpus[64], n_gpus = 1;
     gpus[0] = ordinal = atoi(strncmp(device, "cuda:", 5) == 0 ? device + 5 : device);
-    if (devices && strcmp(devices, "all") == 0)
-        for (n_gpus = 0; n_gpus < be->device_count() && n_gpus < 64; n_gpus++) gpus[n_gpus] = n_gpus;
+    const char *bad = devices ? mmt_ooc_parse_devices(devices, be->device_count(), 64, gpus, &n_gpus) : NULL;
+    if (bad) { /* mmt_set_host_gemm accepted the list: it is the same parser */
+        fprintf(stderr, "bench_ooc: --devices %s: %s\n", devices, bad);
+        mmt_close(ctx);
+        return 2;
+    }
     xt x;
     const int have_xt = use_xt && xt_open(&x, n_gpus, gpus) == 0;
     if (use_xt && !have_xt) printf("# cuBLASXt is not available\n");
