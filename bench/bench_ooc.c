@@ -7,8 +7,9 @@
  *   cuBLASXt: cublasXtSgemm / cublasXtDgemm on the same host matrices (fp32, f32x3's row
  *            too, and fp64: cuBLASXt has no tf32 or bf16 GEMM), opened with dlopen.
  * The out-of-core call is timed after a warm-up call (kernels built, buffers made), whose
- * kernels the device-data pass reuses; cuBLASXt after one of at most 1024^3 (within the matrices). A sample of C is checked
- * against a double dot product. Prints the command line, then a table.
+ * kernels the device-data pass reuses; cuBLASXt after one of at most 1024^3 (within the
+ * matrices). A sample of C is checked against a double dot product. Prints the command
+ * line, then a table.
  *   bench_ooc [--device N] [--db FILE] [--modes fp32,tf32,f32x3,bf16,fp64] [--no-xt]
  *             [--no-device] [--devices all|0,1] SIZE...      (SIZE: N for N^3, or MxNxK)
  * The knobs of the out-of-core GEMM come from MMTUNE_OOC_* (mmtuned.h). Exits 77 without a
