@@ -610,7 +610,8 @@ static void test_misses(void)
     mmt_store_close(st);
 }
 
-/* Several processes open a version-1 file at once: one migrates, the others find it done. */
+/* The out-of-core knobs' rows (the pseudo-template "ooc") are listed by their template and
+ * source hash like a kernel family's; a stale pipeline's are not served. */
 static void test_ooc_rows(void)
 {
     mmt_err err;
@@ -660,6 +661,7 @@ static void test_ooc_rows(void)
     mmt_store_close(st);
 }
 
+/* Several processes open a version-1 file at once: one migrates, the others find it done. */
 static void test_concurrent_migrate(void)
 {
     char path[256], text[64];
