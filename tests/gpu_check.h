@@ -82,7 +82,7 @@ static inline mmt_space_env env_of(const mmt_problem *p, int odd_ld)
 }
 
 /* The most instances one list holds (build() and run_shape() size their arrays by it). */
-#define GC_MAX_INSTANCES 16
+#define GC_MAX_INSTANCES 20
 
 /* Up to `want` configs searched for problem p on the test data (odd_ld), spread over the
  * space, appended to list (of GC_MAX_INSTANCES); with a param `name`, only those whose
@@ -98,6 +98,11 @@ static inline void pick_where(const mmt_family *fam, const mmt_problem *p, int o
     int idx = -1;
     for (int i = 0; name && i < fam->space->n_params; i++)
         if (strcmp(fam->space->params[i].name, name) == 0) idx = i;
+    CHECK(!name || idx >= 0); /* a param the space lacks is the test's bug */
+    if (name && idx < 0) {
+        free(all);
+        return;
+    }
     mmt_config *match = malloc(sizeof *match * (count + 1));
     for (size_t i = 0; i < count; i++)
         if (!name || (all[i].v[idx] == value) == exactly) match[picked++] = all[i];
