@@ -240,6 +240,9 @@ typedef unsigned short TC;
 #if SWAP && (ELEM != 4 || OP_A || OP_B || PACK || EPI == 2)
 #error "SWAP serves 32-bit NN operands unpacked, with EPI 0 or 1"
 #endif
+#if SWAP && EPI_COLS != 64
+#error "SWAP stages C^T's pieces transposed in place: they must be square (64 x 64)"
+#endif
 
 #include "mmt_params.h"
 
