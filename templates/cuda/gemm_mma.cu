@@ -196,19 +196,7 @@ template <int COLS, int LAYOUT> __device__ __forceinline__ int smem_at(int r, in
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
-/* Values the compiler cannot see through: what is made from them is not shared with what
- * is made from the same values elsewhere, nor compiled apart for each value they may take
- * (offsets, not pointers: C's stores stay global ones). */
-__device__ __forceinline__ long long opaque(long long v)
-{
-    asm volatile("" : "+l"(v));
-    return v;
-}
-__device__ __forceinline__ int opaque(int v)
-{
-    asm volatile("" : "+r"(v));
-    return v;
-}
+#include "mmt_opaque.h"
 
 __device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], const void *p)
 {

@@ -604,19 +604,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[
 
 /* ---- C ----------------------------------------------------------------------------------- */
 
-/* Values the compiler cannot see through: what is made from them is not shared with what
- * is made from the same values elsewhere, nor compiled apart for each value they may take
- * (offsets, not pointers: C's stores stay global ones). */
-__device__ __forceinline__ long long opaque(long long v)
-{
-    asm volatile("" : "+l"(v));
-    return v;
-}
-__device__ __forceinline__ int opaque(int v)
-{
-    asm volatile("" : "+r"(v));
-    return v;
-}
+#include "mmt_opaque.h"
 
 __device__ __forceinline__ float c_load(const TC *p)
 {
