@@ -494,6 +494,8 @@ __device__ __forceinline__ TC c_from(float v)
 #endif
 }
 
+#include "mmt_c_pair.h"
+
 /* The operands the main loop reads: the caller's, or their packed copies in the workspace
  * (rows of cols elements at a pitch rounded up to 16 bytes; B after A; then serial split-K's
  * flags). */
@@ -724,17 +726,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
             for (int ni = 0; ni < NI; ni++) {
                 TC *const cp = C_AT(mi, h, ni);
                 const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
-                const bool pair = 8 * ni + 1 < pairs, in0 = 8 * ni < cols, in1 = 8 * ni + 1 < cols;
-#if MMT_OUT == 0
-                if (pair) *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
-                if (!pair && in0) cp[0] = v0;
-                if (!pair && in1) cp[1] = v1;
-#else /* both rounded once, for either kind of store */
-                const unsigned pk = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
-                if (pair) *reinterpret_cast<unsigned *>(cp) = pk;
-                if (!pair && in0) cp[0] = (TC)pk;
-                if (!pair && in1) cp[1] = (TC)(pk >> 16);
-#endif
+                store_pair(cp, v0, v1, 8 * ni + 1 < pairs, 8 * ni < cols, 8 * ni + 1 < cols);
             }
         }
 #endif

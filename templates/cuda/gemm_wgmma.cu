@@ -634,6 +634,8 @@ __device__ __forceinline__ TC c_from(float v)
 #endif
 }
 
+#include "mmt_c_pair.h"
+
 /* Writes one consumer's m64 x BN accumulators (wgmma's layout: warp w of the warpgroup
  * holds rows 16 w .. 16 w + 15; lane 4 g + t holds rows g and g + 8 and columns 2 t, 2 t + 1
  * of every 8-column group) to C at (row0, col0), alpha * acc + beta * c with one rounding
@@ -697,17 +699,7 @@ __device__ __forceinline__ void store_tile(float (&d)[BN / 2], TC *C, long long 
             if (in0) *cp = c_from(v0);
             if (in1) *EPI0_AT(h, j, 1) = c_from(v1);
 #else
-            const bool pair = 8 * j + 1 < pairs[h];
-#if MMT_OUT == 0
-            if (pair) *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
-            if (!pair && in0) cp[0] = v0;
-            if (!pair && in1) cp[1] = v1;
-#else /* both rounded once, for either kind of store */
-            const unsigned pk = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
-            if (pair) *reinterpret_cast<unsigned *>(cp) = pk;
-            if (!pair && in0) cp[0] = (TC)pk;
-            if (!pair && in1) cp[1] = (TC)(pk >> 16);
-#endif
+            store_pair(cp, v0, v1, 8 * j + 1 < pairs[h], in0, in1);
 #endif
         }
 #undef EPI0_AT
