@@ -196,6 +196,8 @@ template <int COLS, int LAYOUT> __device__ __forceinline__ int smem_at(int r, in
 
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
+#include "mmt_opaque.h"
+
 __device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], const void *p)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -492,11 +494,7 @@ __device__ __forceinline__ TC c_from(float v)
 #endif
 }
 
-/* alpha * acc + beta * c with one rounding fewer (beta == 0: c is not read). */
-__device__ __forceinline__ float axpby(float alpha, float acc, float beta, const TC *c)
-{
-    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * c_load(c));
-}
+#include "mmt_c_pair.h"
 
 /* The operands the main loop reads: the caller's, or their packed copies in the workspace
  * (rows of cols elements at a pitch rounded up to 16 bytes; B after A; then serial split-K's
@@ -649,9 +647,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
 #endif
 
     /* Epilogue: lane 4 g + t holds rows g and g + 8, columns 2t and 2t + 1 of each tile.
-     * C = alpha * acc + beta * C (beta == 0: C is not read), or for split-K slices C +=
-     * alpha * acc, atomically or in turn (after the first, which applies beta); pairs go out
-     * as one 8- or 4-byte store where C allows it. */
+     * C = alpha * acc + beta * C with one rounding fewer (beta == 0: C is not read), or for
+     * split-K slices C += alpha * acc, atomically or in turn (after the first, which applies
+     * beta); pairs go out as one 8- or 4-byte store where C allows it. NVRTC's time went
+     * mostly to copies of the stores, one per way through the branches before them (on
+     * beta, on cvec, on a row), so: the values are made in place first, in one pass per case
+     * of beta; the stores after them are predicated on edge checks in 32 bits, with no
+     * branch, and cvec is folded into a number NVRTC cannot see through. */
     TC *const C = static_cast<TC *>(p.c);
     const long long ldc = p.ldc;
     const int g = lane / 4, t4 = lane % 4;
@@ -663,39 +665,72 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
 #else
     const float b_in = beta;
 #endif
-#if SPLITK == 1 || SERIAL
-    const bool cvec = (reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TC)) == 0) && (ldc % 2 == 0);
-#endif
+    /* element ni e of row mi h (from this thread's first) is in C if 16 mi + 8 h < in_m and
+     * 8 ni + e < in_n; its address from an offset that each pass takes afresh: NVRTC would
+     * otherwise keep every row's address from the first pass to the second */
+    const int in_m = (int)(M - m0 - wm0 - g < WTM ? M - m0 - wm0 - g : WTM),
+              in_n = (int)(N - n0 - wn0 - 2 * t4 < WTN ? N - n0 - wn0 - 2 * t4 : WTN);
+    const long long c00 = (m0 + wm0 + g) * ldc + n0 + wn0 + 2 * t4;
+    const long long ld8 = 8 * ldc;
+#define C_AT(mi, h, ni) (cq + (2 * (mi) + (h)) * ld8 + 8 * (ni))
+#if SPLITK > 1 && !SERIAL
+    (void)b_in;
+    TC *const cq = C + c00;
 #pragma unroll
     for (int mi = 0; mi < MI; mi++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const long long row = m0 + wm0 + mi * 16 + g + h * 8;
-            if (row >= M) continue;
+            const int cols = 16 * mi + 8 * h < in_m ? in_n : 0;
 #pragma unroll
             for (int ni = 0; ni < NI; ni++) {
-                const long long col = n0 + wn0 + ni * 8 + 2 * t4;
-                TC *const cp = C + row * ldc + col;
-                const float x0 = acc[mi][ni][2 * h], x1 = acc[mi][ni][2 * h + 1];
-#if SPLITK > 1 && !SERIAL
-                (void)b_in;
-                if (col < N) atomicAdd(cp, alpha * x0);
-                if (col + 1 < N) atomicAdd(cp + 1, alpha * x1);
-#else
-                if (cvec && col + 1 < N) {
-                    const float v0 = axpby(alpha, x0, b_in, cp), v1 = axpby(alpha, x1, b_in, cp + 1);
-#if MMT_OUT == 0
-                    *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
-#else
-                    *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
-#endif
-                } else {
-                    if (col < N) *cp = c_from(axpby(alpha, x0, b_in, cp));
-                    if (col + 1 < N) cp[1] = c_from(axpby(alpha, x1, b_in, cp + 1));
-                }
-#endif
+                TC *const cp = C_AT(mi, h, ni);
+                if (8 * ni < cols) atomicAdd(cp, alpha * acc[mi][ni][2 * h]);
+                if (8 * ni + 1 < cols) atomicAdd(cp + 1, alpha * acc[mi][ni][2 * h + 1]);
             }
         }
+#else
+    const bool cvec = (reinterpret_cast<unsigned long long>(C) % (2 * sizeof(TC)) == 0) && (ldc % 2 == 0);
+    if (b_in == 0.0f) {
+#pragma unroll
+        for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+            for (int ni = 0; ni < NI; ni++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) acc[mi][ni][r] *= alpha;
+    } else {
+        TC *const cq = C + opaque(c00);
+#pragma unroll
+        for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int cols = 16 * mi + 8 * h < in_m ? in_n : 0;
+#pragma unroll
+                for (int ni = 0; ni < NI; ni++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++)
+                        if (8 * ni + e < cols) {
+                            float &x = acc[mi][ni][2 * h + e];
+                            x = fmaf(alpha, x, b_in * c_load(C_AT(mi, h, ni) + e));
+                        }
+            }
+    }
+    TC *const cq = C + opaque(c00);
+    const int in_pairs = opaque(cvec ? in_n : 0); /* pair ni is one store if 8 ni + 1 < pairs */
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const bool in = 16 * mi + 8 * h < in_m;
+            const int cols = in ? in_n : 0, pairs = in ? in_pairs : 0;
+#pragma unroll
+            for (int ni = 0; ni < NI; ni++) {
+                TC *const cp = C_AT(mi, h, ni);
+                const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
+                store_pair(cp, v0, v1, 8 * ni + 1 < pairs, 8 * ni < cols, 8 * ni + 1 < cols);
+            }
+        }
+#endif
+#undef C_AT
 #if SPLITK > 1 && SERIAL
     sk_signal(flag, slice + 1);
 #endif

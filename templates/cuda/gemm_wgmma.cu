@@ -607,6 +607,8 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[
 
 /* ---- C ----------------------------------------------------------------------------------- */
 
+#include "mmt_opaque.h"
+
 __device__ __forceinline__ float c_load(const TC *p)
 {
 #if MMT_OUT == 0
@@ -635,64 +637,75 @@ __device__ __forceinline__ TC c_from(float v)
 #endif
 }
 
+#include "mmt_c_pair.h"
+
 /* Writes one consumer's m64 x BN accumulators (wgmma's layout: warp w of the warpgroup
  * holds rows 16 w .. 16 w + 15; lane 4 g + t holds rows g and g + 8 and columns 2 t, 2 t + 1
  * of every 8-column group) to C at (row0, col0), alpha * acc + beta * c with one rounding
- * fewer (beta == 0: C is not read); pairs go out as one store where C allows. Each pair is
- * computed once for both kinds of store, its edge checks in 32 bits: the per-element copies
- * of the edge path were most of what NVRTC compiled. SWAP: the tile is C^T's, so element
- * (row, col) goes to C[col][row] (eight lanes of a warp write 32 contiguous bytes). */
-__device__ __forceinline__ void store_tile(const float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
+ * fewer (beta == 0: C is not read); pairs go out as one store where C allows. SWAP: the
+ * tile is C^T's, so element (row, col) goes to C[col][row] (eight lanes of a warp write 32
+ * contiguous bytes). NVRTC's time went mostly to copies of the stores, one per way through
+ * the branches before them (on beta, on cvec, on a row), so: the values are made in place
+ * first, in one pass per case of beta; the stores after them are predicated on edge checks
+ * in 32 bits, with no branch, and cvec is folded into a number NVRTC cannot see through. */
+__device__ __forceinline__ void store_tile(float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
                                            long long row0, long long col0, float alpha, float beta, bool cvec)
 {
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
-#if SWAP
-    (void)cvec;
+    /* element j e of row h (from this thread's first) is in C if 8 j + e < cols[h], and pair
+     * j goes out as one store if 8 j + 1 < pairs[h] (both 0 where the row is out) */
+    const int in_n = (int)(N - col0 - 2 * q < BN ? N - col0 - 2 * q : BN), in_pairs = opaque(cvec ? in_n : 0);
+    int cols[2], pairs[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const long long row = row0 + 16 * w + g + 8 * h;
-        if (row >= M) continue;
+        const bool in = row0 + 16 * w + g + 8 * h < M;
+        cols[h] = in ? in_n : 0;
+        pairs[h] = in ? in_pairs : 0;
+    }
+    /* its address, from an offset that each pass takes afresh: NVRTC would otherwise keep
+     * the addresses from the first pass to the second (spilled beside 128 accumulators).
+     * SWAP: C^T's rows are C's columns, 8 ldc apart. */
+    const long long ld8 = 8 * ldc;
+#if SWAP
+    const long long c00 = (col0 + 2 * q) * ldc + row0 + 16 * w + g;
+#define EPI0_AT(h, j, e) (cq + (j) * ld8 + (e) * ldc + 8 * (h))
+#else
+    const long long c00 = (row0 + 16 * w + g) * ldc + col0 + 2 * q;
+#define EPI0_AT(h, j, e) (cq + (h) * ld8 + 8 * (j) + (e))
+#endif
+    if (beta == 0.0f) {
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) d[i] *= alpha;
+    } else {
+        TC *const cq = C + opaque(c00);
 #pragma unroll
         for (int j = 0; j < BN / 8; j++)
 #pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const long long col = col0 + 8 * j + 2 * q + e;
-                TC *const cp = C + col * ldc + row;
-                const float x = d[4 * j + 2 * h + e];
-                if (col < N) *cp = c_from(beta == 0.0f ? alpha * x : fmaf(alpha, x, beta * c_load(cp)));
-            }
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    if (8 * j + e < cols[h]) {
+                        float &x = d[4 * j + 2 * h + e];
+                        x = fmaf(alpha, x, beta * c_load(EPI0_AT(h, j, e)));
+                    }
     }
-#else
-    const int cols = (int)(N - col0 - 2 * q < BN ? N - col0 - 2 * q : BN); /* of C from this thread's first */
+    TC *const cq = C + opaque(c00);
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const long long row = row0 + 16 * w + g + 8 * h;
-        if (row >= M) continue;
-        TC *const crow = C + row * ldc + col0 + 2 * q;
+    for (int j = 0; j < BN / 8; j++)
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++) {
-            TC *const cp = crow + 8 * j;
-            const bool in0 = 8 * j < cols, in1 = 8 * j + 1 < cols;
-            float c0 = 0.0f, c1 = 0.0f;
-            if (beta != 0.0f) {
-                if (in0) c0 = c_load(cp);
-                if (in1) c1 = c_load(cp + 1);
-            }
-            const float x0 = d[4 * j + 2 * h], x1 = d[4 * j + 2 * h + 1];
-            const float v0 = beta == 0.0f ? alpha * x0 : fmaf(alpha, x0, beta * c0),
-                        v1 = beta == 0.0f ? alpha * x1 : fmaf(alpha, x1, beta * c1);
-            /* predicated stores, no branches: the next pairs' loads of C move up past them */
-            const bool pair = cvec && in1;
-#if MMT_OUT == 0
-            if (pair) *reinterpret_cast<float2 *>(cp) = make_float2(v0, v1);
+        for (int h = 0; h < 2; h++) {
+            TC *const cp = EPI0_AT(h, j, 0);
+            const float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
+            const bool in0 = 8 * j < cols[h], in1 = 8 * j + 1 < cols[h];
+#if SWAP
+            (void)pairs;
+            if (in0) *cp = c_from(v0);
+            if (in1) *EPI0_AT(h, j, 1) = c_from(v1);
 #else
-            if (pair) *reinterpret_cast<unsigned *>(cp) = (unsigned)c_from(v0) | (unsigned)c_from(v1) << 16;
+            store_pair(cp, v0, v1, 8 * j + 1 < pairs[h], in0, in1);
 #endif
-            if (!pair && in0) cp[0] = c_from(v0);
-            if (!pair && in1) cp[1] = c_from(v1);
         }
-    }
-#endif
+#undef EPI0_AT
 }
 
 /* alpha * acc of piece `piece` of a consumer's MI x m64 x BN accumulators (64 rows x
