@@ -3,7 +3,7 @@
  * configs for several problems (f32 and f64, split-K atomic and in the order of K, EVEN
  * ones among them), the mma space likewise for every mode, output type and transpose (odd
  * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
- * copy widths, each mma shape and both kinds of split-K, the thin (GEMV) space for every mode,
+ * copy widths, each mma shape, 128 x 128 tiles and both kinds of split-K, the thin (GEMV) space for every mode,
  * side and orientation (its defaults along X's rows and along K at their widest too), the
  * wgmma space for every mode and operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
@@ -129,8 +129,28 @@ static int sample_with(const mmt_family *fam, const mmt_device_info *dev, const 
     return spilled;
 }
 
+/* Compiles config `text` of problem p: one that tuning measures (valid, kept by the prune).
+ * Returns whether it spilled. */
+static int compile_measured(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *p, const char *text)
+{
+    mmt_space_env env = {.problem = p, .device = dev};
+    mmt_config c, *all = NULL;
+    size_t count = 0;
+    mmt_err err;
+    char defines[4096];
+    int spilled = 1;
+    CHECK_OK(mmt_config_parse(fam->space, text, &c, &err), &err);
+    CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
+    CHECK(mmt_config_index(all, count, &c) >= 0);
+    if (mmt_kernel_defines(fam->space, &c, &env, defines, sizeof defines, &err) == MMT_OK)
+        spilled = compile_one(text, fam->source, defines) > 0;
+    free(all);
+    return spilled;
+}
+
 /* The fp64 tensor-core space: every transpose (the default and spread samples), odd leading
- * dimensions (8-byte copies), Hopper's m16n8k8 and m16n8k16, split-K atomic and in order. */
+ * dimensions (8-byte copies), Hopper's m16n8k8 and m16n8k16 (on 128 x 128 tiles too),
+ * split-K atomic and in order. */
 static void sample_dmma(const mmt_device_info *dev)
 {
     mmt_family *fam = NULL;
@@ -149,6 +169,12 @@ static void sample_dmma(const mmt_device_info *dev)
                      .n = 4096, .k = 4096};
     spilled += sample_with(fam, dev, &p, "MMA_K", 8);
     spilled += sample_with(fam, dev, &p, "MMA_K", 16);
+    /* 128 x 128 tiles (128 accumulator registers a thread) with each m16 shape: the prune
+     * keeps them and they compile without spills */
+    mmt_problem tt = p;
+    tt.trans_a = tt.trans_b = 1;
+    spilled += compile_measured(fam, dev, &tt, "BM=128,BN=128,BK=16,WARPS_M=4,WARPS_N=2,STAGES=3,VEC=2,MMA_K=16,SPLITK=1,SERIAL=0,GROUP_M=8");
+    spilled += compile_measured(fam, dev, &p, "BM=128,BN=128,BK=16,WARPS_M=2,WARPS_N=4,STAGES=3,VEC=2,MMA_K=8,SPLITK=1,SERIAL=0,GROUP_M=8");
     mmt_problem sk = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_ROW_MAJOR, .m = 128,
                       .n = 96, .k = 8192, .trans_a = 1};
     spilled += sample_with(fam, dev, &sk, "SPLITK", 4);

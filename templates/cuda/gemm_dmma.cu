@@ -141,7 +141,7 @@
 /* Double offset of (r, c) in a stage of rows of COLS doubles: 16-byte chunks XORed by the
  * row's parity where the rows run along m or n (K_MAJOR), by its group of four where they
  * run along k (see the header). */
-template <int COLS, bool K_MAJOR> __device__ __forceinline__ int smem_at(int r, int c)
+template <int COLS, bool K_MAJOR> __host__ __device__ constexpr int smem_at(int r, int c)
 {
     const int x = K_MAJOR ? (r & 1) : ((r >> 1) & 6);
     return r * COLS + (((c >> 1) ^ x) << 1) + (c & 1);
@@ -189,12 +189,36 @@ template <int ROWS, int COLS, bool K_ROWS> struct tile_copy {
     const double *p;       /* this thread's first unit of the next tile */
     long long step, kstep; /* RP rows on; one tile on along k */
     int r0, c0, x_left;    /* x_left: rows (columns if K_ROWS) left along m or n from r0 (c0) */
+    int dst[4];            /* unit l's stage offset less l * RP * COLS, by slot(l) */
+
+    /* Unit l's row r0 + l RP swizzles its chunk by the row's parity (K-major rows) or bits 2-3
+     * (k rows); with r0 < RP those are r0's plus l RP's without a carry, so one to four
+     * offsets serve every unit, each plus an immediate (an offset per unit, hoisted out of the
+     * K loop, took P registers). exact(): so for every thread and unit, checked at compile time. */
+    static __host__ __device__ constexpr int slot(int l) { return K_ROWS ? (l * RP >> 2) & 3 : (l * RP) & 1; }
+    static __host__ __device__ constexpr int dst_of(int r0, int c0, int m)
+    {
+        const int x = K_ROWS ? 2 * (((r0 >> 2) + m) & 3) : (r0 + m) & 1;
+        return r0 * COLS + (((c0 >> 1) ^ x) << 1) + (c0 & 1);
+    }
+    static constexpr bool exact()
+    {
+        for (int tid = 0; tid < THREADS; tid++)
+            for (int l = 0; l < P; l++) {
+                const int r0 = tid / UPR, c0 = tid % UPR * VEC, r = r0 + l * RP;
+                if (dst_of(r0, c0, slot(l)) + l * RP * COLS != (K_ROWS ? smem_at<COLS, false>(r, c0) : smem_at<COLS, true>(r, c0)))
+                    return false;
+            }
+        return true;
+    }
 
     __device__ __forceinline__ void init(const double *base, long long ld, long long x0, long long xn,
                                          long long kbeg)
     {
         r0 = (int)threadIdx.x / UPR;
         c0 = ((int)threadIdx.x % UPR) * VEC;
+#pragma unroll
+        for (int m = 0; m < 4; m++) dst[m] = dst_of(r0, c0, m);
         p = K_ROWS ? base + (kbeg + r0) * ld + x0 + c0 : base + (x0 + r0) * ld + kbeg + c0;
         step = RP * ld;
         kstep = K_ROWS ? BK * ld : BK;
@@ -224,7 +248,7 @@ template <int ROWS, int COLS, bool K_ROWS> struct tile_copy {
         for (int l = 0; l < P; l++, q += step)
             if (ROWS % RP == 0 || r0 + l * RP < ROWS) {
                 const int n = count(l, kl);
-                cp_async<VEC * 8>(S + smem_at<COLS, !K_ROWS>(r0 + l * RP, c0), n ? q : safe, n * 8);
+                cp_async<VEC * 8>(S + dst[slot(l)] + l * RP * COLS, n ? q : safe, n * 8);
             }
         p += kstep;
     }
@@ -261,37 +285,78 @@ __device__ __forceinline__ void mma16816(double (&d0)[2], double (&d1)[2], const
 }
 #endif
 
-/* The fragments of KS k-steps from column (K-major) or row k0 + 4 t on: x[i][s] is element
- * (row x0 + 8 i + g, k k0 + 4 t + s) of a K-major stage, (k k0 + 4 t + s, column x0 + 8 i + g)
- * of one stored along k. K-major rows give 16-byte loads. */
-template <int N, int COLS, bool K_MAJOR>
-__device__ __forceinline__ void load_frags(double (&x)[N][KS], const double *S, int k0, int x0, int lane)
-{
-    const int g = lane / 4, t = lane % 4;
+/* The first k of k-group k0 (steps of 4 KS): lane t's k are kgroup(k0) + 4 t + s (KS of 4:
+ * two halves of 16). */
+__host__ __device__ constexpr int kgroup(int k0) { return k0 / 16 * 16 + k0 % 16 / 4; }
+
+/* Where lane 4 g + t reads its fragments of one operand in a stage: x[i][s] is element
+ * (row x0 + 8 i + g, k kgroup + 4 t + s) of a K-major stage, (k ..., column x0 + 8 i + g) of
+ * one stored along k; K-major rows give 16-byte loads. The swizzle leaves the lane one bit
+ * of the chunk, set by the parity of i (rows along k) or of (k + s) / 2 (K-major), so each
+ * fragment is one of two bases plus a constant and the loads take immediate offsets: an
+ * address per element, hoisted out of the K loop, is what pushed 128 x 128 tiles past 255
+ * registers. exact(): so for every lane, warp, tile and k, checked at compile time. */
+template <int COLS, bool K_MAJOR> struct frag_reader {
+    int base[2];
+
+    static __host__ __device__ constexpr int offset(int i, int k) { return K_MAJOR ? 8 * i * COLS + k : k * COLS + 8 * i; }
+    static __host__ __device__ constexpr int parity(int i, int k) { return K_MAJOR ? (k >> 1) & 1 : i & 1; }
+    __host__ __device__ constexpr int at(int i, int k) const { return base[parity(i, k)] + offset(i, k); }
+
+    __host__ __device__ constexpr void init(int x0, int lane)
+    {
+        const int g = lane / 4, t = lane % 4;
+        for (int p = 0; p < 2; p++)
+            base[p] = K_MAJOR ? smem_at<COLS, true>(x0 + g, 4 * t + 2 * p) - offset(0, 2 * p)
+                              : smem_at<COLS, false>(4 * t, x0 + 8 * p + g) - offset(p, 0);
+    }
+
+    /* x[i][s] of k-group kb. */
+    template <int N> __device__ __forceinline__ void load(double (&x)[N][KS], const double *S, int kb) const
+    {
 #pragma unroll
-    for (int i = 0; i < N; i++)
+        for (int i = 0; i < N; i++)
 #pragma unroll
-        for (int s = 0; s < KS; s++) {
-            if constexpr (K_MAJOR) {
-                if (s % 2) continue;
-                const double2 v = *reinterpret_cast<const double2 *>(S + smem_at<COLS, true>(x0 + 8 * i + g, k0 + 4 * t + s));
-                x[i][s] = v.x, x[i][s + 1] = v.y;
-            } else {
-                x[i][s] = S[smem_at<COLS, false>(k0 + 4 * t + s, x0 + 8 * i + g)];
+            for (int s = 0; s < KS; s++) {
+                if constexpr (K_MAJOR) {
+                    if (s % 2) continue;
+                    const double2 v = *reinterpret_cast<const double2 *>(S + at(i, kb + s));
+                    x[i][s] = v.x, x[i][s + 1] = v.y;
+                } else {
+                    x[i][s] = S[at(i, kb + s)];
+                }
             }
-        }
-}
+    }
+
+    template <int WARPS, int WT> static constexpr bool exact()
+    {
+        for (int lane = 0; lane < 32; lane++)
+            for (int w = 0; w < WARPS; w++) {
+                frag_reader f{};
+                f.init(w * WT, lane);
+                const int g = lane / 4, t = lane % 4;
+                for (int i = 0; i < WT / 8; i++)
+                    for (int k0 = 0; k0 < BK; k0 += 4 * KS)
+                        for (int s = 0; s < KS; s++) {
+                            const int r = w * WT + 8 * i + g, k = kgroup(k0) + 4 * t + s;
+                            if (f.at(i, kgroup(k0) + s) != (K_MAJOR ? smem_at<COLS, true>(r, k) : smem_at<COLS, false>(k, r)))
+                                return false;
+                        }
+            }
+        return true;
+    }
+};
 
 /* acc += the BK step held in stage (As, Bs). */
-__device__ __forceinline__ void multiply(const double *As, const double *Bs, int wm0, int wn0, int lane,
-                                         double (&acc)[MI][NI][2])
+__device__ __forceinline__ void multiply(const double *As, const double *Bs, const frag_reader<A_COLS, A_KMAJ> &ra,
+                                         const frag_reader<B_COLS, B_KMAJ> &rb, double (&acc)[MI][NI][2])
 {
 #pragma unroll
-    for (int k0 = 0; k0 < BK; k0 += 4 * KS) { /* lane t's k: k0 + 4 t + s (KS of 4: two halves of 16) */
-        const int kb = k0 / 16 * 16 + k0 % 16 / 4;
+    for (int k0 = 0; k0 < BK; k0 += 4 * KS) {
+        const int kb = kgroup(k0);
         double a[MI][KS], b[NI][KS];
-        load_frags<MI, A_COLS, A_KMAJ>(a, As, kb, wm0, lane);
-        load_frags<NI, B_COLS, B_KMAJ>(b, Bs, kb, wn0, lane);
+        ra.load(a, As, kb);
+        rb.load(b, Bs, kb);
 #if MMA_K == 4
 #pragma unroll
         for (int s = 0; s < KS; s++)
@@ -368,11 +433,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
     const double *const a = static_cast<const double *>(p.a), *const b = static_cast<const double *>(p.b);
     tile_copy<A_ROWS, A_COLS, OP_A == 1> ca;
     tile_copy<B_ROWS, B_COLS, OP_B == 0> cb;
+    static_assert(decltype(ca)::exact() && decltype(cb)::exact(), "copy offsets disagree with the swizzle");
     ca.init(a, p.lda, m0, M, kbeg);
     cb.init(b, p.ldb, n0, N, kbeg);
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
+    frag_reader<A_COLS, A_KMAJ> ra;
+    frag_reader<B_COLS, B_KMAJ> rb;
+    static_assert(ra.exact<WARPS_M, WTM>() && rb.exact<WARPS_N, WTN>(), "fragment addresses disagree with the swizzle");
+    ra.init(wm0, lane);
+    rb.init(wn0, lane);
 
     double acc[MI][NI][2];
 #pragma unroll
@@ -400,7 +471,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
             cb.async_copy(Bs + wr * B_STAGE, kbeg + (t + STAGES - 1) * BK, kend, b);
         }
         cp_async_commit();
-        multiply(As + rd * A_STAGE, Bs + rd * B_STAGE, wm0, wn0, lane, acc);
+        multiply(As + rd * A_STAGE, Bs + rd * B_STAGE, ra, rb, acc);
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
     }
