@@ -66,10 +66,14 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         n++;
     }
     if (quick) {
-        pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
-        if (strstr(fam->name, "wgmma")) pick_where(fam, &p, 0, "EPI", 2, 1, 1, list, &n);
-        if (strstr(fam->name, "wgmma")) pick(fam, &p, 1, "PACK", 1, 1, list, &n);
-        if (strstr(fam->name, "wgmma")) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        if (strstr(fam->name, "wgmma")) {
+            pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
+            pick_where(fam, &p, 0, "EPI", 2, 1, 1, list, &n);
+            pick(fam, &p, 1, "PACK", 1, 1, list, &n);
+            pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        } else {
+            pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        }
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
@@ -88,6 +92,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* split-K */
         pick(fam, &r, 0, "SERIAL", 1, 1, list, &n);    /* split-K in the order of K */
         if (device_cc() >= 9) pick(fam, &p, 0, "MMA_K", 1, 2, list, &n); /* Hopper's m16n8k8, m16n8k16 */
+        pick_where(fam, &p, 0, "BM", 128, 1, 2, list, &n); /* the tall tiles, near 255 registers */
     } else {
         pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */
@@ -213,7 +218,7 @@ static void test_f32x3_accuracy(const mmt_family *mma, const mmt_family *wg)
 }
 
 /* `test_gpu_mma accuracy` runs the f32x3 comparison alone (BENCHMARKS.md quotes it);
- * `test_gpu_mma quick` bf16->f32 and tf32 on the small shapes with the default and two
+ * `test_gpu_mma quick` bf16->f32, tf32 and f64 on the small shapes with the default and two
  * other configurations per family, few enough launches for compute-sanitizer. */
 int main(int argc, char **argv)
 {
@@ -249,7 +254,8 @@ int main(int argc, char **argv)
         if (!fams[f] || (only && strcmp(only, names[f]) != 0)) continue;
         for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
             for (int t = 0; t < 4; t++)
-                if (!quick || kinds[i].mode == MMT_MODE_TF32 || (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32))
+                if (!quick || kinds[i].mode == MMT_MODE_TF32 || kinds[i].mode == MMT_MODE_F64 ||
+                    (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32))
                     test_kind(fams[f], kinds[i], t & 1, t >> 1);
     }
     mmt_family_free(simt);
