@@ -87,6 +87,12 @@ extern const mmt_backend mmt_backend_cpu;
 /* The CUDA backend, or NULL (with the reason in err) if its libraries do not open. */
 const mmt_backend *mmt_backend_cuda(mmt_err *err);
 
+/* The CUDA backend for compiling only: NVRTC alone, no driver and no GPU needed (the
+ * compile-ahead pool's processes use it). Its name, compile and compiler_id are those of
+ * mmt_backend_cuda (the same binaries under the same cache keys); the other members are
+ * NULL. NULL (with the reason in err) if NVRTC does not open. */
+const mmt_backend *mmt_backend_cuda_compiler(mmt_err *err);
+
 /* Parses a device name ("cpu", "0", "cuda:1") into a backend and an ordinal. */
 mmt_status mmt_backend_for_device(const char *device, const mmt_backend **be, int *ordinal, mmt_err *err);
 

@@ -35,6 +35,11 @@ const mmt_backend *mmt_backend_cuda(mmt_err *err)
     mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: built without the CUDA headers");
     return NULL;
 }
+const mmt_backend *mmt_backend_cuda_compiler(mmt_err *err)
+{
+    mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: built without the CUDA headers");
+    return NULL;
+}
 mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err)
 {
     return mmt_err_set(err, MMT_UNSUPPORTED, "no CUDA device %d: built without the CUDA headers", ordinal);
@@ -1028,6 +1033,23 @@ const mmt_backend *mmt_backend_cuda(mmt_err *err)
         return NULL;
     }
     return &cuda_backend;
+}
+
+static const mmt_backend cuda_compiler = {
+    .version = MMT_BACKEND_VERSION,
+    .name = "cuda",
+    .compile = cuda_compile,
+    .compiler_id = cuda_compiler_id,
+};
+
+const mmt_backend *mmt_backend_cuda_compiler(mmt_err *err)
+{
+    pthread_once(&nvrtc_once, open_nvrtc);
+    if (!nv.lib) {
+        mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: %s", nvrtc_why);
+        return NULL;
+    }
+    return &cuda_compiler;
 }
 
 #endif /* MMT_HAVE_CUDA_HEADERS */

@@ -19,6 +19,7 @@
 #include "report_html.h"
 #include "from_misses.h"
 #include "ooc_tune.h"
+#include "prebuild.h"
 #include "shapes.h"
 #include "search.h"
 #include "shard.h"
@@ -57,7 +58,7 @@ static const char usage[] =
     "                    2m; default 45s)\n"
     "  --seed N          seed of the random and guided strategies (default 1)\n"
     "  --space FILE      a search space YAML instead of the built-in one\n"
-    "  --jobs N          compile ahead on N threads (GPUs; default: the cores less two, at most 24)\n"
+    "  --jobs N          compile ahead in N processes (GPUs; default: the cores less two, at most 24)\n"
     "  --fresh           measure again configurations the database already has\n"
     "  --classic-only    no levels round: large f32 and f64 problems are not measured with\n"
     "                    Strassen-Winograd levels around their classic winner\n"
@@ -515,9 +516,11 @@ static int plan_misses(const options *o, plan *pl)
 }
 
 /* GPUs: compile ahead on the cores the worker does not need (two are left for it and the
- * loop): a Hopper instance takes about 2 s of a core, so the compiles, not the GPU, bound a
- * tune's pace. Capped for memory (an NVRTC compile holds a few hundred MB). The CPU
- * compiles in turn: a compile beside a measurement steals timed cores. */
+ * loop): a Hopper instance takes 0.3-0.5 s of a core, several times what measuring it
+ * takes, so the GPU is kept busy only by many compiles at once, each in a process of its
+ * own (NVRTC contends in the threads of one process: prebuild.h). Capped for memory (an
+ * NVRTC compile holds a few hundred MB). The CPU compiles in turn: a compile beside a
+ * measurement steals timed cores. */
 static int compile_threads(const mmt_backend *be, int jobs)
 {
     if (strcmp(be->name, "cpu") == 0) return 0;
@@ -642,6 +645,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
     char exe[1024];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     snprintf(exe + (len > 0 ? len : 0), sizeof exe - (len > 0 ? len : 0), "%s", len > 0 ? "" : argv[0]);
+    t.exe = exe;
     if (mmt_worker_start(exe, o->device, &t.worker, &err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
         mmt_store_session_end(t.st, t.session_id, "failed", &err);
@@ -876,6 +880,7 @@ static int cmd_replay(const options *o)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "__worker") == 0) return mmt_worker_main(argv[2]);
+    if (argc == 2 && strcmp(argv[1], "__compiler") == 0) return mmt_prebuild_main();
     if (argc > 1 && mmt_transfer_command(argv[1])) return mmt_transfer_main(argc, argv);
     options o;
     int rc = parse_options(argc, argv, &o);

@@ -57,7 +57,7 @@ static double per_s(size_t count, double s) { return s > 0 ? (double)count / s :
 void mmt_report_pipeline_text(const mmt_report_pipeline *p, char *buf, size_t size)
 {
     char how[48];
-    if (p->ahead > 0) snprintf(how, sizeof how, "ahead on %d threads", p->ahead);
+    if (p->ahead > 0) snprintf(how, sizeof how, "ahead in %d processes", p->ahead);
     else snprintf(how, sizeof how, "in turn");
     /* in turn, the device waits for every compile: the idle share is the compile share */
     char finals[96] = "";

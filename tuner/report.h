@@ -24,11 +24,11 @@ typedef struct mmt_report_pipeline {
     size_t finals;   /* trials of the final round (finalists measured again side by side) */
     size_t levels;   /* trials of the levels round (the winner with Strassen-Winograd levels) */
     size_t reused;   /* candidates whose trial the database already had */
-    int ahead;       /* compile-ahead threads; 0: compiled in turn (the CPU) */
+    int ahead;       /* compile-ahead processes (prebuild.h); 0: compiled in turn (the CPU) */
 } mmt_report_pipeline;
 
 /* "measured 12 + 3 in the final round + 3 in the levels round, reused 3 in 4.1 s; compile
- * 2.9/s ahead on 12 threads, measure 3.7/s; idle waiting for compile 29% (1.2 s)": the
+ * 2.9/s ahead in 12 processes, measure 3.7/s; idle waiting for compile 29% (1.2 s)": the
  * throughputs per second of wall time (measure: every trial, the rounds' too), the idle
  * share of it. */
 void mmt_report_pipeline_text(const mmt_report_pipeline *p, char *buf, size_t size);

@@ -305,7 +305,7 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
 
     mmt_prebuild *pb = NULL;
     if (st == MMT_OK && t->compile_threads > 0)
-        st = mmt_prebuild_new(t->be, &t->dev, fam->source, t->compile_threads, &pb, err);
+        st = mmt_prebuild_new(t->be, &t->dev, fam->source, t->compile_threads, t->exe, &pb, err);
 
     /* pipe: compiles and waits of the loop itself; the pool's compiles are added to what
      * is shown (shown.compiled) */

@@ -4,19 +4,14 @@
 #define _GNU_SOURCE
 #include "worker.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "clock.h"
+#include "child.h"
 #include "stats.h"
 #include "tune.h"
 #include "vendor.h"
@@ -48,8 +43,7 @@ typedef struct reply {
 
 struct mmt_worker {
     char exe[1024], device[64];
-    pid_t pid;
-    int to, from; /* our ends of the pipes */
+    mmt_child proc;
     int have_problem;
     mmt_problem problem;
 };
@@ -63,86 +57,12 @@ static double watchdog_s(double base)
     return v > 0 ? v : base;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w, n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Reads n bytes; with a deadline (seconds from now, <= 0: none). Returns 0, -1 on EOF or
- * error, -2 on timeout. */
-static int read_all(int fd, void *buf, size_t n, double timeout_s)
-{
-    char *p = buf;
-    const double t0 = mmt_now_s();
-    while (n) {
-        if (timeout_s > 0) {
-            double left = timeout_s - (mmt_now_s() - t0);
-            if (left <= 0) return -2;
-            struct pollfd pf = {.fd = fd, .events = POLLIN};
-            int r = poll(&pf, 1, (int)(left * 1000) + 1);
-            if (r < 0 && errno == EINTR) continue;
-            if (r == 0) return -2;
-            if (r < 0) return -1;
-        }
-        ssize_t got = read(fd, p, n);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return -1;
-        p += got, n -= (size_t)got;
-    }
-    return 0;
-}
-
 /* ---- the tuner's side --------------------------------------------------------------- */
-
-static void reap(mmt_worker *w, int *status)
-{
-    if (w->pid > 0) {
-        kill(w->pid, SIGKILL);
-        while (waitpid(w->pid, status, 0) < 0 && errno == EINTR) {
-        }
-    }
-    if (w->to >= 0) close(w->to);
-    if (w->from >= 0) close(w->from);
-    w->pid = -1;
-    w->to = w->from = -1;
-}
 
 static mmt_status spawn(mmt_worker *w, mmt_err *err)
 {
-    int req[2], rep[2];
-    RETURN_ERROR_IF(pipe2(req, O_CLOEXEC) != 0, err, MMT_IO, "pipe: %s", strerror(errno));
-    if (pipe2(rep, O_CLOEXEC) != 0) {
-        close(req[0]), close(req[1]);
-        return mmt_err_set(err, MMT_IO, "pipe: %s", strerror(errno));
-    }
-    const pid_t tuner = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* a worker outlives no tuner (one stopped by a second Ctrl-C, or killed): its
-         * measurement would run on with nobody to read it */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != tuner) _exit(127);
-        /* fds 3 and 4 for the protocol; stdout and stderr stay the tuner's */
-        if (dup2(req[0], 3) < 0 || dup2(rep[1], 4) < 0) _exit(127);
-        execl(w->exe, w->exe, "__worker", w->device, (char *)NULL);
-        _exit(127);
-    }
-    close(req[0]);
-    close(rep[1]);
-    if (pid < 0) {
-        close(req[1]), close(rep[0]);
-        return mmt_err_set(err, MMT_IO, "fork: %s", strerror(errno));
-    }
-    w->pid = pid;
-    w->to = req[1];
-    w->from = rep[0];
-    return MMT_OK;
+    const char *const argv[] = {w->exe, "__worker", w->device, NULL};
+    return mmt_child_spawn(&w->proc, argv, err);
 }
 
 mmt_status mmt_worker_start(const char *exe, const char *device, mmt_worker **out, mmt_err *err)
@@ -151,8 +71,6 @@ mmt_status mmt_worker_start(const char *exe, const char *device, mmt_worker **ou
     RETURN_ERROR_IF(!w, err, MMT_OUT_OF_MEMORY, "out of memory");
     snprintf(w->exe, sizeof w->exe, "%s", exe);
     snprintf(w->device, sizeof w->device, "%s", device);
-    w->to = w->from = w->pid = -1;
-    signal(SIGPIPE, SIG_IGN); /* a dead worker shows as a write error, not a dead tuner */
     mmt_status st = spawn(w, err);
     if (st != MMT_OK) {
         free(w);
@@ -165,11 +83,7 @@ mmt_status mmt_worker_start(const char *exe, const char *device, mmt_worker **ou
 void mmt_worker_stop(mmt_worker *w)
 {
     if (!w) return;
-    if (w->to >= 0) close(w->to); /* EOF: the worker exits by itself */
-    w->to = -1;
-    int status;
-    for (int i = 0; i < 200 && w->pid > 0 && waitpid(w->pid, &status, WNOHANG) == 0; i++) usleep(10000);
-    reap(w, &status);
+    mmt_child_stop(&w->proc);
     free(w);
 }
 
@@ -178,13 +92,13 @@ static mmt_status round_trip(mmt_worker *w, const request *rq, const void *blob,
                              int *lost, mmt_err *err)
 {
     *lost = 0;
-    if (w->pid < 0) FORWARD_IF_ERROR(spawn(w, err));
-    int rc = write_all(w->to, rq, sizeof *rq);
-    if (rc == 0 && rq->blob_size) rc = write_all(w->to, blob, rq->blob_size);
-    if (rc == 0) rc = read_all(w->from, rp, sizeof *rp, timeout_s);
+    if (w->proc.pid < 0) FORWARD_IF_ERROR(spawn(w, err));
+    int rc = mmt_child_write_all(w->proc.to, rq, sizeof *rq);
+    if (rc == 0 && rq->blob_size) rc = mmt_child_write_all(w->proc.to, blob, rq->blob_size);
+    if (rc == 0) rc = mmt_child_read_all(w->proc.from, rp, sizeof *rp, timeout_s);
     if (rc == 0) {
         int status;
-        if (rp->retire) reap(w, &status); /* the next round trip starts a fresh one */
+        if (rp->retire) mmt_child_reap(&w->proc, &status); /* the next round trip starts a fresh one */
         return MMT_OK;
     }
     *lost = 1;
@@ -193,9 +107,9 @@ static mmt_status round_trip(mmt_worker *w, const request *rq, const void *blob,
     if (rc == -2) {
         rp->m.status = MMT_TRIAL_TIMEOUT;
         snprintf(rp->m.message, sizeof rp->m.message, "no answer within %.0f s: killed by the watchdog", timeout_s);
-        reap(w, &status);
+        mmt_child_reap(&w->proc, &status);
     } else {
-        reap(w, &status);
+        mmt_child_reap(&w->proc, &status);
         rp->m.status = MMT_TRIAL_CRASHED;
         if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
             snprintf(rp->m.message, sizeof rp->m.message, "the worker died of signal %d (%s)", WTERMSIG(status),
@@ -458,7 +372,7 @@ int mmt_worker_main(const char *device)
     vendor_state vendor = {0};
     mmt_strassen_adds adds[2] = {{0}}; /* f32, f64: loaded when a plan first needs them */
     request rq;
-    while (read_all(3, &rq, sizeof rq, 0) == 0) {
+    while (mmt_child_read_all(3, &rq, sizeof rq, 0) == 0) {
         reply rp;
         memset(&rp, 0, sizeof rp);
         rp.m.rel_error = NAN;
@@ -466,7 +380,7 @@ int mmt_worker_main(const char *device)
         int vendor_launched = 0;
         if (rq.blob_size) {
             blob = malloc(rq.blob_size);
-            if (!blob || read_all(3, blob, rq.blob_size, 0) != 0) return 1;
+            if (!blob || mmt_child_read_all(3, blob, rq.blob_size, 0) != 0) return 1;
         }
         if (rq.kind == REQ_SETUP) {
             mmt_bench_free(b);
@@ -500,7 +414,7 @@ int mmt_worker_main(const char *device)
         if (rq.kind == REQ_PAIRED && vendor_launched)
             launch_error |= rp.paired[rq.n_paired].status == MMT_TRIAL_LAUNCH_ERROR;
         rp.retire = launch_error && strcmp(be->name, "cpu") != 0;
-        if (write_all(4, &rp, sizeof rp) != 0 || rp.retire) break;
+        if (mmt_child_write_all(4, &rp, sizeof rp) != 0 || rp.retire) break;
     }
     mmt_vendor_close(vendor.v);
     mmt_strassen_adds_unload(&adds[0]);
