@@ -102,26 +102,39 @@ static void sample_space(const mmt_family *fam, const mmt_device_info *dev, mmt_
     sample_problem(fam, dev, &p, 1, samples);
 }
 
-/* Compiles the first valid config of problem p whose param `name` has `value`; returns
- * whether it spilled (a missing one is a failure: the space lost what the test is for). */
-static int sample_with(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *p, const char *name,
-                       int64_t value)
+/* Compiles the first valid config of problem p whose params names[i] have values[i] (n of
+ * them); returns whether it spilled (a missing one is a failure: the space lost what the
+ * test is for). */
+static int sample_where(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *p,
+                        const char *const *names, const int64_t *values, int n)
 {
     mmt_space_env env = {.problem = p, .device = dev};
     mmt_config *all = NULL;
     size_t count = 0;
     mmt_err err;
-    int idx = -1, spilled = 0;
-    for (int i = 0; i < fam->space->n_params; i++)
-        if (strcmp(fam->space->params[i].name, name) == 0) idx = i;
-    CHECK(idx >= 0);
+    int idx[4], spilled = 0, known = n <= 4;
+    CHECK(known);
+    for (int j = 0; known && j < n; j++) {
+        idx[j] = -1;
+        for (int i = 0; i < fam->space->n_params; i++)
+            if (strcmp(fam->space->params[i].name, names[j]) == 0) idx[j] = i;
+        CHECK(idx[j] >= 0);
+        known = known && idx[j] >= 0;
+    }
     CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
     size_t i = 0;
-    while (idx >= 0 && i < count && all[i].v[idx] != value) i++;
-    CHECK(idx >= 0 && i < count);
-    if (idx >= 0 && i < count) {
-        char defines[4096], what[64];
-        snprintf(what, sizeof what, "%s=%lld", name, (long long)value);
+    for (; known && i < count; i++) {
+        int j = 0;
+        while (j < n && all[i].v[idx[j]] == values[j]) j++;
+        if (j == n) break;
+    }
+    CHECK(known && i < count);
+    if (known && i < count) {
+        char defines[4096], what[128] = "";
+        for (int j = 0; j < n; j++) {
+            size_t used = strlen(what);
+            snprintf(what + used, sizeof what - used, "%s%s=%lld", j ? " " : "", names[j], (long long)values[j]);
+        }
         CHECK_OK(mmt_kernel_defines(fam->space, &all[i], &env, defines, sizeof defines, &err), &err);
         spilled = compile_one(what, fam->source, defines) > 0;
     }
@@ -146,6 +159,13 @@ static int compile_measured(const mmt_family *fam, const mmt_device_info *dev, c
         spilled = compile_one(text, fam->source, defines) > 0;
     free(all);
     return spilled;
+}
+
+/* sample_where with one param. */
+static int sample_with(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *p, const char *name,
+                       int64_t value)
+{
+    return sample_where(fam, dev, p, &name, &value, 1);
 }
 
 /* The fp64 tensor-core space: every transpose (the default and spread samples), odd leading
@@ -475,6 +495,19 @@ int main(void)
             kc.dtype = kc.out = MMT_F64, kc.mode = MMT_MODE_F64;
             sample_with(fam, &dev, &kc, "KC", 1);
         }
+        /* PIPE: fragments double-buffered across K tiles, register-staged and cp.async, odd
+         * and even shapes, f32 and f64 */
+        static const char *const pipe[] = {"PIPE", "ASYNC", "EVEN"};
+        for (int f64 = 0; f64 < 2; f64++)
+            for (int async = 0; async < 2; async++) {
+                const int64_t odd[] = {1, async, 0}, even[] = {1, async, 1};
+                mmt_problem pp = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR,
+                                  .m = 1000, .n = 1001, .k = 999, .trans_b = async};
+                pp.out = pp.dtype, pp.mode = (mmt_mode)pp.dtype;
+                sample_where(fam, &dev, &pp, pipe, odd, 3);
+                pp.m = pp.n = pp.k = 4096;
+                sample_where(fam, &dev, &pp, pipe, even, 3);
+            }
         mmt_family_free(fam);
         sample_dmma(&dev);
         sample_gemv(&dev);

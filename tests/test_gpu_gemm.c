@@ -197,8 +197,9 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
 }
 
 /* Up to `want` valid configs for problem m x n x k whose param `name` is != 0 (name NULL:
- * any), spread over the space. */
-static void sample(const mmt_family *fam, int f64, int64_t m, int64_t n, int64_t k, const char *name, int want)
+ * any) and whose param `also` (unless NULL) is also_value, spread over the space. */
+static void sample_and(const mmt_family *fam, int f64, int64_t m, int64_t n, int64_t k, const char *name,
+                       const char *also, int64_t also_value, int want)
 {
     mmt_problem p = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = m, .n = n, .k = k};
     mmt_space_env env = {.problem = &p, .device = &dev};
@@ -206,15 +207,23 @@ static void sample(const mmt_family *fam, int f64, int64_t m, int64_t n, int64_t
     size_t count = 0, picked = 0;
     mmt_err err;
     CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
-    int idx = name ? param_index(fam->space, name) : -1;
+    int idx = name ? param_index(fam->space, name) : -1, also_idx = also ? param_index(fam->space, also) : -1;
+    CHECK(!also || also_idx >= 0);
     mmt_config *match = malloc(sizeof *match * (count + 1));
     for (size_t i = 0; i < count; i++)
-        if (idx < 0 || all[i].v[idx] > (strcmp(name, "SPLITK") == 0 ? 1 : 0)) match[picked++] = all[i];
+        if ((idx < 0 || all[i].v[idx] > (strcmp(name, "SPLITK") == 0 ? 1 : 0)) &&
+            (also_idx < 0 || all[i].v[also_idx] == also_value))
+            match[picked++] = all[i];
     CHECK(picked > 0);
     for (int i = 0; picked && i < want; i++)
         test_config(fam, &match[((size_t)i * 2 + 1) * picked / (2 * (size_t)want)], f64, (shape){m, n, k});
     free(match);
     free(all);
+}
+
+static void sample(const mmt_family *fam, int f64, int64_t m, int64_t n, int64_t k, const char *name, int want)
+{
+    sample_and(fam, f64, m, n, k, name, NULL, 0, want);
 }
 
 /* ---- the reference kernel ----------------------------------------------------------------- */
@@ -388,6 +397,10 @@ int main(void)
         sample(fam, f64, 1000, 1001, 999, "ASYNC", f64 ? 2 : 4); /* cp.async ring: odd shapes, edges */
         sample(fam, f64, 512, 512, 512, "REGCAP", f64 ? 1 : 2);
         sample(fam, f64, 1000, 1001, 999, "KC", f64 ? 2 : 4); /* k-contiguous operands kept so */
+        /* fragments double-buffered across K tiles: register-staged and cp.async, edges */
+        sample_and(fam, f64, 1000, 1001, 999, "PIPE", "ASYNC", 0, 1);
+        sample_and(fam, f64, 1000, 1001, 999, "PIPE", "ASYNC", 1, f64 ? 1 : 2);
+        sample_and(fam, f64, even_shape.m, even_shape.n, even_shape.k, "PIPE", "EVEN", 1, !f64);
     }
     mmt_family_free(fam);
     return check_result();

@@ -64,6 +64,9 @@
 #ifndef REGCAP
 #define REGCAP 0 /* registers per thread: 0 the compiler's choice, 1 up to 255 (a launch bound of one block), 2 at most 128 */
 #endif
+#ifndef PIPE
+#define PIPE 0 /* 1: fragments double-buffered in registers across k-steps and K tiles, the barrier in a tile's last k-step (STAGES >= 2) */
+#endif
 #ifndef PAD
 #define PAD 0 /* elements of padding per shared-memory row (bank conflicts of the transposing stores) */
 #endif
@@ -160,6 +163,12 @@ static_assert(SMEM == SMEM_, "SMEM does not match the template's shared-memory l
 #endif
 #elif STAGES != 1 && STAGES != 2
 #error "STAGES is 1 or 2"
+#endif
+#if PIPE != 0 && PIPE != 1
+#error "PIPE is 0 or 1"
+#endif
+#if PIPE && STAGES < 2
+#error "PIPE needs STAGES >= 2 (the next tile lands in another stage while this one is read)"
 #endif
 #if defined(OP_A) != defined(OP_B)
 #error "OP_A and OP_B come together"
@@ -428,7 +437,7 @@ __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long
 template <int XB, int XLD, bool KEEP> struct async_op {
     const T *p;
     long long ld, x0, xn;
-    int r0, c;
+    int r0, c, so; /* so: the first copy's place in a stage (elements) */
     bool kc, vec; /* contiguous along k (transposed element by element); 16-byte copies allowed */
 
     __device__ __forceinline__ void init(const T *base, long long ld_, long long x0_, long long xn_, long long kbeg,
@@ -439,18 +448,22 @@ template <int XB, int XLD, bool KEEP> struct async_op {
         if (kc && KEEP) { /* unit (x0 + r0, kbeg + c) */
             r0 = tid / (BK / VL), c = (tid % (BK / VL)) * VL;
             p = base + (x0 + r0) * ld + kbeg + c;
+            so = r0 * XLD + c;
         } else if (kc) { /* element (x0 + r0, kbeg + c) */
             r0 = tid / BK, c = tid % BK;
             p = base + (x0 + r0) * ld + kbeg + c;
+            so = c * XLD + r0;
         } else { /* unit (kbeg + r0, x0 + c) */
             r0 = tid / (XB / VL), c = (tid % (XB / VL)) * VL;
             p = base + (kbeg + r0) * ld + x0 + c;
+            so = r0 * XLD + c;
         }
     }
 
     /* The tile at k0 into S, then on to the next tile (CHECK: as fetch_unit). */
     template <bool CHECK> __device__ __forceinline__ void fetch(T *S, long long k0, long long kend, const T *safe)
     {
+        T *const d = S + so; /* the copies' places are constant offsets from it */
         if (kc && KEEP) {
             constexpr int RP = THREADS / (BK / VL), P = (XB + RP - 1) / RP;
             const bool kfull = k0 + c + VL <= kend;
@@ -460,7 +473,7 @@ template <int XB, int XLD, bool KEEP> struct async_op {
                 const int r = r0 + l * RP;
                 if (XB % RP == 0 || r < XB) {
                     const bool in = x0 + r < xn;
-                    async_unit<CHECK>(S + r * XLD + c, p + (long long)(l * RP) * ld, in && kfull, in ? avail : 0, vec, safe);
+                    async_unit<CHECK>(d + l * RP * XLD, p + (long long)(l * RP) * ld, in && kfull, in ? avail : 0, vec, safe);
                 }
             }
             p += BK;
@@ -472,7 +485,7 @@ template <int XB, int XLD, bool KEEP> struct async_op {
                 const int r = r0 + l * RP;
                 if (XB % RP == 0 || r < XB) {
                     const bool ok = !CHECK || (kok && x0 + r < xn);
-                    cp_async<(int)sizeof(T)>(S + c * XLD + r, ok ? p + (long long)(l * RP) * ld : safe,
+                    cp_async<(int)sizeof(T)>(d + l * RP, ok ? p + (long long)(l * RP) * ld : safe,
                                              ok ? (int)sizeof(T) : 0);
                 }
             }
@@ -485,7 +498,7 @@ template <int XB, int XLD, bool KEEP> struct async_op {
                 if (BK % RP == 0 || r < BK) {
                     const long long gk = k0 + r;
                     const long long avail = gk < kend ? xn - x0 - c : 0;
-                    async_unit<CHECK>(S + r * XLD + c, p + (long long)(l * RP) * ld, gk < kend && x0 + c + VL <= xn, avail,
+                    async_unit<CHECK>(d + l * RP * XLD, p + (long long)(l * RP) * ld, gk < kend && x0 + c + VL <= xn, avail,
                                vec, safe);
                 }
             }
@@ -517,22 +530,71 @@ __device__ __forceinline__ void fragments(T (&f)[KW][X], const T *S, int k0, int
     }
 }
 
-/* acc += the BK step held in As, Bs. am / bn: this lane's first row / column in the tile. */
+/* A lane's fragments of KW k-steps of both operands. */
+struct frag {
+    T a[KW][TM], b[KW][TN];
+};
+
+/* The fragments at k0 of the tile held in As, Bs. am / bn: this lane's first row / column. */
+__device__ __forceinline__ void load_frag(frag &f, const T *As, const T *Bs, int k0, int am, int bn)
+{
+    fragments<TM, RM, WTM, AS_LD, KA>(f.a, As, k0, am);
+    fragments<TN, RN, WTN, BS_LD, KB>(f.b, Bs, k0, bn);
+}
+
+__device__ __forceinline__ void ffma_frag(const frag &f, T (&acc)[TM][TN])
+{
+#pragma unroll
+    for (int v = 0; v < KW; v++)
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) acc[i][j] = fma(f.a[v][i], f.b[v][j], acc[i][j]);
+}
+
+/* acc += the BK step held in As, Bs. */
 __device__ __forceinline__ void multiply(const T *As, const T *Bs, int am, int bn, T (&acc)[TM][TN])
 {
 #pragma unroll
     for (int k0 = 0; k0 < BK; k0 += KW) {
-        T a[KW][TM], b[KW][TN];
-        fragments<TM, RM, WTM, AS_LD, KA>(a, As, k0, am);
-        fragments<TN, RN, WTN, BS_LD, KB>(b, Bs, k0, bn);
-#pragma unroll
-        for (int v = 0; v < KW; v++)
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-#pragma unroll
-                for (int j = 0; j < TN; j++) acc[i][j] = fma(a[v][i], b[v][j], acc[i][j]);
+        frag f;
+        load_frag(f, As, Bs, k0, am, bn);
+        ffma_frag(f, acc);
     }
 }
+
+/* A compile-time choice passed to a generic lambda. */
+template <int V> struct knob {
+    static constexpr int value = V;
+};
+
+/* PIPE: acc += the BK step held in As, Bs, whose first fragments f[0] already holds; each
+ * k-step's fragments are read while the previous one's FFMAs issue. In the last k-step,
+ * `sync` (the barrier that makes the next tile visible and frees this one) runs, the next
+ * tile's first fragments are read into f[0] from the stage it names, and then `refill`
+ * (the copies into the freed stage) runs: the fragment loads go first, and the barrier is
+ * not followed by FFMAs that wait on shared memory. */
+template <typename SYNC, typename REFILL>
+__device__ __forceinline__ void multiply_piped(frag (&f)[2], const T *As, const T *Bs, int am, int bn,
+                                               T (&acc)[TM][TN], SYNC sync, REFILL refill)
+{
+#pragma unroll
+    for (int k0 = 0; k0 < BK; k0 += KW) {
+        const int cur = (k0 / KW) % 2;
+        if (k0 + KW < BK) {
+            load_frag(f[cur ^ 1], As, Bs, k0 + KW, am, bn);
+        } else {
+            const T *next_as, *next_bs;
+            sync(next_as, next_bs);
+            load_frag(f[cur ^ 1], next_as, next_bs, 0, am, bn);
+            refill();
+        }
+        ffma_frag(f[cur], acc);
+    }
+}
+#if PIPE && (BK / KW) % 2
+#error "PIPE needs an even number of fragment loads per K tile"
+#endif
 
 #include "mmt_serial_splitk.h"
 
@@ -625,6 +687,48 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
             oa.fetch<true>(as, k0, kend, s.a), ob.fetch<true>(bs, k0, kend, s.b);
         }
     };
+#if PIPE
+    /* Tile t lives in stage t % STAGES. All STAGES tiles are in flight before the first is
+     * read; the barrier in tile t's last k-step (after its last fragment loads) makes tile
+     * t + 1 visible and frees stage t % STAGES, which then takes tile t + STAGES: one tile
+     * more in flight than below, for the same shared memory. */
+#pragma unroll
+    for (int st = 0; st < STAGES; st++) {
+        if (st < ntiles) fetch(st, As + st * A_STAGE, Bs + st * B_STAGE);
+        cp_async_commit(); /* empty groups too: the count stays uniform */
+    }
+    cp_async_wait<STAGES - 1>();
+    __syncthreads();
+    frag f[2];
+    load_frag(f[0], As, Bs, 0, am, bn);
+    int rd = 0;
+    /* Tile t, then the fetch of tile t + STAGES into its stage: none (WHEN 0), unchecked
+     * (1), or as fetch decides (2); the hot loop's is unchecked, with no branch around it
+     * for ptxas to schedule the copies between the FFMAs. */
+    auto piped_tile = [&](long long t, auto when) {
+        T *const as = As + rd * A_STAGE, *const bs = Bs + rd * B_STAGE;
+        auto sync = [&](const T *&next_as, const T *&next_bs) {
+            cp_async_wait<STAGES - 2>(); /* this thread's copies of tile t + 1 have landed */
+            __syncthreads();             /* everyone's; and no one reads tile t any more */
+            rd = rd + 1 == STAGES ? 0 : rd + 1;
+            next_as = As + rd * A_STAGE, next_bs = Bs + rd * B_STAGE;
+        };
+        auto refill = [&]() {
+            if constexpr (decltype(when)::value == 1) {
+                const long long k0 = kbeg + (t + STAGES) * BK;
+                oa.fetch<false>(as, k0, kend, s.a), ob.fetch<false>(bs, k0, kend, s.b);
+            } else if constexpr (decltype(when)::value == 2) {
+                if (t + STAGES < ntiles) fetch(t + STAGES, as, bs);
+            }
+            cp_async_commit();
+        };
+        multiply_piped(f, as, bs, am, bn, acc, sync, refill);
+    };
+    const long long hot = clean - STAGES; /* tiles whose fetch is unchecked */
+    long long t = 0;
+    for (; t < hot; t++) piped_tile(t, knob<1>());
+    for (; t < ntiles; t++) piped_tile(t, knob<2>());
+#else
 #pragma unroll
     for (int st = 0; st < STAGES - 1; st++) {
         if (st < ntiles) fetch(st, As + st * A_STAGE, Bs + st * B_STAGE);
@@ -640,6 +744,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
     }
+#endif
     cp_async_wait<0>();
 #else
     T ra[A_LOADS][VL], rb[B_LOADS][VL];
@@ -652,6 +757,24 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         store_tiles(s.ta, s.tb, As, Bs, ra, rb);
     }
     __syncthreads();
+#if PIPE
+    /* Tile t + 1 comes into registers during tile t, goes into the other buffer in the
+     * last k-step (whose previous reader, tile t - 1, passed a barrier since), and one
+     * barrier later its first fragments are read while tile t's last FFMAs issue. */
+    frag f[2];
+    load_frag(f[0], As, Bs, 0, am, bn);
+    for (long long t = 0; t < ntiles; t++) {
+        const bool more = t + 1 < ntiles;
+        const int cur = (int)(t & 1);
+        if (more) fetch(t + 1);
+        auto sync = [&](const T *&next_as, const T *&next_bs) {
+            if (more) store_tiles(s.ta, s.tb, As + (cur ^ 1) * A_STAGE, Bs + (cur ^ 1) * B_STAGE, ra, rb);
+            __syncthreads();
+            next_as = As + (cur ^ 1) * A_STAGE, next_bs = Bs + (cur ^ 1) * B_STAGE;
+        };
+        multiply_piped(f, As + cur * A_STAGE, Bs + cur * B_STAGE, am, bn, acc, sync, [] {});
+    }
+#else
     for (long long t = 0; t < ntiles; t++) {
         const bool more = t + 1 < ntiles;
 #if STAGES == 2
@@ -670,6 +793,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         }
 #endif
     }
+#endif
 
 #endif
 
