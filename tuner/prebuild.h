@@ -2,9 +2,9 @@
  * (NVRTC and cc are CPU work). A prebuild only warms the kernel file cache (kernel.h); the
  * tuning loop then finds the binary there, so the pool never touches the database and its
  * results need no hand-over. Each thread of the pool has its compiles done by a process
- * of its own (`mmtune __compiler`, started on its first job): NVRTC does not scale across
- * the threads of one process (30 Hopper instances on 14 threads of one process: 9 a
- * second; in 14 processes: 53). Used for GPUs only: on the CPU, compiling beside a
+ * of its own (`mmtune __compiler`, started on its first job): a compiler that crashes
+ * takes that process, not the tuner, and NVRTC was seen to contend in the threads of one
+ * process (docs/ARCHITECTURE.md). Used for GPUs only: on the CPU, compiling beside a
  * measurement would steal the cores being timed. */
 #ifndef MMT_PREBUILD_H
 #define MMT_PREBUILD_H
