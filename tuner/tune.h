@@ -33,7 +33,7 @@ typedef struct mmt_tuner {
     uint64_t seed;
     int fresh;                /* measure again what the database already has */
     int classic_only;         /* no levels round (Strassen-Winograd levels are not measured) */
-    int compile_threads;      /* compile ahead on this many threads (0: no; the CPU backend) */
+    int compile_threads;      /* compile ahead on this many threads, each with its process (0: no; CPU) */
     const char *exe;          /* the mmtune binary, whose processes compile ahead (NULL: the threads do) */
     mmt_worker *worker;       /* measures; the tuner itself never runs a candidate */
     mmt_progress *progress;
