@@ -518,9 +518,8 @@ static int plan_misses(const options *o, plan *pl)
 /* GPUs: compile ahead on the cores the worker does not need (two are left for it and the
  * loop): a Hopper instance takes 0.3-0.5 s of a core, several times what measuring it
  * takes, so the GPU is kept busy only by many compiles at once, each in a process of its
- * own (prebuild.h says why). Capped for memory (an
- * NVRTC compile holds a few hundred MB). The CPU compiles in turn: a compile beside a
- * measurement steals timed cores. */
+ * own (prebuild.h says why). Capped for memory (an NVRTC compile holds a few hundred
+ * MB). The CPU compiles in turn: a compile beside a measurement steals timed cores. */
 static int compile_threads(const mmt_backend *be, int jobs)
 {
     if (strcmp(be->name, "cpu") == 0) return 0;
