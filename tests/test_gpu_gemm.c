@@ -377,6 +377,7 @@ static void test_cublas(void)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* whole lines as they come: a timeout keeps what ran */
     if (gpu_open()) return 77;
     mmt_err err;
 

@@ -283,6 +283,7 @@ static void test_tuned(const mmt_backend *be)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* whole lines as they come: a timeout keeps what ran */
     mmt_err err;
     const mmt_backend *be = mmt_backend_cuda(&err);
     if (!be || be->device_count() == 0) {

@@ -46,6 +46,7 @@ static void with(sc_env *e, const char *name, int64_t value)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* whole lines as they come: a timeout keeps what ran */
     if (gpu_open()) return 77;
     mmt_err err;
     mmt_family *fam = simt_without_bound(&err);
