@@ -248,14 +248,16 @@ int main(int argc, char **argv)
         if (dm) check_same_bits(dm, f64, few);
     }
     const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma", "wgmma" or "dmma": one family alone */
+    const char *mode = getenv("MMTUNE_TEST_MODE");   /* "f32x3", say: that mode's kinds alone */
     mmt_family *fams[3] = {fam, wg, dm};
     static const char *const names[3] = {"mma", "wgmma", "dmma"};
     for (int f = 0; f < 3; f++) {
         if (!fams[f] || (only && strcmp(only, names[f]) != 0)) continue;
         for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
             for (int t = 0; t < 4; t++)
-                if (!quick || kinds[i].mode == MMT_MODE_TF32 || kinds[i].mode == MMT_MODE_F64 ||
-                    (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32))
+                if ((!mode || strcmp(mode, mmt_mode_name(kinds[i].mode)) == 0) &&
+                    (!quick || kinds[i].mode == MMT_MODE_TF32 || kinds[i].mode == MMT_MODE_F64 ||
+                     (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32)))
                     test_kind(fams[f], kinds[i], t & 1, t >> 1);
     }
     mmt_family_free(simt);

@@ -62,7 +62,6 @@ static const char usage[] =
     "  --fresh           measure again configurations the database already has\n"
     "  --classic-only    no levels round: large f32 and f64 problems are not measured with\n"
     "                    Strassen-Winograd levels around their classic winner\n"
-    "  --quiet           no progress output\n"
     "  --quiet           no progress output (errors only, and the table or --json on stdout)\n"
     "  --json            tune, bench, show: the table's figures as JSON on stdout (the text table\n"
     "                    then goes to stderr, or nowhere with --quiet)\n"

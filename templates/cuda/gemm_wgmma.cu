@@ -12,9 +12,10 @@
  *                   the other orientations are served with PACK, which copies the operand
  *                   that is not K-major into that layout first, or (NN) with SWAP;
  *   5 f32x3         the same orientation, fp32-level accuracy from three tf32 products:
- *                   x = hi + lo, both rounded to tf32; the consumers split A in their
- *                   registers (wgmma reads A from there), the producer's other warps B in
- *                   place in shared memory (lo in a second set of B stages); a consumer
+ *                   x = hi + lo, lo rounded to tf32; the consumers split A in their
+ *                   registers (wgmma reads A from there, hi rounded), the producer's other
+ *                   warps write B's lo into a second set of B stages (B's hi is B as the
+ *                   TMA wrote it, which the tensor cores truncate to tf32); a consumer
  *                   sums each stage's lo_a hi_b + hi_a lo_b + hi_a hi_b from zero before
  *                   one rounded fp32 add into the accumulators (the tensor cores truncate
  *                   what they add into a running sum).
@@ -842,19 +843,29 @@ __device__ __forceinline__ float to_tf32(float x)
     return __uint_as_float(r);
 }
 
-/* Splits bytes of shared memory at p in place into tf32 high parts, and writes the tf32
- * residuals LO_OFF bytes further: each of n threads (this one is tc) takes 16-byte units.
- * The writes are ordinary stores that wgmma reads next: each thread fences them into the
- * async proxy before it arrives on the barrier that says the stage is split. */
+/* Writes the tf32 residuals of bytes of shared memory at p LO_OFF bytes further; each of n
+ * threads (this one is tc) takes 16-byte units, four loaded before any is written. The high
+ * parts stay as the TMA wrote them: the tensor cores read an fp32 as tf32 by dropping its low
+ * 13 bits, so the residual is x less that truncation, rounded to tf32. The writes are ordinary
+ * stores that wgmma reads next: each thread fences them into the async proxy before it
+ * arrives on the barrier that says the stage is split. */
+__device__ __forceinline__ float residual(float x)
+{
+    return to_tf32(x - __uint_as_float(__float_as_uint(x) & 0xffffe000u));
+}
+
 __device__ __forceinline__ void split_stage(unsigned char *p, int bytes, int tc, int n)
 {
-    for (int o = tc * 16; o < bytes; o += n * 16) {
-        float4 *const x = reinterpret_cast<float4 *>(p + o);
-        const float4 v = *x;
-        const float4 hi = make_float4(to_tf32(v.x), to_tf32(v.y), to_tf32(v.z), to_tf32(v.w));
-        *x = hi;
-        *reinterpret_cast<float4 *>(p + o + LO_OFF) =
-            make_float4(to_tf32(v.x - hi.x), to_tf32(v.y - hi.y), to_tf32(v.z - hi.z), to_tf32(v.w - hi.w));
+    for (int o = tc * 16; o < bytes; o += 4 * n * 16) {
+        float4 v[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (o + j * n * 16 < bytes) v[j] = *reinterpret_cast<const float4 *>(p + o + j * n * 16);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (o + j * n * 16 < bytes)
+                *reinterpret_cast<float4 *>(p + o + j * n * 16 + LO_OFF) =
+                    make_float4(residual(v[j].x), residual(v[j].y), residual(v[j].z), residual(v[j].w));
     }
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
@@ -1040,8 +1051,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         }
 #if SPLIT
         else if (threadIdx.x >= 128 - SPLITTERS) {
-            /* f32x3: the producer's other warps split each stage's B in place into tf32 high
-             * parts and residuals as soon as the TMA has filled it, off the consumers' path */
+            /* f32x3: the producer's other warps write the tf32 residuals of each stage's B
+             * as soon as the TMA has filled it, off the consumers' path */
             unsigned it = 0;
             for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
                 const int slice = (int)(u % SPLITK), kb = (int)((long long)ktiles * slice / SPLITK),
