@@ -169,6 +169,15 @@ template <int BYTES> __device__ __forceinline__ void cp_async(void *dst, const v
                      : "memory");
 }
 
+/* cp.async of BYTES from global src wholly inside the matrix: no zero fill, no byte count. */
+template <int BYTES> __device__ __forceinline__ void cp_async_full(void *dst, const void *src)
+{
+    if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+}
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 /* Waits until at most N of this thread's committed groups are still in flight. */
@@ -250,6 +259,18 @@ template <int ROWS, int COLS, bool K_ROWS> struct tile_copy {
                 const int n = count(l, kl);
                 cp_async<VEC * 8>(S + dst[slot(l)] + l * RP * COLS, n ? q : safe, n * 8);
             }
+        p += kstep;
+    }
+
+    /* The next tile into stage S where it lies wholly inside the matrix (a full K tile of a
+     * block inside along m and n): the checked copy's counts, zero fills and safe
+     * addresses are most of the K loop's integer work. */
+    __device__ __forceinline__ void async_copy_full(double *S)
+    {
+        const double *q = p;
+#pragma unroll
+        for (int l = 0; l < P; l++, q += step)
+            if (ROWS % RP == 0 || r0 + l * RP < ROWS) cp_async_full<VEC * 8>(S + dst[slot(l)] + l * RP * COLS, q);
         p += kstep;
     }
 };
@@ -452,8 +473,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
         for (int j = 0; j < NI; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
 
     /* Tiles t+1 .. t+STAGES-1 are in flight while tile t is multiplied; one barrier per step
-     * (it also frees the stage that the next copies overwrite). */
+     * (it also frees the stage that the next copies overwrite). The first nfull tiles of a
+     * block inside the matrix along m and n lie wholly inside it (a slice's chunk is whole
+     * tiles), so the loop copies them without bounds and leaves the checked copies to the
+     * rest: the last partial K tile and the blocks on the edges. */
     const long long ntiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    const long long nfull = m0 + BM <= M && n0 + BN <= N ? (kend - kbeg) / BK : 0;
     int rd = 0, wr = STAGES - 1; /* the stage multiplied, the stage filled next */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; st++) {
@@ -463,10 +488,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
         }
         cp_async_commit(); /* empty groups too: the count stays uniform */
     }
-    for (long long t = 0; t < ntiles; t++) {
+    /* Step t: refill stage wr with tile t + STAGES - 1, multiply tile t (full: a constant at
+     * each call, so each loop keeps only its own copies). */
+    const auto k_step = [&](long long t, bool full) {
         cp_async_wait<STAGES - 2>(); /* this thread's copies of tile t have landed */
         __syncthreads();             /* everyone's; and stage wr (tile t - 1) is free */
-        if (t + STAGES - 1 < ntiles) {
+        if (full) {
+            ca.async_copy_full(As + wr * A_STAGE);
+            cb.async_copy_full(Bs + wr * B_STAGE);
+        } else if (t + STAGES - 1 < ntiles) {
             ca.async_copy(As + wr * A_STAGE, kbeg + (t + STAGES - 1) * BK, kend, a);
             cb.async_copy(Bs + wr * B_STAGE, kbeg + (t + STAGES - 1) * BK, kend, b);
         }
@@ -474,7 +504,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
         multiply(As + rd * A_STAGE, Bs + rd * B_STAGE, ra, rb, acc);
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
-    }
+    };
+    long long t = 0;
+    for (; t + STAGES - 1 < nfull; t++) k_step(t, true);
+    for (; t < ntiles; t++) k_step(t, false);
     cp_async_wait<0>();
 
     /* Epilogue: lane 4 g + t holds rows g of each 8 x 8 tile, columns 2t and 2t + 1.
