@@ -3,7 +3,8 @@
  * configs for several problems (f32 and f64, split-K atomic and in the order of K, EVEN
  * ones among them), the mma space likewise for every mode, output type and transpose (odd
  * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
- * copy widths, each mma shape, 128 x 128 tiles and both kinds of split-K, the thin (GEMV) space for every mode,
+ * copy widths, each mma shape, 128 x 128 tiles and both kinds of split-K, NN as C^T = B^T A^T
+ * (SWAP) likewise, the thin (GEMV) space for every mode,
  * side and orientation (its defaults along X's rows and along K at their widest too), the
  * wgmma space for every mode and operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
@@ -170,7 +171,7 @@ static int sample_with(const mmt_family *fam, const mmt_device_info *dev, const 
 
 /* The fp64 tensor-core space: every transpose (the default and spread samples), odd leading
  * dimensions (8-byte copies), Hopper's m16n8k8 and m16n8k16 (on 128 x 128 tiles too),
- * split-K atomic and in order. */
+ * split-K atomic and in order; SWAP (NN as C^T = B^T A^T) with each of those. */
 static void sample_dmma(const mmt_device_info *dev)
 {
     mmt_family *fam = NULL;
@@ -193,12 +194,28 @@ static void sample_dmma(const mmt_device_info *dev)
      * keeps them and they compile without spills */
     mmt_problem tt = p;
     tt.trans_a = tt.trans_b = 1;
-    spilled += compile_measured(fam, dev, &tt, "BM=128,BN=128,BK=16,WARPS_M=4,WARPS_N=2,STAGES=3,VEC=2,MMA_K=16,SPLITK=1,SERIAL=0,GROUP_M=8");
-    spilled += compile_measured(fam, dev, &p, "BM=128,BN=128,BK=16,WARPS_M=2,WARPS_N=4,STAGES=3,VEC=2,MMA_K=8,SPLITK=1,SERIAL=0,GROUP_M=8");
+    spilled += compile_measured(fam, dev, &tt, "BM=128,BN=128,BK=16,WARPS_M=4,WARPS_N=2,STAGES=3,VEC=2,MMA_K=16,SPLITK=1,SERIAL=0,GROUP_M=8,SWAP=0");
+    spilled += compile_measured(fam, dev, &p, "BM=128,BN=128,BK=16,WARPS_M=2,WARPS_N=4,STAGES=3,VEC=2,MMA_K=8,SPLITK=1,SERIAL=0,GROUP_M=8,SWAP=0");
     mmt_problem sk = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_ROW_MAJOR, .m = 128,
                       .n = 96, .k = 8192, .trans_a = 1};
     spilled += sample_with(fam, dev, &sk, "SPLITK", 4);
     spilled += sample_with(fam, dev, &sk, "SERIAL", 1);
+    /* SWAP: each m16 shape on blocks inside the matrix and at its odd edges (8-byte copies),
+     * split-K atomic and in order; 128 x 128 m16n8k16, which spills without SWAP (A's
+     * fragments copied twice), fits with it */
+    static const char *const swap_k[] = {"SWAP", "MMA_K"}, *const swap_sk[] = {"SWAP", "SPLITK", "SERIAL"};
+    for (int64_t mk = 8; mk <= 16; mk *= 2) {
+        const int64_t v[] = {1, mk};
+        mmt_problem odd = p;
+        odd.m = 1000, odd.n = 1001, odd.k = 999;
+        spilled += sample_where(fam, dev, &p, swap_k, v, 2);
+        spilled += sample_where(fam, dev, &odd, swap_k, v, 2);
+    }
+    mmt_problem sknn = sk;
+    sknn.trans_a = 0;
+    for (int64_t serial = 0; serial < 2; serial++)
+        spilled += sample_where(fam, dev, &sknn, swap_sk, (const int64_t[]){1, 4, serial}, 3);
+    spilled += compile_measured(fam, dev, &p, "BM=128,BN=128,BK=16,WARPS_M=4,WARPS_N=2,STAGES=3,VEC=2,MMA_K=16,SPLITK=1,SERIAL=0,GROUP_M=8,SWAP=1");
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }

@@ -4,14 +4,14 @@
  * every transpose each family serves: the space's default and configurations spread over
  * it (split-K atomic and in the order of K, packing, rasterisation, persistent grids,
  * clusters, one consumer, C through shared memory, tf32 packed K-major, Hopper's m16n8
- * fp64 shapes among them), on odd shapes and ragged K, with 16-byte-aligned and with odd
- * leading dimensions (each config only where the space admits it for that alignment), the
- * BLAS alpha/beta rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), the
- * padding of C untouched, against a long double host reference with the tuner's per-mode
- * bound. Then the promise of f32x3: its error is within a small factor of the fp32 SIMT
- * kernel's on the same data; and the promise of split-K in the order of K: every family's
- * such configurations (SIMT f32 and f64, mma, DMMA) give the same bits on two runs. Exits
- * 77 (skipped) without a GPU. */
+ * fp64 shapes and fp64 NN as C^T = B^T A^T among them), on odd shapes and ragged K, with
+ * 16-byte-aligned and with odd leading dimensions (each config only where the space admits
+ * it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with beta = 0, NaN A
+ * and B with alpha = 0), the padding of C untouched, against a long double host reference
+ * with the tuner's per-mode bound. Then the promise of f32x3: its error is within a small
+ * factor of the fp32 SIMT kernel's on the same data; and the promise of split-K in the
+ * order of K: every family's such configurations (SIMT f32 and f64, mma, DMMA) give the
+ * same bits on two runs. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 
 static int quick; /* `test_gpu_mma quick`: the small shapes, a few configurations (compute-sanitizer) */
@@ -57,6 +57,8 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
                 r = problem_of(kd, ta, tb, splitk_shape), w = problem_of(kd, ta, tb, many_shape);
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
     const int swaps = strstr(fam->name, "wgmma") && mmt_dtype_size(p.dtype) == 4 && !ta && !tb;
+    /* fp64 NN under Hopper's m16 shapes: C^T = B^T A^T */
+    const int dswaps = strstr(fam->name, "dmma") && device_cc() >= 9 && !ta && !tb;
     if (swaps) { /* what serves an untuned 32-bit NN problem: a `defaults:` entry (SWAP) */
         mmt_space_env env = env_of(&p, 0);
         mmt_err err;
@@ -75,6 +77,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
             pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
         }
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
+        if (dswaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
@@ -93,6 +96,12 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &r, 0, "SERIAL", 1, 1, list, &n);    /* split-K in the order of K */
         if (device_cc() >= 9) pick(fam, &p, 0, "MMA_K", 1, 2, list, &n); /* Hopper's m16n8k8, m16n8k16 */
         pick_where(fam, &p, 0, "BM", 128, 1, 2, list, &n); /* the tall tiles, near 255 registers */
+        if (dswaps) { /* C^T = B^T A^T: split-K (atomic, in order), 8-byte copies, one slice */
+            pick_where(fam, &p, 0, "SWAP", 1, 1, 2, list, &n);
+            pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
+            pick_where(fam, &p, 1, "SWAP", 1, 1, 1, list, &n);
+            pick_where(fam, &w, 0, "SWAP", 1, 1, 1, list, &n);
+        }
     } else {
         pick(fam, &p, 1, "PACK", 0, 1, list, &n);    /* odd rows: the narrowest copies */
         pick(fam, &p, 1, "PACK", 1, 1, list, &n);    /* odd rows packed first */

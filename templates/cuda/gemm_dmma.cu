@@ -33,6 +33,15 @@
  * flag per tile in the workspace, and the slices of a tile add into C one after another in
  * the order of K (slice z waits for the flag to say z), the same bits on every run.
  *
+ * SWAP (NN under m16n8k8 and m16n8k16) computes C^T = B^T A^T: B^T takes the mma's A slot
+ * and A^T its B slot, so the K-major A lies where its two adjacent k of a 16-byte load are
+ * what the fragment wants (b[0], b[1] of one column), and B^T, stored along n, gives the A
+ * fragment's rows g and g + 8 one double at a time. As the mma's A, a K-major row's two k
+ * are not what the fragment holds side by side (rows g and g + 8 of one k): ptxas moved
+ * them apart before nearly every DMMA. The tile's rows are then C's columns (M and N below
+ * are C^T's, the grid ceil(N/BM) * ceil(M/BN)), and C is written transposed. Below, A and B
+ * name the operands in the mma's slots.
+ *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_80+; sm_90
  * for MMA_K 8 and 16). */
 
@@ -79,6 +88,9 @@
 #ifndef GROUP_M
 #define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse) */
 #endif
+#ifndef SWAP
+#define SWAP 0 /* 1: C^T = B^T A^T, B^T in the mma's A slot, A^T in its B slot, C written transposed */
+#endif
 
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_MODE != 1
@@ -97,11 +109,24 @@
 #define MI (WTM / 8)       /* 8 x 8 accumulator tiles per warp tile */
 #define NI (WTN / 8)
 #define KS (MMA_K == 16 ? 4 : 2) /* k-steps of 4 whose fragments are loaded at once */
+/* the operands in the mma's slots (SWAP: B^T and A^T), 1 where stored contiguous along the
+ * tile's rows (A) or columns (B), rows along k; 0 where K-major */
+#define A_MN_ (SWAP ? !OP_B : OP_A)
+#define B_MN_ (SWAP ? OP_A : !OP_B)
+#ifndef A_MN
+#define A_MN A_MN_
+#endif
+#ifndef B_MN
+#define B_MN B_MN_
+#endif
+#if A_MN != A_MN_ || B_MN != B_MN_ /* the space passes its derived A_MN and B_MN */
+#error "A_MN and B_MN do not match the orientation of this instance"
+#endif
 /* each operand's stage: ROWS x COLS doubles, COLS contiguous as in global memory */
-#define A_ROWS (OP_A ? BK : BM)
-#define A_COLS (OP_A ? BM : BK)
-#define B_ROWS (OP_B ? BN : BK)
-#define B_COLS (OP_B ? BK : BN)
+#define A_ROWS (A_MN ? BK : BM)
+#define A_COLS (A_MN ? BM : BK)
+#define B_ROWS (B_MN ? BK : BN)
+#define B_COLS (B_MN ? BN : BK)
 #define A_STAGE (BM * BK)
 #define B_STAGE (BN * BK)
 #define SMEM_ (STAGES * (A_STAGE + B_STAGE) * 8)
@@ -133,6 +158,9 @@
 #if SPLITK < 1 || GROUP_M < 1 || (SERIAL != 0 && SERIAL != 1)
 #error "SPLITK and GROUP_M are >= 1, SERIAL 0 or 1"
 #endif
+#if SWAP != 0 && SWAP != 1
+#error "SWAP is 0 or 1"
+#endif
 
 #include "mmt_params.h"
 
@@ -146,8 +174,8 @@ template <int COLS, bool K_MAJOR> __host__ __device__ constexpr int smem_at(int 
     const int x = K_MAJOR ? (r & 1) : ((r >> 1) & 6);
     return r * COLS + (((c >> 1) ^ x) << 1) + (c & 1);
 }
-#define A_KMAJ (OP_A == 0)
-#define B_KMAJ (OP_B == 1)
+#define A_KMAJ (A_MN == 0)
+#define B_KMAJ (B_MN == 0)
 #define AT_A(r, c) smem_at<A_COLS, A_KMAJ>(r, c)
 #define AT_B(r, c) smem_at<B_COLS, B_KMAJ>(r, c)
 
@@ -167,6 +195,15 @@ template <int BYTES> __device__ __forceinline__ void cp_async(void *dst, const v
         asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
                      "r"(src_bytes)
                      : "memory");
+}
+
+/* cp.async of BYTES from global src wholly inside the matrix: no zero fill, no byte count. */
+template <int BYTES> __device__ __forceinline__ void cp_async_full(void *dst, const void *src)
+{
+    if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_u32(dst)), "l"(src) : "memory");
 }
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -250,6 +287,18 @@ template <int ROWS, int COLS, bool K_ROWS> struct tile_copy {
                 const int n = count(l, kl);
                 cp_async<VEC * 8>(S + dst[slot(l)] + l * RP * COLS, n ? q : safe, n * 8);
             }
+        p += kstep;
+    }
+
+    /* The next tile into stage S where it lies wholly inside the matrix (a full K tile of a
+     * block inside along m and n): the checked copy's counts, zero fills and safe
+     * addresses are most of the K loop's integer work. */
+    __device__ __forceinline__ void async_copy_full(double *S)
+    {
+        const double *q = p;
+#pragma unroll
+        for (int l = 0; l < P; l++, q += step)
+            if (ROWS % RP == 0 || r0 + l * RP < ROWS) cp_async_full<VEC * 8>(S + dst[slot(l)] + l * RP * COLS, q);
         p += kstep;
     }
 };
@@ -402,7 +451,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
     double *const As = reinterpret_cast<double *>(mmt_smem);
     double *const Bs = As + STAGES * A_STAGE;
 
-    const long long M = p.m, N = p.n, K = p.k;
+    const long long M = SWAP ? p.n : p.m, N = SWAP ? p.m : p.n, K = p.k; /* the tiles' (SWAP: C^T's) */
     const double alpha = p.alpha, beta = p.beta;
 
     /* Which tile: blocks sweep GROUP_M tile rows column by column, so the blocks resident
@@ -430,12 +479,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
 #endif
     if (alpha == 0.0) kend = kbeg;
 
-    const double *const a = static_cast<const double *>(p.a), *const b = static_cast<const double *>(p.b);
-    tile_copy<A_ROWS, A_COLS, OP_A == 1> ca;
-    tile_copy<B_ROWS, B_COLS, OP_B == 0> cb;
+    const double *const a = static_cast<const double *>(SWAP ? p.b : p.a); /* the mma's A and B */
+    const double *const b = static_cast<const double *>(SWAP ? p.a : p.b);
+    tile_copy<A_ROWS, A_COLS, A_MN> ca;
+    tile_copy<B_ROWS, B_COLS, B_MN> cb;
     static_assert(decltype(ca)::exact() && decltype(cb)::exact(), "copy offsets disagree with the swizzle");
-    ca.init(a, p.lda, m0, M, kbeg);
-    cb.init(b, p.ldb, n0, N, kbeg);
+    ca.init(a, SWAP ? p.ldb : p.lda, m0, M, kbeg);
+    cb.init(b, SWAP ? p.lda : p.ldb, n0, N, kbeg);
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
@@ -452,8 +502,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
         for (int j = 0; j < NI; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
 
     /* Tiles t+1 .. t+STAGES-1 are in flight while tile t is multiplied; one barrier per step
-     * (it also frees the stage that the next copies overwrite). */
+     * (it also frees the stage that the next copies overwrite). The first nfull tiles of a
+     * block inside the matrix along m and n lie wholly inside it (a slice's chunk is whole
+     * tiles), so the loop copies them without bounds and leaves the checked copies to the
+     * rest: the last partial K tile and the blocks on the edges. */
     const long long ntiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    const long long nfull = m0 + BM <= M && n0 + BN <= N ? (kend - kbeg) / BK : 0;
     int rd = 0, wr = STAGES - 1; /* the stage multiplied, the stage filled next */
 #pragma unroll
     for (int st = 0; st < STAGES - 1; st++) {
@@ -463,10 +517,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
         }
         cp_async_commit(); /* empty groups too: the count stays uniform */
     }
-    for (long long t = 0; t < ntiles; t++) {
+    /* Step t: refill stage wr with tile t + STAGES - 1, multiply tile t (full: a constant at
+     * each call, so each loop keeps only its own copies). */
+    const auto k_step = [&](long long t, bool full) {
         cp_async_wait<STAGES - 2>(); /* this thread's copies of tile t have landed */
         __syncthreads();             /* everyone's; and stage wr (tile t - 1) is free */
-        if (t + STAGES - 1 < ntiles) {
+        if (full) {
+            ca.async_copy_full(As + wr * A_STAGE);
+            cb.async_copy_full(Bs + wr * B_STAGE);
+        } else if (t + STAGES - 1 < ntiles) {
             ca.async_copy(As + wr * A_STAGE, kbeg + (t + STAGES - 1) * BK, kend, a);
             cb.async_copy(Bs + wr * B_STAGE, kbeg + (t + STAGES - 1) * BK, kend, b);
         }
@@ -474,12 +533,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
         multiply(As + rd * A_STAGE, Bs + rd * B_STAGE, ra, rb, acc);
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
-    }
+    };
+    long long t = 0;
+    for (; t + STAGES - 1 < nfull; t++) k_step(t, true);
+    for (; t < ntiles; t++) k_step(t, false);
     cp_async_wait<0>();
 
     /* Epilogue: lane 4 g + t holds rows g of each 8 x 8 tile, columns 2t and 2t + 1.
      * C = alpha * acc + beta * C (beta == 0: C is not read); split-K slices add alpha * acc
-     * into C, atomically or in turn; pairs go out as one 16-byte access where C allows it. */
+     * into C, atomically or in turn; pairs go out as one 16-byte access where C allows it.
+     * SWAP: the tile is C^T's, its columns C's rows, so a pair is two rows of C (ldc apart),
+     * written a double at a time (eight lanes write 64 contiguous bytes). */
     double *const C = static_cast<double *>(p.c);
     const long long ldc = p.ldc;
     const int g = lane / 4, t4 = lane % 4;
@@ -492,7 +556,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
     const double b_in = beta;
 #endif
 #if SPLITK == 1 || SERIAL
-    const bool cvec = (reinterpret_cast<unsigned long long>(C) % 16 == 0) && (ldc % 2 == 0);
+    const bool cvec = !SWAP && (reinterpret_cast<unsigned long long>(C) % 16 == 0) && (ldc % 2 == 0);
 #endif
 #pragma unroll
     for (int i = 0; i < MI; i++) {
@@ -501,11 +565,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
 #pragma unroll
         for (int j = 0; j < NI; j++) {
             const long long col = n0 + wn0 + j * 8 + 2 * t4;
-            double *const cp = C + row * ldc + col;
+            double *const cp = SWAP ? C + col * ldc + row : C + row * ldc + col;
+            const long long next = SWAP ? ldc : 1; /* the pair's second element */
             const double x0 = alpha * acc[i][j][0], x1 = alpha * acc[i][j][1];
 #if SPLITK > 1 && !SERIAL
             if (col < N) atomicAdd(cp, x0);
-            if (col + 1 < N) atomicAdd(cp + 1, x1);
+            if (col + 1 < N) atomicAdd(cp + next, x1);
 #else
             /* the slices' C is read from L2: the flag's acquire orders it, not L1 */
             if (cvec && col + 1 < N) {
@@ -517,7 +582,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
                 *reinterpret_cast<double2 *>(cp) = v;
             } else {
                 if (col < N) cp[0] = b_in == 0.0 ? x0 : fma(b_in, SERIAL ? __ldcg(cp) : cp[0], x0);
-                if (col + 1 < N) cp[1] = b_in == 0.0 ? x1 : fma(b_in, SERIAL ? __ldcg(cp + 1) : cp[1], x1);
+                if (col + 1 < N) cp[next] = b_in == 0.0 ? x1 : fma(b_in, SERIAL ? __ldcg(cp + next) : cp[next], x1);
             }
 #endif
         }
@@ -536,7 +601,7 @@ extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
 #if SERIAL
-    const long long tiles = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
+    const long long tiles = ((SWAP ? p.n : p.m) + BM - 1) / BM * (((SWAP ? p.m : p.n) + BN - 1) / BN);
     if (p.workspace_size < tiles * 4) __trap(); /* the space's workspace expression sizes it */
     for (long long i = first; i < tiles; i += stride) static_cast<int *>(p.workspace)[i] = 0;
 #else
