@@ -216,6 +216,15 @@ static void sample_dmma(const mmt_device_info *dev)
     for (int64_t serial = 0; serial < 2; serial++)
         spilled += sample_where(fam, dev, &sknn, swap_sk, (const int64_t[]){1, 4, serial}, 3);
     spilled += compile_measured(fam, dev, &p, "BM=128,BN=128,BK=16,WARPS_M=4,WARPS_N=2,STAGES=3,VEC=2,MMA_K=16,SPLITK=1,SERIAL=0,GROUP_M=8,SWAP=1");
+    /* an untuned aligned fp64 NN problem on sm_90: the m16n8k8 SWAP entry of `defaults:` */
+    mmt_space_env nn_env = {.problem = &p, .device = dev, .align_a = 16, .align_b = 16};
+    mmt_config def;
+    int entry = -1;
+    char defines[4096];
+    CHECK_OK(mmt_space_default_for(fam->space, &nn_env, &def, &entry, &err), &err);
+    CHECK_OK(mmt_kernel_defines(fam->space, &def, &nn_env, defines, sizeof defines, &err), &err);
+    CHECK(entry == 0 && strstr(defines, "SWAP=1") && strstr(defines, "MMA_K=8"));
+    spilled += compile_one("dmma f64 NN default", fam->source, defines) > 0;
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }
