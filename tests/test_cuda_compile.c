@@ -162,6 +162,31 @@ static int compile_measured(const mmt_family *fam, const mmt_device_info *dev, c
     return spilled;
 }
 
+/* Compiles what `defaults:` gives problem p with 16-byte aligned operands: an entry (its
+ * index in *entry), whose definitions hold each space-separated word of `want`. Returns
+ * whether it spilled. */
+static int compile_default(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *p, const char *what,
+                           const char *want, int *entry)
+{
+    mmt_space_env env = {.problem = p, .device = dev, .align_a = 16, .align_b = 16};
+    mmt_config def;
+    mmt_err err;
+    char defines[4096], padded[4200], word[64];
+    *entry = -1;
+    CHECK_OK(mmt_space_default_for(fam->space, &env, &def, entry, &err), &err);
+    CHECK(*entry >= 0);
+    CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
+    snprintf(padded, sizeof padded, " %s ", defines);
+    int used = 0;
+    for (const char *w = want; sscanf(w, " %63s%n", word, &used) == 1; w += used) {
+        char needle[68];
+        snprintf(needle, sizeof needle, " %s ", word);
+        if (!strstr(padded, needle)) fprintf(stderr, "%s: %s lacks %s\n", what, defines, word);
+        CHECK(strstr(padded, needle) != NULL);
+    }
+    return compile_one(what, fam->source, defines) > 0;
+}
+
 /* sample_where with one param. */
 static int sample_with(const mmt_family *fam, const mmt_device_info *dev, const mmt_problem *p, const char *name,
                        int64_t value)
@@ -217,14 +242,9 @@ static void sample_dmma(const mmt_device_info *dev)
         spilled += sample_where(fam, dev, &sknn, swap_sk, (const int64_t[]){1, 4, serial}, 3);
     spilled += compile_measured(fam, dev, &p, "BM=128,BN=128,BK=16,WARPS_M=4,WARPS_N=2,STAGES=3,VEC=2,MMA_K=16,SPLITK=1,SERIAL=0,GROUP_M=8,SWAP=1");
     /* an untuned aligned fp64 NN problem on sm_90: the m16n8k8 SWAP entry of `defaults:` */
-    mmt_space_env nn_env = {.problem = &p, .device = dev, .align_a = 16, .align_b = 16};
-    mmt_config def;
-    int entry = -1;
-    char defines[4096];
-    CHECK_OK(mmt_space_default_for(fam->space, &nn_env, &def, &entry, &err), &err);
-    CHECK_OK(mmt_kernel_defines(fam->space, &def, &nn_env, defines, sizeof defines, &err), &err);
-    CHECK(entry == 0 && strstr(defines, "SWAP=1") && strstr(defines, "MMA_K=8"));
-    spilled += compile_one("dmma f64 NN default", fam->source, defines) > 0;
+    int entry;
+    spilled += compile_default(fam, dev, &p, "dmma f64 NN default", "SWAP=1 MMA_K=8", &entry);
+    CHECK_EQ_INT(entry, 0);
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }
@@ -319,24 +339,12 @@ static void sample_wgmma(const mmt_device_info *dev)
      * default config would need B packed first); that instance compiles without spills */
     mmt_problem nn = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_TF32, .layout = MMT_ROW_MAJOR, .m = 4096,
                       .n = 4096, .k = 4096};
-    mmt_space_env nn_env = {.problem = &nn, .device = dev, .align_a = 16, .align_b = 16};
-    int entry = -1, swap = -1;
-    for (int i = 0; i < fam->space->n_params; i++)
-        if (strcmp(fam->space->params[i].name, "SWAP") == 0) swap = i;
-    CHECK_OK(mmt_space_default_for(fam->space, &nn_env, &def, &entry, &err), &err);
-    CHECK(entry >= 0 && swap >= 0 && def.v[swap] == 1);
-    CHECK_OK(mmt_kernel_defines(fam->space, &def, &nn_env, defines, sizeof defines, &err), &err);
-    spilled += compile_one("wgmma tf32 NN default", fam->source, defines) > 0;
+    int entry;
+    spilled += compile_default(fam, dev, &nn, "wgmma tf32 NN default", "SWAP=1", &entry);
     /* an untuned 16-bit problem of many tiles: 128 x 256 tiles, persistent, C by TMA stores */
     mmt_problem sq = {.dtype = MMT_BF16, .out = MMT_BF16, .mode = MMT_MODE_BF16, .layout = MMT_ROW_MAJOR, .m = 4096,
                       .n = 4096, .k = 4096};
-    mmt_space_env sq_env = {.problem = &sq, .device = dev, .align_a = 16, .align_b = 16};
-    entry = -1;
-    CHECK_OK(mmt_space_default_for(fam->space, &sq_env, &def, &entry, &err), &err);
-    CHECK(entry >= 0);
-    CHECK_OK(mmt_kernel_defines(fam->space, &def, &sq_env, defines, sizeof defines, &err), &err);
-    CHECK(strstr(defines, "BN=256") && strstr(defines, "PERSIST=1") && strstr(defines, "EPI=2"));
-    spilled += compile_one("wgmma bf16 square default", fam->source, defines) > 0;
+    spilled += compile_default(fam, dev, &sq, "wgmma bf16 square default", "BN=256 PERSIST=1 EPI=2", &entry);
     CHECK_EQ_INT(last_regs, 168);
     /* 32-bit NN without packing: B^T from registers, C written transposed */
     spilled += compile_one("wgmma SWAP tf32", fam->source,
