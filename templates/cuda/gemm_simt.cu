@@ -444,6 +444,8 @@ __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long
 #if THREADS % BK || THREADS % (BM / VL) || THREADS % (BN / VL)
 #error "ASYNC needs THREADS to be a multiple of BK, BM / VL and BN / VL"
 #endif
+/* Lanes along k of a transposed operand's row: 32 bytes (one sector of f32) or all of BK. */
+#define KL (BK < 8 ? BK : 8)
 template <int XB, int XLD, bool KEEP> struct async_op {
     const T *p;
     long long ld, x0, xn;
@@ -460,7 +462,7 @@ template <int XB, int XLD, bool KEEP> struct async_op {
             p = base + (x0 + r0) * ld + kbeg + c;
             so = r0 * XLD + c;
         } else if (kc) { /* element (x0 + r0, kbeg + c) */
-            r0 = tid / BK, c = tid % BK;
+            r0 = tid / KL, c = tid % KL;
             p = base + (x0 + r0) * ld + kbeg + c;
             so = c * XLD + r0;
         } else { /* unit (kbeg + r0, x0 + c) */
@@ -488,15 +490,20 @@ template <int XB, int XLD, bool KEEP> struct async_op {
             }
             p += BK;
         } else if (kc) {
-            constexpr int RP = THREADS / BK, P = (XB + RP - 1) / RP;
-            const bool kok = k0 + c < kend;
+            /* KL lanes along a row's k, each copying its BK / KL elements KL apart (constant
+             * offsets from one address: one 64-bit address per row, not per copy) */
+            constexpr int RP = THREADS / KL, P = (XB + RP - 1) / RP;
 #pragma unroll
             for (int l = 0; l < P; l++) {
                 const int r = r0 + l * RP;
                 if (XB % RP == 0 || r < XB) {
-                    const bool ok = !CHECK || (kok && x0 + r < xn);
-                    cp_async<(int)sizeof(T)>(d + l * RP, ok ? p + (long long)(l * RP) * ld : safe,
-                                             ok ? (int)sizeof(T) : 0);
+                    const T *const q = p + (long long)(l * RP) * ld;
+#pragma unroll
+                    for (int j = 0; j < BK / KL; j++) {
+                        const bool ok = !CHECK || (k0 + c + j * KL < kend && x0 + r < xn);
+                        cp_async<(int)sizeof(T)>(d + j * KL * XLD + l * RP, ok ? q + j * KL : safe,
+                                                 ok ? (int)sizeof(T) : 0);
+                    }
                 }
             }
             p += BK;
