@@ -318,6 +318,17 @@ static void sample_wgmma(const mmt_device_info *dev)
     CHECK(entry >= 0 && swap >= 0 && def.v[swap] == 1);
     CHECK_OK(mmt_kernel_defines(fam->space, &def, &nn_env, defines, sizeof defines, &err), &err);
     spilled += compile_one("wgmma tf32 NN default", fam->source, defines) > 0;
+    /* an untuned 16-bit problem of many tiles: 128 x 256 tiles, persistent, C by TMA stores */
+    mmt_problem sq = {.dtype = MMT_BF16, .out = MMT_BF16, .mode = MMT_MODE_BF16, .layout = MMT_ROW_MAJOR, .m = 4096,
+                      .n = 4096, .k = 4096};
+    mmt_space_env sq_env = {.problem = &sq, .device = dev, .align_a = 16, .align_b = 16};
+    entry = -1;
+    CHECK_OK(mmt_space_default_for(fam->space, &sq_env, &def, &entry, &err), &err);
+    CHECK(entry >= 0);
+    CHECK_OK(mmt_kernel_defines(fam->space, &def, &sq_env, defines, sizeof defines, &err), &err);
+    CHECK(strstr(defines, "BN=256") && strstr(defines, "PERSIST=1") && strstr(defines, "EPI=2"));
+    spilled += compile_one("wgmma bf16 square default", fam->source, defines) > 0;
+    CHECK_EQ_INT(last_regs, 168);
     /* 32-bit NN without packing: B^T from registers, C written transposed */
     spilled += compile_one("wgmma SWAP tf32", fam->source,
                            "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;

@@ -186,6 +186,27 @@ static void test_winner(void)
     check_winner_any_order(points, 3, "X=1", 2);
 }
 
+static void test_fastest(void)
+{
+    /* the final round's rule: within noise of each other, the fastest median still wins */
+    mmt_stats_entry tied[3] = {
+        {"MR=6,NV=2", 1.000, 0.990, 1.012},
+        {"MR=4,NV=3", 1.004, 0.995, 1.015},
+        {"MR=8,NV=1", 1.030, 1.020, 1.040}, /* clear of the fastest */
+    };
+    int perm[3] = {0, 1, 2};
+    do {
+        mmt_stats_entry p[3];
+        for (int i = 0; i < 3; i++) p[i] = tied[perm[i]];
+        size_t n_tied = 0;
+        CHECK_EQ_STR(p[mmt_stats_fastest(p, 3, &n_tied)].key, "MR=6,NV=2");
+        CHECK_EQ_INT(n_tied, 2);
+    } while (next_perm(perm, 3));
+    /* equal medians: the smaller key, so the answer does not depend on the order */
+    mmt_stats_entry same[2] = {{"X=2", 2.0, 1.9, 2.1}, {"X=1", 2.0, 1.9, 2.1}};
+    CHECK_EQ_STR(same[mmt_stats_fastest(same, 2, NULL)].key, "X=1");
+}
+
 static void test_finalists(void)
 {
     mmt_stats_entry e[6] = {
@@ -231,6 +252,7 @@ int main(void)
     test_coverage();
     test_early_stop();
     test_winner();
+    test_fastest();
     test_finalists();
     return check_result();
 }

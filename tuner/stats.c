@@ -129,15 +129,22 @@ size_t mmt_stats_finalists(const mmt_stats_entry *e, size_t n, size_t max, size_
     return k;
 }
 
+size_t mmt_stats_fastest(const mmt_stats_entry *e, size_t n, size_t *n_tied)
+{
+    size_t f = fastest(e, n), tied = 0;
+    for (size_t i = 0; i < n; i++) tied += mmt_stats_overlap(&e[i], &e[f]) != 0;
+    if (n_tied) *n_tied = tied;
+    return f;
+}
+
 size_t mmt_stats_winner(const mmt_stats_entry *e, size_t n, size_t *n_tied)
 {
-    size_t f = fastest(e, n), w = f, tied = 0;
+    const size_t f = mmt_stats_fastest(e, n, n_tied);
+    size_t w = f;
     for (size_t i = 0; i < n; i++) {
         if (!mmt_stats_overlap(&e[i], &e[f])) continue;
-        tied++;
         int c = strcmp(key_of(&e[i]), key_of(&e[w]));
         if (c < 0 || (c == 0 && faster(&e[i], &e[w]))) w = i;
     }
-    if (n_tied) *n_tied = tied;
     return w;
 }

@@ -60,11 +60,18 @@ int mmt_stats_clearly_slower(double lo, double best_hi, int samples);
  * change the answer. */
 size_t mmt_stats_finalists(const mmt_stats_entry *e, size_t n, size_t max, size_t *out);
 
-/* The winner among n finalists measured together: the fastest by median, unless others'
- * intervals overlap its interval (a tie within noise), in which case the smallest key
- * (strcmp) among the tied wins, the fastest included. *n_tied (may be NULL) counts the
+/* The winner among n entries measured together where a tie has a preference: the fastest
+ * by median, unless others' intervals overlap its interval (a tie within noise), in which
+ * case the smallest key (strcmp) among the tied wins, the fastest included (the levels
+ * round: fewer Strassen levels, a shorter text, where they do not clearly pay). *n_tied (may be NULL) counts the
  * tied, the fastest included (1: a clear win). The order of the entries does not change
  * the answer. n must be >= 1. */
 size_t mmt_stats_winner(const mmt_stats_entry *e, size_t n, size_t *n_tied);
+
+/* The fastest of n entries by median (then key), and in *n_tied (may be NULL) how many
+ * entries' intervals overlap its interval, itself included (1: a clear win). The final
+ * round's rule: a tie within noise is no reason to take a slower median. The order of the
+ * entries does not change the answer. n must be >= 1. */
+size_t mmt_stats_fastest(const mmt_stats_entry *e, size_t n, size_t *n_tied);
 
 #endif
