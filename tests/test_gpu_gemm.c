@@ -68,10 +68,14 @@ static double run_case(gemm_fn fn, void *user, int f64, shape s, int ta, int tb,
 
 /* ---- template instances ------------------------------------------------------------------ */
 
+/* mod[1] is built for 16-byte aligned operands (VEC's copies compiled in where the config
+ * has them), mod[0] for operands aligned only to their element: each call runs the one its
+ * operands' alignment asks for, as the library does (the padded leading dimensions below
+ * are mostly unaligned). */
 typedef struct simt_instance {
     const mmt_family *fam;
     const mmt_config *cfg;
-    mmt_module *mod;
+    mmt_module *mod[2];
     int f64;
 } simt_instance;
 
@@ -88,7 +92,9 @@ static mmt_status launch_instance(void *user, const mmt_gemm_params *p, mmt_err 
     if (g.workspace > 0) FORWARD_IF_ERROR(be->alloc(&dev, (size_t)g.workspace, &ws, err));
     mmt_gemm_params q = *p;
     q.workspace = ws, q.workspace_size = ws ? g.workspace : 0;
-    mmt_status st = be->launch(in->mod, &q, &g, NULL, err);
+    const int64_t es = in->f64 ? 8 : 4;
+    const int aligned = mmt_align_bytes((uintptr_t)p->a, p->lda * es) >= 16 && mmt_align_bytes((uintptr_t)p->b, p->ldb * es) >= 16;
+    mmt_status st = be->launch(in->mod[aligned], &q, &g, NULL, err);
     if (st == MMT_OK && ws) st = be->sync(NULL, err); /* the kernel is done with it before it goes */
     be->free(ws);
     return st;
@@ -101,12 +107,13 @@ static int param_index(const mmt_space *s, const char *name)
     return -1;
 }
 
-/* One build of a config for one orientation: the space fixes the orientation per instance
- * (OP_A, OP_B), so each of the four is its own kernel; they compile on threads of their own. */
+/* One build of a config for one orientation and alignment: the space fixes both per instance
+ * (OP_A, OP_B, VEC_A, VEC_B), so each of the eight is its own kernel; they compile on threads
+ * of their own. */
 typedef struct build_job {
     const mmt_family *fam;
     const mmt_config *cfg;
-    int f64, ta, tb;
+    int f64, ta, tb, aligned;
     void *bin;
     size_t size;
     mmt_status st;
@@ -120,7 +127,8 @@ static void *build_one(void *arg)
     char *log = NULL;
     mmt_problem p0 = {.dtype = j->f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .trans_a = j->ta,
                       .trans_b = j->tb, .m = 64, .n = 64, .k = 64};
-    mmt_space_env env0 = {.problem = &p0, .device = &dev};
+    const int es = j->f64 ? 8 : 4;
+    mmt_space_env env0 = {.problem = &p0, .device = &dev, .align_a = j->aligned ? 16 : es, .align_b = j->aligned ? 16 : es};
     j->st = mmt_space_defines(j->fam->space, j->cfg, &env0, defines, sizeof defines, &j->err);
     if (j->st == MMT_OK) {
         size_t n = strlen(defines);
@@ -135,15 +143,15 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
 {
     char text[512];
     mmt_config_format(fam->space, cfg, text, sizeof text);
-    build_job jobs[4];
-    pthread_t th[4];
-    int started[4];
-    for (int t = 0; t < 4; t++) {
-        jobs[t] = (build_job){.fam = fam, .cfg = cfg, .f64 = f64, .ta = t & 1, .tb = t >> 1};
+    build_job jobs[8]; /* jobs[t + 4 * aligned] */
+    pthread_t th[8];
+    int started[8];
+    for (int t = 0; t < 8; t++) {
+        jobs[t] = (build_job){.fam = fam, .cfg = cfg, .f64 = f64, .ta = t & 1, .tb = (t >> 1) & 1, .aligned = t >> 2};
         started[t] = pthread_create(&th[t], NULL, build_one, &jobs[t]) == 0;
         if (!started[t]) build_one(&jobs[t]);
     }
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 8; t++)
         if (started[t]) pthread_join(th[t], NULL);
     int even_i = param_index(fam->space, "EVEN");
     int even = even_i >= 0 && cfg->v[even_i];
@@ -152,11 +160,21 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
     for (int t = 0; t < 4; t++) {
         build_job *j = &jobs[t];
         simt_instance in = {.fam = fam, .cfg = cfg, .f64 = f64};
-        if (j->st == MMT_OK) j->st = be->load(&dev, j->bin, j->size, fam->space->entry, &in.mod, &j->err);
-        free(j->bin);
-        if (j->st != MMT_OK) {
-            fprintf(stderr, "build of %s (ta=%d tb=%d) failed: %s\n", text, j->ta, j->tb, j->err.msg);
-            CHECK_EQ_INT(j->st, MMT_OK);
+        int loaded = 1;
+        for (int al = 0; al < 2; al++) {
+            build_job *b = &jobs[t + 4 * al];
+            if (b->st == MMT_OK) b->st = be->load(&dev, b->bin, b->size, fam->space->entry, &in.mod[al], &b->err);
+            free(b->bin);
+            if (b->st != MMT_OK) {
+                fprintf(stderr, "build of %s (ta=%d tb=%d aligned=%d) failed: %s\n", text, b->ta, b->tb, al,
+                        b->err.msg);
+                CHECK_EQ_INT(b->st, MMT_OK);
+                loaded = 0;
+            }
+        }
+        if (!loaded) {
+            for (int al = 0; al < 2; al++)
+                if (in.mod[al]) be->unload(in.mod[al]);
             continue;
         }
         for (size_t si = 0; si <= nshapes; si++) {
@@ -189,7 +207,8 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
                     bad++;
                 }
             }
-        be->unload(in.mod);
+        be->unload(in.mod[0]);
+        be->unload(in.mod[1]);
     }
     CHECK(runs > 0);
     CHECK_EQ_INT(bad, 0);

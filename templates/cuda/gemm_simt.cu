@@ -53,7 +53,17 @@
 #define TN 4 /* thread tile columns */
 #endif
 #ifndef VEC
-#define VEC 1 /* 1: 128-bit global loads where the run-time alignment allows (checked per block) */
+#define VEC 1 /* 1: 128-bit global loads of the operands aligned for them (VEC_A, VEC_B) */
+#endif
+/* VEC_A, VEC_B: A's, B's pointer and row pitch are 16-byte aligned (the space derives them
+ * from the call's ALIGN_A, ALIGN_B), so its copies are 16 bytes wide, decided at compile
+ * time: a check per copy kept both kinds of copy in the K loop. A launch on an operand
+ * less aligned than its instance says traps. */
+#ifndef VEC_A
+#define VEC_A VEC
+#endif
+#ifndef VEC_B
+#define VEC_B VEC
 #endif
 #ifndef STAGES
 #define STAGES 1 /* shared-memory buffers: 1 (two barriers per K step) or 2 (one barrier); with ASYNC 2-4 */
@@ -434,6 +444,8 @@ __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long
 #if THREADS % BK || THREADS % (BM / VL) || THREADS % (BN / VL)
 #error "ASYNC needs THREADS to be a multiple of BK, BM / VL and BN / VL"
 #endif
+/* Lanes along k of a transposed operand's row: 32 bytes (one sector of f32) or all of BK. */
+#define KL (BK < 8 ? BK : 8)
 template <int XB, int XLD, bool KEEP> struct async_op {
     const T *p;
     long long ld, x0, xn;
@@ -450,7 +462,7 @@ template <int XB, int XLD, bool KEEP> struct async_op {
             p = base + (x0 + r0) * ld + kbeg + c;
             so = r0 * XLD + c;
         } else if (kc) { /* element (x0 + r0, kbeg + c) */
-            r0 = tid / BK, c = tid % BK;
+            r0 = tid / KL, c = tid % KL;
             p = base + (x0 + r0) * ld + kbeg + c;
             so = c * XLD + r0;
         } else { /* unit (kbeg + r0, x0 + c) */
@@ -478,15 +490,20 @@ template <int XB, int XLD, bool KEEP> struct async_op {
             }
             p += BK;
         } else if (kc) {
-            constexpr int RP = THREADS / BK, P = (XB + RP - 1) / RP;
-            const bool kok = k0 + c < kend;
+            /* KL lanes along a row's k, each copying its BK / KL elements KL apart (constant
+             * offsets from one address: one 64-bit address per row, not per copy) */
+            constexpr int RP = THREADS / KL, P = (XB + RP - 1) / RP;
 #pragma unroll
             for (int l = 0; l < P; l++) {
                 const int r = r0 + l * RP;
                 if (XB % RP == 0 || r < XB) {
-                    const bool ok = !CHECK || (kok && x0 + r < xn);
-                    cp_async<(int)sizeof(T)>(d + l * RP, ok ? p + (long long)(l * RP) * ld : safe,
-                                             ok ? (int)sizeof(T) : 0);
+                    const T *const q = p + (long long)(l * RP) * ld;
+#pragma unroll
+                    for (int j = 0; j < BK / KL; j++) {
+                        const bool ok = !CHECK || (k0 + c + j * KL < kend && x0 + r < xn);
+                        cp_async<(int)sizeof(T)>(d + j * KL * XLD + l * RP, ok ? q + j * KL : safe,
+                                                 ok ? (int)sizeof(T) : 0);
+                    }
                 }
             }
             p += BK;
@@ -598,6 +615,9 @@ __device__ __forceinline__ void multiply_piped(frag (&f)[2], const T *As, const 
 
 #include "mmt_serial_splitk.h"
 
+/* A pointer or row pitch not aligned to 16 bytes. */
+#define MISALIGNED(ptr, ld) ((reinterpret_cast<unsigned long long>(ptr) | (unsigned long long)(ld) * sizeof(T)) % 16)
+
 /* REGCAP: the register budget ptxas works to. The bare bound (0) lets it choose; a bound
  * of one block (1) makes it spend more registers (deeper prefetch of the fragments); 2
  * holds it to 128, two blocks of 256 threads per SM (with ASYNC it would otherwise keep
@@ -655,8 +675,8 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
 #else
     s.ta = p.trans_a != 0, s.tb = p.trans_b != 0;
 #endif
-    s.va = VEC && (reinterpret_cast<unsigned long long>(p.a) % 16 == 0) && (p.lda % VW == 0);
-    s.vb = VEC && (reinterpret_cast<unsigned long long>(p.b) % 16 == 0) && (p.ldb % VW == 0);
+    s.va = VEC && VEC_A, s.vb = VEC && VEC_B; /* constants: each copy's width is known at compile time */
+    if ((s.va && MISALIGNED(p.a, p.lda)) || (s.vb && MISALIGNED(p.b, p.ldb))) __trap(); /* built for aligned ones */
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
