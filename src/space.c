@@ -15,7 +15,8 @@
 #define SLOT_ENV (SLOT_DERIVED + MMT_SPACE_MAX_DERIVED)
 #define MAX_ENV 64
 #define N_SLOTS (SLOT_ENV + MAX_ENV)
-#define MAX_ENUMERATE 100000000LL /* configurations walked by one enumeration */
+_Static_assert(MMT_SPACE_MAX_PARAMS <= 32, "the params an expression reads are a 32-bit mask");
+#define MAX_ENUMERATE 100000000LL /* partial configurations one enumeration visits */
 
 static const char *const problem_names[] = {"M",       "N",       "K",    "TRANS_A",     "TRANS_B", "elem_bytes",
                                             "c_bytes", "ALIGN_A", "ALIGN_B", "MODE", "REPRODUCIBLE"};
@@ -31,6 +32,10 @@ typedef struct space_impl {
     /* Which environment slots each expression reads (bit per slot) */
     uint64_t derived_mask[MMT_SPACE_MAX_DERIVED], constraint_mask[MMT_SPACE_MAX_CONSTRAINTS],
         prune_mask[MMT_SPACE_MAX_CONSTRAINTS];
+    /* Which params each of them reads, directly or through derived values (bit per param):
+     * the enumeration evaluates it as soon as those are fixed */
+    uint32_t derived_params[MMT_SPACE_MAX_DERIVED], constraint_params[MMT_SPACE_MAX_CONSTRAINTS],
+        prune_params[MMT_SPACE_MAX_CONSTRAINTS];
     uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[3][2], tma_packed_mask;
     uint64_t when_mask[MMT_SPACE_MAX_DEFAULTS], set_mask[MMT_SPACE_MAX_DEFAULTS][MMT_SPACE_MAX_PARAMS];
 } space_impl;
@@ -60,6 +65,7 @@ typedef struct loader {
     int env_only;        /* a `when`: the problem and the device only (no configuration is chosen yet) */
     int in_derived;      /* a derived value: compiled in, so it must not read the levels param */
     uint64_t mask;
+    uint32_t params; /* the params it reads, through derived values too */
     mmt_status st;
 } loader;
 
@@ -139,9 +145,15 @@ static void check_name(void *user, const char *name, size_t len)
                                   (int)len, name);
         return;
     }
-    if (i >= 0) return;
+    if (i >= 0) {
+        L->params |= (uint32_t)1 << i;
+        return;
+    }
     int j = find_derived(s, name, len);
-    if (j >= 0 && j < L->visible_derived) return;
+    if (j >= 0 && j < L->visible_derived) {
+        L->params |= L->im->derived_params[j];
+        return;
+    }
     if (j >= 0) {
         L->st = mmt_yaml_error_at(L->err, L->file, line, col,
                                   j == L->visible_derived ? "derived value '%.*s' uses itself"
@@ -205,6 +217,7 @@ static mmt_status load_expr(loader *L, const yaml_node_t *node, const char *what
     L->text = mmt_expr_text(x->expr);
     L->visible_derived = visible_derived;
     L->mask = 0;
+    L->params = 0;
     L->st = MMT_OK;
     mmt_expr_names(x->expr, check_name, L);
     FORWARD_IF_ERROR(L->st);
@@ -342,6 +355,7 @@ static mmt_status load_derived(loader *L, yaml_node_t *n)
                                   &L->im->derived_mask[j]);
         L->in_derived = 0;
         FORWARD_IF_ERROR(st);
+        L->im->derived_params[j] = L->params;
     }
     return MMT_OK;
 }
@@ -374,7 +388,7 @@ static mmt_status load_strassen(loader *L, yaml_node_t *n)
 /* A list of boolean expressions: `constraints` (what a valid configuration is) or `prune`
  * (what tuning need not measure). */
 static mmt_status load_conditions(loader *L, yaml_node_t *n, const char *key, mmt_space_expr *list, int *count,
-                                  uint64_t *masks)
+                                  uint64_t *masks, uint32_t *params)
 {
     const mmt_space *s = &L->im->pub;
     if (n->type != YAML_SEQUENCE_NODE)
@@ -385,6 +399,7 @@ static mmt_status load_conditions(loader *L, yaml_node_t *n, const char *key, mm
     for (int i = 0; i < MMT_YAML_NITEMS(n); i++) {
         int j = (*count)++;
         FORWARD_IF_ERROR(load_expr(L, MMT_YAML_ITEM(L->d, n, i), key, &list[j], s->n_derived, &masks[j]));
+        params[j] = L->params;
     }
     return MMT_OK;
 }
@@ -630,9 +645,10 @@ static mmt_status load_doc(loader *L)
     if (vals[TOP_DERIVED]) FORWARD_IF_ERROR(load_derived(L, vals[TOP_DERIVED]));
     if (vals[TOP_CONSTRAINTS])
         FORWARD_IF_ERROR(load_conditions(L, vals[TOP_CONSTRAINTS], "constraints", s->constraints, &s->n_constraints,
-                                         L->im->constraint_mask));
+                                         im->constraint_mask, im->constraint_params));
     if (vals[TOP_PRUNE])
-        FORWARD_IF_ERROR(load_conditions(L, vals[TOP_PRUNE], "prune", s->prune, &s->n_prune, L->im->prune_mask));
+        FORWARD_IF_ERROR(
+            load_conditions(L, vals[TOP_PRUNE], "prune", s->prune, &s->n_prune, im->prune_mask, im->prune_params));
     if (vals[TOP_LAUNCH]) FORWARD_IF_ERROR(load_launch(L, vals[TOP_LAUNCH]));
     FORWARD_IF_ERROR(load_default(L, vals[TOP_DEFAULT]));
     if (s->levels_param >= 0 && s->defaults[s->levels_param] != 0)
@@ -833,16 +849,6 @@ static mmt_status eval_all(evaluation *ev, const mmt_space_expr *list, const uin
     return MMT_OK;
 }
 
-/* Valid, and not pruned: a configuration tuning measures. */
-static mmt_status eval_searched(evaluation *ev, int *searched, mmt_err *err)
-{
-    const space_impl *im = ev->im;
-    FORWARD_IF_ERROR(eval_derived(ev, err));
-    FORWARD_IF_ERROR(eval_all(ev, im->pub.constraints, im->constraint_mask, im->pub.n_constraints, searched, err));
-    if (*searched) FORWARD_IF_ERROR(eval_all(ev, im->pub.prune, im->prune_mask, im->pub.n_prune, searched, err));
-    return MMT_OK;
-}
-
 mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_space_env *env, int *valid,
                            int64_t *derived, mmt_err *err)
 {
@@ -856,70 +862,153 @@ mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_sp
     return eval_all(&ev, s->constraints, im->constraint_mask, s->n_constraints, valid, err);
 }
 
+/* ---- enumeration ------------------------------------------------------------------------------ */
+
+/* The walk of mmt_space_enumerate: params are fixed one at a time in file order, the first
+ * outermost, and each derived value and condition (the constraints, then the prune lines) is
+ * evaluated at the depth where the last param it reads is fixed. A false condition skips
+ * every completion of the prefix, and the configurations come out in the odometer order of
+ * a walk over every combination, which tuning's strategies and recorded landscapes rely on. */
+#define MAX_CONDITIONS (2 * MMT_SPACE_MAX_CONSTRAINTS)
+
+typedef struct walk {
+    evaluation ev;
+    const mmt_space_expr *cond[MAX_CONDITIONS];
+    uint64_t cond_mask[MAX_CONDITIONS];
+    int n_cond;
+    int n_walked; /* the conditions before the first that the environment cannot evaluate */
+    /* derived[derived_from[d] .. derived_from[d + 1]) are evaluated at depth d (params [0, d) fixed), in file
+     * order; likewise the conditions */
+    unsigned char derived[MMT_SPACE_MAX_DERIVED], conds[MAX_CONDITIONS];
+    int derived_from[MMT_SPACE_MAX_PARAMS + 2], cond_from[MMT_SPACE_MAX_PARAMS + 2];
+    long long visited; /* partial configurations, bounded by MAX_ENUMERATE */
+    mmt_config *list;
+    size_t count, cap;
+} walk;
+
+/* The depth at which an expression reading these params can be evaluated: one past the last. */
+static int depth_of(uint32_t params)
+{
+    int d = 0;
+    while (params >> d) d++;
+    return d;
+}
+
+/* Sorts expressions 0..count-1 by depth, file order within a depth. */
+static void by_depth(const uint32_t *params, int count, int n_params, unsigned char *order, int *from)
+{
+    int k = 0;
+    for (int d = 0; d <= n_params; d++) {
+        from[d] = k;
+        for (int j = 0; j < count; j++)
+            if (depth_of(params[j]) == d) order[k++] = (unsigned char)j;
+    }
+    from[n_params + 1] = k;
+}
+
+static void walk_init(walk *w, const mmt_space *s, const mmt_space_env *env)
+{
+    const space_impl *im = (const space_impl *)s;
+    uint32_t params[MAX_CONDITIONS];
+    eval_init(&w->ev, s, env);
+    w->n_cond = s->n_constraints + s->n_prune;
+    for (int j = 0; j < w->n_cond; j++) {
+        const int c = j < s->n_constraints, i = c ? j : j - s->n_constraints;
+        w->cond[j] = c ? &s->constraints[i] : &s->prune[i];
+        w->cond_mask[j] = c ? im->constraint_mask[i] : im->prune_mask[i];
+        params[j] = c ? im->constraint_params[i] : im->prune_params[i];
+    }
+    /* A full walk stops at the first configuration that reaches a condition the environment
+     * cannot evaluate: walking the conditions before it finds the same configuration */
+    w->n_walked = 0;
+    while (w->n_walked < w->n_cond && !(w->cond_mask[w->n_walked] & w->ev.missing)) w->n_walked++;
+    by_depth(im->derived_params, s->n_derived, s->n_params, w->derived, w->derived_from);
+    by_depth(params, w->n_walked, s->n_params, w->conds, w->cond_from);
+    w->visited = 0;
+    w->list = NULL;
+    w->count = w->cap = 0;
+}
+
+/* The derived values and conditions of a depth: *holds is 0 where a condition is false. */
+static mmt_status walk_eval(walk *w, int depth, int *holds, mmt_err *err)
+{
+    const space_impl *im = w->ev.im;
+    for (int k = w->derived_from[depth]; k < w->derived_from[depth + 1]; k++) {
+        const int j = w->derived[k];
+        FORWARD_IF_ERROR(
+            eval_expr(&w->ev, &im->pub.derived[j], im->derived_mask[j], &w->ev.slots[SLOT_DERIVED + j], err));
+    }
+    *holds = 1;
+    for (int k = w->cond_from[depth]; k < w->cond_from[depth + 1] && *holds; k++) {
+        const int j = w->conds[k];
+        int64_t v;
+        FORWARD_IF_ERROR(eval_expr(&w->ev, w->cond[j], w->cond_mask[j], &v, err));
+        *holds = v != 0;
+    }
+    return MMT_OK;
+}
+
+/* A configuration whose every walked condition holds. */
+static mmt_status walk_emit(walk *w, mmt_err *err)
+{
+    const int np = w->ev.im->pub.n_params;
+    if (w->n_walked < w->n_cond) /* the next condition needs what the environment lacks */
+        return eval_error(&w->ev, w->cond[w->n_walked], w->cond_mask[w->n_walked] & w->ev.missing, err);
+    if (w->count == w->cap) {
+        size_t nc = w->cap ? w->cap * 2 : 256;
+        mmt_config *nl = realloc(w->list, nc * sizeof *nl);
+        RETURN_ERROR_IF(!nl, err, MMT_OUT_OF_MEMORY, "out of memory");
+        w->list = nl;
+        w->cap = nc;
+    }
+    mmt_config *c = &w->list[w->count++];
+    memcpy(c->v, w->ev.slots, sizeof(int64_t) * (size_t)np);
+    memset(c->v + np, 0, sizeof(int64_t) * (size_t)(MMT_SPACE_MAX_PARAMS - np));
+    return MMT_OK;
+}
+
+/* Every completion of the params [0, depth) fixed in the slots. */
+static mmt_status walk_from(walk *w, int depth, mmt_err *err)
+{
+    const mmt_space *s = &w->ev.im->pub;
+    if (depth == s->n_params) return walk_emit(w, err);
+    const mmt_space_param *p = &s->params[depth];
+    /* the levels are not searched: the levels round adds them to the classic winner */
+    const int levels = depth == s->levels_param, n = levels ? 1 : p->n_values;
+    for (int i = 0; i < n; i++) {
+        RETURN_ERROR_IF(++w->visited > MAX_ENUMERATE, err, MMT_INVALID_ARGUMENT,
+                        "%s: enumerating the space visits more than %lld partial configurations (conditions "
+                        "that read only the first params cut the walk short)",
+                        s->file, MAX_ENUMERATE);
+        w->ev.slots[depth] = levels ? 0 : p->values[i];
+        int holds;
+        FORWARD_IF_ERROR(walk_eval(w, depth + 1, &holds, err));
+        if (holds) FORWARD_IF_ERROR(walk_from(w, depth + 1, err));
+    }
+    return MMT_OK;
+}
+
 mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
                                mmt_err *err)
 {
     *out = NULL;
     *n = 0;
-    long long total = 1;
-    for (int i = 0; i < s->n_params; i++) {
-        total *= s->params[i].n_values;
-        RETURN_ERROR_IF(total > MAX_ENUMERATE, err, MMT_INVALID_ARGUMENT,
-                        "%s: the space has more than %lld configurations", s->file, MAX_ENUMERATE);
+    walk w;
+    walk_init(&w, s, env);
+    /* a full walk evaluates every derived value of the first configuration before anything
+     * else, so a value the environment lacks fails here as it did there */
+    for (int i = 0; i < s->n_params; i++) w.ev.slots[i] = i == s->levels_param ? 0 : s->params[i].values[0];
+    int holds;
+    mmt_status st = eval_derived(&w.ev, err);
+    if (st == MMT_OK) st = walk_eval(&w, 0, &holds, err);
+    if (st == MMT_OK && holds) st = walk_from(&w, 0, err);
+    if (st == MMT_OK && w.count) {
+        *out = w.list;
+        *n = w.count;
+    } else {
+        free(w.list);
     }
-    evaluation ev;
-    eval_init(&ev, s, env);
-    int idx[MMT_SPACE_MAX_PARAMS] = {0}, n_values[MMT_SPACE_MAX_PARAMS];
-    for (int i = 0; i < s->n_params; i++) {
-        ev.slots[i] = s->params[i].values[0];
-        n_values[i] = s->params[i].n_values;
-    }
-    /* the levels are not searched: the levels round adds them to the classic winner */
-    if (s->levels_param >= 0) {
-        ev.slots[s->levels_param] = 0;
-        n_values[s->levels_param] = 1;
-    }
-    mmt_config *list = NULL;
-    size_t count = 0, cap = 0;
-    int np = s->n_params;
-    for (;;) {
-        int valid;
-        mmt_status st = eval_searched(&ev, &valid, err);
-        if (st != MMT_OK) {
-            free(list);
-            return st;
-        }
-        if (valid) {
-            if (count == cap) {
-                size_t nc = cap ? cap * 2 : 256;
-                mmt_config *nl = realloc(list, nc * sizeof *nl);
-                if (!nl) {
-                    free(list);
-                    return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-                }
-                list = nl;
-                cap = nc;
-            }
-            mmt_config *c = &list[count++];
-            memcpy(c->v, ev.slots, sizeof(int64_t) * (size_t)np);
-            memset(c->v + np, 0, sizeof(int64_t) * (size_t)(MMT_SPACE_MAX_PARAMS - np));
-        }
-        int i = np - 1;
-        while (i >= 0 && ++idx[i] == n_values[i]) {
-            idx[i] = 0;
-            if (i != s->levels_param) ev.slots[i] = s->params[i].values[0];
-            i--;
-        }
-        if (i < 0) break;
-        ev.slots[i] = s->params[i].values[idx[i]];
-    }
-    if (count == 0) {
-        free(list);
-        list = NULL;
-    }
-    *out = list;
-    *n = count;
-    return MMT_OK;
+    return st;
 }
 
 void mmt_space_default(const mmt_space *s, mmt_config *out)

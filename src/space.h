@@ -125,7 +125,13 @@ mmt_status mmt_space_check(const mmt_space *s, const mmt_config *c, const mmt_sp
 
 /* Every valid configuration that no prune condition excludes (what tuning measures), in
  * odometer order over the params (last param fastest), the levels param (if any) at 0.
- * *out is malloc'd (the caller frees it). */
+ * *out is malloc'd (the caller frees it). The walk fixes the params in file order and drops
+ * a prefix as soon as a condition reading only the params fixed so far is false, so the
+ * work is the partial configurations it visits, not the product of the params' values;
+ * more than 10^8 of them is MMT_INVALID_ARGUMENT. An expression the environment cannot
+ * evaluate (no device, a property the device lacks) fails where a walk over every
+ * combination would: the first derived value that needs it, else the first condition that
+ * a configuration reaches through the conditions before it. */
 mmt_status mmt_space_enumerate(const mmt_space *s, const mmt_space_env *env, mmt_config **out, size_t *n,
                                mmt_err *err);
 
