@@ -553,6 +553,21 @@ int main(void)
                 pp.m = pp.n = pp.k = 4096;
                 sample_where(fam, &dev, &pp, pipe, even, 3);
             }
+        /* 16 rows or columns a thread (128 accumulators) in every orientation, inside 255
+         * registers without a spill; the default of large f32 problems is one */
+        static const char *const wide[] = {"TM", "TN"};
+        for (int t = 0; t < 4; t++)
+            for (int w = 0; w < 2; w++) {
+                mmt_problem wp = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                                  .m = 4096, .n = 4096, .k = 4096, .trans_a = t & 1, .trans_b = t >> 1};
+                CHECK_EQ_INT(sample_with(fam, &dev, &wp, wide[w], 16), 0);
+            }
+        mmt_problem big = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                           .m = 4096, .n = 4096, .k = 4096};
+        int entry;
+        CHECK_EQ_INT(compile_default(fam, &dev, &big, "simt f32 4096^3 default", "TM=16 TN=8 PIPE=1 EVEN=1", &entry), 0);
+        big.m = 4097;
+        CHECK_EQ_INT(compile_default(fam, &dev, &big, "simt f32 4097x4096x4096 default", "TM=16 TN=8 EVEN=0", &entry), 0);
         mmt_family_free(fam);
         sample_dmma(&dev);
         sample_gemv(&dev);

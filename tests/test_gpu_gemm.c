@@ -421,6 +421,10 @@ int main(void)
         sample_and(fam, f64, 1000, 1001, 999, "PIPE", "ASYNC", 0, 1);
         sample_and(fam, f64, 1000, 1001, 999, "PIPE", "ASYNC", 1, f64 ? 1 : 2);
         sample_and(fam, f64, even_shape.m, even_shape.n, even_shape.k, "PIPE", "EVEN", 1, !f64);
+        if (!f64) { /* 16 rows or columns a thread: 128 accumulators */
+            sample_and(fam, f64, 1000, 1001, 999, "ASYNC", "TM", 16, 1);
+            sample_and(fam, f64, 1000, 1001, 999, "ASYNC", "TN", 16, 1);
+        }
     }
     mmt_family_free(fam);
     return check_result();
