@@ -568,6 +568,9 @@ int main(void)
         CHECK_EQ_INT(compile_default(fam, &dev, &big, "simt f32 4096^3 default", "TM=16 TN=8 PIPE=1 EVEN=1", &entry), 0);
         big.m = 4097;
         CHECK_EQ_INT(compile_default(fam, &dev, &big, "simt f32 4097x4096x4096 default", "TM=16 TN=8 EVEN=0", &entry), 0);
+        /* few tiles over a long K: slices for four blocks an SM (100 tiles: 6), summed in order */
+        big.m = 2500, big.n = 300, big.k = 7000;
+        CHECK_EQ_INT(compile_default(fam, &dev, &big, "simt f32 2500x300x7000 default", "BM=128 BN=64 SPLITK=6 SERIAL=1", &entry), 0);
         mmt_family_free(fam);
         sample_dmma(&dev);
         sample_gemv(&dev);
