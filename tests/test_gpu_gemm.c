@@ -7,6 +7,7 @@
  * f16) and the cuBLAS wrapper for every mode (bf16 and f16 with f32 and 16-bit C, tf32,
  * f32x3's SGEMM baseline) likewise. Exits 77 (skipped) without a GPU. */
 #include <pthread.h>
+#include <time.h>
 
 #include "gpu_check.h"
 #include "resource.h"
@@ -139,10 +140,18 @@ static void *build_one(void *arg)
     return NULL;
 }
 
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, shape extra)
 {
     char text[512];
     mmt_config_format(fam->space, cfg, text, sizeof text);
+    const double t0 = seconds();
     build_job jobs[8]; /* jobs[t + 4 * aligned] */
     pthread_t th[8];
     int started[8];
@@ -153,6 +162,7 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
     }
     for (int t = 0; t < 8; t++)
         if (started[t]) pthread_join(th[t], NULL);
+    const double t1 = seconds();
     int even_i = param_index(fam->space, "EVEN");
     int even = even_i >= 0 && cfg->v[even_i];
     int bad = 0, runs = 0;
@@ -212,7 +222,9 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
     }
     CHECK(runs > 0);
     CHECK_EQ_INT(bad, 0);
-    printf("%s %-100s %d cases ok\n", f64 ? "f64" : "f32", text, runs - bad);
+    /* where the test's time goes: the eight builds, then the cases (their host references) */
+    printf("%s %-100s %d cases ok (build %.1f s, run %.1f s)\n", f64 ? "f64" : "f32", text, runs - bad, t1 - t0,
+           seconds() - t1);
 }
 
 /* Up to `want` valid configs for problem m x n x k whose param `name` is != 0 (name NULL:
