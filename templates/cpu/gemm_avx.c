@@ -400,7 +400,13 @@ static void scratch_put(void *p, int cached)
     else free(p);
 }
 
-__attribute__((destructor)) static void scratch_release(void) { free(scratch_buf); }
+/* At unload, after the flag (its acquire orders the last user's writes before the free, as
+ * ThreadSanitizer sees it too: the loader's own lock between two threads' dlclose is not
+ * visible to it); a cache still in use (a caller inside at process exit) is left alone. */
+__attribute__((destructor)) static void scratch_release(void)
+{
+    if (!atomic_flag_test_and_set_explicit(&scratch_busy, memory_order_acquire)) free(scratch_buf);
+}
 
 /* The OpenMP runtime may come in with this instance (a host program that uses no OpenMP
  * itself); its idle worker threads outlive our calls, so unloading it with the instance
