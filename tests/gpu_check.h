@@ -5,7 +5,7 @@
  * instance valid for a shape on one set of inputs per alpha/beta case: the BLAS rules
  * (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), the padding of C untouched,
  * against a long double host reference with the tuner's per-mode bound; and split-K in the
- * order of K, the same bits twice. */
+ * order of K (or stream-K), the same bits twice. */
 #ifndef MMT_GPU_CHECK_H
 #define MMT_GPU_CHECK_H
 
@@ -246,11 +246,12 @@ static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, sha
     be->free(da), be->free(db), be->free(dc);
 }
 
-/* Up to two configurations with SERIAL = 1 of a family for a kind and a shape (few blocks,
- * a long K), each launched twice on the same inputs (C restored in between, beta != 0 so the
- * beta of split-K is in play): both results within the bound, and equal bit for bit. Where
- * the family serves nothing of the kind here, nothing runs. */
-static inline void check_same_bits(const mmt_family *fam, kind kd, shape s)
+/* Up to two configurations of a family for a kind and a shape (few blocks, a long K) whose
+ * param `knob` is other than its first value (SERIAL = 1: split-K in the order of K; STREAMK),
+ * each launched twice on the same inputs (C restored in between, beta != 0 so the beta of
+ * split-K is in play): both results within the bound, and equal bit for bit. Where the family
+ * serves nothing of the kind here, nothing runs. */
+static inline void check_same_bits(const mmt_family *fam, kind kd, shape s, const char *knob)
 {
     mmt_problem p = problem_of(kd, 0, 0, s);
     mmt_space_env env = env_of(&p, 0);
@@ -263,7 +264,7 @@ static inline void check_same_bits(const mmt_family *fam, kind kd, shape s)
     instance list[GC_MAX_INSTANCES];
     memset(list, 0, sizeof list);
     int n = 0;
-    pick(fam, &p, 0, "SERIAL", 1, 2, list, &n);
+    pick(fam, &p, 0, knob, 1, 2, list, &n);
     build(fam, &p, list, n);
     const mmt_dtype abt = mmt_mode_dtype(kd.mode), ct = kd.out;
     int64_t lda, ldb;
@@ -301,7 +302,7 @@ static inline void check_same_bits(const mmt_family *fam, kind kd, shape s)
         if (!ok) fprintf(stderr, "%s %s: %s\n", name, list[i].text, err.msg);
         be->free(ws);
         const int same = ok && memcmp(out[0], out[1], csz) == 0;
-        printf("%-22s %-150s split-K in K order: rel error %.3g, twice the same bits: %s\n", name, list[i].text, e[0],
+        printf("%-22s %-150s %s: rel error %.3g, twice the same bits: %s\n", name, list[i].text, knob, e[0],
                same ? "yes" : "no");
         CHECK(e[0] <= gc_bound_mode(kd.mode, ct, s.k) && e[1] == e[0]);
         CHECK(same);

@@ -1,7 +1,7 @@
 /* test_cuda_compile.c - the CUDA templates through NVRTC for sm_90 (sm_90a for the wgmma
  * family), no GPU needed: the SIMT space's default and a spread sample of its valid
  * configs for several problems (f32 and f64, split-K atomic and in the order of K, EVEN
- * ones among them), the mma space likewise for every mode, output type and transpose (odd
+ * ones among them, stream-K in every orientation), the mma space likewise for every mode, output type and transpose (odd
  * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
  * copy widths, each mma shape, 128 x 128 tiles and both kinds of split-K, NN as C^T = B^T A^T
  * (SWAP) likewise, the thin (GEMV) space for every mode,
@@ -23,7 +23,7 @@
 #include "kernel.h"
 #include "resource.h"
 
-static int spills, compiled, last_regs;
+static int spills, compiled, last_regs, last_spill;
 
 /* Compiles one instance (for sm_90a where its definitions ask for the arch-specific target,
  * as the backend does); prints its ptxas summary; returns the bytes it spilled. */
@@ -52,7 +52,7 @@ static int compile_one(const char *what, const char *source, const char *defines
     }
     if (spill) spills++;
     compiled += st == MMT_OK;
-    last_regs = regs;
+    last_regs = regs, last_spill = spill;
     printf("%-14s regs %3d spill %4d B  cubin %7zu B  %s\n", what, regs, spill, size, defines);
     free(bin);
     free(log);
@@ -562,6 +562,32 @@ int main(void)
                                   .m = 4096, .n = 4096, .k = 4096, .trans_a = t & 1, .trans_b = t >> 1};
                 CHECK_EQ_INT(sample_with(fam, &dev, &wp, wide[w], 16), 0);
             }
+        /* stream-K (a persistent grid, the tiles of the last waves shared out along K): every
+         * orientation, f32 and f64, odd and 16-byte rows, each count of blocks an SM; the
+         * 16-wide thread tiles, near 255 registers, may keep some of the schedule in local
+         * memory around the K loop (8 to 24 bytes; never in it, the SASS shows), the others
+         * nothing */
+        static const char *const sk_knobs[] = {"STREAMK", "TM"};
+        for (int t = 0; t < 4; t++)
+            for (int f64 = 0; f64 < 2; f64++) {
+                mmt_problem sp = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR,
+                                  .m = 4097, .n = 4097 - 2 * t, .k = 4097 + t, .trans_a = t & 1, .trans_b = t >> 1};
+                sp.out = sp.dtype, sp.mode = (mmt_mode)sp.dtype;
+                const int64_t blocks = 1 + (t + f64) % 4, v16[] = {2, 16};
+                CHECK_EQ_INT(sample_with(fam, &dev, &sp, "STREAMK", blocks), 0);
+                sp.m = 777, sp.n = 1236, sp.k = 4320; /* 16-byte rows, few tiles */
+                CHECK_EQ_INT(sample_with(fam, &dev, &sp, "STREAMK", 1 + (t + f64 + 2) % 4), 0);
+                if (!f64) {
+                    sample_where(fam, &dev, &sp, sk_knobs, v16, 2);
+                    CHECK(last_spill <= 32);
+                }
+            }
+        /* the tiles of the large problems' default on a stream-K grid, at 4097^3 */
+        mmt_problem odd = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                           .m = 4097, .n = 4097, .k = 4097};
+        compile_measured(fam, &dev, &odd, "BM=128,BN=128,BK=8,WM=64,WN=64,TM=16,TN=8,VEC=1,STAGES=4,ASYNC=1,PIPE=1,"
+                                          "REGCAP=0,PAD=4,SPLITK=1,SERIAL=0,STREAMK=2,GROUP_M=8,EVEN=0,KC=0,LEVELS=0");
+        CHECK(last_spill <= 32);
         mmt_problem big = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
                            .m = 4096, .n = 4096, .k = 4096};
         int entry;

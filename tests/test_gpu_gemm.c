@@ -1,11 +1,14 @@
 /* test_gpu_gemm.c - the CUDA templates through the real backend on GPU 0: the SIMT
  * space's default and a sample of its configs (split-K atomic and in the order of K, EVEN
- * ones among them), f32 and f64, odd shapes, every transpose, padded leading dimensions and
+ * ones, stream-K's persistent grid among them), f32 and f64, odd shapes, every transpose,
+ * padded leading dimensions and
  * (an instance built for each: the space fixes the orientation per instance), KC, the BLAS
  * alpha/beta rules (NaN-poisoned C with beta = 0, NaN A and B with alpha = 0), against a long double
  * host reference; the reference kernel gemm_ref.cu for every input type (f32, f64, bf16,
  * f16) and the cuBLAS wrapper for every mode (bf16 and f16 with f32 and 16-bit C, tf32,
- * f32x3's SGEMM baseline) likewise. Exits 77 (skipped) without a GPU. */
+ * f32x3's SGEMM baseline) likewise. MMTUNE_TEST_KNOB=NAME runs the samples of that knob
+ * alone (STREAMK, say: the whole run takes over 500 s on an H100). Exits 77 (skipped)
+ * without a GPU. */
 #include <pthread.h>
 #include <time.h>
 
@@ -232,6 +235,8 @@ static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, s
 static void sample_and(const mmt_family *fam, int f64, int64_t m, int64_t n, int64_t k, const char *name,
                        const char *also, int64_t also_value, int want)
 {
+    const char *only = getenv("MMTUNE_TEST_KNOB");
+    if (only && (!name || strcmp(name, only) != 0)) return;
     mmt_problem p = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = m, .n = n, .k = k};
     mmt_space_env env = {.problem = &p, .device = &dev};
     mmt_config *all = NULL;
@@ -412,8 +417,9 @@ int main(void)
     if (gpu_open()) return 77;
     mmt_err err;
 
-    for (size_t i = 0; i < sizeof ref_variants / sizeof ref_variants[0]; i++) test_ref(&ref_variants[i]);
-    test_cublas();
+    const int all = !getenv("MMTUNE_TEST_KNOB");
+    for (size_t i = 0; all && i < sizeof ref_variants / sizeof ref_variants[0]; i++) test_ref(&ref_variants[i]);
+    if (all) test_cublas();
 
     mmt_family *fam = NULL;
     CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_simt.yaml", &fam, &err), &err);
@@ -421,7 +427,7 @@ int main(void)
     for (int f64 = 0; f64 < 2; f64++) {
         mmt_config def;
         mmt_space_default(fam->space, &def);
-        test_config(fam, &def, f64, (shape){1000, 1001, 999});
+        if (all) test_config(fam, &def, f64, (shape){1000, 1001, 999});
         sample(fam, f64, 512, 512, 512, NULL, f64 ? 2 : 4);
         sample(fam, f64, 128, 128, 8192, "SPLITK", 2);
         sample(fam, f64, 128, 128, 8192, "SERIAL", 1); /* split-K in the order of K */
@@ -433,6 +439,11 @@ int main(void)
         sample_and(fam, f64, 1000, 1001, 999, "PIPE", "ASYNC", 0, 1);
         sample_and(fam, f64, 1000, 1001, 999, "PIPE", "ASYNC", 1, f64 ? 1 : 2);
         sample_and(fam, f64, even_shape.m, even_shape.n, even_shape.k, "PIPE", "EVEN", 1, !f64);
+        /* stream-K: whole tiles in waves and the rest shared out, a tile in two or three
+         * pieces (a short K); few tiles, each in dozens of pieces (a long K); and on every
+         * small shape of the list, where some blocks have no work */
+        sample(fam, f64, 3000, 2900, 40, "STREAMK", f64 ? 1 : 2);
+        sample(fam, f64, 300, 260, 4100, "STREAMK", 1);
         if (!f64) { /* 16 rows or columns a thread: 128 accumulators */
             sample_and(fam, f64, 1000, 1001, 999, "ASYNC", "TM", 16, 1);
             sample_and(fam, f64, 1000, 1001, 999, "ASYNC", "TN", 16, 1);

@@ -78,7 +78,7 @@ int main(void)
             for (int side = 0; side < 2; side++) test_side(fam, kinds[i], t & 1, t >> 1, side);
     const shape long_k[] = {{1000, 3, 8200}, {2, 1000, 8200}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        for (int s = 0; s < 2; s++) check_same_bits(fam, kinds[i], long_k[s]);
+        for (int s = 0; s < 2; s++) check_same_bits(fam, kinds[i], long_k[s], "SERIAL");
     mmt_family_free(fam);
     return check_result();
 }

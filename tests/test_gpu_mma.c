@@ -10,8 +10,8 @@
  * and B with alpha = 0), the padding of C untouched, against a long double host reference
  * with the tuner's per-mode bound. Then the promise of f32x3: its error is within a small
  * factor of the fp32 SIMT kernel's on the same data; and the promise of split-K in the
- * order of K: every family's such configurations (SIMT f32 and f64, mma, DMMA) give the
- * same bits on two runs. Exits 77 (skipped) without a GPU. */
+ * order of K: every family's such configurations (SIMT f32 and f64, mma, DMMA), and the SIMT
+ * family's stream-K ones, give the same bits on two runs. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 
 static int quick; /* `test_gpu_mma quick`: the small shapes, a few configurations (compute-sanitizer) */
@@ -251,10 +251,11 @@ int main(int argc, char **argv)
         static const kind f32 = {MMT_MODE_F32, MMT_F32}, f64 = {MMT_MODE_F64, MMT_F64}, tf32 = {MMT_MODE_TF32, MMT_F32},
                           bf16 = {MMT_MODE_BF16, MMT_F32};
         const shape few = {96, 80, 4100}; /* few tiles, a long K */
-        if (simt) check_same_bits(simt, f32, few), check_same_bits(simt, f64, few);
-        check_same_bits(fam, tf32, few);
-        check_same_bits(fam, bf16, few);
-        if (dm) check_same_bits(dm, f64, few);
+        if (simt) check_same_bits(simt, f32, few, "SERIAL"), check_same_bits(simt, f64, few, "SERIAL");
+        if (simt) check_same_bits(simt, f32, few, "STREAMK"), check_same_bits(simt, f64, few, "STREAMK");
+        check_same_bits(fam, tf32, few, "SERIAL");
+        check_same_bits(fam, bf16, few, "SERIAL");
+        if (dm) check_same_bits(dm, f64, few, "SERIAL");
     }
     const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma", "wgmma" or "dmma": one family alone */
     const char *mode = getenv("MMTUNE_TEST_MODE");   /* "f32x3", say: that mode's kinds alone */

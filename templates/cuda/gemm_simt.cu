@@ -23,7 +23,12 @@
  * for SERIAL = 0 it applies C = beta * C, after which the slices add alpha * partial into C
  * with atomicAdd (in an order that varies from run to run); for SERIAL = 1 it zeroes a flag
  * per tile in the workspace, and the slices of a tile add into C one after another in the
- * order of K (slice z waits for the flag to say z), the same bits on every run.
+ * order of K (slice z waits for the flag to say z), the same bits on every run. With STREAMK
+ * the grid is persistent instead, SK_GRID blocks (STREAMK an SM) that take whole tiles in
+ * full waves and share the rest of the work out evenly along K (mmt_stream_k.h); a block's
+ * partial sum of a tile it does not finish goes to its slot of the workspace, and the
+ * tile's owner adds the slots in block order (the same bits on every run). mmt_gemm_pre
+ * then zeroes the blocks' flags.
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17). */
 
@@ -85,6 +90,12 @@
 #endif
 #ifndef SERIAL
 #define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K through a flag per tile */
+#endif
+#ifndef STREAMK
+#define STREAMK 0 /* >= 1: a persistent grid of SK_GRID blocks, STREAMK an SM, stream-K (0: a block a tile) */
+#endif
+#ifndef SK_GRID
+#define SK_GRID (STREAMK * 132) /* the persistent grid: STREAMK times the device's SM count */
 #endif
 #ifndef GROUP_M
 #define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse of B) */
@@ -191,6 +202,9 @@ static_assert(SMEM == SMEM_, "SMEM does not match the template's shared-memory l
 #endif
 #if SPLITK < 1 || GROUP_M < 1 || (SERIAL != 0 && SERIAL != 1)
 #error "SPLITK and GROUP_M are >= 1, SERIAL 0 or 1"
+#endif
+#if STREAMK < 0 || (STREAMK && (SPLITK != 1 || REGCAP != 0 || SK_GRID < 1))
+#error "STREAMK is >= 0; with it SPLITK is 1 and REGCAP 0 (its launch bound is STREAMK blocks an SM), SK_GRID >= 1"
 #endif
 
 #include "mmt_params.h"
@@ -621,68 +635,36 @@ __device__ __forceinline__ void multiply_piped(frag (&f)[2], const T *As, const 
 /* REGCAP: the register budget ptxas works to. The bare bound (0) lets it choose; a bound
  * of one block (1) makes it spend more registers (deeper prefetch of the fragments); 2
  * holds it to 128, two blocks of 256 threads per SM (with ASYNC it would otherwise keep
- * every copy's address live across the K loop, 150-200 registers). */
-#if REGCAP == 0
+ * every copy's address live across the K loop, 150-200 registers). STREAMK's persistent
+ * grid needs its STREAMK blocks an SM resident: its bound is that. */
+#if STREAMK
+#define MMT_BOUNDS __launch_bounds__(THREADS, STREAMK)
+#elif REGCAP == 0
 #define MMT_BOUNDS __launch_bounds__(THREADS)
 #elif REGCAP == 1 || THREADS >= 512
 #define MMT_BOUNDS __launch_bounds__(THREADS, 1)
 #else
 #define MMT_BOUNDS __launch_bounds__(THREADS, 512 / THREADS)
 #endif
-extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
+
+/* Tile pid's place: blocks sweep GROUP_M tile rows column by column, so the blocks resident
+ * together share both A rows and B columns in L2. */
+__device__ __forceinline__ void place_tile(long long pid, long long tiles_m, long long tiles_n, long long &tile_m,
+                                           long long &tile_n)
 {
-    extern __shared__ __align__(16) unsigned char mmt_smem[];
-    T *const As = reinterpret_cast<T *>(mmt_smem);
-    T *const Bs = As + STAGES * A_STAGE;
-
-    const long long M = p.m, N = p.n, K = p.k;
-    const T alpha = (T)p.alpha, beta = (T)p.beta;
-
-    /* Which tile: blocks sweep GROUP_M tile rows column by column, so the blocks resident
-     * together share both A rows and B columns in L2. */
-    const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const long long pid = blockIdx.x;
     const long long group = (long long)GROUP_M * tiles_n;
     const long long first_m = pid / group * GROUP_M;
     const long long rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
-    const long long tile_m = first_m + (pid % group) % rows, tile_n = (pid % group) / rows;
-    if (tile_m >= tiles_m || tile_n >= tiles_n) return;
+    tile_m = first_m + (pid % group) % rows, tile_n = (pid % group) / rows;
+}
 
-    /* This slice's K range; alpha == 0 reads neither A nor B. */
-    long long kbeg = 0, kend = K;
-#if SPLITK > 1
-    {
-        const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
-        kbeg = blockIdx.z * chunk;
-        kend = kbeg + chunk < K ? kbeg + chunk : K;
-#if SERIAL
-        if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
-#else
-        if (kbeg >= kend || alpha == T(0)) return; /* adds nothing; mmt_gemm_pre did beta * C */
-#endif
-    }
-#endif
-    if (alpha == T(0)) kend = kbeg;
-
-    tile_src s;
-    s.a = static_cast<const T *>(p.a);
-    s.b = static_cast<const T *>(p.b);
-    s.lda = p.lda, s.ldb = p.ldb, s.m = M, s.n = N;
-    s.m0 = tile_m * BM, s.n0 = tile_n * BN, s.kend = kend;
-#ifdef OP_A
-    if ((p.trans_a != 0) != (OP_A != 0) || (p.trans_b != 0) != (OP_B != 0)) __trap(); /* built for the other */
-    s.ta = OP_A != 0, s.tb = OP_B != 0;
-#else
-    s.ta = p.trans_a != 0, s.tb = p.trans_b != 0;
-#endif
-    s.va = VEC && VEC_A, s.vb = VEC && VEC_B; /* constants: each copy's width is known at compile time */
-    if ((s.va && MISALIGNED(p.a, p.lda)) || (s.vb && MISALIGNED(p.b, p.ldb))) __trap(); /* built for aligned ones */
-
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
-    const int am = wm0 + (lane / WTN) * RM, bn = wn0 + (lane % WTN) * RN;
-
-    T acc[TM][TN];
+/* acc = the product of the tile at (s.m0, s.n0) over k in [kbeg, s.kend), kbeg a multiple
+ * of BK past the start of the block's K range. The block's threads all call it; it leaves
+ * no copy in flight, but the last tile's stages may still be read by other warps. */
+__device__ __forceinline__ void mainloop(const tile_src &s, T *As, T *Bs, long long kbeg, int am, int bn,
+                                         T (&acc)[TM][TN])
+{
+    const long long M = s.m, N = s.n, kend = s.kend;
 #pragma unroll
     for (int i = 0; i < TM; i++)
 #pragma unroll
@@ -814,21 +796,17 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
 #endif
     }
 #endif
-
 #endif
+}
 
-    /* Epilogue: C = alpha * acc + beta * C (beta == 0: C is not read), or for split-K slices
-     * C += alpha * acc, atomically or in turn (after the first, which applies beta). */
+/* C = alpha * acc + b_in * C over the tile at (s.m0, s.n0) (b_in == 0: C is not read), or for
+ * atomic split-K slices C += alpha * acc. */
+__device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_src &s, int am, int bn, T b_in,
+                                         const T (&acc)[TM][TN])
+{
     T *const C = static_cast<T *>(p.c);
-    const long long ldc = p.ldc;
-#if SPLITK > 1 && SERIAL
-    int *const flag = static_cast<int *>(p.workspace) + tile_m * tiles_n + tile_n;
-    const int slice = (int)blockIdx.z;
-    sk_wait(flag, slice);
-    const T b_in = slice ? T(1) : beta; /* later slices add to what the earlier ones wrote */
-#else
-    const T b_in = beta;
-#endif
+    const long long ldc = p.ldc, M = s.m, N = s.n;
+    const T alpha = (T)p.alpha;
 #if (SPLITK == 1 || SERIAL) && ASYNC && VEC
     /* 16-byte accesses of C where a chunk is whole and C allows it */
     const bool cvec = RN == VW && (reinterpret_cast<unsigned long long>(p.c) % 16 == 0) && (ldc % VW == 0);
@@ -875,29 +853,177 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
             }
         }
     }
+}
+
+#if STREAMK
+#include "mmt_stream_k.h"
+
+/* The workspace: SK_GRID flags (zeroed by mmt_gemm_pre), then a slot a block for the partial
+ * sums of the piece of a tile it does not finish; in a slot, thread t's accumulators e .. e +
+ * VW - 1 are 16-byte unit (e / VW) * THREADS + t, so a warp's stores and loads are whole lines. */
+#define SK_FLAG_BYTES ((SK_GRID * 4 + 15) / 16 * 16)
+#define SK_BYTES (SK_FLAG_BYTES + (long long)SK_GRID * BM * BN * (long long)sizeof(T))
+
+__device__ __forceinline__ T_VEC16 *sk_slot(void *ws, int block)
+{
+    return reinterpret_cast<T_VEC16 *>(static_cast<char *>(ws) + SK_FLAG_BYTES) + (long long)block * (BM * BN / VW);
+}
+
+__device__ __forceinline__ void sk_store(T_VEC16 *slot, const T (&acc)[TM][TN])
+{
+    const T *const a = &acc[0][0];
+#pragma unroll
+    for (int e = 0; e < TM * TN; e += VW) {
+#if MMT_DTYPE_F64
+        __stcg(slot + (e / VW) * THREADS + threadIdx.x, make_double2(a[e], a[e + 1]));
+#else
+        __stcg(slot + (e / VW) * THREADS + threadIdx.x, make_float4(a[e], a[e + 1], a[e + 2], a[e + 3]));
+#endif
+    }
+}
+
+/* acc += a slot (written by another SM: read from L2) */
+__device__ __forceinline__ void sk_add(const T_VEC16 *slot, T (&acc)[TM][TN])
+{
+    T *const a = &acc[0][0];
+#pragma unroll
+    for (int e = 0; e < TM * TN; e += VW) {
+        const T_VEC16 v = __ldcg(slot + (e / VW) * THREADS + threadIdx.x);
+#if MMT_DTYPE_F64
+        a[e] += v.x, a[e + 1] += v.y;
+#else
+        a[e] += v.x, a[e + 1] += v.y, a[e + 2] += v.z, a[e + 3] += v.w;
+#endif
+    }
+}
+#if (TM * TN) % VW
+#error "STREAMK keeps a thread's accumulators in 16-byte units"
+#endif
+#endif
+
+extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
+{
+    extern __shared__ __align__(16) unsigned char mmt_smem[];
+    T *const As = reinterpret_cast<T *>(mmt_smem);
+    T *const Bs = As + STAGES * A_STAGE;
+
+    const long long M = p.m, N = p.n, K = p.k;
+    const T alpha = (T)p.alpha, beta = (T)p.beta;
+    const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+
+    tile_src s;
+    s.a = static_cast<const T *>(p.a);
+    s.b = static_cast<const T *>(p.b);
+    s.lda = p.lda, s.ldb = p.ldb, s.m = M, s.n = N;
+#ifdef OP_A
+    if ((p.trans_a != 0) != (OP_A != 0) || (p.trans_b != 0) != (OP_B != 0)) __trap(); /* built for the other */
+    s.ta = OP_A != 0, s.tb = OP_B != 0;
+#else
+    s.ta = p.trans_a != 0, s.tb = p.trans_b != 0;
+#endif
+    s.va = VEC && VEC_A, s.vb = VEC && VEC_B; /* constants: each copy's width is known at compile time */
+    if ((s.va && MISALIGNED(p.a, p.lda)) || (s.vb && MISALIGNED(p.b, p.ldb))) __trap(); /* built for aligned ones */
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
+    const int am = wm0 + (lane / WTN) * RM, bn = wn0 + (lane % WTN) * RN;
+    T acc[TM][TN];
+
+#if STREAMK
+    /* Whole tiles in full waves, then this block's share of the rest along K (alpha == 0:
+     * no K, every tile whole: C = beta * C). Near 255 registers (16-wide thread tiles) the
+     * schedule's 8 to 24 bytes spill around the K loop, never in it. */
+    const long long tiles = tiles_m * tiles_n, iters = alpha == T(0) ? 0 : (K + BK - 1) / BK;
+    if (p.workspace_size < SK_BYTES || tiles > 0x7fffffff || iters > 0x7fffffff) __trap(); /* sized by the space */
+    const int block = (int)blockIdx.x;
+    int *const flags = static_cast<int *>(p.workspace);
+    const mmt_sk_plan plan = mmt_sk_make((int)tiles, (int)iters, SK_GRID);
+    mmt_sk_cursor cursor = mmt_sk_start(&plan, block);
+    mmt_sk_unit u;
+    for (bool first = true; mmt_sk_next(&plan, &cursor, &u); first = false) {
+        if (!first) __syncthreads(); /* every warp is done with the last piece's stages */
+        long long tile_m, tile_n;
+        place_tile(u.tile, tiles_m, tiles_n, tile_m, tile_n);
+        s.m0 = tile_m * BM, s.n0 = tile_n * BN;
+        s.kend = (long long)u.k1 * BK < K ? (long long)u.k1 * BK : K;
+        mainloop(s, As, Bs, (long long)u.k0 * BK, am, bn, acc);
+        if (u.k0 > 0) { /* the rest of a tile another block owns: its partial sum */
+            sk_store(sk_slot(p.workspace, block), acc);
+            sk_signal(flags + block, 1);
+            continue;
+        }
+        if (u.k1 < plan.iters) { /* the rest of this tile is the later blocks' first piece */
+            const long long end = mmt_sk_tile_end(&plan, &u);
+            long long begin = cursor.end; /* block q's range starts there */
+            for (int q = block + 1; q < SK_GRID && begin < end; q++) {
+                const long long next = mmt_sk_begin(&plan, q + 1);
+                if (begin < next) { /* not empty */
+                    sk_wait(flags + q, 1);
+                    sk_add(sk_slot(p.workspace, q), acc);
+                }
+                begin = next;
+            }
+        }
+        epilogue(p, s, am, bn, beta, acc);
+    }
+#else
+    long long tile_m, tile_n;
+    place_tile(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+    if (tile_m >= tiles_m || tile_n >= tiles_n) return;
+
+    /* This slice's K range; alpha == 0 reads neither A nor B. */
+    long long kbeg = 0, kend = K;
+#if SPLITK > 1
+    {
+        const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
+        kbeg = blockIdx.z * chunk;
+        kend = kbeg + chunk < K ? kbeg + chunk : K;
+#if SERIAL
+        if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
+#else
+        if (kbeg >= kend || alpha == T(0)) return; /* adds nothing; mmt_gemm_pre did beta * C */
+#endif
+    }
+#endif
+    if (alpha == T(0)) kend = kbeg;
+    s.m0 = tile_m * BM, s.n0 = tile_n * BN, s.kend = kend;
+    mainloop(s, As, Bs, kbeg, am, bn, acc);
+
+    /* C = alpha * acc + beta * C, or for split-K slices C += alpha * acc, atomically or in
+     * turn (after the first, which applies beta) */
 #if SPLITK > 1 && SERIAL
+    int *const flag = static_cast<int *>(p.workspace) + tile_m * tiles_n + tile_n;
+    const int slice = (int)blockIdx.z;
+    sk_wait(flag, slice);
+    epilogue(p, s, am, bn, slice ? T(1) : beta, acc); /* later slices add to what the earlier ones wrote */
     sk_signal(flag, slice + 1);
+#else
+    epilogue(p, s, am, bn, beta, acc);
+#endif
 #endif
 }
 
-#if SPLITK > 1
+#if SPLITK > 1 || STREAMK
 /* Before the kernel, any 1-D launch (the loops stride over the grid): for atomic split-K
  * C = beta * C over the whole of C (beta == 0 writes zeros without reading), for serial
- * split-K the flags zeroed (the workspace the space's launch asks for). */
+ * split-K and stream-K the flags zeroed (the workspace the space's launch asks for). */
 extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
 {
-#if SERIAL
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+#if STREAMK
+    if (p.workspace_size < SK_BYTES) __trap();
+    for (long long i = first; i < SK_GRID; i += stride) static_cast<int *>(p.workspace)[i] = 0;
+#elif SERIAL
     const long long tiles = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
     if (p.workspace_size < tiles * 4) __trap(); /* the space's workspace expression sizes it */
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < tiles; i += (long long)gridDim.x * blockDim.x)
-        static_cast<int *>(p.workspace)[i] = 0;
+    for (long long i = first; i < tiles; i += stride) static_cast<int *>(p.workspace)[i] = 0;
 #else
     if (p.beta == 1.0) return;
     T *const C = static_cast<T *>(p.c);
     const T beta = (T)p.beta;
     const long long total = p.m * p.n;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x; x < total; x += stride) {
+    for (long long x = first; x < total; x += stride) {
         T *const cp = C + (x / p.n) * p.ldc + x % p.n;
         *cp = beta == T(0) ? T(0) : beta * *cp;
     }

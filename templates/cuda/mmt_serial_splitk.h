@@ -3,8 +3,9 @@
  * tile in the workspace (4 bytes each), zeroed by mmt_gemm_pre; slice z of a tile waits for
  * it to say z, adds into C, and sets it to z + 1. Slices are the grid's z, the slowest index,
  * and blocks start in the order of their index (as CUTLASS's serial split-K relies on), so
- * every slice a block waits for has started before it: the chain never deadlocks. */
-#if SPLITK > 1 && SERIAL
+ * every slice a block waits for has started before it: the chain never deadlocks. The
+ * stream-K grid of gemm_simt.cu (STREAMK) raises and waits for its blocks' flags with them. */
+#if (SPLITK > 1 && SERIAL) || (defined(STREAMK) && STREAMK)
 __device__ __forceinline__ void sk_wait(const int *flag, int value)
 {
     if (threadIdx.x == 0) {
