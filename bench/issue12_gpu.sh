@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# issue12_gpu.sh - the GPU measurements issue 12 still needs, a step a device call (each under
+# its 10 minutes; a warm machine keeps build-gpu/ between calls):
+#   OUT=/tmp/out bash bench/issue12_gpu.sh tests|sk|splitk
+# tests: build (bench/gpu_run.sh, from .debs where the image lacks the headers), test_stream_k
+#   and test_gpu_gemm's stream-K samples (MMTUNE_TEST_KNOB=STREAMK).
+# sk: the odd problems of bench/shapes_f32_odd.yaml tuned exhaustively over large tiles with
+#   and without stream-K (and split-K in order), the thin ones by the default tune, then the
+#   paired bench of the whole suite against SGEMM.
+# splitk: the cost of reproducible split-K: bench/shapes_splitk.yaml tuned, then benched as it
+#   is and with MMTUNE_REPRODUCIBLE=1.
+# Logs and databases go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/mmtune-gpu}
+mkdir -p "$OUT"
+step=${1:?"which step: tests, sk or splitk"}
+tests=NONE
+[ "$step" = tests ] && tests='test_stream_k|test_gpu_gemm'
+OUT=$OUT/build TUNE=0 TESTS=$tests MMTUNE_TEST_KNOB=STREAMK bash bench/gpu_run.sh || exit 1
+export MMTUNE_CACHE_DIR=/tmp/mmtune-cache
+mm=build-gpu/mmtune
+case $step in
+tests) ;;
+sk)
+  db=$OUT/odd.db
+  sed -n '1,/^  - {m: 96,/p' bench/shapes_f32_odd.yaml >/tmp/odd.yaml # the odd problems, not the thin ones
+  { echo problems:; sed -n '/^  - {m: 1,/,$p' bench/shapes_f32_odd.yaml; } >/tmp/thin.yaml
+  bench/subspace.sh search_spaces/cuda_gemm_simt.yaml 'BM=[32, 64, 128, 256]' 'BN=[64, 128, 256]' 'BK=[8]' \
+    'WM=[32, 64]' 'WN=[32, 64]' 'TM=[8, 16]' 'TN=[8]' 'VEC=[1]' 'STAGES=[3, 4]' 'ASYNC=[1]' 'PIPE=[1]' 'REGCAP=[0]' \
+    'PAD=[4]' 'SPLITK=[1, 5, 6]' 'SERIAL=[0, 1]' 'prune:SPLITK == 1 || SERIAL == 1' 'STREAMK=[0, 1, 2]' \
+    'GROUP_M=[1, 8]' 'KC=[0]' 'LEVELS=[0]' \
+    'default:{BM: 128, BN: 128, BK: 8, WM: 64, WN: 64, TM: 16, TN: 8, VEC: 1, STAGES: 4, ASYNC: 1, PIPE: 1, REGCAP: 0, PAD: 4, SPLITK: 1, SERIAL: 0, STREAMK: 0, GROUP_M: 8, EVEN: 0, KC: 0, LEVELS: 0}' \
+    >/tmp/sk.yaml
+  t0=$(date +%s)
+  $mm --device 0 --shapes /tmp/odd.yaml --db "$db" --space /tmp/sk.yaml --strategy exhaustive \
+    --budget "${SK_BUDGET:-80s}" --classic-only >"$OUT/sk_tune.log" 2>&1
+  echo "odd problems, exhaustive subspace (88-192 configs each): exit $? in $(( $(date +%s) - t0 )) s"
+  tail -12 "$OUT/sk_tune.log"
+  $mm --device 0 --shapes /tmp/thin.yaml --db "$db" --budget "${THIN_BUDGET:-15s}" >"$OUT/thin_tune.log" 2>&1
+  echo "thin problems, default tune: exit $?"
+  $mm bench --device 0 --shapes bench/shapes_f32_odd.yaml --db "$db" 2>&1 | tee "$OUT/odd_bench.log" | tail -16
+  ;;
+splitk)
+  db=$OUT/splitk.db
+  $mm --device 0 --shapes bench/shapes_splitk.yaml --db "$db" --budget "${SPLITK_BUDGET:-30s}" --classic-only \
+    >"$OUT/splitk_tune.log" 2>&1
+  echo "split-K problems, default tune: exit $?"
+  for r in 0 1; do
+    echo "MMTUNE_REPRODUCIBLE=$r"
+    MMTUNE_REPRODUCIBLE=$r $mm bench --device 0 --shapes bench/shapes_splitk.yaml --db "$db" 2>&1 |
+      tee "$OUT/splitk_bench_$r.log" | tail -9
+  done
+  ;;
+*) echo "issue12_gpu.sh: what is step '$step'? (tests, sk, splitk)" >&2; exit 2 ;;
+esac
