@@ -17,6 +17,9 @@
 #define N_SLOTS (SLOT_ENV + MAX_ENV)
 _Static_assert(MMT_SPACE_MAX_PARAMS <= 32, "the params an expression reads are a 32-bit mask");
 #define MAX_ENUMERATE 100000000LL /* partial configurations one enumeration visits */
+/* configurations one enumeration keeps (256 bytes each: 512 MiB); the CUDA-core space, the
+ * largest shipped, keeps at most about 410,000 for a problem */
+#define MAX_CONFIGS ((size_t)1 << 21)
 
 static const char *const problem_names[] = {"M",       "N",       "K",    "TRANS_A",     "TRANS_B", "elem_bytes",
                                             "c_bytes", "ALIGN_A", "ALIGN_B", "MODE", "REPRODUCIBLE"};
@@ -954,6 +957,10 @@ static mmt_status walk_emit(walk *w, mmt_err *err)
     const int np = w->ev.im->pub.n_params;
     if (w->n_walked < w->n_cond) /* the next condition needs what the environment lacks */
         return eval_error(&w->ev, w->cond[w->n_walked], w->cond_mask[w->n_walked] & w->ev.missing, err);
+    RETURN_ERROR_IF(w->count == MAX_CONFIGS, err, MMT_INVALID_ARGUMENT,
+                    "%s: more than %zu configurations hold for this problem (narrow the params' lists, or add "
+                    "constraints or prune lines)",
+                    w->ev.im->pub.file, MAX_CONFIGS);
     if (w->count == w->cap) {
         size_t nc = w->cap ? w->cap * 2 : 256;
         mmt_config *nl = realloc(w->list, nc * sizeof *nl);

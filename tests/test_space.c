@@ -692,7 +692,9 @@ static void test_enumerate_missing(void)
 
 /* The bound on an enumeration is the partial configurations it visits, not the product:
  * 32^6 combinations whose constraints cut the walk early enumerate, the same without
- * them do not. */
+ * them do not; nor does a space where more configurations hold than one enumeration keeps
+ * (32^5 with every condition true: 33 million visits, 2^21 configurations kept, then an
+ * error, not gigabytes). */
 static void test_enumerate_bound(void)
 {
     char text[2048], values[256];
@@ -727,6 +729,23 @@ static void test_enumerate_bound(void)
         free(all);
         mmt_space_free(s);
     }
+    snprintf(text, sizeof text,
+             "template: t\nentry: e\nmodes: [f32]\n"
+             "params:\n  A: [%s]\n  B: [%s]\n  C: [%s]\n  D: [%s]\n  E: [%s]\n"
+             "default: {A: 0, B: 0, C: 0, D: 0, E: 0}\n",
+             values, values, values, values, values);
+    mmt_space *s;
+    mmt_err err = {0};
+    CHECK_OK(mmt_space_load_text("wide.yaml", text, strlen(text), &s, &err), &err);
+    if (!s) return;
+    mmt_problem p = problem(MMT_F32, 8, 8, 8);
+    mmt_space_env env = {.problem = &p};
+    mmt_config *all = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(mmt_space_enumerate(s, &env, &all, &n, &err), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(err.msg, "wide.yaml: more than 2097152 configurations hold for this problem") != NULL);
+    CHECK(all == NULL && n == 0);
+    mmt_space_free(s);
 }
 
 /* Random byte mutations of a valid space: every outcome is OK or an error with a message. */
