@@ -1,8 +1,8 @@
 /* test_cuda_compile.c - the CUDA templates through NVRTC for sm_90 (sm_90a for the wgmma
  * family), no GPU needed: the SIMT space's default and a spread sample of its valid
  * configs for several problems (f32 and f64, split-K atomic and in the order of K, EVEN
- * ones among them, stream-K in every orientation), the mma space likewise for every mode, output type and transpose (odd
- * leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
+ * ones among them, stream-K in every orientation), the mma space likewise for every mode,
+ * output type and transpose (odd leading dimensions too), the fp64 tensor-core (DMMA) space for every transpose, both
  * copy widths, each mma shape, 128 x 128 tiles and both kinds of split-K, NN as C^T = B^T A^T
  * (SWAP) likewise, the thin (GEMV) space for every mode,
  * side and orientation (its defaults along X's rows and along K at their widest too), the
