@@ -267,10 +267,11 @@ __device__ __forceinline__ T c_load(const T *p)
 #endif
 }
 
-template <int R> __device__ __forceinline__ void copy_c(T *d, const T *s)
+/* R contiguous elements from L2 (what other blocks wrote, ordered by a flag's acquire), one
+ * 16-byte load where R is VW (s then 16-byte aligned). */
+template <int R> __device__ __forceinline__ void copy_l2(T *d, const T *s)
 {
-#if SPLITK > 1 && SERIAL
-    if constexpr (R == VW) { /* the only width the vector path of C uses */
+    if constexpr (R == VW) {
         const T_VEC16 v = __ldcg(reinterpret_cast<const T_VEC16 *>(s));
 #if MMT_DTYPE_F64
         d[0] = v.x, d[1] = v.y;
@@ -281,6 +282,12 @@ template <int R> __device__ __forceinline__ void copy_c(T *d, const T *s)
 #pragma unroll
         for (int r = 0; r < R; r++) d[r] = __ldcg(s + r);
     }
+}
+
+template <int R> __device__ __forceinline__ void copy_c(T *d, const T *s)
+{
+#if SPLITK > 1 && SERIAL
+    copy_l2<R>(d, s);
 #else
     copy_r<R>(d, s);
 #endif
@@ -864,36 +871,28 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
 #define SK_FLAG_BYTES ((SK_GRID * 4 + 15) / 16 * 16)
 #define SK_BYTES (SK_FLAG_BYTES + (long long)SK_GRID * BM * BN * (long long)sizeof(T))
 
-__device__ __forceinline__ T_VEC16 *sk_slot(void *ws, int block)
+/* Where thread t's unit 0 of block's slot starts. */
+__device__ __forceinline__ T *sk_slot(void *ws, int block)
 {
-    return reinterpret_cast<T_VEC16 *>(static_cast<char *>(ws) + SK_FLAG_BYTES) + (long long)block * (BM * BN / VW);
+    return reinterpret_cast<T *>(static_cast<char *>(ws) + SK_FLAG_BYTES) + (long long)block * (BM * BN) +
+           threadIdx.x * VW;
 }
 
-__device__ __forceinline__ void sk_store(T_VEC16 *slot, const T (&acc)[TM][TN])
+__device__ __forceinline__ void sk_store(T *slot, const T (&acc)[TM][TN])
 {
-    const T *const a = &acc[0][0];
 #pragma unroll
-    for (int e = 0; e < TM * TN; e += VW) {
-#if MMT_DTYPE_F64
-        __stcg(slot + (e / VW) * THREADS + threadIdx.x, make_double2(a[e], a[e + 1]));
-#else
-        __stcg(slot + (e / VW) * THREADS + threadIdx.x, make_float4(a[e], a[e + 1], a[e + 2], a[e + 3]));
-#endif
-    }
+    for (int e = 0; e < TM * TN; e += VW) store_r<VW>(slot + e * THREADS, &acc[0][0] + e);
 }
 
 /* acc += a slot (written by another SM: read from L2) */
-__device__ __forceinline__ void sk_add(const T_VEC16 *slot, T (&acc)[TM][TN])
+__device__ __forceinline__ void sk_add(const T *slot, T (&acc)[TM][TN])
 {
-    T *const a = &acc[0][0];
 #pragma unroll
     for (int e = 0; e < TM * TN; e += VW) {
-        const T_VEC16 v = __ldcg(slot + (e / VW) * THREADS + threadIdx.x);
-#if MMT_DTYPE_F64
-        a[e] += v.x, a[e + 1] += v.y;
-#else
-        a[e] += v.x, a[e + 1] += v.y, a[e + 2] += v.z, a[e + 3] += v.w;
-#endif
+        T v[VW];
+        copy_l2<VW>(v, slot + e * THREADS);
+#pragma unroll
+        for (int r = 0; r < VW; r++) (&acc[0][0])[e + r] += v[r];
     }
 }
 #if (TM * TN) % VW

@@ -24,8 +24,9 @@
 /* Counts of tiles and K steps are ints (fewer registers live across the K loop); places in
  * the stream-K order, which runs over tiles times K steps, are 64-bit. */
 typedef struct mmt_sk_plan {
-    int tiles, iters;   /* the problem's tiles and K steps per tile */
-    int dp_tiles, grid; /* tiles computed whole, in full waves of the grid */
+    int iters;          /* K steps per tile */
+    int dp_tiles;       /* tiles computed whole, in full waves of the grid */
+    int grid;
     long long sk_iters; /* the K steps of the other tiles, shared out evenly */
 } mmt_sk_plan;
 
@@ -44,7 +45,7 @@ MMT_SK_FN mmt_sk_plan mmt_sk_make(int tiles, int iters, int grid)
     const int rest = tiles % grid;
     /* none where there is no K (alpha == 0: C = beta C, tile by tile) or the waves are full */
     const int sk = iters == 0 ? 0 : tiles <= grid ? tiles : rest == 0 ? 0 : rest + grid;
-    p.tiles = tiles, p.iters = iters, p.grid = grid;
+    p.iters = iters, p.grid = grid;
     p.dp_tiles = tiles - sk;
     p.sk_iters = (long long)sk * iters;
     return p;
