@@ -591,6 +591,48 @@ static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *fo
     return MMT_OK;
 }
 
+/* The entry of row-major problem p itself in bests, or NULL: a cheap test before a lookup,
+ * which parses and checks configurations. */
+static const mmt_best_rec *exact_entry(const mmt_best_rec *bests, size_t n, const mmt_problem *p)
+{
+    for (size_t i = 0; i < n; i++) {
+        mmt_problem q = mmt_problem_normalise(&bests[i].problem);
+        if (q.m == p->m && q.n == p->n && q.k == p->k && q.mode == p->mode && q.dtype == p->dtype &&
+            q.out == p->out && q.trans_a == p->trans_a && q.trans_b == p->trans_b)
+            return &bests[i];
+    }
+    return NULL;
+}
+
+/* A family whose tuned entry for this very problem the call rules out (aligned loads for
+ * operands that are not, atomic split-K under mmt_set_reproducible) offers the fastest other
+ * configuration measured for the problem that the call allows: a figure of this problem,
+ * before a neighbour's guess or a default, and against another family's exact entry by
+ * GFLOP/s. pk is left alone where that is not faster. Called under modes_lock. */
+static mmt_status pick_measured(mmt_ctx *ctx, served *sv, const mmt_space_env *env, pick *pk, mmt_err *err)
+{
+    mmt_lookup_family fams[MMT_MAX_FAMILIES];
+    int of[MMT_MAX_FAMILIES], n = 0;
+    mmt_status st = MMT_OK;
+    for (int f = 0; ctx->st && st == MMT_OK && f < sv->n; f++) {
+        const mmt_family *fam = sv->fam[f].family;
+        const mmt_best_rec *b = exact_entry(sv->fam[f].bests, sv->fam[f].n_bests, env->problem);
+        mmt_config c;
+        mmt_choice h;
+        if (!b || mmt_lookup_tuned(fam->space, b, 1, env, &c, &h, NULL)) continue; /* none, or it runs */
+        mmt_best_rec *measured;
+        size_t count;
+        st = mmt_store_measured_list(ctx->st, ctx->dev.fingerprint, fam->name, fam->source_hash, &b->problem,
+                                     &measured, &count, err);
+        if (st == MMT_OK) fams[n] = (mmt_lookup_family){fam->space, measured, count}, of[n++] = f;
+    }
+    pick m = *pk;
+    const int which = st == MMT_OK ? mmt_lookup_tuned_among(fams, n, env, &m.cfg, &m.how, &m.gflops) : -1;
+    if (which >= 0 && (pk->how != MMT_CHOICE_EXACT || m.gflops > pk->gflops)) m.sf = &sv->fam[of[which]], *pk = m;
+    for (int i = 0; i < n; i++) free((void *)fams[i].bests);
+    return st;
+}
+
 /* The entry of k in the table, or NULL. Called under lock. */
 static entry *table_find(const mmt_ctx *ctx, const call_key *k)
 {
@@ -615,6 +657,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
         st = mmt_lookup_choose_among(fams, lookup_families(sv, fams), &env, &pk.cfg, &pk.how, &pk.gflops, &which,
                                      err);
         if (st == MMT_OK) pk.sf = &sv->fam[which];
+        if (st == MMT_OK) st = pick_measured(ctx, sv, &env, &pk, err);
     }
     if (st == MMT_OK && k->allow_f32x3) {
         pick rival;
@@ -655,19 +698,6 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
     return MMT_OK;
 }
 
-/* Whether bests hold row-major problem p itself: a cheap test before a lookup, which
- * parses and checks configurations. */
-static int has_exact(const mmt_best_rec *bests, size_t n, const mmt_problem *p)
-{
-    for (size_t i = 0; i < n; i++) {
-        mmt_problem q = mmt_problem_normalise(&bests[i].problem);
-        if (q.m == p->m && q.n == p->n && q.k == p->k && q.mode == p->mode && q.dtype == p->dtype &&
-            q.out == p->out && q.trans_a == p->trans_a && q.trans_b == p->trans_b)
-            return 1;
-    }
-    return 0;
-}
-
 /* Whether k's problem has a tuned entry of its own in the bests read now, and which
  * configuration runs it: the rule of make_entry, where only an EXACT answer counts (an f32
  * call allowed f32x3 keeps its fallback if an untuned f32x3 choice would beat the tuned
@@ -676,14 +706,15 @@ static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
 {
     served *sv = &ctx->modes[k->problem.mode];
     int exact = 0;
-    for (int f = 0; sv->ready && f < sv->n; f++) exact |= has_exact(sv->fam[f].bests, sv->fam[f].n_bests, &k->problem);
+    for (int f = 0; sv->ready && f < sv->n; f++)
+        exact |= exact_entry(sv->fam[f].bests, sv->fam[f].n_bests, &k->problem) != NULL;
     if (!exact) return 0;
-    *out = (pick){.problem = k->problem};
+    *out = (pick){.problem = k->problem, .how = MMT_CHOICE_NONE};
     mmt_space_env env = env_of(ctx, &out->problem, k);
     mmt_lookup_family fams[MMT_MAX_FAMILIES];
     int which = mmt_lookup_tuned_among(fams, lookup_families(sv, fams), &env, &out->cfg, &out->how, &out->gflops);
-    if (which < 0 || out->how != MMT_CHOICE_EXACT) return 0;
-    out->sf = &sv->fam[which];
+    if (which >= 0) out->sf = &sv->fam[which];
+    if (pick_measured(ctx, sv, &env, out, NULL) != MMT_OK || out->how != MMT_CHOICE_EXACT) return 0;
     served *x3 = &ctx->modes[MMT_MODE_F32X3];
     if (k->allow_f32x3 && x3->ready) {
         pick rival = {.problem = k->problem};

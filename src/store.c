@@ -528,25 +528,12 @@ void mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
     p->k = sqlite3_column_int64(s, col + 8);
 }
 
-mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
-                               const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
+/* The rows of s (problem columns, params, GFLOP/s) into a malloc'd list; finalises s. */
+static mmt_status collect_recs(mmt_store *st, sqlite3_stmt *s, const char *what, mmt_best_rec **out, size_t *n,
                                mmt_err *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st,
-                             "SELECT " PROBLEM_COLS ", c.params, b.gflops "
-                             "FROM best b JOIN device d ON d.id = b.device_id "
-                             "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "
-                             "JOIN problem p ON p.id = b.problem_id "
-                             "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? "
-                             "ORDER BY p.id",
-                             &s, err));
-    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 4, mmt_mode_name(mode), -1, SQLITE_STATIC);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -567,9 +554,63 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
         snprintf(b->params, sizeof b->params, "%s", (const char *)sqlite3_column_text(s, PROBLEM_NCOLS));
         b->gflops = sqlite3_column_double(s, PROBLEM_NCOLS + 1);
     }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best list");
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, what);
     sqlite3_finalize(s);
     return r;
+}
+
+mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
+                               const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
+                               mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "SELECT " PROBLEM_COLS ", c.params, b.gflops "
+                             "FROM best b JOIN device d ON d.id = b.device_id "
+                             "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "
+                             "JOIN problem p ON p.id = b.problem_id "
+                             "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? "
+                             "ORDER BY p.id",
+                             &s, err));
+    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 4, mmt_mode_name(mode), -1, SQLITE_STATIC);
+    return collect_recs(st, s, "best list", out, n, err);
+}
+
+mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const char *template_name,
+                                   const char *source_hash, const mmt_problem *p, mmt_best_rec **out, size_t *n,
+                                   mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st,
+                             "SELECT " PROBLEM_COLS ", c.params, max(t.gflops) AS g "
+                             "FROM trial t JOIN device d ON d.id = t.device_id "
+                             "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
+                             "JOIN problem p ON p.id = t.problem_id "
+                             "WHERE d.fingerprint = ?1 AND tp.name = ?2 AND tp.source_hash = ?3 AND t.status = 'ok' "
+                             "AND t.gflops > 0 AND p.dtype = ?4 AND p.out_dtype = ?5 AND p.mode = ?6 "
+                             "AND p.layout = ?7 AND p.trans_a = ?8 AND p.trans_b = ?9 AND p.m = ?10 AND p.n = ?11 "
+                             "AND p.k = ?12 GROUP BY c.id ORDER BY g DESC, c.id",
+                             &s, err));
+    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 4, mmt_dtype_name(p->dtype), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 5, mmt_dtype_name(p->out), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 6, mmt_mode_name(p->mode), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 7, mmt_layout_name(p->layout), -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 8, p->trans_a != 0);
+    sqlite3_bind_int(s, 9, p->trans_b != 0);
+    sqlite3_bind_int64(s, 10, p->m);
+    sqlite3_bind_int64(s, 11, p->n);
+    sqlite3_bind_int64(s, 12, p->k);
+    return collect_recs(st, s, "measured list", out, n, err);
 }
 
 mmt_status mmt_store_miss_add(mmt_store *st, const mmt_device_info *dev, const mmt_miss_rec *misses, size_t n,

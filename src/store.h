@@ -105,6 +105,14 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
                                const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
                                mmt_err *err);
 
+/* Every configuration measured for problem p (as stored: its layout and transposes as the
+ * user wrote them) with (device fingerprint, template name, source hash) that ran correctly,
+ * each once with its fastest GFLOP/s, fastest first: where a call rules out the tuned one
+ * (aligned loads, atomic split-K under mmt_set_reproducible), the next best it allows. */
+mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const char *template_name,
+                                   const char *source_hash, const mmt_problem *p, mmt_best_rec **out, size_t *n,
+                                   mmt_err *err);
+
 /* The configs (canonical text) already measured for (device, problem, template) with
  * their status and median time, in the order measured: for resuming and replay.
  * Calls fn for each; stops early if fn returns non-zero. */

@@ -4,7 +4,8 @@
  * bests and session outcomes, the compile cache, resume order, two writers at once,
  * precision modes as distinct problems, the miss table, a device's props brought up to
  * date, the migrations of version-1 to version-4 files, and the out-of-core knobs' rows
- * (pseudo-template "ooc") stored and looked up beside a kernel's, never mixed with them. */
+ * (pseudo-template "ooc") stored and looked up beside a kernel's, never mixed with them;
+ * the configurations measured for a problem, fastest first. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -752,6 +753,27 @@ int main(void)
     add(st, dev, prob, c3, MMT_TRIAL_OK, 9.0);
     query(path, "SELECT params || ' ' || template_hash FROM best_view", text, sizeof text);
     CHECK_EQ_STR(text, "MR=8,NV=1 bbbb");
+
+    /* the configurations measured for a problem: each once at its fastest, fastest first,
+     * wrong results never, per template source and problem */
+    mmt_best_rec *measured;
+    size_t n_measured;
+    CHECK_OK(mmt_store_measured_list(st, "test-cpu-1", "cpu/gemm_avx.c", "aaaa", &p, &measured, &n_measured, &err),
+             &err);
+    CHECK_EQ_INT(n_measured, 2);
+    CHECK_EQ_STR(measured[0].params, "MR=4,NV=3");
+    CHECK(fabs(measured[0].gflops - 1000) < 1e-9 && fabs(measured[1].gflops - 500) < 1e-9);
+    CHECK_EQ_STR(measured[1].params, "MR=6,NV=2");
+    CHECK(measured[1].problem.m == 64 && measured[1].problem.k == 40);
+    free(measured);
+    CHECK_OK(mmt_store_measured_list(st, "test-cpu-1", "cpu/gemm_avx.c", "bbbb", &p, &measured, &n_measured, &err),
+             &err);
+    CHECK(n_measured == 1 && strcmp(measured[0].params, "MR=8,NV=1") == 0);
+    free(measured);
+    CHECK_OK(mmt_store_measured_list(st, "test-cpu-1", "cpu/gemm_avx.c", "aaaa", &q, &measured, &n_measured, &err),
+             &err);
+    CHECK_EQ_INT(n_measured, 0);
+    free(measured);
 
     /* another template family keeps its own best beside it, and is not listed below */
     int64_t tplx, cx;
