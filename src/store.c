@@ -320,6 +320,21 @@ mmt_status mmt_store_config(mmt_store *st, int64_t template_id, const char *para
     return id_of(st, ins, sel, id, err);
 }
 
+/* p's columns (dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k) as parameters
+ * at, at + 1, ... of s. */
+static void bind_problem(sqlite3_stmt *s, int at, const mmt_problem *p)
+{
+    sqlite3_bind_text(s, at, mmt_dtype_name(p->dtype), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, at + 1, mmt_dtype_name(p->out), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, at + 2, mmt_mode_name(p->mode), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, at + 3, mmt_layout_name(p->layout), -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, at + 4, p->trans_a != 0);
+    sqlite3_bind_int(s, at + 5, p->trans_b != 0);
+    sqlite3_bind_int64(s, at + 6, p->m);
+    sqlite3_bind_int64(s, at + 7, p->n);
+    sqlite3_bind_int64(s, at + 8, p->k);
+}
+
 mmt_status mmt_store_problem(mmt_store *st, const mmt_problem *p, int64_t *id, mmt_err *err)
 {
     /* a mode that does not fit the types would be a row no lookup ever asks for */
@@ -341,18 +356,8 @@ mmt_status mmt_store_problem(mmt_store *st, const mmt_problem *p, int64_t *id, m
         sqlite3_finalize(ins);
         return err ? err->status : MMT_DATABASE;
     }
-    for (int i = 0; i < 2; i++) {
-        sqlite3_stmt *s = i ? sel : ins;
-        sqlite3_bind_text(s, 1, mmt_dtype_name(p->dtype), -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, mmt_dtype_name(p->out), -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 3, mmt_mode_name(p->mode), -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, mmt_layout_name(p->layout), -1, SQLITE_STATIC);
-        sqlite3_bind_int(s, 5, p->trans_a != 0);
-        sqlite3_bind_int(s, 6, p->trans_b != 0);
-        sqlite3_bind_int64(s, 7, p->m);
-        sqlite3_bind_int64(s, 8, p->n);
-        sqlite3_bind_int64(s, 9, p->k);
-    }
+    bind_problem(ins, 1, p);
+    bind_problem(sel, 1, p);
     return id_of(st, ins, sel, id, err);
 }
 
@@ -559,6 +564,14 @@ static mmt_status collect_recs(mmt_store *st, sqlite3_stmt *s, const char *what,
     return r;
 }
 
+/* Parameters 1-3 of s: the device fingerprint, template name and source hash. */
+static void bind_kernel(sqlite3_stmt *s, const char *fingerprint, const char *template_name, const char *source_hash)
+{
+    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
+}
+
 mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
                                const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
                                mmt_err *err)
@@ -574,9 +587,7 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
                              "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? "
                              "ORDER BY p.id",
                              &s, err));
-    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
+    bind_kernel(s, fingerprint, template_name, source_hash);
     sqlite3_bind_text(s, 4, mmt_mode_name(mode), -1, SQLITE_STATIC);
     return collect_recs(st, s, "best list", out, n, err);
 }
@@ -598,18 +609,8 @@ mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const
                              "AND p.layout = ?7 AND p.trans_a = ?8 AND p.trans_b = ?9 AND p.m = ?10 AND p.n = ?11 "
                              "AND p.k = ?12 GROUP BY c.id ORDER BY g DESC, c.id",
                              &s, err));
-    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, template_name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 4, mmt_dtype_name(p->dtype), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 5, mmt_dtype_name(p->out), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 6, mmt_mode_name(p->mode), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 7, mmt_layout_name(p->layout), -1, SQLITE_STATIC);
-    sqlite3_bind_int(s, 8, p->trans_a != 0);
-    sqlite3_bind_int(s, 9, p->trans_b != 0);
-    sqlite3_bind_int64(s, 10, p->m);
-    sqlite3_bind_int64(s, 11, p->n);
-    sqlite3_bind_int64(s, 12, p->k);
+    bind_kernel(s, fingerprint, template_name, source_hash);
+    bind_problem(s, 4, p);
     return collect_recs(st, s, "measured list", out, n, err);
 }
 
