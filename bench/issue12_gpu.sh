@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # issue12_gpu.sh - the GPU measurements issue 12 still needs, a step a device call (each under
 # its 10 minutes; a warm machine keeps build-gpu/ between calls):
-#   OUT=/tmp/out bash bench/issue12_gpu.sh tests|sk|splitk
+#   OUT=/tmp/out bash bench/issue12_gpu.sh tests|sk|wide|splitk
 # tests: build (bench/gpu_run.sh, from .debs where the image lacks the headers), test_stream_k
 #   and test_gpu_gemm's stream-K samples (MMTUNE_TEST_KNOB=STREAMK).
 # sk: the odd problems of bench/shapes_f32_odd.yaml tuned exhaustively over large tiles with
 #   and without stream-K (and split-K in order), the thin ones by the default tune, then the
 #   paired bench of the whole suite against SGEMM.
+# wide: after sk, into its database: the odd problems but 4097^3 over 64 x 128 and 128 x 64
+#   tiles with split-K of 1-6 slices atomic too, and STREAMK up to 4 (304-384 configs
+#   each), then the paired bench of the suite again.
 # splitk: the cost of reproducible split-K: bench/shapes_splitk.yaml tuned, then benched as it
 #   is and with MMTUNE_REPRODUCIBLE=1.
 # Logs and databases go to $OUT.
@@ -14,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/mmtune-gpu}
 mkdir -p "$OUT"
-step=${1:?"which step: tests, sk or splitk"}
+step=${1:?"which step: tests, sk, wide or splitk"}
 tests=NONE
 [ "$step" = tests ] && tests='test_stream_k|test_gpu_gemm'
 OUT=$OUT/build TUNE=0 TESTS=$tests MMTUNE_TEST_KNOB=STREAMK bash bench/gpu_run.sh || exit 1
@@ -41,6 +44,20 @@ sk)
   echo "thin problems, default tune: exit $?"
   $mm bench --device 0 --shapes bench/shapes_f32_odd.yaml --db "$db" 2>&1 | tee "$OUT/odd_bench.log" | tail -16
   ;;
+wide)
+  db=$OUT/odd.db
+  sed -n '1,/^  - {m: 96,/p' bench/shapes_f32_odd.yaml | grep -v 'm: 4097' >/tmp/odd.yaml
+  bench/subspace.sh search_spaces/cuda_gemm_simt.yaml 'BM=[64, 128]' 'BN=[64, 128, 256]' 'BK=[8]' \
+    'WM=[32, 64]' 'WN=[32, 64]' 'TM=[8]' 'TN=[8]' 'VEC=[1]' 'STAGES=[3, 4]' 'ASYNC=[1]' 'PIPE=[0, 1]' 'REGCAP=[0]' \
+    'PAD=[4]' 'SPLITK=[1, 2, 3, 4, 5, 6]' 'SERIAL=[0, 1]' 'STREAMK=[0, 1, 2, 3, 4]' 'GROUP_M=[1]' 'KC=[0]' 'LEVELS=[0]' \
+    'default:{BM: 128, BN: 64, BK: 8, WM: 64, WN: 32, TM: 8, TN: 8, VEC: 1, STAGES: 3, ASYNC: 1, PIPE: 1, REGCAP: 0, PAD: 4, SPLITK: 1, SERIAL: 0, STREAMK: 0, GROUP_M: 1, EVEN: 0, KC: 0, LEVELS: 0}' \
+    >/tmp/wide.yaml
+  $mm --device 0 --shapes /tmp/odd.yaml --db "$db" --space /tmp/wide.yaml --strategy exhaustive \
+    --budget "${WIDE_BUDGET:-70s}" --classic-only >"$OUT/wide_tune.log" 2>&1
+  echo "odd problems, the wider subspace: exit $?"
+  grep -E '^\[' "$OUT/wide_tune.log"
+  $mm bench --device 0 --shapes bench/shapes_f32_odd.yaml --db "$db" 2>&1 | tee "$OUT/wide_bench.log" | tail -16
+  ;;
 splitk)
   db=$OUT/splitk.db
   $mm --device 0 --shapes bench/shapes_splitk.yaml --db "$db" --budget "${SPLITK_BUDGET:-30s}" --classic-only \
@@ -52,5 +69,5 @@ splitk)
       tee "$OUT/splitk_bench_$r.log" | tail -9
   done
   ;;
-*) echo "issue12_gpu.sh: what is step '$step'? (tests, sk, splitk)" >&2; exit 2 ;;
+*) echo "issue12_gpu.sh: what is step '$step'? (tests, sk, wide, splitk)" >&2; exit 2 ;;
 esac
