@@ -596,10 +596,8 @@ static mmt_status pick_f32x3(mmt_ctx *ctx, const call_key *k, pick *out, int *fo
 static const mmt_best_rec *exact_entry(const mmt_best_rec *bests, size_t n, const mmt_problem *p)
 {
     for (size_t i = 0; i < n; i++) {
-        mmt_problem q = mmt_problem_normalise(&bests[i].problem);
-        if (q.m == p->m && q.n == p->n && q.k == p->k && q.mode == p->mode && q.dtype == p->dtype &&
-            q.out == p->out && q.trans_a == p->trans_a && q.trans_b == p->trans_b)
-            return &bests[i];
+        const mmt_problem q = mmt_problem_normalise(&bests[i].problem);
+        if (mmt_problem_equal(&q, p)) return &bests[i];
     }
     return NULL;
 }
