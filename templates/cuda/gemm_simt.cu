@@ -21,9 +21,10 @@
  * block (THREADS, 1, 1), dynamic shared memory SMEM bytes. With SPLITK > 1 the module
  * also exports mmt_gemm_pre, which the backend launches first (any 1-D grid: it strides):
  * for SERIAL = 0 it applies C = beta * C, after which the slices add alpha * partial into C
- * with atomicAdd (in an order that varies from run to run); for SERIAL = 1 it zeroes a flag
- * per tile in the workspace, and the slices of a tile add into C one after another in the
- * order of K (slice z waits for the flag to say z), the same bits on every run. With STREAMK
+ * with atomicAdd (in an order that varies from run to run); for SERIAL = 1 it zeroes a
+ * counter per tile in the workspace, each slice leaves its partial sum in a slot of the
+ * workspace, and the tile's last slice to arrive adds them in the order of K and writes C (no
+ * slice waits for another; the same bits on every run). With STREAMK
  * the grid is persistent instead, SK_GRID blocks (STREAMK an SM) that take whole tiles in
  * full waves and share the rest of the work out evenly along K (mmt_stream_k.h); a block's
  * partial sum of a tile it does not finish goes to its slot of the workspace, and the
@@ -256,17 +257,6 @@ template <int R> __device__ __forceinline__ void store_r(T *d, const T *s)
 #endif
 }
 
-/* C as the epilogue reads it: from L2 where split-K slices add into it in turn (the flag's
- * acquire orders those reads, not L1's copy). */
-__device__ __forceinline__ T c_load(const T *p)
-{
-#if SPLITK > 1 && SERIAL
-    return __ldcg(p);
-#else
-    return *p;
-#endif
-}
-
 /* R contiguous elements from L2 (what other blocks wrote, ordered by a flag's acquire), one
  * 16-byte load where R is VW (s then 16-byte aligned). */
 template <int R> __device__ __forceinline__ void copy_l2(T *d, const T *s)
@@ -282,15 +272,6 @@ template <int R> __device__ __forceinline__ void copy_l2(T *d, const T *s)
 #pragma unroll
         for (int r = 0; r < R; r++) d[r] = __ldcg(s + r);
     }
-}
-
-template <int R> __device__ __forceinline__ void copy_c(T *d, const T *s)
-{
-#if SPLITK > 1 && SERIAL
-    copy_l2<R>(d, s);
-#else
-    copy_r<R>(d, s);
-#endif
 }
 
 /* What a block needs to fetch tiles: the problem, its place, its K range. */
@@ -835,7 +816,7 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
 #pragma unroll
                     for (int r = 0; r < RN; r++) v[r] = alpha * acc[i][jc * RN + r];
                 } else {
-                    copy_c<RN>(v, cp);
+                    copy_r<RN>(v, cp);
 #pragma unroll
                     for (int r = 0; r < RN; r++) v[r] = fma(alpha, acc[i][jc * RN + r], b_in * v[r]);
                 }
@@ -855,26 +836,28 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
                 atomicAdd(cp, alpha * acc[i][j]);
 #else
                 /* one rounding fewer than alpha * acc + beta * c */
-                *cp = b_in == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], b_in * c_load(cp));
+                *cp = b_in == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], b_in * *cp);
 #endif
             }
         }
     }
 }
 
-#if STREAMK
-#include "mmt_stream_k.h"
-
-/* The workspace: SK_GRID flags (zeroed by mmt_gemm_pre), then a slot a block for the partial
- * sums of the piece of a tile it does not finish; in a slot, thread t's accumulators e .. e +
- * VW - 1 are 16-byte unit (e / VW) * THREADS + t, so a warp's stores and loads are whole lines. */
-#define SK_FLAG_BYTES ((SK_GRID * 4 + 15) / 16 * 16)
-#define SK_BYTES (SK_FLAG_BYTES + (long long)SK_GRID * BM * BN * (long long)sizeof(T))
-
-/* Where thread t's unit 0 of block's slot starts. */
-__device__ __forceinline__ T *sk_slot(void *ws, int block)
+#if STREAMK || (SPLITK > 1 && SERIAL)
+/* The workspace of stream-K and of split-K in the order of K: `flags` 4-byte flags or
+ * counters (zeroed by mmt_gemm_pre), then slots of BM x BN partial sums; in a slot, thread t's
+ * accumulators e .. e + VW - 1 are 16-byte unit (e / VW) * THREADS + t, so a warp's stores
+ * and loads are whole lines. */
+__host__ __device__ constexpr long long sk_flag_bytes(long long flags) { return (flags * 4 + 15) / 16 * 16; }
+__host__ __device__ constexpr long long sk_bytes(long long flags, long long slots)
 {
-    return reinterpret_cast<T *>(static_cast<char *>(ws) + SK_FLAG_BYTES) + (long long)block * (BM * BN) +
+    return sk_flag_bytes(flags) + slots * (BM * BN) * (long long)sizeof(T);
+}
+
+/* Where thread t's unit 0 of slot `slot` starts. */
+__device__ __forceinline__ T *sk_slot(void *ws, long long flags, long long slot)
+{
+    return reinterpret_cast<T *>(static_cast<char *>(ws) + sk_flag_bytes(flags)) + slot * (BM * BN) +
            threadIdx.x * VW;
 }
 
@@ -882,6 +865,13 @@ __device__ __forceinline__ void sk_store(T *slot, const T (&acc)[TM][TN])
 {
 #pragma unroll
     for (int e = 0; e < TM * TN; e += VW) store_r<VW>(slot + e * THREADS, &acc[0][0] + e);
+}
+
+/* acc = a slot (written by another SM: read from L2) */
+__device__ __forceinline__ void sk_load(const T *slot, T (&acc)[TM][TN])
+{
+#pragma unroll
+    for (int e = 0; e < TM * TN; e += VW) copy_l2<VW>(&acc[0][0] + e, slot + e * THREADS);
 }
 
 /* acc += a slot (written by another SM: read from L2) */
@@ -896,8 +886,12 @@ __device__ __forceinline__ void sk_add(const T *slot, T (&acc)[TM][TN])
     }
 }
 #if (TM * TN) % VW
-#error "STREAMK keeps a thread's accumulators in 16-byte units"
+#error "STREAMK and SERIAL keep a thread's accumulators in 16-byte units"
 #endif
+#endif
+#if STREAMK
+#include "mmt_stream_k.h"
+#define SK_BYTES sk_bytes(SK_GRID, SK_GRID) /* a flag and a slot a block */
 #endif
 
 extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
@@ -947,7 +941,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         s.kend = (long long)u.k1 * BK < K ? (long long)u.k1 * BK : K;
         mainloop(s, As, Bs, (long long)u.k0 * BK, am, bn, acc);
         if (u.k0 > 0) { /* the rest of a tile another block owns: its partial sum */
-            sk_store(sk_slot(p.workspace, block), acc);
+            sk_store(sk_slot(p.workspace, SK_GRID, block), acc);
             sk_signal(flags + block, 1);
             continue;
         }
@@ -958,7 +952,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
                 const long long next = mmt_sk_begin(&plan, q + 1);
                 if (begin < next) { /* not empty */
                     sk_wait(flags + q, 1);
-                    sk_add(sk_slot(p.workspace, q), acc);
+                    sk_add(sk_slot(p.workspace, SK_GRID, q), acc);
                 }
                 begin = next;
             }
@@ -988,24 +982,34 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     s.m0 = tile_m * BM, s.n0 = tile_n * BN, s.kend = kend;
     mainloop(s, As, Bs, kbeg, am, bn, acc);
 
-    /* C = alpha * acc + beta * C, or for split-K slices C += alpha * acc, atomically or in
-     * turn (after the first, which applies beta) */
+    /* C = alpha * acc + beta * C, or for atomic split-K slices C += alpha * acc; in the order
+     * of K, each slice leaves its partial sum in its slot, and the tile's last slice to arrive
+     * (a counter per tile) adds the slots in the order of K and writes C: no slice waits, and
+     * every run gives the same bits whichever slice is last. */
 #if SPLITK > 1 && SERIAL
-    int *const flag = static_cast<int *>(p.workspace) + tile_m * tiles_n + tile_n;
-    const int slice = (int)blockIdx.z;
-    sk_wait(flag, slice);
-    epilogue(p, s, am, bn, slice ? T(1) : beta, acc); /* later slices add to what the earlier ones wrote */
-    sk_signal(flag, slice + 1);
-#else
-    epilogue(p, s, am, bn, beta, acc);
+    const long long tiles = tiles_m * tiles_n, tile = tile_m * tiles_n + tile_n;
+    if (p.workspace_size < sk_bytes(tiles, SPLITK * tiles)) __trap(); /* sized by the space */
+    sk_store(sk_slot(p.workspace, tiles, blockIdx.z * tiles + tile), acc);
+    __shared__ int last;
+    __threadfence(); /* this thread's partial sums are visible before the count */
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(static_cast<int *>(p.workspace) + tile, 1) == SPLITK - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence(); /* the other slices' sums are read after their counts */
+    sk_load(sk_slot(p.workspace, tiles, tile), acc);
+#pragma unroll 1
+    for (int z = 1; z < SPLITK; z++) sk_add(sk_slot(p.workspace, tiles, z * tiles + tile), acc);
 #endif
+    epilogue(p, s, am, bn, beta, acc);
 #endif
 }
 
 #if SPLITK > 1 || STREAMK
 /* Before the kernel, any 1-D launch (the loops stride over the grid): for atomic split-K
- * C = beta * C over the whole of C (beta == 0 writes zeros without reading), for serial
- * split-K and stream-K the flags zeroed (the workspace the space's launch asks for). */
+ * C = beta * C over the whole of C (beta == 0 writes zeros without reading), for split-K in
+ * the order of K the tiles' counters zeroed, for stream-K the blocks' flags (the workspace
+ * the space's launch asks for). */
 extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
 {
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -1015,7 +1019,7 @@ extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
     for (long long i = first; i < SK_GRID; i += stride) static_cast<int *>(p.workspace)[i] = 0;
 #elif SERIAL
     const long long tiles = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
-    if (p.workspace_size < tiles * 4) __trap(); /* the space's workspace expression sizes it */
+    if (p.workspace_size < sk_bytes(tiles, SPLITK * tiles)) __trap(); /* the space's workspace expression sizes it */
     for (long long i = first; i < tiles; i += stride) static_cast<int *>(p.workspace)[i] = 0;
 #else
     if (p.beta == 1.0) return;
