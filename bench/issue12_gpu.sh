@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # issue12_gpu.sh - the GPU measurements issue 12 still needs, a step a device call (each under
 # its 10 minutes; a warm machine keeps build-gpu/ between calls):
-#   OUT=/tmp/out bash bench/issue12_gpu.sh tests|sk|wide|splitk
+#   OUT=/tmp/out bash bench/issue12_gpu.sh tests|sk|wide|two|splitk
 # tests: build (bench/gpu_run.sh, from .debs where the image lacks the headers), test_stream_k
 #   and test_gpu_gemm's stream-K samples (MMTUNE_TEST_KNOB=STREAMK).
 # sk: the odd problems of bench/shapes_f32_odd.yaml tuned exhaustively over large tiles with
@@ -10,6 +10,9 @@
 # wide: after sk, into its database: the odd problems but 4097^3 over 64 x 128 and 128 x 64
 #   tiles with split-K of 1-6 slices atomic too, and STREAMK up to 4 (304-384 configs
 #   each), then the paired bench of the suite again.
+# two: the two problems still below 0.9x (2500x300x7000, 777x1234x4321) over 64-128 x 64-256
+#   tiles with split-K of 1-8 slices, atomic or in the order of K (the last slice sums), and
+#   STREAMK up to 3, then benched; first test_gpu_gemm's and test_gpu_mma's SERIAL checks.
 # splitk: the cost of reproducible split-K: bench/shapes_splitk.yaml tuned, then benched as it
 #   is and with MMTUNE_REPRODUCIBLE=1.
 # Logs and databases go to $OUT.
@@ -17,9 +20,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/mmtune-gpu}
 mkdir -p "$OUT"
-step=${1:?"which step: tests, sk, wide or splitk"}
+step=${1:?"which step: tests, sk, wide, two or splitk"}
 tests=NONE
 [ "$step" = tests ] && tests='test_stream_k|test_gpu_gemm'
+[ "$step" = two ] && tests='test_gpu_measured'
 OUT=$OUT/build TUNE=0 TESTS=$tests MMTUNE_TEST_KNOB=STREAMK bash bench/gpu_run.sh || exit 1
 export MMTUNE_CACHE_DIR=/tmp/mmtune-cache
 mm=build-gpu/mmtune
@@ -58,6 +62,25 @@ wide)
   grep -E '^\[' "$OUT/wide_tune.log"
   $mm bench --device 0 --shapes bench/shapes_f32_odd.yaml --db "$db" 2>&1 | tee "$OUT/wide_bench.log" | tail -16
   ;;
+two)
+  MMTUNE_TEST_KNOB=SERIAL build-gpu/tests/test_gpu_gemm >"$OUT/gemm_serial.log" 2>&1
+  echo "test_gpu_gemm SERIAL samples: exit $?"; tail -3 "$OUT/gemm_serial.log"
+  MMTUNE_TEST_FAMILY=none build-gpu/tests/test_gpu_mma >"$OUT/mma_bits.log" 2>&1
+  echo "test_gpu_mma (same bits twice, f32x3 accuracy): exit $?"; tail -3 "$OUT/mma_bits.log"
+  db=$OUT/two.db
+  printf 'problems:\n  - {m: 2500, n: 300, k: 7000}\n  - {m: 777, n: 1234, k: 4321}\n' >/tmp/two.yaml
+  bench/subspace.sh search_spaces/cuda_gemm_simt.yaml 'BM=[64, 128]' 'BN=[64, 128, 256]' 'BK=[8]' \
+    'WM=[32, 64]' 'WN=[32, 64]' 'TM=[8]' 'TN=[8]' 'VEC=[1]' 'STAGES=[3, 4]' 'ASYNC=[1]' 'PIPE=[0, 1]' 'REGCAP=[0]' \
+    'PAD=[4]' 'SPLITK=[1, 2, 3, 4, 5, 6, 8]' 'SERIAL=[0, 1]' 'STREAMK=[0, 1, 2, 3]' 'GROUP_M=[1]' 'KC=[0]' 'LEVELS=[0]' \
+    'default:{BM: 128, BN: 64, BK: 8, WM: 64, WN: 32, TM: 8, TN: 8, VEC: 1, STAGES: 3, ASYNC: 1, PIPE: 1, REGCAP: 0, PAD: 4, SPLITK: 6, SERIAL: 1, STREAMK: 0, GROUP_M: 1, EVEN: 0, KC: 0, LEVELS: 0}' \
+    >/tmp/two_space.yaml
+  $mm --device 0 --shapes /tmp/two.yaml --db "$db" --space /tmp/two_space.yaml --strategy exhaustive \
+    --budget "${TWO_BUDGET:-80s}" --classic-only >"$OUT/two_tune.log" 2>&1
+  echo "two problems: exit $?"
+  grep -E '^\[' "$OUT/two_tune.log"
+  $mm bench --device 0 --shapes /tmp/two.yaml --db "$db" 2>&1 | tee "$OUT/two_bench.log" | tail -6
+  MMTUNE_REPRODUCIBLE=1 $mm bench --device 0 --shapes /tmp/two.yaml --db "$db" 2>&1 | tee "$OUT/two_bench_repro.log" | tail -6
+  ;;
 splitk)
   db=$OUT/splitk.db
   $mm --device 0 --shapes bench/shapes_splitk.yaml --db "$db" --budget "${SPLITK_BUDGET:-30s}" --classic-only \
@@ -69,5 +92,5 @@ splitk)
       tee "$OUT/splitk_bench_$r.log" | tail -9
   done
   ;;
-*) echo "issue12_gpu.sh: what is step '$step'? (tests, sk, wide, splitk)" >&2; exit 2 ;;
+*) echo "issue12_gpu.sh: what is step '$step'? (tests, sk, wide, two, splitk)" >&2; exit 2 ;;
 esac

@@ -417,10 +417,12 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
 #endif
 }
 
-/* VL elements from src (contiguous) to dst (contiguous): one 16-byte copy where `vec`
- * and all are in bounds, else element by element (v in bounds iff full or v < avail;
- * the others are zero-filled without reading, from the valid address `safe`). */
-template <bool CHECK>
+/* A unit of VL elements from src to dst: with `vec` contiguous, one 16-byte copy where all
+ * are in bounds; without, S apart (the units of neighbouring lanes interleave, so each of
+ * the VL copies reads whole sectors across the warp), one element a copy. Element e (its
+ * offset) is in bounds iff full or e < avail; the others are zero-filled without reading,
+ * from the valid address `safe`. */
+template <bool CHECK, int S>
 __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long long avail, bool vec, const T *safe)
 {
     if (VL > 1 && vec && (!CHECK || full)) {
@@ -428,11 +430,15 @@ __device__ __forceinline__ void async_unit(T *dst, const T *src, bool full, long
     } else {
 #pragma unroll
         for (int v = 0; v < VL; v++) {
-            const bool ok = !CHECK || full || v < avail;
-            cp_async<(int)sizeof(T)>(dst + v, ok ? src + v : safe, ok ? (int)sizeof(T) : 0);
+            const int e = vec ? v : v * S;
+            const bool ok = !CHECK || full || e < avail;
+            cp_async<(int)sizeof(T)>(dst + e, ok ? src + e : safe, ok ? (int)sizeof(T) : 0);
         }
     }
 }
+
+/* The extent along a row of a unit that starts at c: VL elements, or VL of them S apart. */
+#define UNIT_SPAN(vec, S) ((vec) ? VL : (VL - 1) * (S) + 1)
 
 /* Global -> shared memory with cp.async, one operand: its tiles land k-major as in
  * store_tiles. An operand contiguous along k is transposed element by element (one element
@@ -460,7 +466,7 @@ template <int XB, int XLD, bool KEEP> struct async_op {
         const int tid = threadIdx.x;
         ld = ld_, x0 = x0_, xn = xn_, kc = kc_, vec = vec_;
         if (kc && KEEP) { /* unit (x0 + r0, kbeg + c) */
-            r0 = tid / (BK / VL), c = (tid % (BK / VL)) * VL;
+            r0 = tid / (BK / VL), c = (tid % (BK / VL)) * (vec ? VL : 1);
             p = base + (x0 + r0) * ld + kbeg + c;
             so = r0 * XLD + c;
         } else if (kc) { /* element (x0 + r0, kbeg + c) */
@@ -468,7 +474,7 @@ template <int XB, int XLD, bool KEEP> struct async_op {
             p = base + (x0 + r0) * ld + kbeg + c;
             so = c * XLD + r0;
         } else { /* unit (kbeg + r0, x0 + c) */
-            r0 = tid / (XB / VL), c = (tid % (XB / VL)) * VL;
+            r0 = tid / (XB / VL), c = (tid % (XB / VL)) * (vec ? VL : 1);
             p = base + (kbeg + r0) * ld + x0 + c;
             so = r0 * XLD + c;
         }
@@ -480,14 +486,15 @@ template <int XB, int XLD, bool KEEP> struct async_op {
         T *const d = S + so; /* the copies' places are constant offsets from it */
         if (kc && KEEP) {
             constexpr int RP = THREADS / (BK / VL), P = (XB + RP - 1) / RP;
-            const bool kfull = k0 + c + VL <= kend;
+            const bool kfull = k0 + c + UNIT_SPAN(vec, BK / VL) <= kend;
             const long long avail = kend - k0 - c;
 #pragma unroll
             for (int l = 0; l < P; l++) {
                 const int r = r0 + l * RP;
                 if (XB % RP == 0 || r < XB) {
                     const bool in = x0 + r < xn;
-                    async_unit<CHECK>(d + l * RP * XLD, p + (long long)(l * RP) * ld, in && kfull, in ? avail : 0, vec, safe);
+                    async_unit<CHECK, BK / VL>(d + l * RP * XLD, p + (long long)(l * RP) * ld, in && kfull,
+                                               in ? avail : 0, vec, safe);
                 }
             }
             p += BK;
@@ -517,8 +524,8 @@ template <int XB, int XLD, bool KEEP> struct async_op {
                 if (BK % RP == 0 || r < BK) {
                     const long long gk = k0 + r;
                     const long long avail = gk < kend ? xn - x0 - c : 0;
-                    async_unit<CHECK>(d + l * RP * XLD, p + (long long)(l * RP) * ld, gk < kend && x0 + c + VL <= xn, avail,
-                               vec, safe);
+                    async_unit<CHECK, XB / VL>(d + l * RP * XLD, p + (long long)(l * RP) * ld,
+                                               gk < kend && x0 + c + UNIT_SPAN(vec, XB / VL) <= xn, avail, vec, safe);
                 }
             }
             p += BK * ld;
