@@ -30,8 +30,9 @@
  * module also exports mmt_gemm_pre, launched first (any 1-D grid: it strides): for SERIAL = 0
  * it applies C = beta * C, after which the slices add alpha * partial into C with atomicAdd
  * (fast, but the order of the additions varies from run to run); for SERIAL = 1 it zeroes a
- * flag per tile in the workspace, and the slices of a tile add into C one after another in
- * the order of K (slice z waits for the flag to say z), the same bits on every run.
+ * counter per tile in the workspace, and the tile's last slice to arrive adds the slices'
+ * partial sums in the order of K and writes C (mmt_serial_splitk.h), the same bits on every
+ * run with no slice waiting for another.
  *
  * SWAP (NN under m16n8k8 and m16n8k16) computes C^T = B^T A^T: B^T takes the mma's A slot
  * and A^T its B slot, so the K-major A lies where its two adjacent k of a 16-byte load are
@@ -83,7 +84,7 @@
 #define SPLITK 1 /* slices of K (gridDim.z), added into C after mmt_gemm_pre */
 #endif
 #ifndef SERIAL
-#define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K through a flag per tile */
+#define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K, summed by the last slice */
 #endif
 #ifndef GROUP_M
 #define GROUP_M 1 /* block rasterisation: GROUP_M row tiles are swept together (L2 reuse) */
@@ -474,7 +475,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
 #if !SERIAL
     if (kbeg >= kend || alpha == 0.0) return; /* adds nothing; mmt_gemm_pre did beta * C */
 #else
-    if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
+    if (kbeg > kend) kbeg = kend; /* an empty slice still counts itself in */
 #endif
 #endif
     if (alpha == 0.0) kend = kbeg;
@@ -539,22 +540,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
     for (; t < ntiles; t++) k_step(t, false);
     cp_async_wait<0>();
 
+    /* Split-K in the order of K: the tile's last slice to arrive sums the slices' partial
+     * sums (mmt_serial_splitk.h) and alone writes C. */
+#if SPLITK > 1 && SERIAL
+    const long long tiles = tiles_m * tiles_n;
+    if (p.workspace_size < sk_last_bytes(tiles, BM * BN * 8)) __trap(); /* sized by the space */
+    if (!sk_last_sum(p.workspace, tiles, tile_m * tiles_n + tile_n, reinterpret_cast<double (&)[MI * NI * 2]>(acc)))
+        return;
+#endif
+
     /* Epilogue: lane 4 g + t holds rows g of each 8 x 8 tile, columns 2t and 2t + 1.
-     * C = alpha * acc + beta * C (beta == 0: C is not read); split-K slices add alpha * acc
-     * into C, atomically or in turn; pairs go out as one 16-byte access where C allows it.
+     * C = alpha * acc + beta * C (beta == 0: C is not read); atomic split-K slices add
+     * alpha * acc into C; pairs go out as one 16-byte access where C allows it.
      * SWAP: the tile is C^T's, its columns C's rows, so a pair is two rows of C (ldc apart),
      * written a double at a time (eight lanes write 64 contiguous bytes). */
     double *const C = static_cast<double *>(p.c);
     const long long ldc = p.ldc;
     const int g = lane / 4, t4 = lane % 4;
-#if SPLITK > 1 && SERIAL
-    int *const flag = static_cast<int *>(p.workspace) + tile_m * tiles_n + tile_n;
-    const int slice = (int)blockIdx.z;
-    sk_wait(flag, slice);
-    const double b_in = slice ? 1.0 : beta; /* later slices add to what the earlier ones wrote */
-#else
     const double b_in = beta;
-#endif
 #if SPLITK == 1 || SERIAL
     const bool cvec = !SWAP && (reinterpret_cast<unsigned long long>(C) % 16 == 0) && (ldc % 2 == 0);
 #endif
@@ -572,37 +575,33 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
             if (col < N) atomicAdd(cp, x0);
             if (col + 1 < N) atomicAdd(cp + next, x1);
 #else
-            /* the slices' C is read from L2: the flag's acquire orders it, not L1 */
             if (cvec && col + 1 < N) {
                 double2 v = make_double2(x0, x1);
                 if (b_in != 0.0) {
-                    const double2 c = SERIAL ? __ldcg(reinterpret_cast<const double2 *>(cp)) : *reinterpret_cast<const double2 *>(cp);
+                    const double2 c = *reinterpret_cast<const double2 *>(cp);
                     v.x = fma(b_in, c.x, x0), v.y = fma(b_in, c.y, x1);
                 }
                 *reinterpret_cast<double2 *>(cp) = v;
             } else {
-                if (col < N) cp[0] = b_in == 0.0 ? x0 : fma(b_in, SERIAL ? __ldcg(cp) : cp[0], x0);
-                if (col + 1 < N) cp[next] = b_in == 0.0 ? x1 : fma(b_in, SERIAL ? __ldcg(cp + next) : cp[next], x1);
+                if (col < N) cp[0] = b_in == 0.0 ? x0 : fma(b_in, cp[0], x0);
+                if (col + 1 < N) cp[next] = b_in == 0.0 ? x1 : fma(b_in, cp[next], x1);
             }
 #endif
         }
     }
-#if SPLITK > 1 && SERIAL
-    sk_signal(flag, slice + 1);
-#endif
 }
 
 #if SPLITK > 1
 /* Before the kernel, any 1-D launch (the loops stride over the grid): for atomic split-K
- * C = beta * C over the whole of C (beta == 0 writes zeros without reading), for serial
- * split-K the flags zeroed (the workspace the space's launch asks for). */
+ * C = beta * C over the whole of C (beta == 0 writes zeros without reading), for split-K in
+ * the order of K the tiles' counters zeroed (the workspace the space's launch asks for). */
 extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
 {
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
 #if SERIAL
     const long long tiles = ((SWAP ? p.n : p.m) + BM - 1) / BM * (((SWAP ? p.m : p.n) + BN - 1) / BN);
-    if (p.workspace_size < tiles * 4) __trap(); /* the space's workspace expression sizes it */
+    if (p.workspace_size < sk_last_bytes(tiles, BM * BN * 8)) __trap(); /* the space's workspace expression sizes it */
     for (long long i = first; i < tiles; i += stride) static_cast<int *>(p.workspace)[i] = 0;
 #else
     if (p.beta == 1.0) return;

@@ -850,55 +850,20 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
     }
 }
 
-#if STREAMK || (SPLITK > 1 && SERIAL)
-/* The workspace of stream-K and of split-K in the order of K: `flags` 4-byte flags or
- * counters (zeroed by mmt_gemm_pre), then slots of BM x BN partial sums; in a slot, thread t's
- * accumulators e .. e + VW - 1 are 16-byte unit (e / VW) * THREADS + t, so a warp's stores
- * and loads are whole lines. */
-__host__ __device__ constexpr long long sk_flag_bytes(long long flags) { return (flags * 4 + 15) / 16 * 16; }
-__host__ __device__ constexpr long long sk_bytes(long long flags, long long slots)
-{
-    return sk_flag_bytes(flags) + slots * (BM * BN) * (long long)sizeof(T);
-}
-
-/* Where thread t's unit 0 of slot `slot` starts. */
-__device__ __forceinline__ T *sk_slot(void *ws, long long flags, long long slot)
-{
-    return reinterpret_cast<T *>(static_cast<char *>(ws) + sk_flag_bytes(flags)) + slot * (BM * BN) +
-           threadIdx.x * VW;
-}
-
-__device__ __forceinline__ void sk_store(T *slot, const T (&acc)[TM][TN])
-{
-#pragma unroll
-    for (int e = 0; e < TM * TN; e += VW) store_r<VW>(slot + e * THREADS, &acc[0][0] + e);
-}
-
-/* acc = a slot (written by another SM: read from L2) */
-__device__ __forceinline__ void sk_load(const T *slot, T (&acc)[TM][TN])
-{
-#pragma unroll
-    for (int e = 0; e < TM * TN; e += VW) copy_l2<VW>(&acc[0][0] + e, slot + e * THREADS);
-}
-
-/* acc += a slot (written by another SM: read from L2) */
-__device__ __forceinline__ void sk_add(const T *slot, T (&acc)[TM][TN])
-{
-#pragma unroll
-    for (int e = 0; e < TM * TN; e += VW) {
-        T v[VW];
-        copy_l2<VW>(v, slot + e * THREADS);
-#pragma unroll
-        for (int r = 0; r < VW; r++) (&acc[0][0])[e + r] += v[r];
-    }
-}
-#if (TM * TN) % VW
-#error "STREAMK and SERIAL keep a thread's accumulators in 16-byte units"
-#endif
-#endif
 #if STREAMK
 #include "mmt_stream_k.h"
-#define SK_BYTES sk_bytes(SK_GRID, SK_GRID) /* a flag and a slot a block */
+
+/* The workspace: SK_GRID flags (zeroed by mmt_gemm_pre), then a slot a block for the partial
+ * sums of the piece of a tile it does not finish (mmt_serial_splitk.h's layout). */
+#define SK_BYTES (sk_counter_bytes(SK_GRID) + (long long)SK_GRID * THREADS * TM * TN * (long long)sizeof(T))
+__device__ __forceinline__ T *sk_slot(void *ws, int block)
+{
+    return reinterpret_cast<T *>(static_cast<char *>(ws) + sk_counter_bytes(SK_GRID)) + (long long)block * THREADS * TM * TN;
+}
+#endif
+#if STREAMK || (SPLITK > 1 && SERIAL)
+/* A thread's accumulators as one array (the slots' unit of account). */
+__device__ __forceinline__ T (&flat(T (&acc)[TM][TN]))[TM * TN] { return reinterpret_cast<T (&)[TM * TN]>(acc); }
 #endif
 
 extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
@@ -948,7 +913,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         s.kend = (long long)u.k1 * BK < K ? (long long)u.k1 * BK : K;
         mainloop(s, As, Bs, (long long)u.k0 * BK, am, bn, acc);
         if (u.k0 > 0) { /* the rest of a tile another block owns: its partial sum */
-            sk_store(sk_slot(p.workspace, SK_GRID, block), acc);
+            sk_put(sk_slot(p.workspace, block), flat(acc));
             sk_signal(flags + block, 1);
             continue;
         }
@@ -959,7 +924,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
                 const long long next = mmt_sk_begin(&plan, q + 1);
                 if (begin < next) { /* not empty */
                     sk_wait(flags + q, 1);
-                    sk_add(sk_slot(p.workspace, SK_GRID, q), acc);
+                    sk_get<true>(sk_slot(p.workspace, q), flat(acc));
                 }
                 begin = next;
             }
@@ -994,19 +959,9 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
      * (a counter per tile) adds the slots in the order of K and writes C: no slice waits, and
      * every run gives the same bits whichever slice is last. */
 #if SPLITK > 1 && SERIAL
-    const long long tiles = tiles_m * tiles_n, tile = tile_m * tiles_n + tile_n;
-    if (p.workspace_size < sk_bytes(tiles, SPLITK * tiles)) __trap(); /* sized by the space */
-    sk_store(sk_slot(p.workspace, tiles, blockIdx.z * tiles + tile), acc);
-    __shared__ int last;
-    __threadfence(); /* this thread's partial sums are visible before the count */
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(static_cast<int *>(p.workspace) + tile, 1) == SPLITK - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence(); /* the other slices' sums are read after their counts */
-    sk_load(sk_slot(p.workspace, tiles, tile), acc);
-#pragma unroll 1
-    for (int z = 1; z < SPLITK; z++) sk_add(sk_slot(p.workspace, tiles, z * tiles + tile), acc);
+    const long long tiles = tiles_m * tiles_n;
+    if (p.workspace_size < sk_last_bytes(tiles, THREADS * TM * TN * (long long)sizeof(T))) __trap(); /* sized by the space */
+    if (!sk_last_sum(p.workspace, tiles, tile_m * tiles_n + tile_n, flat(acc))) return;
 #endif
     epilogue(p, s, am, bn, beta, acc);
 #endif
@@ -1026,7 +981,8 @@ extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
     for (long long i = first; i < SK_GRID; i += stride) static_cast<int *>(p.workspace)[i] = 0;
 #elif SERIAL
     const long long tiles = (p.m + BM - 1) / BM * ((p.n + BN - 1) / BN);
-    if (p.workspace_size < sk_bytes(tiles, SPLITK * tiles)) __trap(); /* the space's workspace expression sizes it */
+    if (p.workspace_size < sk_last_bytes(tiles, THREADS * TM * TN * (long long)sizeof(T)))
+        __trap(); /* the space's workspace expression sizes it */
     for (long long i = first; i < tiles; i += stride) static_cast<int *>(p.workspace)[i] = 0;
 #else
     if (p.beta == 1.0) return;
