@@ -278,8 +278,27 @@ template <int R> __device__ __forceinline__ void copy_l2(T *d, const T *s)
 struct tile_src {
     const T *a, *b;
     long long lda, ldb, m, n, m0, n0, kend;
+    int skip_m, skip_n; /* the tile's first rows and columns that its block does not write (see inside) */
     bool ta, tb, va, vb; /* transposes; 128-bit loads allowed */
 };
+
+/* A tile's origin along one dimension: a tile that would run past the matrix's end (extent)
+ * is moved back to end with it, where the matrix is that large and a 16-byte copy along the
+ * dimension (vec) stays aligned, so its K loop copies without bounds checks, as an interior
+ * tile's does. It overlaps its neighbour; the epilogue writes only from the unmoved origin. */
+__device__ __forceinline__ long long inside(long long x0, long long X, long long extent, bool vec)
+{
+    return x0 + X > extent && extent >= X && (!vec || extent % VL == 0) ? extent - X : x0;
+}
+
+/* The tile at (tile_m, tile_n), moved inside the matrix where it can be. */
+__device__ __forceinline__ void place_src(tile_src &s, long long tile_m, long long tile_n)
+{
+    const long long m0 = tile_m * BM, n0 = tile_n * BN;
+    s.m0 = EVEN ? m0 : inside(m0, BM, s.m, s.ta && s.va); /* A's copies run along m when transposed */
+    s.n0 = EVEN ? n0 : inside(n0, BN, s.n, !s.tb && s.vb);
+    s.skip_m = (int)(m0 - s.m0), s.skip_n = (int)(n0 - s.n0);
+}
 
 /* Loads VL elements starting at src into r. `full`: all VL are in bounds; otherwise
  * element v is in bounds iff v < avail. `vec`: src is 16-byte aligned. CHECK: 0 where the
@@ -794,8 +813,8 @@ __device__ __forceinline__ void mainloop(const tile_src &s, T *As, T *Bs, long l
 #endif
 }
 
-/* C = alpha * acc + b_in * C over the tile at (s.m0, s.n0) (b_in == 0: C is not read), or for
- * atomic split-K slices C += alpha * acc. */
+/* C = alpha * acc + b_in * C over the tile at (s.m0, s.n0) but its first s.skip_m rows and
+ * s.skip_n columns (b_in == 0: C is not read), or for atomic split-K slices C += alpha * acc. */
 __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_src &s, int am, int bn, T b_in,
                                          const T (&acc)[TM][TN])
 {
@@ -804,19 +823,22 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
     const T alpha = (T)p.alpha;
 #if (SPLITK == 1 || SERIAL) && ASYNC && VEC
     /* 16-byte accesses of C where a chunk is whole and C allows it */
-    const bool cvec = RN == VW && (reinterpret_cast<unsigned long long>(p.c) % 16 == 0) && (ldc % VW == 0);
+    const bool cvec = RN == VW && (reinterpret_cast<unsigned long long>(p.c) % 16 == 0) && (ldc % VW == 0) &&
+                      s.n0 % VW == 0; /* a moved tile's columns may be off the 16-byte grid */
 #else
     const bool cvec = false;
 #endif
 #pragma unroll
     for (int i = 0; i < TM; i++) {
-        const long long gi = s.m0 + am + (i / RM) * (WTM * RM) + i % RM;
-        if (!EVEN && gi >= M) continue;
+        const int li = am + (i / RM) * (WTM * RM) + i % RM;
+        const long long gi = s.m0 + li;
+        if (!EVEN && (gi >= M || li < s.skip_m)) continue;
 #pragma unroll
         for (int jc = 0; jc < TN / RN; jc++) {
-            const long long gj0 = s.n0 + bn + jc * (WTN * RN);
+            const int lj0 = bn + jc * (WTN * RN);
+            const long long gj0 = s.n0 + lj0;
 #if SPLITK == 1 || SERIAL
-            if (cvec && (EVEN || gj0 + RN <= N)) {
+            if (cvec && (EVEN || (gj0 + RN <= N && lj0 >= s.skip_n))) {
                 T *const cp = C + gi * ldc + gj0;
                 T v[RN];
                 if (b_in == T(0)) {
@@ -835,7 +857,7 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
             for (int r = 0; r < RN; r++) {
                 const int j = jc * RN + r;
                 const long long gj = gj0 + r;
-                if (!EVEN && gj >= N) continue;
+                if (!EVEN && (gj >= N || lj0 + r < s.skip_n)) continue;
                 T *const cp = C + gi * ldc + gj;
 #if SPLITK > 1 && !SERIAL
                 (void)b_in;
@@ -909,7 +931,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
         if (!first) __syncthreads(); /* every warp is done with the last piece's stages */
         long long tile_m, tile_n;
         place_tile(u.tile, tiles_m, tiles_n, tile_m, tile_n);
-        s.m0 = tile_m * BM, s.n0 = tile_n * BN;
+        place_src(s, tile_m, tile_n);
         s.kend = (long long)u.k1 * BK < K ? (long long)u.k1 * BK : K;
         mainloop(s, As, Bs, (long long)u.k0 * BK, am, bn, acc);
         if (u.k0 > 0) { /* the rest of a tile another block owns: its partial sum */
@@ -951,7 +973,8 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     }
 #endif
     if (alpha == T(0)) kend = kbeg;
-    s.m0 = tile_m * BM, s.n0 = tile_n * BN, s.kend = kend;
+    place_src(s, tile_m, tile_n);
+    s.kend = kend;
     mainloop(s, As, Bs, kbeg, am, bn, acc);
 
     /* C = alpha * acc + beta * C, or for atomic split-K slices C += alpha * acc; in the order
