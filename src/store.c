@@ -484,6 +484,30 @@ mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err)
     return MMT_OK;
 }
 
+mmt_status mmt_store_best_get(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,
+                              mmt_best_row *out, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    memset(out, 0, sizeof *out);
+    FORWARD_IF_ERROR(prepare(st,
+                             "SELECT b.template_id, b.trial_id, b.gflops, c.params FROM best b "
+                             "JOIN config c ON c.id = b.config_id "
+                             "WHERE b.device_id = ? AND b.problem_id = ? AND b.template_name = ?",
+                             &s, err));
+    sqlite3_bind_int64(s, 1, device_id);
+    sqlite3_bind_int64(s, 2, problem_id);
+    sqlite3_bind_text(s, 3, template_name, -1, SQLITE_TRANSIENT);
+    const int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        out->template_id = sqlite3_column_int64(s, 0);
+        out->trial_id = sqlite3_column_int64(s, 1);
+        out->gflops = sqlite3_column_double(s, 2);
+        snprintf(out->params, sizeof out->params, "%s", (const char *)sqlite3_column_text(s, 3));
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "step");
+}
+
 mmt_status mmt_store_best_partial(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,
                                   int partial, mmt_err *err)
 {

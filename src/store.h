@@ -80,6 +80,16 @@ mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *t
  * Marked partial, like a best a trial moves, until its search ends. */
 mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err);
 
+/* The best of (device, problem, template name) as it stands: its template, trial, figure
+ * and configuration (out->trial_id 0: none). */
+typedef struct mmt_best_row {
+    int64_t template_id, trial_id;
+    double gflops;
+    char params[512];
+} mmt_best_row;
+mmt_status mmt_store_best_get(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,
+                              mmt_best_row *out, mmt_err *err);
+
 /* The end of a search: marks the best of (device, problem, template name) as chosen by a
  * search that stopped before it measured what it planned (partial 1: a time budget, an
  * interrupt), or by one that did not (0). */

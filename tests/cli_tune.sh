@@ -5,8 +5,9 @@
 # resumes without measuring a candidate again, keeps the same winners, and prints figures
 # and ratios of its own run (the winner and the vendor timed side by side in it), a time
 # budget that cuts the search short is marked partial in the table, the session row and
-# best_view, the session row keeps the command as a shell reads it, and `mmtune show`
-# prints what the database holds, for one device with --device.
+# best_view, the session row keeps the command as a shell reads it, a tune over a narrowed
+# --space keeps a better best the space cannot hold, and `mmtune show` prints what the
+# database holds, for one device with --device.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -84,6 +85,23 @@ if command -v sqlite3 >/dev/null; then
   [ "$(grep -c 'final: kept from an earlier run' "$tmp/out")" = 3 ] || { echo "FAIL: the rerun decided anew"; fail=1; }
   ok=$(sqlite3 "$tmp/t.db" "select count(*) from trial where status='ok' and rel_error >= 0")
   [ "$ok" -ge 3 ] || { echo "FAIL: only $ok verified trials"; fail=1; }
+  # a tune over a narrowed space leaves a best it cannot hold (nor build, nor race) where
+  # that best's figure on record beats its winner (here made to, on a copy)
+  cp "$tmp/t.db" "$tmp/n.db"
+  nq() { sqlite3 "$tmp/n.db" "$1"; }
+  bp="select c.params from best b join config c on c.id = b.config_id join problem p on p.id = b.problem_id
+      where p.m = 64"
+  held=$(nq "$bp")
+  mc=$(echo "$held" | grep -oE 'MC=[0-9]+' | cut -d= -f2)
+  other=$([ "$mc" = 96 ] && echo 168 || echo 96)
+  "$(dirname "$0")/../bench/subspace.sh" "$(dirname "$0")/../search_spaces/cpu_gemm_avx.yaml" "MC=[$other]" \
+    "default:{ISA: 1, MR: 6, NV: 2, MC: $other, KC: 256, NC: 4096, PAR: 1, THREADS: 0, LEVELS: 0}" >"$tmp/narrow.yaml"
+  nq "update best set gflops = 1e6 where problem_id = (select id from problem where m = 64)"
+  check "narrowed space" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/n.db" --budget 3 \
+    --space "$tmp/narrow.yaml"
+  [ "$(nq "$bp")" = "$held" ] || { echo "FAIL: a narrowed space replaced $held with $(nq "$bp")"; fail=1; }
+  grep -q "the database's best stands (outside this space" "$tmp/out" ||
+    { echo "FAIL: the table does not say the best outside the space stands"; fail=1; }
   # a time budget stops new candidates: each of this problem's takes 0.1 s or more to time,
   # so 1 s measures about 10 and the final round, never the 54 to 108 of the space
   check "time budget" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_budget.yaml" --db "$tmp/s.db" --budget 1s
