@@ -114,11 +114,9 @@
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_DTYPE_F64
 typedef double T;
-typedef double2 T_VEC16;
 #define VW 2 /* elements per 16 bytes */
 #else
 typedef float T;
-typedef float4 T_VEC16;
 #define VW 4
 #endif
 
@@ -255,23 +253,6 @@ template <int R> __device__ __forceinline__ void store_r(T *d, const T *s)
         for (int r = 0; r < R; r++) d[r] = s[r];
     }
 #endif
-}
-
-/* R contiguous elements from L2 (what other blocks wrote, ordered by a flag's acquire), one
- * 16-byte load where R is VW (s then 16-byte aligned). */
-template <int R> __device__ __forceinline__ void copy_l2(T *d, const T *s)
-{
-    if constexpr (R == VW) {
-        const T_VEC16 v = __ldcg(reinterpret_cast<const T_VEC16 *>(s));
-#if MMT_DTYPE_F64
-        d[0] = v.x, d[1] = v.y;
-#else
-        d[0] = v.x, d[1] = v.y, d[2] = v.z, d[3] = v.w;
-#endif
-    } else {
-#pragma unroll
-        for (int r = 0; r < R; r++) d[r] = __ldcg(s + r);
-    }
 }
 
 /* What a block needs to fetch tiles: the problem, its place, its K range. */
