@@ -86,12 +86,12 @@ __device__ __forceinline__ bool sk_last_sum(void *ws, long long tiles, long long
     T *const slots = reinterpret_cast<T *>(static_cast<char *>(ws) + sk_counter_bytes(tiles));
     const long long slot = (long long)THREADS * N; /* elements */
     sk_put(slots + ((long long)blockIdx.z * tiles + tile) * slot, acc);
-    __shared__ int last;
     __threadfence(); /* this thread's partial sums are visible before the count */
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(static_cast<int *>(ws) + tile, 1) == SPLITK - 1;
-    __syncthreads();
-    if (!last) return false;
+    /* the barrier's own OR tells every thread (no static shared memory: the launch's dynamic
+     * share may be all a block can have without asking, 48 KiB) */
+    const int last = threadIdx.x == 0 && atomicAdd(static_cast<int *>(ws) + tile, 1) == SPLITK - 1;
+    if (!__syncthreads_or(last)) return false;
     __threadfence(); /* the other slices' sums are read after their counts */
     sk_get<false>(slots + tile * slot, acc);
 #pragma unroll 1
