@@ -167,34 +167,16 @@ static void field_free(field *f)
     free(f->c);
 }
 
-/* The configuration the database serves for p now (its best entry for this template
- * source) and its recorded GFLOP/s, if it parses in this space; "" if none. */
-static void incumbent(mmt_tuner *t, const mmt_family *fam, const mmt_problem *p, char *params, size_t size,
-                      double *gflops)
-{
-    mmt_best_rec *b = NULL;
-    size_t nb = 0;
-    mmt_config cfg;
-    params[0] = '\0';
-    if (mmt_store_best_list(t->st, t->dev.fingerprint, fam->name, fam->source_hash, p->mode, &b, &nb, NULL) != MMT_OK)
-        return;
-    for (size_t i = 0; i < nb; i++)
-        if (mmt_problem_equal(&b[i].problem, p) && mmt_config_parse(fam->space, b[i].params, &cfg, NULL) == MMT_OK) {
-            snprintf(params, size, "%s", b[i].params);
-            if (gflops) *gflops = b[i].gflops;
-        }
-    free(b);
-}
-
-/* The database's best for p that this space cannot hold (a narrowed --space: it cannot be
- * built here, so it cannot defend its place in the final round), of this template source;
- * out->trial_id 0 if there is none. */
-static void outsider(mmt_tuner *t, const mmt_family *fam, int64_t problem_id, int64_t template_id, mmt_best_row *out)
+/* The database's best for the problem now, of this template source (out->trial_id 0 if
+ * none), and whether this space holds it: a narrowed --space may not, and then the best
+ * cannot be built here to defend its place in the final round. */
+static int db_best(mmt_tuner *t, const mmt_family *fam, int64_t problem_id, int64_t template_id, mmt_best_row *out)
 {
     mmt_config cfg;
-    if (t->fresh || mmt_store_best_get(t->st, t->device_id, problem_id, fam->name, out, NULL) != MMT_OK ||
-        out->template_id != template_id || mmt_config_parse(fam->space, out->params, &cfg, NULL) == MMT_OK)
+    if (mmt_store_best_get(t->st, t->device_id, problem_id, fam->name, out, NULL) != MMT_OK ||
+        out->template_id != template_id)
         out->trial_id = 0;
+    return out->trial_id > 0 && mmt_config_parse(fam->space, out->params, &cfg, NULL) == MMT_OK;
 }
 
 /* r's winner: params, the figure it was chosen by, and how. */
@@ -215,24 +197,26 @@ static void take_winner(mmt_tune_result *r, const char *params, const mmt_report
  * interrupted run has no final round: the database's best stands, whatever moved it. A
  * best with Strassen levels defends its place by its classic configuration (the levels
  * round comes after); *kept: nothing new was measured. */
-static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const mmt_problem *p,
+static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env,
                          int64_t problem_id, int64_t template_id, const prior *pr, const field *f, mmt_tune_result *r,
                          int *kept, mmt_err *err)
 {
     char inc[512] = "", classic[512];
-    double inc_gflops = 0;
     mmt_report_detail *d = &r->detail;
     *kept = 0;
+    mmt_best_row best;
+    const int held = db_best(t, fam, problem_id, template_id, &best);
+    const double flops = mmt_problem_flops(env->problem);
     if (stopped(t)) {
-        incumbent(t, fam, p, inc, sizeof inc, &inc_gflops);
-        if (inc[0] && inc_gflops > 0) {
-            mmt_report_figure fig = {.median_ms = mmt_problem_flops(env->problem) / (inc_gflops * 1e6)};
-            take_winner(r, inc, &fig, "the database's best");
+        if (held && best.gflops > 0) {
+            take_winner(r, best.params, &(mmt_report_figure){.median_ms = flops / (best.gflops * 1e6)},
+                        "the database's best");
             snprintf(d->final, sizeof d->final, "interrupted: no final round; the database's best stands");
         }
         return MMT_OK;
     }
-    if (!t->fresh) incumbent(t, fam, p, inc, sizeof inc, NULL);
+    if (t->fresh) best.trial_id = 0; /* a fresh run neither defends nor keeps what is on record */
+    if (held && best.trial_id) snprintf(inc, sizeof inc, "%s", best.params);
     long at = inc[0] ? find_prior(pr, inc) : -1;
     if (at >= 0 && pr->status[at] != MMT_TRIAL_OK) at = -1;
     size_t fresh_ok = 0;
@@ -253,8 +237,6 @@ static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_en
         snprintf(d->final, sizeof d->final, "kept from an earlier run: nothing new measured, the database's best stands");
         return MMT_OK;
     }
-    mmt_best_row out;
-    outsider(t, fam, problem_id, template_id, &out);
     /* the contenders borrow their texts from f and inc */
     mmt_contender *c = malloc(sizeof *c * (f->n + 1));
     RETURN_ERROR_IF(!c, err, MMT_OUT_OF_MEMORY, "out of memory");
@@ -274,15 +256,15 @@ static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_en
     }
     free(c);
     /* a best outside this space stands where its figure on record beats the winner's */
-    const double flops = mmt_problem_flops(env->problem);
-    if (st == MMT_OK && out.trial_id > 0 && out.gflops > 0 && (!r->ok || out.gflops * 1e6 * r->tuned.median_ms > flops)) {
-        st = mmt_store_best_set(t->st, out.trial_id, err);
+    if (st == MMT_OK && !held && best.trial_id > 0 && best.gflops > 0 &&
+        (!r->ok || best.gflops * 1e6 * r->tuned.median_ms > flops)) {
+        st = mmt_store_best_set(t->st, best.trial_id, err);
         if (st == MMT_OK) {
             char text[sizeof d->final];
             snprintf(text, sizeof text, "%s; the database's best stands (outside this space: %.1f GFLOP/s on record)",
-                     d->final, out.gflops);
-            const double ms = flops / (out.gflops * 1e6);
-            take_winner(r, out.params, &(mmt_report_figure){.median_ms = ms, .lo_ms = ms, .hi_ms = ms},
+                     d->final, best.gflops);
+            const double ms = flops / (best.gflops * 1e6);
+            take_winner(r, best.params, &(mmt_report_figure){.median_ms = ms, .lo_ms = ms, .hi_ms = ms},
                         "the database's best");
             snprintf(d->final, sizeof d->final, "%s", text);
         }
@@ -419,7 +401,7 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
     r->partial = done < r->planned;
     r->interrupted = stopped(t);
     int kept = 0;
-    if (st == MMT_OK) st = choose(t, fam, &env, p, problem_id, template_id, &pr, &f, r, &kept, err);
+    if (st == MMT_OK) st = choose(t, fam, &env, problem_id, template_id, &pr, &f, r, &kept, err);
     if (st == MMT_OK && !t->classic_only && !stopped(t))
         st = mmt_levels_round(t, fam, &env, problem_id, template_id, kept, has_prior, &pr, r, err);
     mmt_report_pipeline *rp = &r->detail.pipe;
