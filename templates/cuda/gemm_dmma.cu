@@ -434,6 +434,7 @@ __device__ __forceinline__ void multiply(const double *As, const double *Bs, con
 
 /* ---- split-K in the order of K ----------------------------------------------------------- */
 
+#include "mmt_grid.h"
 #include "mmt_serial_splitk.h"
 
 /* A pointer or row pitch not aligned to one copy unit. */
@@ -455,23 +456,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) mmt_gemm(mmt_gemm_param
     const long long M = SWAP ? p.n : p.m, N = SWAP ? p.m : p.n, K = p.k; /* the tiles' (SWAP: C^T's) */
     const double alpha = p.alpha, beta = p.beta;
 
-    /* Which tile: blocks sweep GROUP_M tile rows column by column, so the blocks resident
-     * together share both A rows and B columns in L2. */
+    /* which tile (GROUP_M tile rows swept together, mmt_grid.h) */
     const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const long long pid = blockIdx.x;
-    const long long group = (long long)GROUP_M * tiles_n;
-    const long long first_m = pid / group * GROUP_M;
-    const long long rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
-    const long long tile_m = first_m + (pid % group) % rows, tile_n = (pid % group) / rows;
+    long long tile_m, tile_n;
+    mmt_place_tile(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
     if (tile_m >= tiles_m || tile_n >= tiles_n) return;
     const long long m0 = tile_m * BM, n0 = tile_n * BN;
 
     /* This slice's K range; alpha == 0 reads neither A nor B. */
     long long kbeg = 0, kend = K;
 #if SPLITK > 1
-    const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
-    kbeg = blockIdx.z * chunk;
-    kend = kbeg + chunk < K ? kbeg + chunk : K;
+    mmt_slice_range(K, blockIdx.z, kbeg, kend);
 #if !SERIAL
     if (kbeg >= kend || alpha == 0.0) return; /* adds nothing; mmt_gemm_pre did beta * C */
 #else

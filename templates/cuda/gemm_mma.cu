@@ -526,6 +526,7 @@ __device__ __forceinline__ operands operands_of(const mmt_gemm_params &p)
     return o;
 }
 
+#include "mmt_grid.h"
 #include "mmt_serial_splitk.h"
 
 /* A pointer or row pitch not aligned to one copy unit. */
@@ -546,30 +547,22 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
     const long long M = p.m, N = p.n, K = p.k;
     const float alpha = (float)p.alpha, beta = (float)p.beta;
 
-    /* Which tile: blocks sweep GROUP_M tile rows column by column, so the blocks resident
-     * together share both A rows and B columns in L2. */
+    /* which tile (GROUP_M tile rows swept together, mmt_grid.h) */
     const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const long long pid = blockIdx.x;
-    const long long group = (long long)GROUP_M * tiles_n;
-    const long long first_m = pid / group * GROUP_M;
-    const long long rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
-    const long long tile_m = first_m + (pid % group) % rows, tile_n = (pid % group) / rows;
+    long long tile_m, tile_n;
+    mmt_place_tile(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
     if (tile_m >= tiles_m || tile_n >= tiles_n) return;
     const long long m0 = tile_m * BM, n0 = tile_n * BN;
 
     /* This slice's K range; alpha == 0 reads neither A nor B. */
     long long kbeg = 0, kend = K;
 #if SPLITK > 1
-    {
-        const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
-        kbeg = blockIdx.z * chunk;
-        kend = kbeg + chunk < K ? kbeg + chunk : K;
+    mmt_slice_range(K, blockIdx.z, kbeg, kend);
 #if SERIAL
-        if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
+    if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
 #else
-        if (kbeg >= kend || alpha == 0.0f) return; /* adds nothing; mmt_gemm_pre did beta * C */
+    if (kbeg >= kend || alpha == 0.0f) return; /* adds nothing; mmt_gemm_pre did beta * C */
 #endif
-    }
 #endif
     if (alpha == 0.0f) kend = kbeg;
 

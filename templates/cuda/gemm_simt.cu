@@ -90,7 +90,7 @@
 #define SPLITK 1 /* slices of K (gridDim.z), added into C after mmt_gemm_pre */
 #endif
 #ifndef SERIAL
-#define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K through a flag per tile */
+#define SERIAL 0 /* split-K: 0 atomicAdd into C, 1 in the order of K, summed by the last slice */
 #endif
 #ifndef STREAMK
 #define STREAMK 0 /* >= 1: a persistent grid of SK_GRID blocks, STREAMK an SM, stream-K (0: a block a tile) */
@@ -642,16 +642,7 @@ __device__ __forceinline__ void multiply_piped(frag (&f)[2], const T *As, const 
 #define MMT_BOUNDS __launch_bounds__(THREADS, 512 / THREADS)
 #endif
 
-/* Tile pid's place: blocks sweep GROUP_M tile rows column by column, so the blocks resident
- * together share both A rows and B columns in L2. */
-__device__ __forceinline__ void place_tile(long long pid, long long tiles_m, long long tiles_n, long long &tile_m,
-                                           long long &tile_n)
-{
-    const long long group = (long long)GROUP_M * tiles_n;
-    const long long first_m = pid / group * GROUP_M;
-    const long long rows = tiles_m - first_m < GROUP_M ? tiles_m - first_m : GROUP_M;
-    tile_m = first_m + (pid % group) % rows, tile_n = (pid % group) / rows;
-}
+#include "mmt_grid.h"
 
 /* acc = the product of the tile at (s.m0, s.n0) over k in [kbeg, s.kend), kbeg a multiple
  * of BK past the start of the block's K range. The block's threads all call it; it leaves
@@ -794,14 +785,14 @@ __device__ __forceinline__ void mainloop(const tile_src &s, T *As, T *Bs, long l
 #endif
 }
 
-/* C = alpha * acc + b_in * C over the tile at (s.m0, s.n0) but its first s.skip_m rows and
- * s.skip_n columns (b_in == 0: C is not read), or for atomic split-K slices C += alpha * acc. */
-__device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_src &s, int am, int bn, T b_in,
+/* C = alpha * acc + beta * C over the tile at (s.m0, s.n0) but its first s.skip_m rows and
+ * s.skip_n columns (beta == 0: C is not read), or for atomic split-K slices C += alpha * acc. */
+__device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_src &s, int am, int bn,
                                          const T (&acc)[TM][TN])
 {
     T *const C = static_cast<T *>(p.c);
     const long long ldc = p.ldc, M = s.m, N = s.n;
-    const T alpha = (T)p.alpha;
+    const T alpha = (T)p.alpha, beta = (T)p.beta;
 #if (SPLITK == 1 || SERIAL) && ASYNC && VEC
     /* 16-byte accesses of C where a chunk is whole and C allows it */
     const bool cvec = RN == VW && (reinterpret_cast<unsigned long long>(p.c) % 16 == 0) && (ldc % VW == 0) &&
@@ -822,13 +813,13 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
             if (cvec && (EVEN || (gj0 + RN <= N && lj0 >= s.skip_n))) {
                 T *const cp = C + gi * ldc + gj0;
                 T v[RN];
-                if (b_in == T(0)) {
+                if (beta == T(0)) {
 #pragma unroll
                     for (int r = 0; r < RN; r++) v[r] = alpha * acc[i][jc * RN + r];
                 } else {
                     copy_r<RN>(v, cp);
 #pragma unroll
-                    for (int r = 0; r < RN; r++) v[r] = fma(alpha, acc[i][jc * RN + r], b_in * v[r]);
+                    for (int r = 0; r < RN; r++) v[r] = fma(alpha, acc[i][jc * RN + r], beta * v[r]);
                 }
                 store_r<RN>(cp, v);
                 continue;
@@ -841,12 +832,12 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
                 if (!EVEN && (gj >= N || lj0 + r < s.skip_n)) continue;
                 T *const cp = C + gi * ldc + gj;
 #if SPLITK > 1 && !SERIAL
-                (void)b_in;
+                (void)beta;
                 (void)cvec;
                 atomicAdd(cp, alpha * acc[i][j]);
 #else
                 /* one rounding fewer than alpha * acc + beta * c */
-                *cp = b_in == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], b_in * *cp);
+                *cp = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *cp);
 #endif
             }
         }
@@ -876,7 +867,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     T *const Bs = As + STAGES * A_STAGE;
 
     const long long M = p.m, N = p.n, K = p.k;
-    const T alpha = (T)p.alpha, beta = (T)p.beta;
+    const T alpha = (T)p.alpha;
     const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
 
     tile_src s;
@@ -911,7 +902,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     for (bool first = true; mmt_sk_next(&plan, &cursor, &u); first = false) {
         if (!first) __syncthreads(); /* every warp is done with the last piece's stages */
         long long tile_m, tile_n;
-        place_tile(u.tile, tiles_m, tiles_n, tile_m, tile_n);
+        mmt_place_tile(u.tile, tiles_m, tiles_n, tile_m, tile_n);
         place_src(s, tile_m, tile_n);
         s.kend = (long long)u.k1 * BK < K ? (long long)u.k1 * BK : K;
         mainloop(s, As, Bs, (long long)u.k0 * BK, am, bn, acc);
@@ -932,26 +923,22 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
                 begin = next;
             }
         }
-        epilogue(p, s, am, bn, beta, acc);
+        epilogue(p, s, am, bn, acc);
     }
 #else
     long long tile_m, tile_n;
-    place_tile(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+    mmt_place_tile(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
     if (tile_m >= tiles_m || tile_n >= tiles_n) return;
 
     /* This slice's K range; alpha == 0 reads neither A nor B. */
     long long kbeg = 0, kend = K;
 #if SPLITK > 1
-    {
-        const long long chunk = ((K + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
-        kbeg = blockIdx.z * chunk;
-        kend = kbeg + chunk < K ? kbeg + chunk : K;
+    mmt_slice_range(K, blockIdx.z, kbeg, kend);
 #if SERIAL
-        if (kbeg > kend) kbeg = kend; /* an empty slice still passes the flag on */
+    if (kbeg > kend) kbeg = kend; /* an empty slice still counts itself in */
 #else
-        if (kbeg >= kend || alpha == T(0)) return; /* adds nothing; mmt_gemm_pre did beta * C */
+    if (kbeg >= kend || alpha == T(0)) return; /* adds nothing; mmt_gemm_pre did beta * C */
 #endif
-    }
 #endif
     if (alpha == T(0)) kend = kbeg;
     place_src(s, tile_m, tile_n);
@@ -967,7 +954,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     if (p.workspace_size < sk_last_bytes(tiles, THREADS * TM * TN * (long long)sizeof(T))) __trap(); /* sized by the space */
     if (!sk_last_sum(p.workspace, tiles, tile_m * tiles_n + tile_n, flat(acc))) return;
 #endif
-    epilogue(p, s, am, bn, beta, acc);
+    epilogue(p, s, am, bn, acc);
 #endif
 }
 
