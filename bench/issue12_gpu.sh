@@ -27,6 +27,15 @@ tests=NONE
 OUT=$OUT/build TUNE=0 TESTS=$tests MMTUNE_TEST_KNOB=STREAMK bash bench/gpu_run.sh || exit 1
 export MMTUNE_CACHE_DIR=/tmp/mmtune-cache
 mm=build-gpu/mmtune
+# The CUDA-core space narrowed to 64-128 x 64-256 tiles, 8 x 8 a thread, cp.async, with the
+# split-K slice counts $1 (atomic or in the order of K) and STREAMK values $2; its default
+# 128 x 64 with $3.
+mid_tiles() {
+  bench/subspace.sh search_spaces/cuda_gemm_simt.yaml 'BM=[64, 128]' 'BN=[64, 128, 256]' 'BK=[8]' \
+    'WM=[32, 64]' 'WN=[32, 64]' 'TM=[8]' 'TN=[8]' 'VEC=[1]' 'STAGES=[3, 4]' 'ASYNC=[1]' 'PIPE=[0, 1]' 'REGCAP=[0]' \
+    'PAD=[4]' "SPLITK=[$1]" 'SERIAL=[0, 1]' "STREAMK=[$2]" 'GROUP_M=[1]' 'KC=[0]' 'LEVELS=[0]' \
+    "default:{BM: 128, BN: 64, BK: 8, WM: 64, WN: 32, TM: 8, TN: 8, VEC: 1, STAGES: 3, ASYNC: 1, PIPE: 1, REGCAP: 0, PAD: 4, $3, STREAMK: 0, GROUP_M: 1, EVEN: 0, KC: 0, LEVELS: 0}"
+}
 case $step in
 tests) ;;
 sk)
@@ -51,11 +60,7 @@ sk)
 wide)
   db=$OUT/odd.db
   sed -n '1,/^  - {m: 96,/p' bench/shapes_f32_odd.yaml | grep -v 'm: 4097' >/tmp/odd.yaml
-  bench/subspace.sh search_spaces/cuda_gemm_simt.yaml 'BM=[64, 128]' 'BN=[64, 128, 256]' 'BK=[8]' \
-    'WM=[32, 64]' 'WN=[32, 64]' 'TM=[8]' 'TN=[8]' 'VEC=[1]' 'STAGES=[3, 4]' 'ASYNC=[1]' 'PIPE=[0, 1]' 'REGCAP=[0]' \
-    'PAD=[4]' 'SPLITK=[1, 2, 3, 4, 5, 6]' 'SERIAL=[0, 1]' 'STREAMK=[0, 1, 2, 3, 4]' 'GROUP_M=[1]' 'KC=[0]' 'LEVELS=[0]' \
-    'default:{BM: 128, BN: 64, BK: 8, WM: 64, WN: 32, TM: 8, TN: 8, VEC: 1, STAGES: 3, ASYNC: 1, PIPE: 1, REGCAP: 0, PAD: 4, SPLITK: 1, SERIAL: 0, STREAMK: 0, GROUP_M: 1, EVEN: 0, KC: 0, LEVELS: 0}' \
-    >/tmp/wide.yaml
+  mid_tiles '1, 2, 3, 4, 5, 6' '0, 1, 2, 3, 4' 'SPLITK: 1, SERIAL: 0' >/tmp/wide.yaml
   $mm --device 0 --shapes /tmp/odd.yaml --db "$db" --space /tmp/wide.yaml --strategy exhaustive \
     --budget "${WIDE_BUDGET:-70s}" --classic-only >"$OUT/wide_tune.log" 2>&1
   echo "odd problems, the wider subspace: exit $?"
@@ -69,11 +74,7 @@ two)
   echo "test_gpu_mma (same bits twice, f32x3 accuracy): exit $?"; tail -3 "$OUT/mma_bits.log"
   db=$OUT/two.db
   printf 'problems:\n  - {m: 2500, n: 300, k: 7000}\n  - {m: 777, n: 1234, k: 4321}\n' >/tmp/two.yaml
-  bench/subspace.sh search_spaces/cuda_gemm_simt.yaml 'BM=[64, 128]' 'BN=[64, 128, 256]' 'BK=[8]' \
-    'WM=[32, 64]' 'WN=[32, 64]' 'TM=[8]' 'TN=[8]' 'VEC=[1]' 'STAGES=[3, 4]' 'ASYNC=[1]' 'PIPE=[0, 1]' 'REGCAP=[0]' \
-    'PAD=[4]' 'SPLITK=[1, 2, 3, 4, 5, 6, 8]' 'SERIAL=[0, 1]' 'STREAMK=[0, 1, 2, 3]' 'GROUP_M=[1]' 'KC=[0]' 'LEVELS=[0]' \
-    'default:{BM: 128, BN: 64, BK: 8, WM: 64, WN: 32, TM: 8, TN: 8, VEC: 1, STAGES: 3, ASYNC: 1, PIPE: 1, REGCAP: 0, PAD: 4, SPLITK: 6, SERIAL: 1, STREAMK: 0, GROUP_M: 1, EVEN: 0, KC: 0, LEVELS: 0}' \
-    >/tmp/two_space.yaml
+  mid_tiles '1, 2, 3, 4, 5, 6, 8' '0, 1, 2, 3' 'SPLITK: 6, SERIAL: 1' >/tmp/two_space.yaml
   $mm --device 0 --shapes /tmp/two.yaml --db "$db" --space /tmp/two_space.yaml --strategy exhaustive \
     --budget "${TWO_BUDGET:-80s}" --classic-only >"$OUT/two_tune.log" 2>&1
   echo "two problems: exit $?"
