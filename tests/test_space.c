@@ -690,11 +690,6 @@ static void test_enumerate_missing(void)
     mmt_space_free(s);
 }
 
-/* The bound on an enumeration is the partial configurations it visits, not the product:
- * 32^6 combinations whose constraints cut the walk early enumerate, the same without
- * them do not; nor does a space where more configurations hold than one enumeration keeps
- * (32^5 with every condition true: 33 million visits, 2^21 configurations kept, then an
- * error, not gigabytes). */
 /* Enumerates the space in text (loaded as `name`) for an 8^3 f32 problem; its status. */
 static mmt_status enumerate_text(const char *name, const char *text, mmt_config **all, size_t *n, mmt_err *err)
 {
@@ -708,6 +703,11 @@ static mmt_status enumerate_text(const char *name, const char *text, mmt_config 
     return st;
 }
 
+/* The bound on an enumeration is the partial configurations it visits, not the product:
+ * 32^6 combinations whose constraints cut the walk early enumerate, the same without
+ * them do not; nor does a space where more configurations hold than one enumeration keeps
+ * (32^5 with every condition true: 33 million visits, 2^21 configurations kept, then an
+ * error, not gigabytes). */
 static void test_enumerate_bound(void)
 {
     char text[2048], values[256];

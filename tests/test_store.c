@@ -5,7 +5,7 @@
  * precision modes as distinct problems, the miss table, a device's props brought up to
  * date, the migrations of version-1 to version-4 files, and the out-of-core knobs' rows
  * (pseudo-template "ooc") stored and looked up beside a kernel's, never mixed with them;
- * the configurations measured for a problem, fastest first. */
+ * a best's row by problem id; the configurations measured for a problem, fastest first. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -753,6 +753,12 @@ int main(void)
     add(st, dev, prob, c3, MMT_TRIAL_OK, 9.0);
     query(path, "SELECT params || ' ' || template_hash FROM best_view", text, sizeof text);
     CHECK_EQ_STR(text, "MR=8,NV=1 bbbb");
+    /* ... and the row as it stands, read back by problem id (the tuner's incumbent) */
+    mmt_best_row row;
+    CHECK_OK(mmt_store_best_get(st, dev, prob, "cpu/gemm_avx.c", &row, &err), &err);
+    CHECK(row.template_id == tpl2 && row.trial_id > 0 && strcmp(row.params, "MR=8,NV=1") == 0 && row.gflops > 0);
+    CHECK_OK(mmt_store_best_get(st, dev, prob, "cpu/gemm_other.c", &row, &err), &err);
+    CHECK(row.trial_id == 0 && row.params[0] == '\0');
 
     /* the configurations measured for a problem: each once at its fastest, fastest first,
      * wrong results never, per template source and problem */
