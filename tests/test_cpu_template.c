@@ -7,68 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
 #include "check.h"
-#include "family.h"
-#include "gemm_check.h"
-#include "kernel.h"
+#include "cpu_template_check.h"
 
-typedef struct shape {
-    int64_t m, n, k;
-} shape;
-
-static const shape shapes[] = {{1, 1, 1},   {7, 5, 3},    {63, 65, 17}, {65, 63, 129},
-                               {1, 300, 7}, {300, 1, 70}, {129, 257, 300}, {17, 33, 0}};
-
-typedef struct ab {
-    double alpha, beta;
-    int nan_c, nan_ab; /* poison C (beta = 0) or A and B (alpha = 0) */
-} ab;
-
-static const ab cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 1}, {-1.5, 1.0, 0, 0}};
-
-static mmt_module *build(const mmt_device_info *dev, const mmt_family *fam, const mmt_config *cfg,
-                         const mmt_problem *p, mmt_err *err)
-{
-    mmt_space_env env = {.problem = p, .device = dev};
-    char defines[4096];
-    void *bin;
-    size_t size;
-    char *log = NULL;
-    mmt_module *mod = NULL;
-    if (mmt_kernel_defines(fam->space, cfg, &env, defines, sizeof defines, err) != MMT_OK) return NULL;
-    mmt_status st =
-        mmt_kernel_binary(&mmt_backend_cpu, dev, NULL, fam->name, fam->source, defines, &bin, &size, &log, NULL, err);
-    free(log);
-    if (st != MMT_OK) return NULL;
-    st = mmt_backend_cpu.load(dev, bin, size, fam->space->entry, &mod, err);
-    free(bin);
-    return st == MMT_OK ? mod : NULL;
-}
+static const ct_shape shapes[] = {{1, 1, 1},   {7, 5, 3},    {63, 65, 17}, {65, 63, 129},
+                                  {1, 300, 7}, {300, 1, 70}, {129, 257, 300}, {17, 33, 0}};
 
 /* One call of an instance on one shape and case; returns the relative error. */
-static double run_case(mmt_module *mod, int f64, shape s, int ta, int tb, ab c)
+static double run_case(mmt_module *mod, int f64, ct_shape s, int ta, int tb, ct_ab c)
 {
-    int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
-    int64_t lda = ac + 3, ldb = bc + 1, ldc = s.n + 2; /* padded: leading dims are honoured */
-    void *a = gc_matrix(f64, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix(f64, 0, br, bc, ldb, c.nan_ab);
-    void *cm = gc_matrix(f64, 0, s.m, s.n, ldc, c.nan_c);
-    void *c0 = gc_matrix(f64, 0, s.m, s.n, ldc, 0);
-    memcpy(c0, cm, (size_t)(f64 ? 8 : 4) * s.m * ldc);
-    double *ref = gc_ref_alloc(s.m, s.n);
-    gc_reference(f64, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
-    mmt_gemm_params p = {.m = s.m, .n = s.n, .k = s.k, .lda = lda, .ldb = ldb, .ldc = ldc, .trans_a = ta,
-                         .trans_b = tb, .alpha = c.alpha, .beta = c.beta, .a = a, .b = b, .c = cm};
-    mmt_err err;
-    mmt_backend_cpu.launch(mod, &p, NULL, NULL, &err);
-    double e = gc_rel_error(f64, 0, s.m, s.n, cm, ldc, ref);
-    /* the padding past each row of C must be untouched */
-    for (int64_t i = 0; i < s.m; i++)
-        for (int64_t j = s.n; j < ldc; j++)
-            if (gc_get(cm, f64, 0, ldc, i, j) != gc_get(c0, f64, 0, ldc, i, j) &&
-                !(isnan(gc_get(cm, f64, 0, ldc, i, j)) && isnan(gc_get(c0, f64, 0, ldc, i, j))))
-                e = INFINITY;
-    free(a), free(b), free(cm), free(c0), free(ref);
+    ct_case t;
+    ct_case_make(&t, f64, s, ta, tb, c);
+    double e = ct_case_run(mod, &t);
+    ct_case_free(&t);
     return e;
 }
 
@@ -79,7 +30,7 @@ static void test_config(const mmt_device_info *dev, const mmt_family *fam, const
     mmt_config_format(fam->space, cfg, text, sizeof text);
     mmt_problem p = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64};
     mmt_err err;
-    mmt_module *mod = build(dev, fam, cfg, &p, &err);
+    mmt_module *mod = ct_build(dev, fam, cfg, &p, &err);
     if (!mod) {
         fprintf(stderr, "build of %s failed: %s\n", text, err.msg);
         CHECK(mod != NULL);
@@ -88,19 +39,19 @@ static void test_config(const mmt_device_info *dev, const mmt_family *fam, const
     int bad = 0, runs = 0;
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int t = 0; t < 4; t++)
-            for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-                double e = run_case(mod, f64, shapes[si], t & 1, t >> 1, cases[ci]);
+            for (size_t ci = 0; ci < sizeof ct_cases / sizeof ct_cases[0]; ci++) {
+                double e = run_case(mod, f64, shapes[si], t & 1, t >> 1, ct_cases[ci]);
                 runs++;
                 if (!(e <= gc_bound(f64, shapes[si].k))) {
                     fprintf(stderr, "%s %s: %lldx%lldx%lld ta=%d tb=%d alpha=%g beta=%g: rel error %g\n",
                             f64 ? "f64" : "f32", text, (long long)shapes[si].m, (long long)shapes[si].n,
-                            (long long)shapes[si].k, t & 1, t >> 1, cases[ci].alpha, cases[ci].beta, e);
+                            (long long)shapes[si].k, t & 1, t >> 1, ct_cases[ci].alpha, ct_cases[ci].beta, e);
                     bad++;
                 }
             }
     if (big) { /* a large odd shape once: every edge path at full blocking */
-        shape s = {1000, 1001, 999};
-        double e = run_case(mod, f64, s, 0, 0, cases[0]);
+        ct_shape s = {1000, 1001, 999};
+        double e = run_case(mod, f64, s, 0, 0, ct_cases[0]);
         if (!(e <= gc_bound(f64, s.k))) {
             fprintf(stderr, "%s %s: 1000x1001x999: rel error %g\n", f64 ? "f64" : "f32", text, e);
             bad++;
