@@ -1,7 +1,9 @@
 /* test_miss.c - libmmtuned records what it serves untuned (src/miss.c) in real database
  * files: a CPU context that calls an untuned shape N times and closes leaves calls == N in
  * the miss table (its row-major form, added up across contexts), a tuned shape leaves
- * nothing, a due call writes back before the context closes, a database another
+ * nothing, problems that differ only in transposes or precision are counted apart (a
+ * counter is the whole problem's, not its sizes'), a due call writes back before the
+ * context closes, a database another
  * connection holds locked or that is read-only never fails a call, and a bad
  * MMTUNE_SYNC_S fails mmt_open. */
 #include <grp.h>
@@ -110,6 +112,52 @@ static void test_counts(void)
     CHECK_EQ_STR(text, "f32 row NN 24x20x16 11; f32 row NN 20x24x16 3; f64 row NT 3x3x3 1");
     query(db, "SELECT count(*) FROM miss", text, sizeof text);
     CHECK_EQ_STR(text, "3");
+    unsetenv("MMTUNE_SYNC_S");
+}
+
+/* n calls of C = op(A) op(B), row major, f32 or f64, with the given transposes; returns how
+ * many failed. */
+static int calls_t(mmt_ctx *ctx, int f64, int ta, int tb, int64_t m, int64_t n, int64_t k, int times)
+{
+    double *a = calloc((size_t)(m * k), sizeof *a), *b = calloc((size_t)(k * n), sizeof *b),
+           *c = calloc((size_t)(m * n), sizeof *c);
+    const mmt_transpose ta_ = ta ? MMT_TRANS : MMT_NO_TRANS, tb_ = tb ? MMT_TRANS : MMT_NO_TRANS;
+    const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+    int failed = 0;
+    for (int i = 0; i < times; i++) {
+        mmt_status st = f64 ? mmt_dgemm(ctx, MMT_ROW_MAJOR, ta_, tb_, m, n, k, 1, a, lda, b, ldb, 0, c, n)
+                            : mmt_sgemm(ctx, MMT_ROW_MAJOR, ta_, tb_, m, n, k, 1, (float *)a, lda, (float *)b, ldb,
+                                        0, (float *)c, n);
+        if (st != MMT_OK) {
+            fprintf(stderr, "gemm: %s\n", mmt_last_error(ctx));
+            failed++;
+        }
+    }
+    free(a), free(b), free(c);
+    return failed;
+}
+
+/* One size, 24x20x16, four problems: f32 NN, f32 NT, f32 TN and f64 NN. Each has its own
+ * counter and row, whatever order they come in. */
+static void test_full_problem(void)
+{
+    char db[600], text[1024];
+    snprintf(db, sizeof db, "%s/full.db", dir);
+    make_db(db);
+    setenv("MMTUNE_SYNC_S", "3600", 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_INT(calls_t(ctx, 0, 0, 0, 24, 20, 16, 2), 0);
+    CHECK_EQ_INT(calls_t(ctx, 0, 0, 1, 24, 20, 16, 3), 0);
+    CHECK_EQ_INT(calls_t(ctx, 1, 0, 0, 24, 20, 16, 5), 0);
+    CHECK_EQ_INT(calls_t(ctx, 0, 1, 0, 24, 20, 16, 4), 0);
+    CHECK_EQ_INT(calls_t(ctx, 0, 0, 0, 24, 20, 16, 1), 0);
+    mmt_close(ctx);
+    query(db,
+          "SELECT group_concat(mode || ' ' || trans || ' ' || m || 'x' || n || 'x' || k || ' ' || calls, '; ') FROM "
+          "(SELECT * FROM miss_view ORDER BY mode, trans)",
+          text, sizeof text);
+    CHECK_EQ_STR(text, "f32 NN 24x20x16 3; f32 NT 24x20x16 3; f32 TN 24x20x16 4; f64 NN 24x20x16 5");
     unsetenv("MMTUNE_SYNC_S");
 }
 
@@ -236,6 +284,7 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     unsetenv("MMTUNE_AUTOTUNE");
     test_counts();
+    test_full_problem();
     test_periodic();
     test_locked();
     test_readonly();
