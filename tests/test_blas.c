@@ -7,7 +7,10 @@
  *     padded leading dimensions, against a long double reference, the padding untouched;
  *   - routines it forwards (float arguments and results in registers, arguments on the
  *     stack) give the system BLAS's answers;
- *   - threads share its context; a forked child gets a context of its own. */
+ *   - threads share its context; a forked child gets a context of its own;
+ *   - the GEMMs are libmmtuned's own: MMTUNE_BLAS_STATS's exit lines count every call as
+ *     served by libmmtuned and none forwarded to the system BLAS (whose results would pass
+ *     every check above). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -302,6 +305,49 @@ static void test_threads_and_fork(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* A child with MMTUNE_BLAS_STATS=1 and its stderr on a pipe runs three SGEMMs (Fortran,
+ * CBLAS in both layouts) and two DGEMMs, then exits: the library's exit lines say who
+ * served them. */
+static void test_served_by_libmmtuned(void)
+{
+    int fd[2];
+    CHECK(pipe(fd) == 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        setenv("MMTUNE_BLAS_STATS", "1", 1);
+        float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, b[12] = {1, 0, 0, 1, 1, 0}, c[16];
+        double da[12] = {1, 2, 3, 4}, db[12] = {1, 0, 0, 1}, dc[16];
+        for (int api = 0; api < 3; api++) call(0, api, 'N', 'N', 3, 2, 2, 1, a, 3, b, 2, 0, c, 3);
+        call(1, 0, 'N', 'T', 2, 2, 2, 1, da, 2, db, 2, 0, dc, 2);
+        call(1, 2, 'T', 'N', 2, 2, 2, 1, da, 2, db, 2, 0, dc, 2);
+        exit(0); /* not _exit: the counts are printed by the library's destructor */
+    }
+    close(fd[1]);
+    char out[4096];
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof out - 1 && (r = read(fd[0], out + n, sizeof out - 1 - n)) > 0) n += (size_t)r;
+    out[n] = '\0';
+    close(fd[0]);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    const char *what[2] = {"sgemm: ", "dgemm: "};
+    const long long want[2] = {3, 2};
+    for (int f64 = 0; f64 < 2; f64++) {
+        const char *line = strstr(out, what[f64]);
+        long long served = -1, forwarded = -1;
+        if (line) sscanf(line + strlen(what[f64]), "%lld served by libmmtuned (%*[^)]), %lld forwarded", &served, &forwarded);
+        if (served != want[f64] || forwarded != 0) fprintf(stderr, "the BLAS's exit lines:\n%s", out);
+        CHECK_EQ_INT(served, want[f64]);
+        CHECK_EQ_INT(forwarded, 0);
+    }
+}
+
 int main(void)
 {
     /* no database: nothing of this test reaches a user's */
@@ -311,5 +357,6 @@ int main(void)
     test_results();
     test_forwarded();
     test_threads_and_fork();
+    test_served_by_libmmtuned();
     return check_result();
 }
