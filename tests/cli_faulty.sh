@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_faulty.sh MMTUNE DATA [DEVICE] - the tuner survives candidates that crash, hang,
 # compute wrongly or do not compile: each is recorded with its status and the run ends
-# with the correct best. DEVICE is cpu (default) or a GPU number (cli_gpu_faulty.sh),
+# with the correct best (on the CPU the wrong one is also the fastest: a verification that
+# let it through would make it the best, which the table shows). DEVICE is cpu (default) or a GPU number (cli_gpu_faulty.sh),
 # where the crash is an illegal address: a launch_error after which the worker is replaced.
 set -u
 MMTUNE=$1

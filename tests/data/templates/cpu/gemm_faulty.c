@@ -1,7 +1,8 @@
 /* gemm_faulty.c - a test template with planted faults: a plain, correct GEMM when
- * FAULT == 0; with FAULT 1 it writes through a null pointer, 2 never returns, 3 drops the
- * last k term (a wrong result), 4 does not compile. The tuner must survive each one,
- * record it, and still end with the correct best. */
+ * FAULT == 0; with FAULT 1 it writes through a null pointer, 2 never returns, 3 sums the
+ * first k term alone (a wrong result, and K times faster than the right one: a tuner that
+ * let a wrong result through would make it the best), 4 does not compile. The tuner must
+ * survive each one, record it, and still end with the correct best. */
 #include <stdint.h>
 
 #ifndef FAULT
@@ -32,7 +33,7 @@ int mmt_gemm(const mmt_gemm_params *p)
     for (volatile int spin = 1; spin;) {
     }
 #endif
-    int64_t kmax = FAULT == 3 && p->k > 1 ? p->k - 1 : p->k;
+    int64_t kmax = FAULT == 3 && p->k > 1 ? 1 : p->k;
     for (int64_t i = 0; i < p->m; i++)
         for (int64_t j = 0; j < p->n; j++) {
             double s = 0;
