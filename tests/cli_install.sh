@@ -70,15 +70,22 @@ export MMTUNE_AUTOTUNE=background MMTUNE_AUTOTUNE_BUDGET=2
 unset MMTUNE_BIN
 check "background tuning from the installed library" 0 env PATH=/usr/bin:/bin MMTUNE_DB="$tmp/bg.db" "$tmp/ex-pkg"
 grep -q "no mmtune was found" "$tmp/err" && { echo "FAIL: the installed mmtune was not found:"; cat "$tmp/err"; fail=1; }
-for _ in $(seq 600); do # the detached run holds its lock until it ends
-  [ -n "$(sqlite3 "$tmp/bg.db" 'select 1 from best_view where m = 120 and n = 96 and k = 80' 2>/dev/null)" ] &&
-    [ "$(sqlite3 "$tmp/bg.db" 'select count(*) from session where ended is not null' 2>/dev/null)" = 1 ] && break
+# The detached run holds its lock until it ends; reads wait for its writes (a busy
+# timeout: without one a read that meets a write gets nothing), and their errors are kept
+# to be shown.
+bgq() { q "$tmp/bg.db" "$1" 2>>"$tmp/bgq.err"; }
+ended=0
+for _ in $(seq 600); do
+  [ -s "$tmp/bg.db" ] && [ -n "$(bgq 'select 1 from best_view where m = 120 and n = 96 and k = 80')" ] &&
+    [ "$(bgq 'select count(*) from session where ended is not null')" = 1 ] && { ended=1; break; }
   sleep 0.2
 done
-ran=$(sqlite3 "$tmp/bg.db" 'select command from session' 2>/dev/null)
+[ $ended = 1 ] || echo "the background run had not ended after 120 s; what the reads said: $(tail -3 "$tmp/bgq.err")"
+: >"$tmp/bgq.err"
+ran=$(bgq 'select command from session')
 case "$ran" in
   "$(cd "$prefix/bin" && pwd -P)/mmtune --device cpu --problem 'f32 row NN 120x96x80' "*) echo "ok: the installed mmtune ran: $ran" ;;
-  *) echo "FAIL: background tuning ran '$ran'"; cat "$tmp/bg.db.autotune/log" 2>/dev/null; fail=1 ;;
+  *) echo "FAIL: background tuning ran '$ran'"; cat "$tmp/bgq.err" "$tmp/bg.db.autotune/log" 2>/dev/null; fail=1 ;;
 esac
 # without it: said once on stderr, and the example runs on its fallback
 mv "$prefix/bin/mmtune" "$tmp/mmtune.away"

@@ -5,7 +5,7 @@
 #   expect_eq DESCRIPTION GOT WANTED, expect_same DESCRIPTION FILE1 FILE2,
 #   expect_err DESCRIPTION PATTERN (the last check's stderr matches the extended regex),
 #   skip WHY (exit 77, which CTest counts as skipped), need_sqlite3 and q DB SQL (the
-#   sqlite3 shell's answer).
+#   sqlite3 shell's answer, waiting up to 10 s for a writer's lock rather than failing).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -29,4 +29,4 @@ expect_err() {
 }
 skip() { echo "skip: $*"; exit 77; }
 need_sqlite3() { command -v sqlite3 >/dev/null || skip "the sqlite3 shell is missing (scripts/install-deps.sh installs it)"; }
-q() { sqlite3 "$1" "$2"; }
+q() { sqlite3 -cmd '.timeout 10000' "$1" "$2"; }
