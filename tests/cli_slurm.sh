@@ -4,10 +4,10 @@
 # a socket of its own, all under the test's scratch folder) runs examples/slurm_tune.sbatch
 # as a job array of three shards, each into its own database, and a job that depends on
 # the array merges them; the merged database has every problem of the shapes file once and
-# every trial of the shards. A task that fails ends the test at once with the tasks' output
-# (the merge that waits for them is cancelled, not waited for). Skips (77) where that Slurm cannot start: not root, Slurm or
-# MUNGE not installed (scripts/install-deps.sh installs them as root), or a daemon that
-# does not come up; it says which.
+# every trial of the shards. A task that fails ends the test at once with the tasks'
+# output (the merge that waits for them is cancelled, not waited for). Skips (77) where
+# that Slurm cannot start: not root, Slurm or MUNGE not installed (scripts/install-deps.sh
+# installs them as root), or a daemon that does not come up; it says which.
 set -u
 MMTUNE=$1
 . "$(dirname "$0")/clilib.sh"
