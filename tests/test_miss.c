@@ -62,20 +62,33 @@ static void make_db(const char *path)
     mmt_family_free(fam);
 }
 
-/* n calls of C = A B (m x k times k x n) in the given layout; returns how many failed. */
-static int calls(mmt_ctx *ctx, mmt_layout layout, int64_t m, int64_t n, int64_t k, int times)
+/* n calls of C = op(A) op(B) (m x n, depth k), f32 or f64, in the given layout and with the
+ * given transposes; returns how many failed. */
+static int gemms(mmt_ctx *ctx, int f64, mmt_layout layout, int ta, int tb, int64_t m, int64_t n, int64_t k, int times)
 {
-    float *a = calloc((size_t)(m * k), sizeof *a), *b = calloc((size_t)(k * n), sizeof *b),
-          *c = calloc((size_t)(m * n), sizeof *c);
-    int row = layout == MMT_ROW_MAJOR, failed = 0;
-    for (int i = 0; i < times; i++)
-        if (mmt_sgemm(ctx, layout, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, row ? k : m, b, row ? n : k, 0, c,
-                      row ? n : m) != MMT_OK) {
-            fprintf(stderr, "sgemm: %s\n", mmt_last_error(ctx));
+    double *a = calloc((size_t)(m * k), sizeof *a), *b = calloc((size_t)(k * n), sizeof *b),
+           *c = calloc((size_t)(m * n), sizeof *c);
+    const mmt_transpose ta_ = ta ? MMT_TRANS : MMT_NO_TRANS, tb_ = tb ? MMT_TRANS : MMT_NO_TRANS;
+    const int row = layout == MMT_ROW_MAJOR; /* a stored row (column) of A holds k elements where ta != row */
+    const int64_t lda = (ta != row) ? k : m, ldb = (tb != row) ? n : k, ldc = row ? n : m;
+    int failed = 0;
+    for (int i = 0; i < times; i++) {
+        mmt_status st = f64 ? mmt_dgemm(ctx, layout, ta_, tb_, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+                            : mmt_sgemm(ctx, layout, ta_, tb_, m, n, k, 1, (float *)a, lda, (float *)b, ldb, 0,
+                                        (float *)c, ldc);
+        if (st != MMT_OK) {
+            fprintf(stderr, "gemm: %s\n", mmt_last_error(ctx));
             failed++;
         }
+    }
     free(a), free(b), free(c);
     return failed;
+}
+
+/* n calls of C = A B, f32, in the given layout. */
+static int calls(mmt_ctx *ctx, mmt_layout layout, int64_t m, int64_t n, int64_t k, int times)
+{
+    return gemms(ctx, 0, layout, 0, 0, m, n, k, times);
 }
 
 static void test_counts(void)
@@ -115,28 +128,6 @@ static void test_counts(void)
     unsetenv("MMTUNE_SYNC_S");
 }
 
-/* n calls of C = op(A) op(B), row major, f32 or f64, with the given transposes; returns how
- * many failed. */
-static int calls_t(mmt_ctx *ctx, int f64, int ta, int tb, int64_t m, int64_t n, int64_t k, int times)
-{
-    double *a = calloc((size_t)(m * k), sizeof *a), *b = calloc((size_t)(k * n), sizeof *b),
-           *c = calloc((size_t)(m * n), sizeof *c);
-    const mmt_transpose ta_ = ta ? MMT_TRANS : MMT_NO_TRANS, tb_ = tb ? MMT_TRANS : MMT_NO_TRANS;
-    const int64_t lda = ta ? m : k, ldb = tb ? k : n;
-    int failed = 0;
-    for (int i = 0; i < times; i++) {
-        mmt_status st = f64 ? mmt_dgemm(ctx, MMT_ROW_MAJOR, ta_, tb_, m, n, k, 1, a, lda, b, ldb, 0, c, n)
-                            : mmt_sgemm(ctx, MMT_ROW_MAJOR, ta_, tb_, m, n, k, 1, (float *)a, lda, (float *)b, ldb,
-                                        0, (float *)c, n);
-        if (st != MMT_OK) {
-            fprintf(stderr, "gemm: %s\n", mmt_last_error(ctx));
-            failed++;
-        }
-    }
-    free(a), free(b), free(c);
-    return failed;
-}
-
 /* One size, 24x20x16, four problems: f32 NN, f32 NT, f32 TN and f64 NN. Each has its own
  * counter and row, whatever order they come in. */
 static void test_full_problem(void)
@@ -147,11 +138,11 @@ static void test_full_problem(void)
     setenv("MMTUNE_SYNC_S", "3600", 1);
     mmt_ctx *ctx;
     CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
-    CHECK_EQ_INT(calls_t(ctx, 0, 0, 0, 24, 20, 16, 2), 0);
-    CHECK_EQ_INT(calls_t(ctx, 0, 0, 1, 24, 20, 16, 3), 0);
-    CHECK_EQ_INT(calls_t(ctx, 1, 0, 0, 24, 20, 16, 5), 0);
-    CHECK_EQ_INT(calls_t(ctx, 0, 1, 0, 24, 20, 16, 4), 0);
-    CHECK_EQ_INT(calls_t(ctx, 0, 0, 0, 24, 20, 16, 1), 0);
+    CHECK_EQ_INT(gemms(ctx, 0, MMT_ROW_MAJOR, 0, 0, 24, 20, 16, 2), 0);
+    CHECK_EQ_INT(gemms(ctx, 0, MMT_ROW_MAJOR, 0, 1, 24, 20, 16, 3), 0);
+    CHECK_EQ_INT(gemms(ctx, 1, MMT_ROW_MAJOR, 0, 0, 24, 20, 16, 5), 0);
+    CHECK_EQ_INT(gemms(ctx, 0, MMT_ROW_MAJOR, 1, 0, 24, 20, 16, 4), 0);
+    CHECK_EQ_INT(gemms(ctx, 0, MMT_ROW_MAJOR, 0, 0, 24, 20, 16, 1), 0);
     mmt_close(ctx);
     query(db,
           "SELECT group_concat(mode || ' ' || trans || ' ' || m || 'x' || n || 'x' || k || ' ' || calls, '; ') FROM "
