@@ -30,6 +30,27 @@ typedef struct mmt_gemm_params {
 
 typedef struct mmt_module mmt_module; /* a loaded instance; defined by each backend */
 
+/* What an instance needs of every launch, as it was built. A CUDA template states it with
+ * MMT_NEEDS (templates/cuda/mmt_params.h, the same layout), from the macros its code is
+ * compiled from, as the object `<entry>_needs` of its binary; the backend reads it when it
+ * loads the module (zeros where the binary has none: nothing is asked) and refuses a launch
+ * that does not meet it, on the host and before anything runs. */
+typedef struct mmt_launch_needs {
+    int32_t version;            /* MMT_LAUNCH_NEEDS_VERSION; 0: the instance states nothing */
+    int32_t elem_bytes;         /* of A and B: a row pitch in bytes is ld * elem_bytes */
+    int32_t align_a, align_b;   /* A's (B's) address and row pitch in bytes are multiples of it (1: any) */
+    int32_t trans_a, trans_b;   /* the orientation it was built for (-1: either) */
+    int64_t max_m, max_n;       /* the largest M (N) it computes (0: any) */
+} mmt_launch_needs;
+#define MMT_LAUNCH_NEEDS_VERSION 1
+_Static_assert(sizeof(mmt_launch_needs) == 40, "mmt_launch_needs must match templates/cuda/mmt_params.h");
+
+/* MMT_OK where a launch of p with geometry g (may be NULL) meets what the instance needs and
+ * the workspace the geometry asks for (at least g->workspace bytes, 16-byte aligned);
+ * else MMT_INVALID_ARGUMENT, err saying what the instance was built for and what came. */
+mmt_status mmt_launch_check(const mmt_launch_needs *needs, const mmt_gemm_params *p, const mmt_geometry *g,
+                            mmt_err *err);
+
 typedef enum mmt_copy_dir { MMT_H2D, MMT_D2H, MMT_D2D } mmt_copy_dir;
 
 #define MMT_BACKEND_VERSION 1

@@ -280,8 +280,8 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
 static mmt_status cpu_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                              mmt_err *err)
 {
-    (void)g;
     (void)stream;
+    FORWARD_IF_ERROR(mmt_launch_check(NULL, p, g, err)); /* the workspace; CPU instances state no needs */
     RETURN_ERROR_IF(mod->fn(p) != 0, err, MMT_OUT_OF_MEMORY,
                     "the kernel could not allocate its packing buffers; C is untouched");
     return MMT_OK;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "elf_object.h"
 
 #if !MMT_HAVE_CUDA_HEADERS
 /* Built without the CUDA toolkit's headers: the backend never registers. */
@@ -556,15 +557,20 @@ struct mmt_module {
     pthread_mutex_t lock;
     int64_t smem_opted; /* dynamic shared memory already allowed beyond 48 KiB */
     tmap_entry tmaps[3]; /* the last tensor map of A, of B and of C (guarded by lock) */
+    mmt_launch_needs needs; /* what the instance says it needs of a launch (zeros: nothing) */
 };
 
 /* cuda_load with ctx current. */
-static mmt_status load_in(CUcontext ctx, const mmt_device_info *dev, const void *bin, const char *entry,
+static mmt_status load_in(CUcontext ctx, const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
                           mmt_module **out, mmt_err *err)
 {
     mmt_module *m = calloc(1, sizeof *m);
     RETURN_ERROR_IF(!m, err, MMT_OUT_OF_MEMORY, "out of memory");
     m->ctx = ctx;
+    /* read from the cubin on the host, as it was compiled: no device access, no sync */
+    char needs_name[256];
+    snprintf(needs_name, sizeof needs_name, "%s_needs", entry);
+    if (mmt_elf_object(bin, size, needs_name, &m->needs, sizeof m->needs) != 0) memset(&m->needs, 0, sizeof m->needs);
     CUresult rc = cu.ModuleLoadData(&m->mod, bin);
     if (rc != CUDA_SUCCESS) {
         free(m);
@@ -592,13 +598,12 @@ static mmt_status load_in(CUcontext ctx, const mmt_device_info *dev, const void 
 static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t size, const char *entry,
                             mmt_module **out, mmt_err *err)
 {
-    (void)size; /* a cubin carries its size */
     *out = NULL;
     CUcontext ctx;
     scope sc;
     FORWARD_IF_ERROR(primary_ctx(dev->ordinal, &ctx, err));
     FORWARD_IF_ERROR(enter(ctx, &sc, err));
-    mmt_status st = load_in(ctx, dev, bin, entry, out, err);
+    mmt_status st = load_in(ctx, dev, bin, size, entry, out, err);
     leave(&sc);
     return st;
 }
@@ -678,6 +683,7 @@ static mmt_status launch_in(mmt_module *mod, const mmt_gemm_params *p, const mmt
                             mmt_err *err)
 {
     if (p->m <= 0 || p->n <= 0) return MMT_OK; /* C is empty: nothing to do */
+    FORWARD_IF_ERROR(mmt_launch_check(&mod->needs, p, g, err));
     RETURN_ERROR_IF(g->grid[0] < 1 || g->grid[1] < 1 || g->grid[2] < 1 || g->block[0] < 1 || g->block[1] < 1 ||
                         g->block[2] < 1 || g->grid[0] > 0x7fffffff || g->grid[1] > 65535 || g->grid[2] > 65535 ||
                         g->block[0] * g->block[1] * g->block[2] > 1024 || g->smem < 0 || g->smem > 0x7fffffff,

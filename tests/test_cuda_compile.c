@@ -10,7 +10,9 @@
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
  * (strassen_add.cu, f32 and f64). Register and spill counts are printed (ptxas -v); the
  * tensor-core samples must not spill, and a wgmma instance with two consumers must be
- * compiled to the register cap that setmaxnreg divides (168 per thread). Skips (77) only
+ * compiled to the register cap that setmaxnreg divides (168 per thread). Every GEMM instance
+ * states what it needs of a launch (mmt_gemm_needs, backend.h), and one built for a problem
+ * asks no more of a launch of that problem than it has. Skips (77) only
  * when NVRTC itself is unavailable. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +20,49 @@
 
 #include "backend.h"
 #include "check.h"
+#include "elf_object.h"
 #include "family.h"
 #include "h100.h"
 #include "kernel.h"
 #include "resource.h"
 
-static int spills, compiled, last_regs, last_spill;
+static int spills, compiled, last_regs, last_spill, needs_checked;
 
 /* Compiles one instance (for sm_90a where its definitions ask for the arch-specific target,
  * as the backend does); prints its ptxas summary; returns the bytes it spilled. */
-static int compile_one(const char *what, const char *source, const char *defines)
+/* What an instance states it needs of a launch (backend.h): every GEMM template's states it;
+ * one built for env asks no more than env's operands have (its orientation, no more
+ * alignment, the problem's rows and columns), so a launch of the kind it was built for is
+ * never refused. */
+static void check_needs(const char *what, const char *source, const void *bin, size_t size, const mmt_space_env *env)
+{
+    if (!strstr(source, " mmt_gemm(mmt_gemm_params p")) return; /* the additions, the reference */
+    mmt_launch_needs n;
+    const int found = mmt_elf_object(bin, size, "mmt_gemm_needs", &n, sizeof n) == 0;
+    if (!found) fprintf(stderr, "%s: the cubin has no mmt_gemm_needs\n", what);
+    CHECK(found);
+    if (!found) return;
+    CHECK_EQ_INT(n.version, MMT_LAUNCH_NEEDS_VERSION);
+    CHECK(n.elem_bytes == 2 || n.elem_bytes == 4 || n.elem_bytes == 8);
+    if (!env) return;
+    const mmt_problem *p = env->problem;
+    const int64_t es = mmt_dtype_size(p->dtype);
+    const int align_a = env->align_a ? env->align_a : mmt_align_bytes(0, (p->trans_a ? p->m : p->k) * es);
+    const int align_b = env->align_b ? env->align_b : mmt_align_bytes(0, (p->trans_b ? p->k : p->n) * es);
+    const int ok = n.elem_bytes == es && (n.trans_a < 0 || n.trans_a == p->trans_a) &&
+                   (n.trans_b < 0 || n.trans_b == p->trans_b) && n.align_a <= align_a && n.align_b <= align_b &&
+                   (n.max_m == 0 || p->m <= n.max_m) && (n.max_n == 0 || p->n <= n.max_n);
+    if (!ok)
+        fprintf(stderr, "%s: needs elem %d align %d %d trans %d %d max %lld %lld, built for elem %lld align %d %d "
+                        "trans %d %d, %lld x %lld\n",
+                what, n.elem_bytes, n.align_a, n.align_b, n.trans_a, n.trans_b, (long long)n.max_m,
+                (long long)n.max_n, (long long)es, align_a, align_b, p->trans_a, p->trans_b, (long long)p->m,
+                (long long)p->n);
+    CHECK(ok);
+    needs_checked++;
+}
+
+static int compile_one(const char *what, const char *source, const char *defines, const mmt_space_env *env)
 {
     void *bin = NULL;
     size_t size = 0;
@@ -53,6 +88,7 @@ static int compile_one(const char *what, const char *source, const char *defines
     if (spill) spills++;
     compiled += st == MMT_OK;
     last_regs = regs, last_spill = spill;
+    if (st == MMT_OK) check_needs(what, source, bin, size, env);
     printf("%-14s regs %3d spill %4d B  cubin %7zu B  %s\n", what, regs, spill, size, defines);
     free(bin);
     free(log);
@@ -78,7 +114,7 @@ static int sample_problem(const mmt_family *fam, const mmt_device_info *dev, con
         CHECK_OK(mmt_space_check(fam->space, &def, &env, &valid, NULL, &err), &err);
         CHECK_EQ_INT(valid, 1); /* the default serves every shape */
         CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
-        spilled += compile_one("default", fam->source, defines) > 0;
+        spilled += compile_one("default", fam->source, defines, &env) > 0;
     }
 
     mmt_config *all = NULL;
@@ -89,7 +125,7 @@ static int sample_problem(const mmt_family *fam, const mmt_device_info *dev, con
     for (int i = 0; count && i < samples; i++) {
         const mmt_config *c = &all[((size_t)i * 2 + 1) * count / (2 * (size_t)samples)];
         CHECK_OK(mmt_kernel_defines(fam->space, c, &env, defines, sizeof defines, &err), &err);
-        spilled += compile_one(what, fam->source, defines) > 0;
+        spilled += compile_one(what, fam->source, defines, &env) > 0;
     }
     free(all);
     return spilled;
@@ -137,7 +173,7 @@ static int sample_where(const mmt_family *fam, const mmt_device_info *dev, const
             snprintf(what + used, sizeof what - used, "%s%s=%lld", j ? " " : "", names[j], (long long)values[j]);
         }
         CHECK_OK(mmt_kernel_defines(fam->space, &all[i], &env, defines, sizeof defines, &err), &err);
-        spilled = compile_one(what, fam->source, defines) > 0;
+        spilled = compile_one(what, fam->source, defines, &env) > 0;
     }
     free(all);
     return spilled;
@@ -157,7 +193,7 @@ static int compile_measured(const mmt_family *fam, const mmt_device_info *dev, c
     CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
     CHECK(mmt_config_index(all, count, &c) >= 0);
     if (mmt_kernel_defines(fam->space, &c, &env, defines, sizeof defines, &err) == MMT_OK)
-        spilled = compile_one(text, fam->source, defines) > 0;
+        spilled = compile_one(text, fam->source, defines, &env) > 0;
     free(all);
     return spilled;
 }
@@ -184,7 +220,7 @@ static int compile_default(const mmt_family *fam, const mmt_device_info *dev, co
         if (!strstr(padded, needle)) fprintf(stderr, "%s: %s lacks %s\n", what, defines, word);
         CHECK(strstr(padded, needle) != NULL);
     }
-    return compile_one(what, fam->source, defines) > 0;
+    return compile_one(what, fam->source, defines, &env) > 0;
 }
 
 /* sample_where with one param. */
@@ -328,13 +364,14 @@ static void sample_wgmma(const mmt_device_info *dev)
     mmt_space_default(fam->space, &def);
     CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
     CHECK(strstr(defines, "CONSUMERS=2") && strstr(defines, "MMT_ARCH_SPECIFIC=1"));
-    spilled += compile_one("default", fam->source, defines) > 0;
+    spilled += compile_one("default", fam->source, defines, &env) > 0;
     CHECK_EQ_INT(last_regs, 168);
     /* the packing pass (operands whose rows the TMA cannot read in place) */
-    spilled += compile_one("wgmma PACK", fam->source, "PACK=1 MMT_ARCH_SPECIFIC=1") > 0;
+    spilled += compile_one("wgmma PACK", fam->source, "PACK=1 MMT_ARCH_SPECIFIC=1", NULL) > 0;
     /* C by TMA stores, 32- and 16-bit, persistent with a cluster */
-    spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1") > 0;
-    spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;
+    spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;
+    spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1",
+                           NULL) > 0;
     /* an untuned 32-bit NN problem, aligned, is served by the defaults through SWAP (its
      * default config would need B packed first); that instance compiles without spills */
     mmt_problem nn = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_TF32, .layout = MMT_ROW_MAJOR, .m = 4096,
@@ -348,9 +385,9 @@ static void sample_wgmma(const mmt_device_info *dev)
     CHECK_EQ_INT(last_regs, 168);
     /* 32-bit NN without packing: B^T from registers, C written transposed */
     spilled += compile_one("wgmma SWAP tf32", fam->source,
-                           "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1") > 0;
+                           "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;
     spilled += compile_one("wgmma SWAP f32x3", fam->source,
-                           "MMT_MODE=5 OP_A=0 OP_B=0 SWAP=1 EPI=0 PERSIST=1 SPLITK=2 MMT_ARCH_SPECIFIC=1") > 0;
+                           "MMT_MODE=5 OP_A=0 OP_B=0 SWAP=1 EPI=0 PERSIST=1 SPLITK=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;
     CHECK_EQ_INT(spilled, 0);
     mmt_family_free(fam);
 }
@@ -381,7 +418,7 @@ static void sample_gemv(const mmt_device_info *dev)
             char defines[4096];
             CHECK_OK(mmt_space_default_for(fam->space, &env, &def, NULL, &err), &err);
             CHECK_OK(mmt_kernel_defines(fam->space, &def, &env, defines, sizeof defines, &err), &err);
-            spilled += compile_one("gemv default", fam->source, defines) > 0;
+            spilled += compile_one("gemv default", fam->source, defines, &env) > 0;
             if (i == 0 || i == 3) spilled += sample_problem(fam, dev, &p, 0, 1);
         }
     /* the defaults at their widest, thin N and thin M: along X's rows (16; 8 for bf16), Y's
@@ -414,7 +451,7 @@ static void sample_gemv(const mmt_device_info *dev)
             const int ok = strstr(defines, wides[i].want) && strstr(defines, wides[i].x_kc ? "X_KC=1" : "X_KC=0");
             if (!ok) fprintf(stderr, "default %s, not %s\n", defines, wides[i].want);
             CHECK(ok);
-            spilled += compile_one(wides[i].x_kc ? "gemv dot" : "gemv rows", fam->source, defines) > 0;
+            spilled += compile_one(wides[i].x_kc ? "gemv dot" : "gemv rows", fam->source, defines, &env) > 0;
             if (wides[i].x_kc || strstr(defines, "YSH=1")) CHECK(last_regs <= 128);
         }
     mmt_problem sk = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = 1,
@@ -464,8 +501,8 @@ int main(void)
         CHECK(log && strstr(log, "warp tile"));
         free(log);
         /* the template compiles by itself, every knob defaulted, f32 and f64 */
-        compile_one("bare f32", simt, "");
-        compile_one("bare f64", simt, "MMT_DTYPE_F64=1");
+        compile_one("bare f32", simt, "", NULL);
+        compile_one("bare f64", simt, "MMT_DTYPE_F64=1", NULL);
         free(simt);
     }
     char *dmma = NULL;
@@ -473,8 +510,8 @@ int main(void)
     CHECK_OK(mmt_resource_read("templates/cuda/gemm_dmma.cu", &dmma, &dmma_size, &err), &err);
     if (dmma) {
         /* bare (sm_80's m8n8k4), and for sm_90 Hopper's m16n8k16; an #error for a mode it lacks */
-        CHECK_EQ_INT(compile_one("bare dmma", dmma, ""), 0);
-        CHECK_EQ_INT(compile_one("bare dmma", dmma, "MMA_K=16"), 0);
+        CHECK_EQ_INT(compile_one("bare dmma", dmma, "", NULL), 0);
+        CHECK_EQ_INT(compile_one("bare dmma", dmma, "MMA_K=16", NULL), 0);
         st = mmt_cuda_compile_for_arch("sm_90", dmma, "MMT_MODE=0", &bin, &size, &log, &err);
         CHECK_EQ_INT(st, MMT_COMPILE);
         CHECK(log && strstr(log, "f64 (MMT_MODE 1) only"));
@@ -487,7 +524,7 @@ int main(void)
     if (mma) {
         /* bare, every mode; and an #error for a tile the warps cannot split */
         static const char *const modes[] = {"MMT_MODE=2", "MMT_MODE=3 MMT_OUT=3", "MMT_MODE=4", "MMT_MODE=5"};
-        for (int i = 0; i < 4; i++) compile_one("bare mma", mma, modes[i]);
+        for (int i = 0; i < 4; i++) compile_one("bare mma", mma, modes[i], NULL);
         st = mmt_cuda_compile_for_arch("sm_90", mma, "BM=64 WARPS_M=8", &bin, &size, &log, &err);
         CHECK_EQ_INT(st, MMT_COMPILE);
         CHECK(log && strstr(log, "warp tiles"));
@@ -500,8 +537,8 @@ int main(void)
     size_t ref_size = 0;
     CHECK_OK(mmt_resource_read("templates/cuda/gemm_ref.cu", &ref, &ref_size, &err), &err);
     if (ref) {
-        compile_one("ref f32", ref, "MMT_DTYPE_F64=0");
-        compile_one("ref f64", ref, "MMT_DTYPE_F64=1");
+        compile_one("ref f32", ref, "MMT_DTYPE_F64=0", NULL);
+        compile_one("ref f64", ref, "MMT_DTYPE_F64=1", NULL);
         free(ref);
     }
 
@@ -510,8 +547,8 @@ int main(void)
     size_t adds_size = 0;
     CHECK_OK(mmt_resource_read("templates/cuda/strassen_add.cu", &adds, &adds_size, &err), &err);
     if (adds) {
-        CHECK_EQ_INT(compile_one("strassen f32", adds, "MMT_DTYPE_F64=0"), 0);
-        CHECK_EQ_INT(compile_one("strassen f64", adds, "MMT_DTYPE_F64=1"), 0);
+        CHECK_EQ_INT(compile_one("strassen f32", adds, "MMT_DTYPE_F64=0", NULL), 0);
+        CHECK_EQ_INT(compile_one("strassen f64", adds, "MMT_DTYPE_F64=1", NULL), 0);
         free(adds);
     }
 
@@ -603,6 +640,7 @@ int main(void)
         sample_mma(&dev);
         sample_wgmma(&dev);
     }
-    printf("%d instances compiled, %d with spills\n", compiled, spills);
+    printf("%d instances compiled, %d with spills; %d stated needs checked against the problem they were built "
+           "for\n", compiled, spills, needs_checked);
     return check_result();
 }

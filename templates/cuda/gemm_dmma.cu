@@ -439,6 +439,7 @@ __device__ __forceinline__ void multiply(const double *As, const double *Bs, con
 
 /* A pointer or row pitch not aligned to one copy unit. */
 #define MISALIGNED(ptr, ld) ((reinterpret_cast<unsigned long long>(ptr) | (unsigned long long)(ld) * 8) % (VEC * 8))
+MMT_NEEDS(8, VEC * 8, VEC * 8, OP_A, OP_B, 0, 0); /* mmt_gemm's check below, for the host (mmt_params.h) */
 
 /* A bound of one block per SM lets ptxas use the registers the tile needs: left to aim for
  * more blocks, it spilled a word outside the K loop for 28 of 768 instances at 4096^3. */

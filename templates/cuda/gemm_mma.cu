@@ -531,6 +531,9 @@ __device__ __forceinline__ operands operands_of(const mmt_gemm_params &p)
 
 /* A pointer or row pitch not aligned to one copy unit. */
 #define MISALIGNED(ptr, ld) ((reinterpret_cast<unsigned long long>(ptr) | (unsigned long long)(ld) * ELEM) % (VEC * ELEM))
+/* mmt_gemm's check below, for the host (mmt_params.h): packed operands are read from the
+ * workspace, the caller's in the pass before, element by element */
+MMT_NEEDS(ELEM, PACK ? 1 : VEC * ELEM, PACK ? 1 : VEC * ELEM, OP_A, OP_B, 0, 0);
 
 extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p)
 {

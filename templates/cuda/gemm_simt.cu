@@ -627,6 +627,13 @@ __device__ __forceinline__ void multiply_piped(frag (&f)[2], const T *As, const 
 /* A pointer or row pitch not aligned to 16 bytes. */
 #define MISALIGNED(ptr, ld) ((reinterpret_cast<unsigned long long>(ptr) | (unsigned long long)(ld) * sizeof(T)) % 16)
 
+/* What mmt_gemm's checks below ask of a launch, for the host to check first (mmt_params.h) */
+#ifdef OP_A
+MMT_NEEDS(sizeof(T), VEC && VEC_A ? 16 : 1, VEC && VEC_B ? 16 : 1, OP_A != 0, OP_B != 0, 0, 0);
+#else
+MMT_NEEDS(sizeof(T), VEC && VEC_A ? 16 : 1, VEC && VEC_B ? 16 : 1, -1, -1, 0, 0);
+#endif
+
 /* REGCAP: the register budget ptxas works to. The bare bound (0) lets it choose; a bound
  * of one block (1) makes it spend more registers (deeper prefetch of the fragments); 2
  * holds it to 128, two blocks of 256 threads per SM (with ASYNC it would otherwise keep

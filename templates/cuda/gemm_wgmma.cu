@@ -247,6 +247,10 @@ typedef unsigned short TC;
 
 #include "mmt_params.h"
 
+/* The TMA reads an operand in place at 16-byte addresses and pitches, a packed one from the
+ * workspace (its pass reads the caller's 2 bytes at a time): for the host (mmt_params.h) */
+MMT_NEEDS(ELEM, PACK_A ? 1 : 16, PACK_B ? 1 : 16, OP_A, OP_B, 0, 0);
+
 /* A TMA tensor map (the driver's CUtensorMap: 128 opaque bytes), made on the host. */
 struct __align__(64) mmt_tmap {
     unsigned long long opaque[16];

@@ -153,6 +153,14 @@ typedef unsigned short TC;
 
 #include "mmt_params.h"
 
+/* mmt_gemm's check, for the host (mmt_params.h); VEC's 16-byte loads of X are taken where
+ * a launch's X allows them, so they ask nothing */
+#if SIDE == 0
+MMT_NEEDS(ELEM, 1, 1, OP_A, OP_B, 0, SN);
+#else
+MMT_NEEDS(ELEM, 1, 1, OP_A, OP_B, SN, 0);
+#endif
+
 /* ---- element types ----------------------------------------------------------------------- */
 
 __device__ __forceinline__ TA widen(TS x)
