@@ -34,13 +34,15 @@ typedef struct sc_case {
 static const sc_case sc_cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 1}, {-1.5, 1.0, 0, 0}};
 
 /* A backend, a family and what runs on it: the base instance and the additions per element
- * type (0 f32, 1 f64). */
+ * type (0 f32, 1 f64). An instance is built for its operands' alignment (the SIMT space's
+ * 16-byte copies): mod for operands aligned to their element, mod16 for 16-byte aligned
+ * ones; a run takes the one its operands allow, as the library does. */
 typedef struct sc_env {
     const mmt_backend *be;
     const mmt_device_info *dev;
     const mmt_family *fam;
     mmt_config base; /* levels 0 */
-    mmt_module *mod[2];
+    mmt_module *mod[2], *mod16[2];
     mmt_strassen_adds adds[2];
 } sc_env;
 
@@ -52,25 +54,33 @@ static mmt_problem sc_problem(int f64, sc_shape s, int ta, int tb)
     return p;
 }
 
-/* Builds the base instance (for this backend's transposes-free definitions: the CPU's and
- * the SIMT space's binaries serve every shape of a pair of transposes) and the additions. */
-static int sc_open(sc_env *e, int f64, int ta, int tb)
+/* One base instance for the transposes and the operands' alignment (bytes). */
+static mmt_status sc_build(sc_env *e, int f64, int ta, int tb, int align, mmt_module **mod, mmt_err *err)
 {
-    mmt_err err;
     mmt_problem p = sc_problem(f64, (sc_shape){64, 64, 64}, ta, tb);
-    mmt_space_env env = {.problem = &p, .device = e->dev};
+    mmt_space_env env = {.problem = &p, .device = e->dev, .align_a = align, .align_b = align};
     char defines[4096], *log = NULL;
     void *bin = NULL;
     size_t size = 0;
-    if (e->mod[f64]) e->be->unload(e->mod[f64]);
-    e->mod[f64] = NULL;
-    mmt_status st = mmt_kernel_defines(e->fam->space, &e->base, &env, defines, sizeof defines, &err);
+    if (*mod) e->be->unload(*mod);
+    *mod = NULL;
+    mmt_status st = mmt_kernel_defines(e->fam->space, &e->base, &env, defines, sizeof defines, err);
     if (st == MMT_OK)
         st = mmt_kernel_binary(e->be, e->dev, NULL, e->fam->name, e->fam->source, defines, &bin, &size, &log, NULL,
-                               &err);
-    if (st == MMT_OK) st = e->be->load(e->dev, bin, size, e->fam->space->entry, &e->mod[f64], &err);
+                               err);
+    if (st == MMT_OK) st = e->be->load(e->dev, bin, size, e->fam->space->entry, mod, err);
     free(bin);
     free(log);
+    return st;
+}
+
+/* Builds the base instances for a pair of transposes (every shape of it runs them) and the
+ * additions. */
+static int sc_open(sc_env *e, int f64, int ta, int tb)
+{
+    mmt_err err;
+    mmt_status st = sc_build(e, f64, ta, tb, f64 ? 8 : 4, &e->mod[f64], &err);
+    if (st == MMT_OK) st = sc_build(e, f64, ta, tb, 16, &e->mod16[f64], &err);
     if (st == MMT_OK && !e->adds[f64].be)
         st = mmt_strassen_adds_load(e->be, e->dev, NULL, f64 ? MMT_F64 : MMT_F32, &e->adds[f64], &err);
     if (st != MMT_OK) fprintf(stderr, "building the base kernel or the additions failed: %s\n", err.msg);
@@ -82,6 +92,7 @@ static void sc_close(sc_env *e)
 {
     for (int i = 0; i < 2; i++) {
         if (e->mod[i]) e->be->unload(e->mod[i]);
+        if (e->mod16[i]) e->be->unload(e->mod16[i]);
         mmt_strassen_adds_unload(&e->adds[i]);
     }
 }
@@ -93,8 +104,14 @@ static double sc_run(sc_env *e, int f64, int levels, sc_shape s, int ta, int tb,
                      mmt_strassen_plan *plan_out)
 {
     const mmt_backend *be = e->be;
+    int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
+    int64_t lda = ac + 3, ldb = bc + 1, ldc = s.n + 2; /* padded: leading dimensions are honoured */
+    const size_t es = f64 ? 8 : 4, asz = es * ar * lda, bsz = es * br * ldb, csz = es * s.m * ldc;
+    /* device memory starts 256-byte aligned: the pitches decide */
+    const int align_a = mmt_align_bytes(0, lda * (int64_t)es), align_b = mmt_align_bytes(0, ldb * (int64_t)es);
+    mmt_module *base = align_a >= 16 && align_b >= 16 ? e->mod16[f64] : e->mod[f64];
     mmt_problem p = sc_problem(f64, s, ta, tb);
-    mmt_space_env env = {.problem = &p, .device = e->dev, .allow_levels = 1};
+    mmt_space_env env = {.problem = &p, .device = e->dev, .align_a = align_a, .align_b = align_b, .allow_levels = 1};
     mmt_config cfg = mmt_config_with_levels(e->fam->space, &e->base, levels);
     mmt_strassen_plan plan;
     int valid = 0;
@@ -108,9 +125,6 @@ static double sc_run(sc_env *e, int f64, int levels, sc_shape s, int ta, int tb,
         }
         if (plan_out) *plan_out = plan;
     }
-    int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
-    int64_t lda = ac + 3, ldb = bc + 1, ldc = s.n + 2; /* padded: leading dimensions are honoured */
-    const size_t es = f64 ? 8 : 4, asz = es * ar * lda, bsz = es * br * ldb, csz = es * s.m * ldc;
     const size_t wsz = levels ? (size_t)plan.workspace : 0, gsz = 2 * SC_GUARD + wsz;
     void *a = gc_matrix(f64, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix(f64, 0, br, bc, ldb, c.nan_ab);
     void *cm = gc_matrix(f64, 0, s.m, s.n, ldc, c.nan_c), *c0 = malloc(csz ? csz : 1);
@@ -134,11 +148,11 @@ static double sc_run(sc_env *e, int f64, int levels, sc_shape s, int ta, int tb,
                           .trans_b = tb, .alpha = c.alpha, .beta = c.beta, .a = da, .b = db, .c = dc,
                           .workspace = (char *)dw + SC_GUARD, .workspace_size = (int64_t)wsz};
     if (st == MMT_OK && levels) {
-        st = mmt_strassen_run(be, e->mod[f64], &e->adds[f64], &plan, &gp, NULL, &err);
+        st = mmt_strassen_run(be, base, &e->adds[f64], &plan, &gp, NULL, &err);
     } else if (st == MMT_OK) {
         mmt_geometry g;
         st = mmt_space_geometry(e->fam->space, &e->base, &env, &g, &err);
-        if (st == MMT_OK) st = be->launch(e->mod[f64], &gp, &g, NULL, &err);
+        if (st == MMT_OK) st = be->launch(base, &gp, &g, NULL, &err);
     }
     if (st == MMT_OK) st = be->sync(NULL, &err);
     if (st == MMT_OK) st = be->copy(cm, dc, csz, MMT_D2H, &err);
