@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # gpu_run.sh - one full GPU session in one command (for the device machine, where nothing
-# can be installed from a registry): unpack carried Debian packages if the image lacks
-# SQLite, libyaml, OpenSSL or libcsv headers, build, run every test (GPU tests included), tune a shapes
-# file on GPU 0 and benchmark it against cuBLAS. Logs and the database go to $OUT.
+# can be installed from a registry): build (scripts/gpu-build.sh), run every test (GPU tests
+# included), tune a shapes file on GPU 0 and benchmark it against cuBLAS. Logs and the
+# database go to $OUT.
 #   OUT=/tmp/out BUDGET=150 bash bench/gpu_run.sh [shapes.yaml]
 # SPACE=search_spaces/X.yaml tunes with that space alone; TESTS is a ctest -R pattern; TUNE=0
 # stops after the tests.
@@ -17,17 +17,8 @@ mkdir -p "$OUT"
 exec > >(tee "$OUT/run.log") 2>&1
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-if [ -d .debs ] && ! { [ -f /usr/include/yaml.h ] && [ -f /usr/include/sqlite3.h ] &&
-                       [ -f /usr/include/openssl/sha.h ] && [ -f /usr/include/csv.h ]; }; then
-  mkdir -p /tmp/deps && for f in .debs/*.deb; do dpkg -x "$f" /tmp/deps; done
-  export CMAKE_PREFIX_PATH=/tmp/deps/usr PATH=/tmp/deps/usr/bin:$PATH
-  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-  echo "using carried packages from .debs"
-fi
-t0=$(date +%s)
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -m20 -B2 -A5 error "$OUT/build.log"; exit 1; }
-echo "built in $(( $(date +%s) - t0 )) s"
+BUILD=build-gpu
+. scripts/gpu-build.sh
 export MMTUNE_CACHE_DIR=/tmp/mmtune-cache
 (cd build-gpu && ctest -R "$TESTS" --output-on-failure -j 4 --timeout 300) >"$OUT/ctest.log" 2>&1
 tail -25 "$OUT/ctest.log"

@@ -23,6 +23,15 @@
 static const mmt_backend *be;
 static mmt_device_info dev;
 
+/* MMTUNE_TEST_TIER=quick: the sampled tier that runs on every change to a template or the
+ * launch path (scripts/test-gpu.sh quick): each template, mode, orientation and alignment
+ * class with few configurations; unset or `full`: everything the test has. */
+static inline int gc_quick(void)
+{
+    const char *tier = getenv("MMTUNE_TEST_TIER");
+    return tier && strcmp(tier, "quick") == 0;
+}
+
 static inline int64_t device_cc(void)
 {
     int64_t cc = 0;

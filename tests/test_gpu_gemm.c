@@ -7,8 +7,9 @@
  * host reference; the reference kernel gemm_ref.cu for every input type (f32, f64, bf16,
  * f16) and the cuBLAS wrapper for every mode (bf16 and f16 with f32 and 16-bit C, tf32,
  * f32x3's SGEMM baseline) likewise. MMTUNE_TEST_KNOB=NAME runs the samples of that knob
- * alone (STREAMK, say: the whole run takes over 500 s on an H100). Exits 77 (skipped)
- * without a GPU. */
+ * alone (STREAMK, say: the whole run takes over 500 s on an H100); MMTUNE_TEST_SHARD=I/N
+ * a share of the configurations; MMTUNE_TEST_TIER=quick the default and one fp32 sample of
+ * a few knobs. Exits 77 (skipped) without a GPU. */
 #include <pthread.h>
 #include <time.h>
 
@@ -150,8 +151,20 @@ static double seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* MMTUNE_TEST_SHARD=I/N: this process tests the I-th of every N configurations (and the
+ * reference kernel and cuBLAS only where I is 0), so N processes share the full tier. */
+static int in_shard(void)
+{
+    static long seen = 0;
+    const char *shard = getenv("MMTUNE_TEST_SHARD");
+    int i = 0, n = 1;
+    if (shard && (sscanf(shard, "%d/%d", &i, &n) != 2 || n < 1 || i < 0 || i >= n)) i = 0, n = 1;
+    return seen++ % n == i;
+}
+
 static void test_config(const mmt_family *fam, const mmt_config *cfg, int f64, shape extra)
 {
+    if (!in_shard()) return;
     char text[512];
     mmt_config_format(fam->space, cfg, text, sizeof text);
     const double t0 = seconds();
@@ -237,6 +250,15 @@ static void sample_and(const mmt_family *fam, int f64, int64_t m, int64_t n, int
 {
     const char *only = getenv("MMTUNE_TEST_KNOB");
     if (only && (!name || strcmp(name, only) != 0)) return;
+    if (gc_quick()) { /* one fp32 configuration of each of these knobs */
+        static const char quick_knobs[] = " SPLITK SERIAL EVEN KC PIPE STREAMK ";
+        static char done[128] = " ";
+        char word[40];
+        snprintf(word, sizeof word, " %s ", name ? name : "");
+        if (f64 || !name || !strstr(quick_knobs, word) || strstr(done, word)) return;
+        snprintf(done + strlen(done), sizeof done - strlen(done), "%s ", name);
+        want = 1;
+    }
     mmt_problem p = {.dtype = f64 ? MMT_F64 : MMT_F32, .layout = MMT_ROW_MAJOR, .m = m, .n = n, .k = k};
     mmt_space_env env = {.problem = &p, .device = &dev};
     mmt_config *all = NULL;
@@ -417,7 +439,8 @@ int main(void)
     if (gpu_open()) return 77;
     mmt_err err;
 
-    const int all = !getenv("MMTUNE_TEST_KNOB");
+    const char *shard = getenv("MMTUNE_TEST_SHARD");
+    const int all = !getenv("MMTUNE_TEST_KNOB") && (!shard || strncmp(shard, "0/", 2) == 0);
     for (size_t i = 0; all && i < sizeof ref_variants / sizeof ref_variants[0]; i++) test_ref(&ref_variants[i]);
     if (all) test_cublas();
 

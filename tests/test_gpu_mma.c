@@ -67,15 +67,15 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         CHECK(entry >= 0);
         n++;
     }
-    if (quick) {
+    if (quick) { /* odd rows (the narrowest copies, or packed first) and one split-K */
         if (strstr(fam->name, "wgmma")) {
             pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
             pick_where(fam, &p, 0, "EPI", 2, 1, 1, list, &n);
             pick(fam, &p, 1, "PACK", 1, 1, list, &n);
-            pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
         } else {
-            pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+            pick(fam, &p, 1, NULL, 0, 1, list, &n);
         }
+        if (kd.out == MMT_F32 || !strstr(fam->name, "gemm_mma")) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
         if (dswaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
@@ -227,12 +227,15 @@ static void test_f32x3_accuracy(const mmt_family *mma, const mmt_family *wg)
 }
 
 /* `test_gpu_mma accuracy` runs the f32x3 comparison alone (BENCHMARKS.md quotes it);
- * `test_gpu_mma quick` bf16->f32, tf32 and f64 on the small shapes with the default and two
- * other configurations per family, few enough launches for compute-sanitizer. */
+ * `test_gpu_mma quick` (or MMTUNE_TEST_TIER=quick) every kind and orientation on the small
+ * shapes with the default and a few other configurations per family (odd rows, split-K);
+ * `test_gpu_mma sanitize` bf16->f32, tf32 and f64 of those alone, few enough launches for
+ * compute-sanitizer. */
 int main(int argc, char **argv)
 {
     const int accuracy_only = argc > 1 && strcmp(argv[1], "accuracy") == 0;
-    quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    const int sanitize = argc > 1 && strcmp(argv[1], "sanitize") == 0;
+    quick = sanitize || (argc > 1 && strcmp(argv[1], "quick") == 0) || gc_quick();
     setvbuf(stdout, NULL, _IOLBF, 0); /* lines whole between the messages on stderr */
     if (gpu_open()) return 77;
     mmt_err err;
@@ -266,7 +269,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
             for (int t = 0; t < 4; t++)
                 if ((!mode || strcmp(mode, mmt_mode_name(kinds[i].mode)) == 0) &&
-                    (!quick || kinds[i].mode == MMT_MODE_TF32 || kinds[i].mode == MMT_MODE_F64 ||
+                    (!sanitize || kinds[i].mode == MMT_MODE_TF32 || kinds[i].mode == MMT_MODE_F64 ||
                      (kinds[i].mode == MMT_MODE_BF16 && kinds[i].out == MMT_F32)))
                     test_kind(fams[f], kinds[i], t & 1, t >> 1);
     }
