@@ -19,8 +19,10 @@ build: deps
 	  >$(BUILD)/build.log 2>&1 || { cat $(BUILD)/build.log; echo "make: the build failed (log: $(BUILD)/build.log)"; exit 1; }
 	@echo "built $(BUILD)/ ($$(grep -c 'warning:' $(BUILD)/build.log) compiler warnings; log: $(BUILD)/build.log)"
 
+# ctest-summary.sh: the suite, then its skips by cause; it fails where a test failed, did
+# not run, or skipped for a cause this machine does not have (GPU tests skip without a GPU)
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@scripts/ctest-summary.sh $(BUILD) -j $(JOBS)
 	@scripts/test-sanitizers.sh
 	@scripts/fuzz.sh
 

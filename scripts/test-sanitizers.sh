@@ -2,7 +2,9 @@
 # test-sanitizers.sh - the test suite again under the sanitizers (`make test` runs it after
 # the plain suite):
 #   build-asan/  AddressSanitizer and UndefinedBehaviorSanitizer (leaks included), every CPU
-#                test but the NVRTC compile test (NVRTC itself is not what it checks);
+#                test but the NVRTC compile test (NVRTC itself is not what it checks), with
+#                the skips by cause (scripts/ctest-summary.sh: the tests that load the
+#                libraries into programs built without the sanitizers skip here);
 #   build-tsan/  ThreadSanitizer on the threading contract (tests/test_threads.c), with the
 #                CPU kernels the library compiles at run time instrumented too (MMTUNE_CC
 #                wraps the compiler) and their OpenMP regions on one thread: libgomp is not
@@ -14,8 +16,8 @@ jobs=$(nproc)
 asan=${BUILD_ASAN:-build-asan}
 cmake -S . -B "$asan" -DMMT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$asan" -j "$jobs" >/dev/null
-(cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-  ctest -j "$jobs" -E test_cuda_compile --output-on-failure)
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+  scripts/ctest-summary.sh "$asan" -j "$jobs" --exclude '^test_cuda_compile$'
 echo "the suite under AddressSanitizer and UndefinedBehaviorSanitizer: passed"
 
 tsan=${BUILD_TSAN:-build-tsan}
