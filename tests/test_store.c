@@ -204,6 +204,22 @@ static void test_modes(void)
     CHECK(mmt_store_problem(st, &bad, &again, &err) == MMT_INVALID_ARGUMENT);
     query(path, "SELECT count(*) FROM problem", text, sizeof text);
     CHECK_EQ_STR(text, "5");
+
+    /* the f32 shape in every orientation and both layouts: a row each, found again (the
+     * first is f32 row NN, prob[0]) */
+    int64_t orient[8];
+    for (int i = 0; i < 8; i++) {
+        mmt_problem p = base;
+        p.dtype = MMT_F32, p.out = MMT_F32, p.mode = MMT_MODE_F32;
+        p.trans_a = i & 1, p.trans_b = (i >> 1) & 1, p.layout = i & 4 ? MMT_COL_MAJOR : MMT_ROW_MAJOR;
+        CHECK_OK(mmt_store_problem(st, &p, &orient[i], &err), &err);
+        CHECK_OK(mmt_store_problem(st, &p, &again, &err), &err);
+        CHECK_EQ_INT(orient[i], again);
+        for (int j = 0; j < i; j++) CHECK(orient[i] != orient[j]);
+    }
+    CHECK_EQ_INT(orient[0], prob[0]);
+    query(path, "SELECT count(*) FROM problem", text, sizeof text);
+    CHECK_EQ_STR(text, "12");
     mmt_store_close(st);
 }
 
