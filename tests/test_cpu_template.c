@@ -1,7 +1,8 @@
 /* test_cpu_template.c - the CPU template through the real backend (cc subprocess, dlopen):
  * the default and a sample of the search space, f32 and f64, over odd shapes, every
  * transpose, padded leading dimensions and the BLAS alpha/beta rules, against a long
- * double reference. */
+ * double reference. A sample may miss a path (every one it drew was single-thread split M
+ * once): test_cpu_paths.c is the test that pins each ISA, parallel loop and thread count. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
