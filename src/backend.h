@@ -125,8 +125,11 @@ mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const
                                      size_t *size, char **log, mmt_err *err);
 
 /* Makes GPU `ordinal`'s primary context (retained once, shared with the CUDA runtime and
- * cuBLAS) current on the calling thread. */
-mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err);
+ * cuBLAS) current on the calling thread, pushed over the caller's where another one is
+ * current (*pushed says so); mmt_cuda_context_leave(*pushed) pops it again, so a library
+ * call leaves the caller's context as it found it. */
+mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err);
+void mmt_cuda_context_leave(int pushed);
 
 /* What the out-of-core GEMM (ooc.c) drives a GPU with: device and pinned host memory,
  * non-blocking streams, events and asynchronous copies, each call on `ordinal`'s primary

@@ -41,10 +41,12 @@ const mmt_backend *mmt_backend_cuda_compiler(mmt_err *err)
     mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: built without the CUDA headers");
     return NULL;
 }
-mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err)
+mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 {
+    *pushed = 0;
     return mmt_err_set(err, MMT_UNSUPPORTED, "no CUDA device %d: built without the CUDA headers", ordinal);
 }
+void mmt_cuda_context_leave(int pushed) { (void)pushed; }
 const mmt_cuda_async *mmt_cuda_async_api(void) { return NULL; }
 mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
                                      size_t *size, char **log, mmt_err *err)
@@ -289,13 +291,21 @@ static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
 
 /* The tuner's worker and the vendor wrapper own their threads: the primary context stays
  * current on the calling thread. */
-mmt_status mmt_cuda_context_enter(int ordinal, mmt_err *err)
+mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 {
+    *pushed = 0;
     CUcontext ctx;
     FORWARD_IF_ERROR(primary_ctx(ordinal, &ctx, err));
-    CU_TRY(cu.CtxSetCurrent(ctx), MMT_LAUNCH, "cuCtxSetCurrent");
-    atomic_store(&last_ctx, ctx);
+    scope sc;
+    FORWARD_IF_ERROR(enter(ctx, &sc, err));
+    *pushed = sc.pushed;
     return MMT_OK;
+}
+
+void mmt_cuda_context_leave(int pushed)
+{
+    scope sc = {.pushed = pushed};
+    leave(&sc);
 }
 
 static mmt_status enter_ordinal(int ordinal, scope *sc, mmt_err *err)
@@ -599,7 +609,7 @@ static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t 
                             mmt_module **out, mmt_err *err)
 {
     *out = NULL;
-    CUcontext ctx;
+    CUcontext ctx = NULL;
     scope sc;
     FORWARD_IF_ERROR(primary_ctx(dev->ordinal, &ctx, err));
     FORWARD_IF_ERROR(enter(ctx, &sc, err));

@@ -1,10 +1,11 @@
 /* cublas.c - cuBLAS through dlopen (see cublas.h). The few declarations needed are
- * repeated here (values from cublas_api.h), so the tuner builds without the cuBLAS
+ * repeated here (values from cublas_api.h), so everything builds without the cuBLAS
  * headers and runs without the library. */
 #define _GNU_SOURCE
 #include "cublas.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct mmt_cublas {
     void *lib;
     cublas_handle h;
     int ordinal;
+    pthread_mutex_t lock; /* a call sets the handle's stream, then launches: one at a time */
     char name[64];
     int (*create)(cublas_handle *);
     int (*destroy)(cublas_handle);
@@ -44,9 +46,10 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
     mmt_cublas *cb = calloc(1, sizeof *cb);
     RETURN_ERROR_IF(!cb, err, MMT_OUT_OF_MEMORY, "out of memory");
     cb->ordinal = ordinal;
+    pthread_mutex_init(&cb->lock, NULL);
     for (int i = 0; names[i] && !cb->lib; i++) cb->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!cb->lib) {
-        free(cb);
+        mmt_cublas_close(cb);
         return mmt_err_set(err, MMT_NOT_FOUND, "cuBLAS is not installed (libcublas.so.13 or .12)");
     }
     struct {
@@ -64,13 +67,15 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
             mmt_cublas_close(cb);
             return MMT_NOT_FOUND;
         }
-    /* cuBLAS adopts the current context: make it the primary one the backend uses */
-    mmt_status st = mmt_cuda_context_enter(ordinal, err);
+    /* cuBLAS adopts the current context: the primary one the backend uses, for the call */
+    int pushed;
+    mmt_status st = mmt_cuda_context_enter(ordinal, &pushed, err);
     if (st != MMT_OK) {
         mmt_cublas_close(cb);
         return st;
     }
     int rc = cb->create(&cb->h);
+    mmt_cuda_context_leave(pushed);
     if (rc != CUBLAS_OK) {
         cb->h = NULL;
         mmt_cublas_close(cb);
@@ -89,8 +94,13 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
 void mmt_cublas_close(mmt_cublas *cb)
 {
     if (!cb) return;
-    if (cb->h && mmt_cuda_context_enter(cb->ordinal, NULL) == MMT_OK) cb->destroy(cb->h);
+    int pushed;
+    if (cb->h && mmt_cuda_context_enter(cb->ordinal, &pushed, NULL) == MMT_OK) {
+        cb->destroy(cb->h);
+        mmt_cuda_context_leave(pushed);
+    }
     if (cb->lib) dlclose(cb->lib);
+    pthread_mutex_destroy(&cb->lock);
     free(cb);
 }
 
@@ -102,17 +112,11 @@ static int data_type(mmt_dtype t)
     return t == MMT_BF16 ? CUDA_R_16BF : t == MMT_F16 ? CUDA_R_16F : t == MMT_F32 ? CUDA_R_32F : -1;
 }
 
-mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
-                           mmt_err *err)
+/* One call with the handle's context current and its lock held. */
+static mmt_status gemm_in(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
+                          mmt_err *err)
 {
     const mmt_dtype in = mmt_mode_dtype(mode);
-    RETURN_ERROR_IF(!mmt_mode_name(mode) || (out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
-                    err, MMT_INVALID_ARGUMENT, "cuBLAS: no GEMM of mode %d with output type %d", (int)mode, (int)out);
-    RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
-                        p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
-                    err, MMT_UNSUPPORTED, "cuBLAS takes 32-bit sizes");
-    if (p->m == 0 || p->n == 0) return MMT_OK;
-    FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, err));
     int rc = cb->set_stream(cb->h, stream);
     RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "cublasSetStream failed (status %d)", rc);
     /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the row-major
@@ -140,4 +144,23 @@ mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const m
     }
     RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "%s (%s) failed (status %d)", what, mmt_mode_name(mode), rc);
     return MMT_OK;
+}
+
+mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
+                           mmt_err *err)
+{
+    const mmt_dtype in = mmt_mode_dtype(mode);
+    RETURN_ERROR_IF(!mmt_mode_name(mode) || (out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
+                    err, MMT_INVALID_ARGUMENT, "cuBLAS: no GEMM of mode %d with output type %d", (int)mode, (int)out);
+    RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
+                        p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
+                    err, MMT_UNSUPPORTED, "cuBLAS takes 32-bit sizes");
+    if (p->m == 0 || p->n == 0) return MMT_OK;
+    int pushed;
+    FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
+    pthread_mutex_lock(&cb->lock);
+    mmt_status st = gemm_in(cb, mode, out, p, stream, err);
+    pthread_mutex_unlock(&cb->lock);
+    mmt_cuda_context_leave(pushed);
+    return st;
 }

@@ -25,7 +25,7 @@ struct mmt_vendor {
     mmt_cublas *cublas; /* set on CUDA devices instead of the above */
 };
 
-static mmt_status open_openblas(const mmt_device_info *dev, mmt_vendor *v, mmt_err *err)
+static mmt_status open_openblas(mmt_vendor *v, mmt_err *err)
 {
     static const char *const names[] = {"libopenblas.so.0", "libopenblas.so", NULL};
     for (int i = 0; names[i] && !v->lib; i++) v->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
@@ -33,11 +33,6 @@ static mmt_status open_openblas(const mmt_device_info *dev, mmt_vendor *v, mmt_e
     *(void **)&v->sgemm = dlsym(v->lib, "cblas_sgemm");
     *(void **)&v->dgemm = dlsym(v->lib, "cblas_dgemm");
     RETURN_ERROR_IF(!v->sgemm || !v->dgemm, err, MMT_NOT_FOUND, "OpenBLAS has no cblas_sgemm");
-    void (*set_threads)(int);
-    *(void **)&set_threads = dlsym(v->lib, "openblas_set_num_threads");
-    int64_t cores = 1;
-    mmt_device_get_prop(dev, "cores", 5, &cores);
-    if (set_threads) set_threads((int)cores); /* the same cores our kernels may use */
     char *(*config)(void);
     *(void **)&config = dlsym(v->lib, "openblas_get_config");
     /* openblas_get_config(): "OpenBLAS 0.3.21 DYNAMIC_ARCH ...": keep the name and version */
@@ -56,7 +51,7 @@ mmt_status mmt_vendor_open(const mmt_backend *be, const mmt_device_info *dev, mm
                     be->name);
     mmt_vendor *v = calloc(1, sizeof *v);
     RETURN_ERROR_IF(!v, err, MMT_OUT_OF_MEMORY, "out of memory");
-    mmt_status st = cuda ? mmt_cublas_open(dev->ordinal, &v->cublas, err) : open_openblas(dev, v, err);
+    mmt_status st = cuda ? mmt_cublas_open(dev->ordinal, &v->cublas, err) : open_openblas(v, err);
     if (st == MMT_OK && cuda) snprintf(v->name, sizeof v->name, "%s", mmt_cublas_name(v->cublas));
     if (st != MMT_OK) {
         mmt_vendor_close(v);
@@ -74,7 +69,36 @@ void mmt_vendor_close(mmt_vendor *v)
     free(v);
 }
 
+mmt_status mmt_vendor_policy(int *off, mmt_err *err)
+{
+    const char *v = getenv("MMTUNE_VENDOR");
+    *off = 0;
+    if (!v || !*v || strcmp(v, "auto") == 0) return MMT_OK;
+    RETURN_ERROR_IF(strcmp(v, "off") != 0, err, MMT_INVALID_ARGUMENT,
+                    "MMTUNE_VENDOR=%.100s: the values are auto (the default) and off", v);
+    *off = 1;
+    return MMT_OK;
+}
+
+void mmt_vendor_use_device_cores(mmt_vendor *v, const mmt_device_info *dev)
+{
+    void (*set_threads)(int);
+    if (!v || !v->lib || !(*(void **)&set_threads = dlsym(v->lib, "openblas_set_num_threads"))) return;
+    int64_t cores = 1;
+    mmt_device_get_prop(dev, "cores", 5, &cores);
+    set_threads((int)cores);
+}
+
 const char *mmt_vendor_name(const mmt_vendor *v) { return v ? v->name : "none"; }
+
+const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
+{
+    if (strcmp(be->name, "cuda") == 0)
+        return mode == MMT_MODE_F64 ? "cublasDgemm" : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemm"
+                                                                                                      : "cublasGemmEx";
+    if (strcmp(be->name, "cpu") == 0) return mode == MMT_MODE_F64 ? "cblas_dgemm" : mode == MMT_MODE_F32 ? "cblas_sgemm" : NULL;
+    return NULL;
+}
 
 void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size)
 {

@@ -1,16 +1,41 @@
-/* vendor.h - the vendor library a backend is compared with, in the same run: OpenBLAS on
- * the CPU, cuBLAS on CUDA GPUs, both opened with dlopen (absent -> the report says so). */
+/* vendor.h - the vendor library of a backend: OpenBLAS on the CPU, cuBLAS on CUDA GPUs, both
+ * opened with dlopen (absent -> the tuner's report says so, and libmmtuned serves its
+ * templates alone). The tuner times it beside its winners in the same run; libmmtuned serves
+ * it as a family like the templates, where it is the faster (the `vendor` family). Calls may
+ * come from several threads at once. */
 #ifndef MMT_VENDOR_H
 #define MMT_VENDOR_H
 
 #include "backend.h"
 #include "problem.h"
 
+/* The vendor family in the database: a best of template `vendor` (configuration
+ * ROUTINE=<routine>) says the vendor library was the fastest for that problem, timed side by
+ * side with every family's winner; its source hash is fixed (counted up should what serves
+ * it change). */
+#define MMT_VENDOR_TEMPLATE "vendor"
+#define MMT_VENDOR_SOURCE_HASH "5cce1a1ca2083b1a98ca8ef9336c4aabd06c5409c9e782909765eb00d24a9c7c"
+
 typedef struct mmt_vendor mmt_vendor;
 
-/* Opens the vendor library for a device; on failure *out is NULL and err says why. */
+/* Opens the vendor library for a device; on failure *out is NULL and err says why
+ * (MMT_NOT_FOUND where it is not installed). It leaves the library's own settings alone. */
 mmt_status mmt_vendor_open(const mmt_backend *be, const mmt_device_info *dev, mmt_vendor **out, mmt_err *err);
 void mmt_vendor_close(mmt_vendor *v);
+
+/* MMTUNE_VENDOR: unset, empty or `auto`, the vendor family competes (*off 0); `off`, the
+ * vendor library is a yardstick only: libmmtuned never serves it and the tuner records no
+ * best for it (*off 1). Another value is MMT_INVALID_ARGUMENT. */
+mmt_status mmt_vendor_policy(int *off, mmt_err *err);
+
+/* The tuner's comparisons: OpenBLAS on the cores our CPU kernels may use (the device's
+ * `cores`); nothing on GPUs. A setting of the whole process, so libmmtuned never calls it. */
+void mmt_vendor_use_device_cores(mmt_vendor *v, const mmt_device_info *dev);
+
+/* The routine of a backend's vendor library that serves a mode ("cblas_sgemm",
+ * "cublasGemmEx"): the vendor family's configuration text is ROUTINE=<it>. NULL where the
+ * library has none (OpenBLAS: no bf16, f16, tf32 or f32x3). */
+const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode);
 
 /* "OpenBLAS 0.3.21", "cuBLAS 13.1.0". */
 const char *mmt_vendor_name(const mmt_vendor *v);

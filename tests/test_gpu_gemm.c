@@ -16,7 +16,7 @@
 #include "gpu_check.h"
 #include "resource.h"
 
-#include "cublas.h" /* the tuner's wrapper (mmtune_core) */
+#include "cublas.h" /* libmmtuned's wrapper (the vendor family) */
 
 static const shape shapes[] = {{1, 1, 1},    {7, 5, 3},       {63, 65, 17},  {65, 63, 129}, {1, 300, 7},
                                {300, 1, 70}, {129, 257, 300}, {17, 33, 0},   {64, 48, 2100}};

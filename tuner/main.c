@@ -588,11 +588,16 @@ static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt
                               o->budget_text, r->proposed, r->planned);
     else if (r->interrupted && r->ok)
         n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
+    if (r->vendor_serves && n < size)
+        n += (size_t)snprintf(note + n, size - n,
+                              "%sserved by %s: it was faster beyond noise than every template, so libmmtuned calls "
+                              "it for this problem (the figures are the templates' best beside it)",
+                              n ? "; " : "", r->vendor_label);
     if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
     return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,
                             .tuned = r->tuned, .vendor = r->vendor,
-                            .vendor_label = r->vendor.median_ms > 0 ? r->vendor_label : NULL, .note = note,
-                            .detail = begun ? &r->detail : NULL};
+                            .vendor_label = r->vendor.median_ms > 0 ? r->vendor_label : NULL,
+                            .vendor_serves = r->vendor_serves, .note = note, .detail = begun ? &r->detail : NULL};
 }
 
 /* How a tune went, for the session row: interrupted, failed, partial or complete. */
@@ -736,6 +741,7 @@ static const char *choice_name(mmt_choice c)
     case MMT_CHOICE_EXACT: return "tuned";
     case MMT_CHOICE_NEAREST: return "nearest tuned shape";
     case MMT_CHOICE_DEFAULT: return "template default (untuned)";
+    case MMT_CHOICE_VENDOR: return "the vendor library (untuned)";
     default: return "";
     }
 }
@@ -775,6 +781,7 @@ static int cmd_bench(const options *o)
     char vendor_why[256] = "", labels[512] = "";
     if (mmt_vendor_open(pl.be, &pl.dev, &vendor, &err) != MMT_OK)
         snprintf(vendor_why, sizeof vendor_why, "not measured: %.200s", err.msg);
+    mmt_vendor_use_device_cores(vendor, &pl.dev);
     mmt_report_row *rows = calloc(pl.n, sizeof *rows);
     char (*params)[512] = calloc(pl.n, sizeof *params);
     char (*notes)[512] = calloc(pl.n, sizeof *notes);
@@ -789,7 +796,12 @@ static int cmd_bench(const options *o)
         /* libmmtuned and the vendor are verified, then timed side by side (A B A B ... on the
          * same inputs), so clock and temperature drift fall on both alike: the ratio is two
          * figures of the same rounds */
+        /* a first call chooses the shape's kernel (the vendor runs it meanwhile where it is
+         * built in the background), then the bench waits for it: what is verified and timed
+         * is what an application's calls run from then on */
         if (mmt_bench_setup(pl.be, &pl.dev, NULL, p, mmt_tune_cache_bytes(&pl.dev), &b, &err) != MMT_OK ||
+            mmt_bench_verify(b, runtime_gemm, &call, 0, &rel, &ok, &err) != MMT_OK ||
+            mmt_wait_kernels(ctx) != MMT_OK ||
             mmt_bench_verify(b, runtime_gemm, &call, 0, &rel, &ok, &err) != MMT_OK ||
             (!ok && !(rel <= mmt_bench_error_bound(&b->p, levels_run(ctx, &pl.families[p->mode]))) &&
              mmt_err_set(&err, MMT_INTERNAL, "wrong result: relative error %.3g", rel))) {
@@ -883,6 +895,12 @@ int main(int argc, char **argv)
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != EXIT_OK) return rc;
+    int vendor_off; /* a misspelt MMTUNE_VENDOR stops a tune before anything is written */
+    mmt_err err;
+    if (mmt_vendor_policy(&vendor_off, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return EXIT_BAD_INPUT;
+    }
     if (strcmp(o.command, "show") == 0) return cmd_show(&o);
     if (strcmp(o.command, "bench") == 0) return cmd_bench(&o);
     if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);

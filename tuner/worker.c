@@ -286,6 +286,7 @@ static int vendor_ready(const mmt_backend *be, const mmt_device_info *dev, mmt_b
     *launched = 0;
     if (!vs->tried && mmt_vendor_open(be, dev, &vs->v, &err) != MMT_OK)
         snprintf(vs->why, sizeof vs->why, "%.200s", err.msg);
+    if (!vs->tried) mmt_vendor_use_device_cores(vs->v, dev);
     vs->tried = 1;
     if (!vs->v || mmt_vendor_check(vs->v, b->p.mode, &err) != MMT_OK) {
         m->status = MMT_TRIAL_LAUNCH_ERROR;
