@@ -21,7 +21,8 @@ static int open_tried; /* under open_lock: a context that failed to open is not 
  * keeps off the context, and the exit closes it only once no call is inside. */
 static atomic_int inflight, closing;
 
-static atomic_llong served[2][4]; /* [f64][mmt_choice] */
+#define N_CHOICES 5 /* MMT_CHOICE_NONE .. MMT_CHOICE_VENDOR */
+static atomic_llong served[2][N_CHOICES]; /* [f64][mmt_choice] */
 static atomic_llong forwarded[2];
 static atomic_llong offloaded[2];
 
@@ -73,7 +74,8 @@ void mmtb_context_leave(void) { atomic_fetch_sub(&inflight, 1); }
 
 void mmtb_count_served(mmt_dtype dtype, mmt_choice how)
 {
-    atomic_fetch_add_explicit(&served[dtype == MMT_F64][how & 3], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&served[dtype == MMT_F64][(unsigned)how < N_CHOICES ? how : 0], 1,
+                              memory_order_relaxed);
 }
 
 void mmtb_count_forwarded(mmt_dtype dtype)
@@ -95,17 +97,18 @@ static void print_counts(void)
     long long any = 0;
     for (int f64 = 0; f64 < 2; f64++) {
         any += atomic_load(&forwarded[f64]) + atomic_load(&offloaded[f64]);
-        for (int i = 0; i < 4; i++) any += atomic_load(&served[f64][i]);
+        for (int i = 0; i < N_CHOICES; i++) any += atomic_load(&served[f64][i]);
     }
     if (!any) return;
     for (int f64 = 0; f64 < 2; f64++) {
-        long long s[4];
-        for (int i = 0; i < 4; i++) s[i] = atomic_load(&served[f64][i]);
+        long long s[N_CHOICES];
+        for (int i = 0; i < N_CHOICES; i++) s[i] = atomic_load(&served[f64][i]);
         fprintf(stderr,
                 "libmmtuned_blas: %s: %lld served by libmmtuned (%lld tuned, %lld nearest tuned shape, %lld "
-                "default), %lld forwarded, %lld offloaded to the GPU\n",
-                f64 ? "dgemm" : "sgemm", s[MMT_CHOICE_EXACT] + s[MMT_CHOICE_NEAREST] + s[MMT_CHOICE_DEFAULT],
-                s[MMT_CHOICE_EXACT], s[MMT_CHOICE_NEAREST], s[MMT_CHOICE_DEFAULT],
+                "default, %lld untuned by the vendor library), %lld forwarded, %lld offloaded to the GPU\n",
+                f64 ? "dgemm" : "sgemm",
+                s[MMT_CHOICE_EXACT] + s[MMT_CHOICE_NEAREST] + s[MMT_CHOICE_DEFAULT] + s[MMT_CHOICE_VENDOR],
+                s[MMT_CHOICE_EXACT], s[MMT_CHOICE_NEAREST], s[MMT_CHOICE_DEFAULT], s[MMT_CHOICE_VENDOR],
                 (long long)atomic_load(&forwarded[f64]), (long long)atomic_load(&offloaded[f64]));
     }
     const char *system = mmtb_system_blas();
@@ -136,7 +139,7 @@ static void after_fork_child(void)
     for (int f64 = 0; f64 < 2; f64++) {
         atomic_store(&forwarded[f64], 0);
         atomic_store(&offloaded[f64], 0);
-        for (int i = 0; i < 4; i++) atomic_store(&served[f64][i], 0);
+        for (int i = 0; i < N_CHOICES; i++) atomic_store(&served[f64][i], 0);
     }
     pthread_mutex_unlock(&open_lock);
 }

@@ -78,9 +78,13 @@ typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1, MMT_BF16 = 2, MMT_F16 = 3 } m
  *                       tensor-core products per step: fp32-level accuracy. */
 typedef enum mmt_compute { MMT_COMPUTE_NATIVE = 0, MMT_COMPUTE_TF32 = 1, MMT_COMPUTE_F32X3 = 2 } mmt_compute;
 
-/* Which rule chose the kernel of the last call on a context. */
+/* Which rule chose what ran the last call on a context: the tuned entry of this very
+ * problem (a template's, or the vendor library's where the tuner timed it faster), the
+ * nearest tuned problem's configuration, the template's default, or, for a problem no family
+ * tuned, the vendor library (cuBLAS, OpenBLAS), where the tuned problems around it say no
+ * template beats it there, or while the template's kernel is built in the background. */
 typedef enum mmt_choice { MMT_CHOICE_NONE = 0, MMT_CHOICE_EXACT = 1, MMT_CHOICE_NEAREST = 2,
-                          MMT_CHOICE_DEFAULT = 3 } mmt_choice;
+                          MMT_CHOICE_DEFAULT = 3, MMT_CHOICE_VENDOR = 4 } mmt_choice;
 
 typedef struct mmt_ctx mmt_ctx;
 
@@ -110,9 +114,18 @@ MMT_API void mmt_close(mmt_ctx *ctx);
 MMT_API const char *mmt_last_error(const mmt_ctx *ctx);
 
 /* How the kernel of the calling thread's last successful GEMM call on ctx was chosen, and
- * its configuration in canonical text ("BM=64,BN=64,..."; owned by the thread, valid until
- * its next call on ctx). Either pointer may be NULL. */
+ * its configuration in canonical text ("BM=64,BN=64,...", or for the vendor library
+ * "LIBRARY=cuBLAS 13.1.0,ROUTINE=cublasGemmEx"; owned by the thread, valid until its next
+ * call on ctx). Either pointer may be NULL. */
 MMT_API mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config);
+
+/* Waits until the kernels ctx builds in the background are in place. Where the vendor
+ * library serves a mode, a shape whose kernel is not compiled yet is not compiled on the
+ * calling thread: its calls run the vendor library (MMT_CHOICE_VENDOR) while a thread of the
+ * context builds the kernel, which then takes over. After this returns, calls of the shapes
+ * called so far run their kernels (benchmarks and warm-ups want that; no application needs
+ * it). A no-op where nothing is being built. */
+MMT_API mmt_status mmt_wait_kernels(mmt_ctx *ctx);
 
 /* For a GPU context: the CUDA stream (a CUstream / cudaStream_t) later calls run on;
  * NULL is the default stream. Ignored on the CPU. */

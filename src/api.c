@@ -17,6 +17,7 @@
 
 #include "autotune.h"
 #include "backend.h"
+#include "builder.h"
 #include "err.h"
 #include "family.h"
 #include "kernel.h"
@@ -24,8 +25,11 @@
 #include "miss.h"
 #include "ooc.h"
 #include "ooc_tuned.h"
+#include "predict.h"
 #include "store.h"
+#include "store_serving.h"
 #include "strassen.h"
+#include "vendor.h"
 
 #define N_BUCKETS 256
 #define MMT_MAX_GPUS 64
@@ -64,6 +68,7 @@ typedef struct entry {
     char params[512];
     mmt_miss_counter *miss; /* counts the calls while choice is not EXACT; NULL without write-back */
     int stay;               /* its tuned kernel failed to build: keep the fallback, do not retry */
+    int by_vendor;          /* the vendor library runs it (mod is NULL) */
     struct entry *next;
 } entry;
 
@@ -74,11 +79,17 @@ typedef struct served_family {
     size_t n_bests;
 } served_family;
 
-/* Per mode: the families that serve it (family.h's order), which compete for every call.
- * A mode this backend lacks is remembered as such (why), so asking again costs nothing. */
+/* Per mode: the families that serve it (family.h's order), which compete for every call,
+ * with the vendor family's tuned entries and what the prediction for untuned problems
+ * reads (predict.h). A mode this backend lacks is remembered as such (why), so asking
+ * again costs nothing. */
 typedef struct served {
     served_family fam[MMT_MAX_FAMILIES];
     int n;
+    mmt_best_rec *vendor_bests;
+    size_t n_vendor;
+    mmt_paired_rec *paired;
+    size_t n_paired;
     int ready, missing;
     char why[512];
 } served;
@@ -98,6 +109,12 @@ struct mmt_ctx {
     int reproducible;     /* mmt_set_reproducible */
     int algorithm_policy; /* mmt_algorithm_policy */
     mmt_strassen_adds adds[2]; /* f32, f64: the additions of Strassen levels, loaded when an entry first has levels */
+    /* The vendor library (vendor.h), opened on the first call that may need it, under
+     * vendor_lock: vendor_state 0 not yet tried, 1 open, -1 absent or off (MMTUNE_VENDOR=off). */
+    pthread_mutex_t vendor_lock;
+    mmt_vendor *vendor;
+    _Atomic int vendor_state;
+    mmt_builder *builder; /* builds kernels off the callers' paths while the vendor serves */
     pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
@@ -193,6 +210,8 @@ static mmt_status open_any(mmt_ctx **out, const char *device, const char *db_pat
     pthread_mutex_init(&ctx->modes_lock, NULL);
     pthread_mutex_init(&ctx->ws_lock, NULL);
     pthread_mutex_init(&ctx->ooc_lock, NULL);
+    pthread_mutex_init(&ctx->vendor_lock, NULL);
+    ctx->builder = mmt_builder_new(); /* NULL: kernels are built on the callers' paths */
     *out = ctx;
     return finish(ctx, open_ctx(ctx, device, db_path, peer, &err), &err, 0, NULL);
 }
@@ -223,6 +242,9 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
                         "MMTUNE_ALGORITHM=%.100s: the values are classic (the default) and strassen", algorithm);
         ctx->algorithm_policy = MMT_ALLOW_STRASSEN;
     }
+    int vendor_off;
+    FORWARD_IF_ERROR(mmt_vendor_policy(&vendor_off, err));
+    if (vendor_off) ctx->vendor_state = -1;
     double sync_s;
     FORWARD_IF_ERROR(mmt_misses_interval(&sync_s, err));
     FORWARD_IF_ERROR(mmt_autotune_config(&ctx->autotune, err));
@@ -273,6 +295,7 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
 void mmt_close(mmt_ctx *ctx)
 {
     if (!ctx) return;
+    mmt_builder_free(ctx->builder); /* the kernel it builds goes in first; the rest are dropped */
     mmt_misses_free(ctx->misses); /* the last counts go to the database */
     for (int i = 0; i < N_BUCKETS; i++)
         for (entry *e = ctx->buckets[i], *next; e; e = next) {
@@ -286,11 +309,15 @@ void mmt_close(mmt_ctx *ctx)
     }
     mmt_strassen_adds_unload(&ctx->adds[0]);
     mmt_strassen_adds_unload(&ctx->adds[1]);
-    for (int d = 0; d < MMT_N_MODES; d++)
+    for (int d = 0; d < MMT_N_MODES; d++) {
         for (int f = 0; f < ctx->modes[d].n; f++) {
             mmt_family_free(ctx->modes[d].fam[f].family);
             free(ctx->modes[d].fam[f].bests);
         }
+        free(ctx->modes[d].vendor_bests);
+        free(ctx->modes[d].paired);
+    }
+    mmt_vendor_close(ctx->vendor);
     for (int i = 0; i < ctx->n_gpus; i++) {
         mmt_ooc_device_free(ctx->ooc[i]);
         if (ctx->peer[i] != ctx) mmt_close(ctx->peer[i]);
@@ -305,6 +332,7 @@ void mmt_close(mmt_ctx *ctx)
     pthread_mutex_destroy(&ctx->modes_lock);
     pthread_mutex_destroy(&ctx->ws_lock);
     pthread_mutex_destroy(&ctx->ooc_lock);
+    pthread_mutex_destroy(&ctx->vendor_lock);
     free(ctx);
 }
 
@@ -319,6 +347,13 @@ mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config)
     const thread_view *v = ctx ? view_of(ctx->id, 0) : NULL;
     if (config) *config = v ? v->config : "";
     return v ? v->choice : MMT_CHOICE_NONE;
+}
+
+mmt_status mmt_wait_kernels(mmt_ctx *ctx)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_builder_drain(ctx->builder);
+    return MMT_OK;
 }
 
 mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
@@ -362,6 +397,16 @@ static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, c
     }
     pthread_mutex_unlock(&ctx->ws_lock);
     return st;
+}
+
+/* Runs the row-major problem p through the vendor library on the context's stream. alpha ==
+ * 0 runs it with K = 0, C = beta C: BLAS's rule that A and B are not read then, which
+ * cuBLAS's GemmEx does not keep. */
+static mmt_status vendor_launch(mmt_ctx *ctx, const mmt_problem *p, mmt_gemm_params *gp, mmt_err *err)
+{
+    mmt_vendor_call call = {ctx->vendor, p->mode, p->out};
+    if (gp->alpha == 0) gp->k = 0;
+    return mmt_vendor_gemm(&call, gp, atomic_load(&ctx->stream), err);
 }
 
 /* Sets one of a context's two-valued policies under the lock; any other value is refused
@@ -417,6 +462,21 @@ static int same_key(const call_key *a, const call_key *b)
            a->allow_levels == b->allow_levels;
 }
 
+/* The vendor family's tuned entries of a mode and the paired figures the prediction reads,
+ * from st (replacing those sv had); a database that cannot answer leaves none. Called under
+ * modes_lock. */
+static void read_vendor_records(const mmt_ctx *ctx, mmt_store *st, mmt_mode mode, served *sv)
+{
+    free(sv->vendor_bests);
+    free(sv->paired);
+    sv->vendor_bests = NULL, sv->paired = NULL, sv->n_vendor = sv->n_paired = 0;
+    if (mmt_store_best_list(st, ctx->dev.fingerprint, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, mode,
+                            &sv->vendor_bests, &sv->n_vendor, NULL) != MMT_OK)
+        sv->vendor_bests = NULL, sv->n_vendor = 0;
+    if (mmt_store_paired_list(st, ctx->dev.fingerprint, mode, &sv->paired, &sv->n_paired, NULL) != MMT_OK)
+        sv->paired = NULL, sv->n_paired = 0;
+}
+
 /* The families and tuned entries of a mode, read once. Called under modes_lock. A mode
  * this backend has no template for is MMT_UNSUPPORTED with mmt_family_find_all's message. */
 static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out, mmt_err *err)
@@ -442,6 +502,7 @@ static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out, mmt_err 
             FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sf->family->name,
                                                  sf->family->source_hash, mode, &sf->bests, &sf->n_bests, err));
         }
+        if (ctx->st) read_vendor_records(ctx, ctx->st, mode, sv);
         sv->ready = 1;
     }
     *out = sv;
@@ -521,6 +582,7 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
 
 /* A configuration chosen for a call, before anything is built. */
 typedef struct pick {
+    int by_vendor;     /* the vendor library, not a template (sf, cfg unused) */
     served_family *sf; /* the family chosen */
     mmt_problem problem; /* row-major; its mode is the one that runs */
     mmt_config cfg;
@@ -631,6 +693,66 @@ static mmt_status pick_measured(mmt_ctx *ctx, served *sv, const mmt_space_env *e
     return st;
 }
 
+/* The vendor library where it may serve mode: opened by the first call that asks (cuBLAS
+ * makes its handle then), NULL where it is absent, off (MMTUNE_VENDOR=off) or has no routine
+ * for the mode. Never under lock or modes_lock: opening it can take a while. */
+static mmt_vendor *vendor_for(mmt_ctx *ctx, mmt_mode mode)
+{
+    if (atomic_load(&ctx->vendor_state) < 0) return NULL;
+    pthread_mutex_lock(&ctx->vendor_lock);
+    if (atomic_load(&ctx->vendor_state) == 0) {
+        mmt_err ignore; /* absent is no failure: the templates serve */
+        atomic_store(&ctx->vendor_state, mmt_vendor_open(ctx->be, &ctx->dev, &ctx->vendor, &ignore) == MMT_OK ? 1 : -1);
+    }
+    mmt_vendor *v = ctx->vendor;
+    pthread_mutex_unlock(&ctx->vendor_lock);
+    return v && mmt_vendor_routine(ctx->be, mode) ? v : NULL;
+}
+
+/* Whether the vendor library serves k instead of pk, the templates' choice: where the vendor
+ * family has a tuned entry for this very problem faster than pk's (a template's exact entry
+ * was timed beside it), or, for a problem no family tuned, where the prediction does not
+ * expect a template to beat it (predict.h). Sets pk->by_vendor and pk->how (EXACT, or
+ * MMT_CHOICE_VENDOR). Called under modes_lock. */
+static void vendor_or_template(const served *sv, const call_key *k, pick *pk)
+{
+    const mmt_best_rec *vb = exact_entry(sv->vendor_bests, sv->n_vendor, &k->problem);
+    if (vb && (pk->how != MMT_CHOICE_EXACT || vb->gflops > pk->gflops)) {
+        pk->by_vendor = 1, pk->how = MMT_CHOICE_EXACT, pk->gflops = vb->gflops;
+        return;
+    }
+    if (pk->how == MMT_CHOICE_EXACT || mmt_predict(sv->paired, sv->n_paired, &k->problem, 0).template_wins) return;
+    pk->by_vendor = 1, pk->how = MMT_CHOICE_VENDOR;
+}
+
+/* Entry e runs the vendor library: what mmt_last_choice says of it. Under lock, or before
+ * e is shared. */
+static void vendor_entry(const mmt_ctx *ctx, entry *e, mmt_choice how)
+{
+    e->by_vendor = 1;
+    e->mod = NULL;
+    e->choice = how;
+    memset(&e->plan, 0, sizeof e->plan);
+    snprintf(e->params, sizeof e->params, "LIBRARY=%s,ROUTINE=%s", mmt_vendor_name(ctx->vendor),
+             mmt_vendor_routine(ctx->be, e->key.problem.mode));
+}
+
+static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen);
+
+/* A kernel built off the callers' paths (builder.h): the entry runs the vendor meanwhile. */
+typedef struct build_job {
+    mmt_ctx *ctx;
+    entry *e;
+    pick pk;
+} build_job;
+
+static void build_in_background(void *arg, int run)
+{
+    build_job *j = arg;
+    if (run) switch_entry(j->ctx, j->e, &j->pk);
+    free(j);
+}
+
 /* The entry of k in the table, or NULL. Called under lock. */
 static entry *table_find(const mmt_ctx *ctx, const call_key *k)
 {
@@ -640,12 +762,16 @@ static entry *table_find(const mmt_ctx *ctx, const call_key *k)
 }
 
 /* A first-time call: its configuration chosen (under modes_lock: the families and their
- * tuned entries), built and loaded (outside every lock), then added to the table, where
- * another thread may have put the same key meanwhile (its entry is used). */
+ * tuned entries, the vendor family's and the prediction's records), built and loaded
+ * (outside every lock), then added to the table, where another thread may have put the same
+ * key meanwhile (its entry is used). Where the vendor library serves the mode, no compile
+ * happens on the caller's path: a template whose binary is not cached is built by the
+ * context's builder while the vendor runs the calls. */
 static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_err *err)
 {
     pick pk = {.problem = k->problem};
     mmt_space_env env = env_of(ctx, &pk.problem, k);
+    mmt_vendor *vendor = vendor_for(ctx, k->problem.mode);
     pthread_mutex_lock(&ctx->modes_lock);
     served *sv;
     mmt_status st = serve_mode(ctx, k->problem.mode, &sv, err);
@@ -663,25 +789,37 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
         st = pick_f32x3(ctx, k, &rival, &found, err);
         if (st == MMT_OK && found && rival.gflops > pk.gflops) pk = rival;
     }
+    if (st == MMT_OK && vendor) vendor_or_template(sv, k, &pk);
     pthread_mutex_unlock(&ctx->modes_lock);
     FORWARD_IF_ERROR(st);
 
-    const mmt_space *s = pk.sf->family->space;
-    env = env_of(ctx, &pk.problem, k);
     entry *e = calloc(1, sizeof *e);
     RETURN_ERROR_IF(!e, err, MMT_OUT_OF_MEMORY, "out of memory");
-    char defines[4096];
-    st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, err);
-    if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, err);
-    if (st == MMT_OK) st = plan_levels(ctx, s, &pk.cfg, &env, &e->plan, err);
-    if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod, err);
-    if (st != MMT_OK) {
-        free(e);
-        return st;
-    }
     e->key = *k;
-    e->choice = pk.how;
-    mmt_config_format(s, &pk.cfg, e->params, sizeof e->params);
+    int background = 0;
+    if (pk.by_vendor) {
+        vendor_entry(ctx, e, pk.how);
+    } else {
+        const mmt_space *s = pk.sf->family->space;
+        env = env_of(ctx, &pk.problem, k);
+        char defines[4096];
+        st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, err);
+        background = st == MMT_OK && vendor &&
+                     !mmt_kernel_is_cached(ctx->be, &ctx->dev, ctx->st, pk.sf->family->source, defines);
+        if (background) {
+            vendor_entry(ctx, e, MMT_CHOICE_VENDOR);
+        } else {
+            if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, err);
+            if (st == MMT_OK) st = plan_levels(ctx, s, &pk.cfg, &env, &e->plan, err);
+            if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod, err);
+            e->choice = pk.how;
+            mmt_config_format(s, &pk.cfg, e->params, sizeof e->params);
+        }
+        if (st != MMT_OK) {
+            free(e);
+            return st;
+        }
+    }
     if (pk.how != MMT_CHOICE_EXACT && ctx->misses) e->miss = mmt_misses_counter(ctx->misses, &k->problem);
     pthread_mutex_lock(&ctx->lock);
     entry *have = table_find(ctx, k);
@@ -689,9 +827,18 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
         unsigned b = key_hash(k);
         e->next = ctx->buckets[b];
         ctx->buckets[b] = e;
+        e->stay = background; /* a sync leaves it alone: its kernel is on the way */
     }
     pthread_mutex_unlock(&ctx->lock);
-    if (have) free(e); /* its module stays with the context, shared by key */
+    if (have) {
+        free(e); /* its module stays with the context, shared by key */
+    } else if (background) {
+        build_job *job = malloc(sizeof *job);
+        if (job) *job = (build_job){ctx, e, pk};
+        if (!job || mmt_builder_submit(ctx->builder, build_in_background, job) != 0) {
+            free(job); /* no thread: the vendor keeps it */
+        }
+    }
     *out = have ? have : e;
     return MMT_OK;
 }
@@ -703,7 +850,8 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
 static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
 {
     served *sv = &ctx->modes[k->problem.mode];
-    int exact = 0;
+    const int vendor = atomic_load(&ctx->vendor_state) > 0 && mmt_vendor_routine(ctx->be, k->problem.mode);
+    int exact = vendor && sv->ready && exact_entry(sv->vendor_bests, sv->n_vendor, &k->problem) != NULL;
     for (int f = 0; sv->ready && f < sv->n; f++)
         exact |= exact_entry(sv->fam[f].bests, sv->fam[f].n_bests, &k->problem) != NULL;
     if (!exact) return 0;
@@ -712,9 +860,9 @@ static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
     mmt_lookup_family fams[MMT_MAX_FAMILIES];
     int which = mmt_lookup_tuned_among(fams, lookup_families(sv, fams), &env, &out->cfg, &out->how, &out->gflops);
     if (which >= 0) out->sf = &sv->fam[which];
-    if (pick_measured(ctx, sv, &env, out, NULL) != MMT_OK || out->how != MMT_CHOICE_EXACT) return 0;
+    if (pick_measured(ctx, sv, &env, out, NULL) != MMT_OK) return 0;
     served *x3 = &ctx->modes[MMT_MODE_F32X3];
-    if (k->allow_f32x3 && x3->ready) {
+    if (out->how == MMT_CHOICE_EXACT && k->allow_f32x3 && x3->ready) {
         pick rival = {.problem = k->problem};
         rival.problem.mode = MMT_MODE_F32X3;
         env = env_of(ctx, &rival.problem, k);
@@ -725,7 +873,8 @@ static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
             *out = rival;
         }
     }
-    return 1;
+    if (vendor) vendor_or_template(sv, k, out); /* its tuned entry, where it has the faster one */
+    return out->how == MMT_CHOICE_EXACT;
 }
 
 /* Reads the bests of every mode an untuned entry runs (or might run) again, through the
@@ -758,6 +907,11 @@ static void reread_bests(mmt_ctx *ctx, mmt_store *st)
             sv->fam[f].n_bests = n;
             pthread_mutex_unlock(&ctx->modes_lock);
         }
+        if (n_fams) {
+            pthread_mutex_lock(&ctx->modes_lock);
+            read_vendor_records(ctx, st, (mmt_mode)mode, sv);
+            pthread_mutex_unlock(&ctx->modes_lock);
+        }
     }
 }
 
@@ -768,6 +922,12 @@ static void reread_bests(mmt_ctx *ctx, mmt_store *st)
 static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
 {
     pick pk = *chosen;
+    if (pk.by_vendor) {
+        pthread_mutex_lock(&ctx->lock);
+        vendor_entry(ctx, e, pk.how);
+        pthread_mutex_unlock(&ctx->lock);
+        return;
+    }
     mmt_err err; /* not the caller's: a sync's failure is no failure of the call */
     const mmt_family *fam = pk.sf->family;
     const mmt_space *s = fam->space;
@@ -791,9 +951,11 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     if (built) ok = module_keep(ctx, key, mod, &mod, &err) == MMT_OK;
     if (ok) {
         e->mod = mod;
+        e->by_vendor = 0;
         e->geometry = g;
         e->plan = plan;
         e->choice = pk.how;
+        e->stay = 0;
         snprintf(e->params, sizeof e->params, "%s", params);
     } else {
         e->stay = 1;
@@ -1164,6 +1326,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
     snprintf(config, config_size, "%s", e->params);
     /* what the launch reads, copied: a sync may switch the entry meanwhile */
     mmt_module *mod = e->mod;
+    const int by_vendor = e->by_vendor;
     mmt_geometry geometry = e->geometry;
     mmt_strassen_plan plan;
     const int levels = e->plan.levels;
@@ -1175,7 +1338,8 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
         mmt_miss_count(miss);
         sync = mmt_misses_due(ctx->misses);
     }
-    mmt_status st = launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err);
+    mmt_status st = by_vendor ? vendor_launch(ctx, &key.problem, &gp, err)
+                              : launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err);
     /* after the launch, so the call's own result is not delayed: the first call of an
      * untuned problem hands it to a background mmtune, and a due call syncs */
     if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)

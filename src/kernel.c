@@ -73,6 +73,22 @@ static void cache_write(const char *path, const void *bin, size_t size)
     free(data);
 }
 
+int mmt_kernel_is_cached(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st, const char *source,
+                         const char *defines)
+{
+    char key[65], dir[1024], path[1200];
+    void *bin = NULL;
+    size_t size = 0;
+    if (mmt_kernel_key(be, dev, source, defines, key, NULL) != MMT_OK) return 0;
+    int found = st && mmt_store_binary_get(st, key, &bin, &size, NULL) == MMT_OK;
+    if (!found && mmt_cache_dir(dir, sizeof dir, NULL) == MMT_OK) {
+        cache_path(dir, key, path, sizeof path);
+        found = cache_read(path, &bin, &size);
+    }
+    free(bin);
+    return found;
+}
+
 mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
                              const char *template_name, const char *source, const char *defines, void **bin,
                              size_t *size, char **log, int *cached, mmt_err *err)

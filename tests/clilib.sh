@@ -6,6 +6,10 @@
 #   expect_err DESCRIPTION PATTERN (the last check's stderr matches the extended regex),
 #   skip WHY (exit 77, which CTest counts as skipped), need_sqlite3 and q DB SQL (the
 #   sqlite3 shell's answer, waiting up to 10 s for a writer's lock rather than failing).
+# The vendor library is a yardstick in these tests (MMTUNE_VENDOR=off: no vendor family
+# best, libmmtuned serves its templates): they check the templates' tuning and serving on
+# tiny problems, where the vendor wins. cli_vendor.sh checks the vendor family.
+export MMTUNE_VENDOR=off
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

@@ -73,6 +73,7 @@ static void product(const char *path, int reproducible, const void *da, const vo
 int main(void)
 {
     if (gpu_open()) return 77;
+    setenv("MMTUNE_VENDOR", "off", 1); /* the templates' own choice; the vendor family is test_serve's */
     mmt_err err;
     mmt_family *fam;
     CHECK_OK(mmt_family_find_template("cuda/gemm_simt.cu", &fam, &err), &err);

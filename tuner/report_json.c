@@ -62,6 +62,7 @@ static void row(mmt_json *j, const mmt_report_row *r)
     mmt_json_open(j, NULL, '{');
     problem(j, r->problem);
     mmt_json_str(j, "family", r->params ? r->family : NULL);
+    mmt_json_str(j, "served_by", !r->params ? NULL : r->vendor_serves ? "vendor" : "template");
     mmt_json_str(j, "config", r->params);
     mmt_report_figure none = {0};
     figure(j, "tuned", r->problem, r->params ? &r->tuned : &none, NULL);

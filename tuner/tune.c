@@ -564,6 +564,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
             take_family(r, &part[winner_part[vs.winner]]);
             r->tuned = figure_of(&vs.tuned[vs.winner]);
             if (vs.vendor.samples > 0) r->vendor = figure_of(&vs.vendor);
+            r->vendor_serves = vs.vendor_serves;
             snprintf(r->vendor_label, sizeof r->vendor_label, "%s", vs.label);
         }
         if (st == MMT_OK && vs.text[0]) snprintf(r->message, sizeof r->message, "%.500s", vs.text);

@@ -52,6 +52,7 @@ typedef struct mmt_tune_result {
      * measured, message says why) */
     mmt_report_figure tuned, vendor;
     char vendor_label[128]; /* "OpenBLAS 0.3.21", "cuBLAS 13.1.0 (TF32)" */
+    int vendor_serves;      /* the vendor was the faster beyond noise: libmmtuned serves it (versus.h) */
     double chosen_ms;       /* the winner's median when it was chosen */
     char chosen_by[32];     /* by what: "the final round", "the search", "the database's best" */
     double explored_ms;     /* the search's fastest median (candidates timed alone); INFINITY: none */

@@ -7,13 +7,17 @@
 #include <string.h>
 
 #include "final.h"
+#include "store_serving.h"
+#include "vendor.h"
 
 _Static_assert(MMT_MAX_FAMILIES + 1 <= MMT_BENCH_MAX_PAIRED, "a paired measurement holds every family and the vendor");
 
-/* Records entry e's result as a trial of this session; an ok one becomes its family's best.
- * *trial_id: the trial (0 if none was recorded). */
-static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id, const mmt_versus_entry *e,
-                         const mmt_measure *r, const char *how, int64_t *trial_id, mmt_err *err)
+/* Records a result of template (name, source hash) and configuration params as a trial of
+ * this session; an ok one becomes its family's best. *trial_id: the trial (0 if none was
+ * recorded). */
+static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id, const char *name,
+                         const char *source_hash, const char *params, const mmt_measure *r, const char *how,
+                         int64_t *trial_id, mmt_err *err)
 {
     char message[2400];
     mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
@@ -31,8 +35,8 @@ static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id
     }
     int64_t template_id;
     *trial_id = 0;
-    FORWARD_IF_ERROR(mmt_store_template(t->st, e->fam->name, e->fam->source_hash, &template_id, err));
-    FORWARD_IF_ERROR(mmt_store_config(t->st, template_id, e->params, &rec.config_id, err));
+    FORWARD_IF_ERROR(mmt_store_template(t->st, name, source_hash, &template_id, err));
+    FORWARD_IF_ERROR(mmt_store_config(t->st, template_id, params, &rec.config_id, err));
     FORWARD_IF_ERROR(mmt_store_trial_add(t->st, &rec, trial_id, err));
     return r->status == MMT_TRIAL_OK ? mmt_store_best_set(t->st, *trial_id, err) : MMT_OK;
 }
@@ -79,7 +83,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     int64_t winner_trial = 0;
     for (int j = 0; j < m && st == MMT_OK; j++) {
         int64_t id;
-        st = record(t, &np, problem_id, &e[who[j]], &res[j], how, &id, err);
+        st = record(t, &np, problem_id, e[who[j]].fam->name, e[who[j]].fam->source_hash, e[who[j]].params, &res[j],
+                    how, &id, err);
         if (st != MMT_OK || res[j].status != MMT_TRIAL_OK) continue;
         out->tuned[who[j]] = res[j].timing;
         if (out->winner < 0 || res[j].timing.median_ms < out->tuned[out->winner].median_ms) {
@@ -92,6 +97,24 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
         snprintf(out->text, sizeof out->text, "vendor round: the winner failed this time: %.400s", res[0].message);
     if (out->winner < 0 || !vendor_ok) return MMT_OK;
     out->vendor = vres.timing;
-    return mmt_store_baseline_put(t->st, t->device_id, problem_id, out->label, vres.timing.median_ms,
-                                  mmt_problem_flops(&np) / (vres.timing.median_ms * 1e6), winner_trial, err);
+    FORWARD_IF_ERROR(mmt_store_baseline_put(t->st, t->device_id, problem_id, out->label, vres.timing.median_ms,
+                                            mmt_problem_flops(&np) / (vres.timing.median_ms * 1e6), winner_trial,
+                                            err));
+    /* The vendor family: a best of its own where it was the faster beyond noise (its interval
+     * wholly below the fastest winner's), so libmmtuned serves it for this problem; where a
+     * later round finds it so no more, that best goes and the templates' serves again. */
+    const char *routine = mmt_vendor_routine(t->be, np.mode);
+    int off = 0;
+    FORWARD_IF_ERROR(mmt_vendor_policy(&off, err));
+    if (off) return MMT_OK; /* a yardstick only: its family's bests stay as they are */
+    out->vendor_serves = routine && vres.timing.hi_ms < out->tuned[out->winner].lo_ms;
+    if (!out->vendor_serves)
+        return mmt_store_best_drop(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, NULL, err);
+    char params[96];
+    snprintf(params, sizeof params, "ROUTINE=%s", routine);
+    int64_t id;
+    snprintf(how + strlen(how), sizeof how - strlen(how), "; faster than every template: libmmtuned serves it");
+    FORWARD_IF_ERROR(
+        record(t, &np, problem_id, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, params, &vres, how, &id, err));
+    return mmt_store_best_partial(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, 0, err); /* no search */
 }

@@ -5,7 +5,9 @@
  * whatever earlier runs measured. Each winner's result is recorded as an ordinary trial
  * ("vendor round: ...") and made its family's best (its configuration stays; its figure is
  * this run's); the vendor's figure goes to the baseline table with the trial of the
- * fastest winner it was timed beside (best_view shows a ratio only for that pair). */
+ * fastest winner it was timed beside (best_view shows a ratio only for that pair). Where the
+ * vendor was the faster beyond noise, its result becomes the best of the `vendor` family
+ * (vendor.h), which libmmtuned then serves; a round that finds it so no more drops it. */
 #ifndef MMT_VERSUS_H
 #define MMT_VERSUS_H
 
@@ -21,6 +23,7 @@ typedef struct mmt_versus {
     int winner;                         /* the entry with the fastest median that passed; -1: none */
     mmt_timing tuned[MMT_MAX_FAMILIES]; /* per entry; samples 0: not timed */
     mmt_timing vendor;                  /* samples 0: not timed (text says why) */
+    int vendor_serves;                  /* the vendor was the faster beyond noise: its family's best */
     char label[128];                    /* the vendor as tables name it */
     char text[512];                     /* why the round, or the vendor, timed nothing */
 } mmt_versus;

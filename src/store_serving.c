@@ -1,0 +1,68 @@
+/* store_serving.c - the queries of store_serving.h. */
+#include "store_serving.h"
+
+#include <stdlib.h>
+
+#include "store_sql.h"
+#include "vendor.h"
+
+mmt_status mmt_store_paired_list(mmt_store *st, const char *fingerprint, mmt_mode mode, mmt_paired_rec **out,
+                                 size_t *n, mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    /* the vendor round pairs its figure with the fastest family's trial, whose best it is
+     * until a later round moves it: one row a problem */
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
+                                       "SELECT " MMT_STORE_PROBLEM_COLS ", b.gflops, v.gflops "
+                                       "FROM best b JOIN device d ON d.id = b.device_id "
+                                       "JOIN problem p ON p.id = b.problem_id "
+                                       "JOIN baseline v ON v.device_id = b.device_id AND v.problem_id = b.problem_id "
+                                       "AND v.trial_id = b.trial_id "
+                                       "WHERE d.fingerprint = ?1 AND p.mode = ?2 AND b.template_name NOT IN (?3, 'ooc') "
+                                       "AND b.gflops > 0 AND v.gflops > 0 ORDER BY p.id",
+                                       &s, err));
+    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, mmt_mode_name(mode), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, MMT_VENDOR_TEMPLATE, -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            mmt_paired_rec *grown = realloc(*out, (cap = cap ? 2 * cap : 16) * sizeof **out);
+            if (!grown) {
+                sqlite3_finalize(s);
+                free(*out);
+                *out = NULL, *n = 0;
+                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+            }
+            *out = grown;
+        }
+        mmt_paired_rec *r = &(*out)[(*n)++];
+        mmt_store_problem_from_row(s, 0, &r->problem);
+        r->gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS);
+        r->vendor_gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS + 1);
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "paired list");
+    sqlite3_finalize(s);
+    if (r != MMT_OK) free(*out), *out = NULL, *n = 0;
+    return r;
+}
+
+mmt_status mmt_store_best_drop(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,
+                               int *dropped, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(mmt_store_prepare(
+        st, "DELETE FROM best WHERE device_id = ?1 AND problem_id = ?2 AND template_name = ?3", &s, err));
+    sqlite3_bind_int64(s, 1, device_id);
+    sqlite3_bind_int64(s, 2, problem_id);
+    sqlite3_bind_text(s, 3, template_name, -1, SQLITE_TRANSIENT);
+    const int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    RETURN_ERROR_IF(rc != SQLITE_DONE, err, MMT_DATABASE, "%s: dropping the %s best: %s", st->path, template_name,
+                    sqlite3_errmsg(st->db));
+    if (dropped) *dropped = sqlite3_changes(st->db) > 0;
+    return MMT_OK;
+}

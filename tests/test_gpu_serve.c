@@ -1,0 +1,174 @@
+/* test_gpu_serve.c - the vendor family on GPU 0 (api.c, cublas.c): with no database, every
+ * mode (bf16 and f16 with 16-bit and f32 C, tf32, f32x3, f32, f64) is served by cuBLAS
+ * (MMT_CHOICE_VENDOR, LIBRARY=cuBLAS ..., the routine of the mode), right against a long
+ * double reference for both layouts, every transpose, padded leading dimensions and the
+ * BLAS rules (NaN in C with beta = 0; NaN in A and B with alpha = 0, which cuBLAS's GemmEx
+ * would read: libmmtuned runs it with K = 0). Then a problem with a tuned template entry
+ * whose kernel is not cached: its first call runs cuBLAS, and after mmt_wait_kernels the
+ * tuned kernel does. Exits 77 (skipped) without a GPU or without cuBLAS. */
+#include "gpu_check.h"
+#include "mmtuned.h"
+#include "store.h"
+#include "vendor.h"
+
+typedef struct mode_case {
+    mmt_dtype ab, c;
+    mmt_compute compute;
+    mmt_mode mode;
+    const char *routine;
+} mode_case;
+
+static const mode_case modes[] = {
+    {MMT_BF16, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmEx"},
+    {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmEx"},
+    {MMT_F16, MMT_F16, MMT_COMPUTE_NATIVE, MMT_MODE_F16, "cublasGemmEx"},
+    {MMT_F32, MMT_F32, MMT_COMPUTE_TF32, MMT_MODE_TF32, "cublasGemmEx"},
+    {MMT_F32, MMT_F32, MMT_COMPUTE_F32X3, MMT_MODE_F32X3, "cublasSgemm"},
+    {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_F32, "cublasSgemm"},
+    {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE, MMT_MODE_F64, "cublasDgemm"},
+};
+
+/* One call through mmt_gemm_ex on device copies of padded operands; the relative error
+ * (INFINITY where it failed or the padding of C changed), and what served it. */
+static double one_call(mmt_ctx *ctx, const mode_case *mc, int col, int ta, int tb, shape s, ab c, mmt_choice *how,
+                       char *config, size_t size)
+{
+    const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
+    const int64_t lda = (col ? ar : ac) + 3, ldb = (col ? br : bc) + 1, ldc = (col ? s.m : s.n) + 2;
+    const size_t es = (size_t)mmt_dtype_size(mc->ab), cs = (size_t)mmt_dtype_size(mc->c);
+    const size_t asz = es * (col ? ac : ar) * lda, bsz = es * (col ? bc : br) * ldb, csz = cs * (col ? s.n : s.m) * ldc;
+    void *a = gc_matrix_t(mc->ab, col, ar, ac, lda, c.nan_ab), *b = gc_matrix_t(mc->ab, col, br, bc, ldb, c.nan_ab);
+    void *cm = gc_matrix_t(mc->c, col, s.m, s.n, ldc, c.nan_c), *c0 = malloc(csz);
+    memcpy(c0, cm, csz);
+    double *ref = gc_ref_alloc(s.m, s.n);
+    gc_reference_t(mc->ab, mc->c, col, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
+    mmt_err err;
+    void *da = NULL, *db = NULL, *dc = NULL;
+    double e = INFINITY;
+    const mmt_gemm_desc d = {mc->ab, mc->c, mc->compute, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                             ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
+    if (be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&
+        be->alloc(&dev, csz, &dc, &err) == MMT_OK && be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK &&
+        be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK && be->copy(dc, cm, csz, MMT_H2D, &err) == MMT_OK) {
+        mmt_status st = mmt_gemm_ex(ctx, &d, s.m, s.n, s.k, c.alpha, da, lda, db, ldb, c.beta, dc, ldc);
+        const char *text = "";
+        *how = mmt_last_choice(ctx, &text);
+        snprintf(config, size, "%s", text);
+        if (st != MMT_OK) fprintf(stderr, "mmt_gemm_ex: %s\n", mmt_last_error(ctx));
+        if (st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
+            e = gc_rel_error_t(mc->c, col, s.m, s.n, cm, ldc, ref);
+            for (int64_t r = 0; r < (col ? s.n : s.m); r++) /* the padding of C is untouched */
+                if (memcmp((char *)cm + cs * (r * ldc + (col ? s.m : s.n)),
+                           (char *)c0 + cs * (r * ldc + (col ? s.m : s.n)), cs * 2))
+                    e = INFINITY;
+        }
+    }
+    be->free(da), be->free(db), be->free(dc);
+    free(a), free(b), free(cm), free(c0), free(ref);
+    return e;
+}
+
+static void test_modes(void)
+{
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+    if (!ctx) return;
+    static const shape shapes[] = {{67, 45, 93}, {1, 300, 70}, {130, 17, 0}};
+    for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
+        const mode_case *mc = &modes[mi];
+        int bad = 0, runs = 0;
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (int col = 0; col < 2; col++)
+                for (int t = 0; t < 4; t++)
+                    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+                        mmt_choice how;
+                        char config[512];
+                        const double e = one_call(ctx, mc, col, t & 1, t >> 1, shapes[si], cases[ci], &how, config,
+                                                  sizeof config);
+                        runs++;
+                        if (!(e <= gc_bound_mode(mc->mode, mc->c, shapes[si].k)) || how != MMT_CHOICE_VENDOR ||
+                            !strstr(config, "LIBRARY=cuBLAS") || !strstr(config, mc->routine)) {
+                            fprintf(stderr, "%s->%s %lldx%lldx%lld col=%d t=%d case %zu: error %g, choice %d (%s)\n",
+                                    mmt_mode_name(mc->mode), mmt_dtype_name(mc->c), (long long)shapes[si].m,
+                                    (long long)shapes[si].n, (long long)shapes[si].k, col, t, ci, e, (int)how, config);
+                            bad++;
+                        }
+                    }
+        printf("%s->%s by cuBLAS: %d runs, %d wrong\n", mmt_mode_name(mc->mode), mmt_dtype_name(mc->c), runs, bad);
+        CHECK_EQ_INT(bad, 0);
+    }
+    mmt_close(ctx);
+}
+
+/* A tuned SIMT entry (the space's default, recorded as tuned) whose kernel no cache holds:
+ * cuBLAS serves the first call, the tuned kernel every call after mmt_wait_kernels. */
+static void test_background_build(void)
+{
+    char dir[] = "/tmp/mmtune-test-gpu-serve-XXXXXX", path[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    setenv("MMTUNE_CACHE_DIR", dir, 1);
+    mmt_err err;
+    mmt_family *fam = NULL;
+    CHECK_OK(mmt_family_find_template("cuda/gemm_simt.cu", &fam, &err), &err);
+    if (!fam) return;
+    mmt_config def;
+    mmt_space_default(fam->space, &def);
+    char params[512];
+    mmt_config_format(fam->space, &def, params, sizeof params);
+    mmt_store *st;
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    int64_t dev_id, tpl, cfg, prob, sess;
+    const shape s = {67, 45, 93};
+    mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR, .m = s.m,
+                     .n = s.n, .k = s.k};
+    CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
+    CHECK_OK(mmt_store_template(st, fam->name, fam->source_hash, &tpl, &err), &err);
+    CHECK_OK(mmt_store_config(st, tpl, params, &cfg, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+    CHECK_OK(mmt_store_session_begin(st, dev_id, "test_gpu_serve", "exhaustive", "0", &sess, &err), &err);
+    mmt_trial_rec t = {.session_id = sess, .device_id = dev_id, .problem_id = prob, .config_id = cfg,
+                       .status = MMT_TRIAL_OK, .time_ms_median = 0.01, .time_ms_min = 0.01, .time_ms_max = 0.01,
+                       .gflops = mmt_problem_flops(&p) / 1e4, .rel_error = 1e-7, .reps = 5};
+    CHECK_OK(mmt_store_trial_add(st, &t, NULL, &err), &err);
+    mmt_store_close(st);
+    mmt_family_free(fam);
+
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "0", path), MMT_OK);
+    const mode_case *f32 = &modes[5];
+    mmt_choice how;
+    char config[512];
+    /* the default configuration, recorded as tuned, serves any alignment */
+    CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[1], &how, config, sizeof config) <= gc_bound(0, s.k));
+    printf("first call: %d %s\n", (int)how, config);
+    CHECK_EQ_INT(how, MMT_CHOICE_VENDOR);
+    CHECK_EQ_INT(mmt_wait_kernels(ctx), MMT_OK);
+    CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[0], &how, config, sizeof config) <= gc_bound(0, s.k));
+    printf("after the build: %d %s\n", (int)how, config);
+    CHECK_EQ_INT(how, MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(config, params);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_CACHE_DIR");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (gpu_open()) return 77;
+    mmt_err err;
+    mmt_vendor *v = NULL;
+    if (mmt_vendor_open(be, &dev, &v, &err) != MMT_OK) {
+        printf("skipped: %s\n", err.msg);
+        return 77;
+    }
+    mmt_vendor_close(v);
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1);
+    test_modes();
+    unsetenv("MMTUNE_DB");
+    test_background_build();
+    return check_result();
+}

@@ -1,0 +1,311 @@
+/* test_serve.c - the vendor library as a family that libmmtuned serves (api.c, predict.c,
+ * store_serving.c, builder.c), on the CPU with OpenBLAS:
+ *   - the prediction: no evidence, far evidence or a template predicted slower -> the
+ *     vendor; close neighbours whose template beats the vendor by the margin -> a template;
+ *     other kinds ignored; the problem itself left out on request;
+ *   - a database written as mmtune writes it: a problem whose vendor family best is faster
+ *     than its template's runs the vendor (EXACT, LIBRARY=... ROUTINE=...); an untuned
+ *     problem without evidence runs the vendor (MMT_CHOICE_VENDOR); one whose neighbours
+ *     say the templates win runs the nearest tuned configuration; each product right against
+ *     a long double reference on padded, transposed, column-major operands, with the BLAS
+ *     rules (NaN in C with beta = 0, NaN in A and B with alpha = 0); untuned calls served by
+ *     the vendor still count as misses;
+ *   - a tuned template whose kernel is not cached is not compiled on the caller's path: the
+ *     first call runs the vendor, and the tuned kernel takes over once the context's builder
+ *     has built it;
+ *   - MMTUNE_VENDOR=off: the templates alone; a misspelt value fails mmt_open;
+ *   - the store: the paired figures the prediction reads, a family's best dropped.
+ * The parts that need OpenBLAS skip themselves, saying so, where it is not installed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "check.h"
+#include "family.h"
+#include "gemm_check.h"
+#include "mmtuned.h"
+#include "predict.h"
+#include "store_serving.h"
+#include "vendor.h"
+
+static char dir[] = "/tmp/mmtune-test-serve-XXXXXX";
+
+static mmt_problem f32_problem(int64_t m, int64_t n, int64_t k)
+{
+    return (mmt_problem){.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .layout = MMT_ROW_MAJOR,
+                         .m = m, .n = n, .k = k};
+}
+
+static void test_predict(void)
+{
+    const mmt_problem p = f32_problem(1000, 1000, 1000);
+    mmt_paired_rec recs[4] = {{f32_problem(1024, 1024, 1024), 150, 100}, /* close: templates 1.5x */
+                              {f32_problem(900, 1100, 1000), 140, 100},
+                              {f32_problem(64, 64, 64), 10, 100},          /* far: ignored in effect */
+                              {f32_problem(1000, 1000, 1000), 50, 100}};   /* p itself: 0.5x */
+    mmt_prediction pr = mmt_predict(recs, 0, &p, 0);
+    CHECK(!pr.template_wins && pr.ratio == 1 && pr.evidence == 0); /* nothing known: the vendor */
+    pr = mmt_predict(recs, 3, &p, 0);
+    CHECK(pr.template_wins && pr.ratio > 1.4 && pr.ratio < 1.5 && pr.evidence > 1);
+    pr = mmt_predict(recs, 4, &p, 0); /* p's own record, at weight 1, pulls the ratio under the margin */
+    CHECK(!pr.template_wins && pr.ratio < MMT_PREDICT_MARGIN);
+    pr = mmt_predict(recs, 4, &p, 1); /* left out */
+    CHECK(pr.template_wins);
+    /* only far evidence: too little to leave the vendor */
+    pr = mmt_predict(recs + 2, 1, &p, 0);
+    CHECK(!pr.template_wins && pr.evidence < MMT_PREDICT_EVIDENCE);
+    /* another kind (transposed, f64) says nothing about p */
+    mmt_paired_rec other[2] = {{f32_problem(1000, 1000, 1000), 300, 100}, {f32_problem(1000, 1000, 1000), 300, 100}};
+    other[0].problem.trans_a = 1;
+    other[1].problem.dtype = other[1].problem.out = MMT_F64, other[1].problem.mode = MMT_MODE_F64;
+    pr = mmt_predict(other, 2, &p, 0);
+    CHECK(!pr.template_wins && pr.evidence == 0);
+    /* a column-major record is its row-major problem: n x m, transposes swapped */
+    mmt_paired_rec col = {f32_problem(1000, 990, 1000), 300, 100};
+    col.problem.layout = MMT_COL_MAJOR, col.problem.trans_a = 1;
+    mmt_problem q = f32_problem(990, 1000, 1000);
+    q.trans_b = 1;
+    CHECK(mmt_predict(&col, 1, &q, 0).template_wins);
+}
+
+/* A database written as mmtune writes it (store.h): template results, vendor family bests,
+ * vendor figures paired with the trial they were timed beside. */
+typedef struct db {
+    mmt_store *st;
+    int64_t dev_id, sess;
+    mmt_family *fam;
+} db;
+
+static int64_t put(db *d, const char *name, const char *hash, const char *params, const mmt_problem *p, double gflops,
+                   double vendor_gflops)
+{
+    mmt_err err;
+    int64_t tpl, cfg, prob, trial = 0;
+    CHECK_OK(mmt_store_template(d->st, name, hash, &tpl, &err), &err);
+    CHECK_OK(mmt_store_config(d->st, tpl, params, &cfg, &err), &err);
+    CHECK_OK(mmt_store_problem(d->st, p, &prob, &err), &err);
+    const double ms = mmt_problem_flops(p) / (gflops * 1e6);
+    mmt_trial_rec t = {.session_id = d->sess, .device_id = d->dev_id, .problem_id = prob, .config_id = cfg,
+                       .status = MMT_TRIAL_OK, .time_ms_median = ms, .time_ms_min = ms, .time_ms_max = ms,
+                       .gflops = gflops, .rel_error = 1e-7, .reps = 5};
+    CHECK_OK(mmt_store_trial_add(d->st, &t, &trial, &err), &err);
+    CHECK_OK(mmt_store_best_set(d->st, trial, &err), &err);
+    if (vendor_gflops > 0)
+        CHECK_OK(mmt_store_baseline_put(d->st, d->dev_id, prob, "OpenBLAS (test)",
+                                        mmt_problem_flops(p) / (vendor_gflops * 1e6), vendor_gflops, trial, &err),
+                 &err);
+    return prob;
+}
+
+static void db_open(db *d, const char *path)
+{
+    mmt_err err;
+    mmt_device_info dev;
+    CHECK_OK(mmt_backend_cpu.probe(0, &dev, &err), &err);
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &d->fam, &err), &err);
+    CHECK_OK(mmt_store_open(path, 0, &d->st, &err), &err);
+    CHECK_OK(mmt_store_device(d->st, &dev, &d->dev_id, &err), &err);
+    CHECK_OK(mmt_store_session_begin(d->st, d->dev_id, "test_serve", "exhaustive", "0", &d->sess, &err), &err);
+}
+
+static void db_close(db *d)
+{
+    mmt_store_close(d->st);
+    mmt_family_free(d->fam);
+}
+
+/* The space's default configuration's text (a valid template configuration anywhere). */
+static void default_text(const mmt_family *fam, char *buf, size_t size)
+{
+    mmt_config def;
+    mmt_space_default(fam->space, &def);
+    mmt_config_format(fam->space, &def, buf, size);
+}
+
+static void test_store(void)
+{
+    char path[600], params[512];
+    snprintf(path, sizeof path, "%s/store.db", dir);
+    db d;
+    db_open(&d, path);
+    default_text(d.fam, params, sizeof params);
+    const mmt_problem p = f32_problem(200, 300, 400), q = f32_problem(500, 500, 500);
+    const int64_t pid = put(&d, d.fam->name, d.fam->source_hash, params, &p, 80, 100);
+    put(&d, d.fam->name, d.fam->source_hash, params, &q, 120, 0); /* no vendor figure: not paired */
+    put(&d, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, "ROUTINE=cblas_sgemm", &p, 100, 0);
+    mmt_err err;
+    mmt_paired_rec *recs;
+    size_t n;
+    CHECK_OK(mmt_store_paired_list(d.st, "no such device", MMT_MODE_F32, &recs, &n, &err), &err);
+    CHECK_EQ_INT(n, 0);
+    free(recs);
+    mmt_device_info dev;
+    mmt_backend_cpu.probe(0, &dev, &err);
+    CHECK_OK(mmt_store_paired_list(d.st, dev.fingerprint, MMT_MODE_F32, &recs, &n, &err), &err);
+    CHECK_EQ_INT(n, 1); /* the template's best of p beside its vendor figure; not the vendor's own best */
+    if (n == 1) CHECK(mmt_problem_equal(&recs[0].problem, &p) && recs[0].gflops == 80 && recs[0].vendor_gflops == 100);
+    free(recs);
+    int dropped = -1;
+    CHECK_OK(mmt_store_best_drop(d.st, d.dev_id, pid, MMT_VENDOR_TEMPLATE, &dropped, &err), &err);
+    CHECK_EQ_INT(dropped, 1);
+    CHECK_OK(mmt_store_best_drop(d.st, d.dev_id, pid, MMT_VENDOR_TEMPLATE, &dropped, &err), &err);
+    CHECK_EQ_INT(dropped, 0);
+    mmt_best_rec *bests;
+    CHECK_OK(mmt_store_best_list(d.st, dev.fingerprint, d.fam->name, d.fam->source_hash, MMT_MODE_F32, &bests, &n, &err),
+             &err);
+    CHECK_EQ_INT(n, 2); /* the templates' bests stay */
+    free(bests);
+    db_close(&d);
+}
+
+/* One sgemm through ctx on padded operands (col: column-major), checked against a long
+ * double reference with C (beta = 0) or A and B (alpha = 0) NaN-poisoned; returns the
+ * relative error (INFINITY where the call failed). */
+static double call(mmt_ctx *ctx, int col, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha, double beta)
+{
+    int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+    int64_t lda = (col ? ar : ac) + 3, ldb = (col ? br : bc) + 1, ldc = (col ? m : n) + 2;
+    void *a = gc_matrix(0, col, ar, ac, lda, alpha == 0), *b = gc_matrix(0, col, br, bc, ldb, alpha == 0);
+    void *c = gc_matrix(0, col, m, n, ldc, beta == 0), *c0 = malloc(sizeof(float) * (col ? n : m) * ldc);
+    memcpy(c0, c, sizeof(float) * (col ? n : m) * ldc);
+    double *ref = gc_ref_alloc(m, n);
+    gc_reference(0, col, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc, ref);
+    mmt_status st = mmt_sgemm(ctx, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR, ta ? MMT_TRANS : MMT_NO_TRANS,
+                              tb ? MMT_TRANS : MMT_NO_TRANS, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
+    if (st != MMT_OK) fprintf(stderr, "sgemm failed: %s\n", mmt_last_error(ctx));
+    double e = st == MMT_OK ? gc_rel_error(0, col, m, n, c, ldc, ref) : INFINITY;
+    free(a), free(b), free(c), free(c0), free(ref);
+    return e;
+}
+
+/* Both layouts, the pairs of transposes [t0, t1) (0 NN, 1 TN, 2 NT, 3 TT) and every BLAS rule
+ * of one shape through ctx, each served as `want` says and right. */
+static void served_right(mmt_ctx *ctx, int64_t m, int64_t n, int64_t k, int t0, int t1, mmt_choice want,
+                         const char *config_prefix)
+{
+    static const double rules[][2] = {{1, 0}, {0.75, -1.25}, {0, 2}, {-1.5, 1}};
+    int bad = 0;
+    for (int col = 0; col < 2; col++)
+        for (int t = t0; t < t1; t++)
+            for (int r = 0; r < 4; r++) {
+                const double e = call(ctx, col, t & 1, t >> 1, m, n, k, rules[r][0], rules[r][1]);
+                const char *cfg;
+                const mmt_choice how = mmt_last_choice(ctx, &cfg);
+                if (!(e <= gc_bound(0, k)) || how != want || strncmp(cfg, config_prefix, strlen(config_prefix)) != 0) {
+                    fprintf(stderr, "%lldx%lldx%lld col=%d t=%d alpha=%g beta=%g: error %g, choice %d (%s), wanted %d (%s...)\n",
+                            (long long)m, (long long)n, (long long)k, col, t, rules[r][0], rules[r][1], e, (int)how,
+                            cfg, (int)want, config_prefix);
+                    bad++;
+                }
+            }
+    CHECK_EQ_INT(bad, 0);
+}
+
+static void test_serving(void)
+{
+    mmt_device_info dev;
+    mmt_err err;
+    mmt_backend_cpu.probe(0, &dev, &err);
+    mmt_vendor *v = NULL;
+    if (mmt_vendor_open(&mmt_backend_cpu, &dev, &v, &err) != MMT_OK) {
+        printf("the vendor family is not checked: %s\n", err.msg);
+        return;
+    }
+    char library[160];
+    snprintf(library, sizeof library, "LIBRARY=%s,ROUTINE=cblas_sgemm", mmt_vendor_name(v));
+    mmt_vendor_close(v);
+
+    char path[600], params[512];
+    snprintf(path, sizeof path, "%s/serve.db", dir);
+    db d;
+    db_open(&d, path);
+    default_text(d.fam, params, sizeof params);
+    /* 96^3: the vendor family's best beats the template's (timed side by side: paired) */
+    const mmt_problem vendor_won = f32_problem(96, 96, 96);
+    put(&d, d.fam->name, d.fam->source_hash, params, &vendor_won, 20, 40);
+    put(&d, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, "ROUTINE=cblas_sgemm", &vendor_won, 40, 0);
+    /* around 640: the templates beat the vendor by 2x on two problems */
+    const mmt_problem t1 = f32_problem(640, 640, 640), t2 = f32_problem(600, 660, 640);
+    put(&d, d.fam->name, d.fam->source_hash, params, &t1, 200, 100);
+    put(&d, d.fam->name, d.fam->source_hash, params, &t2, 200, 100);
+    db_close(&d);
+
+    setenv("MMTUNE_CACHE_DIR", dir, 1); /* an empty kernel cache: nothing is built yet */
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", path), MMT_OK);
+    served_right(ctx, 96, 96, 96, 0, 1, MMT_CHOICE_EXACT, library);  /* the vendor's own tuned entry */
+    served_right(ctx, 96, 96, 96, 1, 4, MMT_CHOICE_VENDOR, library); /* the other transposes: untuned */
+    served_right(ctx, 37, 29, 51, 0, 4, MMT_CHOICE_VENDOR, library); /* untuned, nothing known around it */
+    /* untuned, and the templates win around it: the nearest tuned configuration, which is
+     * built on the caller's path only where no vendor can serve meanwhile; here the vendor
+     * runs until the builder has it, then the template does */
+    const char *cfg;
+    call(ctx, 0, 0, 0, 620, 650, 640, 1, 0);
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_VENDOR);
+    mmt_choice how = MMT_CHOICE_VENDOR;
+    for (int i = 0; i < 600 && how == MMT_CHOICE_VENDOR; i++) { /* 60 s at most: one compile */
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+        CHECK(call(ctx, 0, 0, 0, 620, 650, 640, 1, 0) <= gc_bound(0, 640));
+        how = mmt_last_choice(ctx, &cfg);
+    }
+    CHECK_EQ_INT(how, MMT_CHOICE_NEAREST);
+    CHECK_EQ_STR(cfg, params);
+    mmt_close(ctx);
+
+    /* the same database with the kernel cached now: the template serves from the first call */
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", path), MMT_OK);
+    CHECK(call(ctx, 0, 0, 0, 620, 650, 640, 1, 0) <= gc_bound(0, 640));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_NEAREST);
+    mmt_close(ctx);
+
+    /* the templates alone: the template's own entry, the nearest one's elsewhere */
+    setenv("MMTUNE_VENDOR", "off", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", path), MMT_OK);
+    CHECK(call(ctx, 0, 0, 0, 96, 96, 96, 1, 0) <= gc_bound(0, 96));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(cfg, params);
+    CHECK(call(ctx, 0, 0, 0, 37, 29, 51, 1, 0) <= gc_bound(0, 51));
+    CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_NEAREST);
+    mmt_close(ctx);
+    setenv("MMTUNE_VENDOR", "nope", 1);
+    ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", path), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "MMTUNE_VENDOR=nope") != NULL);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_VENDOR");
+
+    /* untuned calls the vendor served are misses all the same: --from-misses tunes them */
+    setenv("MMTUNE_SYNC_S", "0", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", path), MMT_OK);
+    for (int i = 0; i < 3; i++) call(ctx, 0, 0, 0, 37, 29, 51, 1, 0);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_SYNC_S");
+    mmt_store *st;
+    CHECK_OK(mmt_store_open(path, 1, &st, &err), &err);
+    mmt_miss_rec *misses;
+    size_t n;
+    CHECK_OK(mmt_store_miss_list(st, dev.fingerprint, &misses, &n, &err), &err);
+    int64_t calls = 0;
+    for (size_t i = 0; i < n; i++)
+        if (misses[i].problem.m == 37 && misses[i].problem.n == 29) calls += misses[i].calls;
+    CHECK(calls >= 3);
+    free(misses);
+    mmt_store_close(st);
+    unsetenv("MMTUNE_CACHE_DIR");
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    test_predict();
+    test_store();
+    test_serving();
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    return check_result();
+}
