@@ -726,12 +726,11 @@ static mmt_vendor *vendor_for(mmt_ctx *ctx, mmt_mode mode)
 static void vendor_or_template(const served *sv, const call_key *k, pick *pk)
 {
     const mmt_best_rec *vb = exact_entry(sv->vendor_bests, sv->n_vendor, &k->problem);
-    if (vb && (pk->how != MMT_CHOICE_EXACT || vb->gflops > pk->gflops)) {
-        pk->by_vendor = 1, pk->how = MMT_CHOICE_EXACT, pk->gflops = vb->gflops;
-        return;
-    }
-    if (pk->how == MMT_CHOICE_EXACT || mmt_predict(sv->paired, sv->n_paired, &k->problem, 0).template_wins) return;
-    pk->by_vendor = 1, pk->how = MMT_CHOICE_VENDOR;
+    const mmt_choice by = mmt_predict_serve(pk->how, pk->gflops, vb ? &vb->gflops : NULL, sv->paired, sv->n_paired,
+                                            &k->problem, 0, NULL);
+    if (by == MMT_CHOICE_NONE) return;
+    pk->by_vendor = 1, pk->how = by;
+    if (by == MMT_CHOICE_EXACT) pk->gflops = vb->gflops;
 }
 
 /* Entry e runs the vendor library: what mmt_last_choice says of it. Under lock, or before

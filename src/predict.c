@@ -27,3 +27,16 @@ mmt_prediction mmt_predict(const mmt_paired_rec *recs, size_t n, const mmt_probl
     pr.template_wins = pr.evidence >= MMT_PREDICT_EVIDENCE && pr.ratio >= MMT_PREDICT_MARGIN;
     return pr;
 }
+
+mmt_choice mmt_predict_serve(mmt_choice how, double gflops, const double *vendor_exact, const mmt_paired_rec *recs,
+                             size_t n, const mmt_problem *p, int skip_self, mmt_prediction *pr)
+{
+    mmt_prediction none = {.ratio = 1};
+    if (pr) *pr = none;
+    /* a figure of this very problem, timed beside the templates' winners, decides */
+    if (vendor_exact && (how != MMT_CHOICE_EXACT || *vendor_exact > gflops)) return MMT_CHOICE_EXACT;
+    if (how == MMT_CHOICE_EXACT) return MMT_CHOICE_NONE;
+    const mmt_prediction guess = mmt_predict(recs, n, p, skip_self);
+    if (pr) *pr = guess;
+    return guess.template_wins ? MMT_CHOICE_NONE : MMT_CHOICE_VENDOR;
+}

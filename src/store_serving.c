@@ -1,7 +1,9 @@
 /* store_serving.c - the queries of store_serving.h. */
 #include "store_serving.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store_sql.h"
 #include "vendor.h"
@@ -45,6 +47,63 @@ mmt_status mmt_store_paired_list(mmt_store *st, const char *fingerprint, mmt_mod
         r->vendor_gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS + 1);
     }
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "paired list");
+    sqlite3_finalize(s);
+    if (r != MMT_OK) free(*out), *out = NULL, *n = 0;
+    return r;
+}
+
+mmt_status mmt_store_recorded_bests(mmt_store *st, const char *fingerprint, mmt_mode mode, mmt_recorded_best **out,
+                                    size_t *n, mmt_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
+                                       "SELECT " MMT_STORE_PROBLEM_COLS ", c.params, b.gflops, b.template_name, "
+                                       "t.source_hash, v.gflops, v.trial_id IS b.trial_id, v.trial_id IS NULL "
+                                       "FROM best b JOIN device d ON d.id = b.device_id "
+                                       "JOIN problem p ON p.id = b.problem_id JOIN template t ON t.id = b.template_id "
+                                       "JOIN config c ON c.id = b.config_id "
+                                       /* timed beside this best, else alone, else beside another
+                                        * trial; the latest among equals (SQLite takes no outer
+                                        * column in a subquery's ORDER BY: a key of rank and rowid) */
+                                       "LEFT JOIN baseline v ON v.rowid = (SELECT max((CASE "
+                                       "WHEN x.trial_id IS b.trial_id THEN 2 WHEN x.trial_id IS NULL THEN 1 "
+                                       "ELSE 0 END) * 4294967296 + x.rowid) FROM baseline x "
+                                       "WHERE x.device_id = b.device_id AND x.problem_id = b.problem_id) % 4294967296 "
+                                       "WHERE d.fingerprint = ?1 AND p.mode = ?2 ORDER BY p.id, b.template_name",
+                                       &s, err));
+    sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, mmt_mode_name(mode), -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            mmt_recorded_best *grown = realloc(*out, (cap = cap ? 2 * cap : 16) * sizeof **out);
+            if (!grown) {
+                sqlite3_finalize(s);
+                free(*out);
+                *out = NULL, *n = 0;
+                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+            }
+            *out = grown;
+        }
+        mmt_recorded_best *r = &(*out)[(*n)++];
+        memset(r, 0, sizeof *r);
+        const int c = MMT_STORE_PROBLEM_NCOLS;
+        mmt_store_problem_from_row(s, 0, &r->best.problem);
+        snprintf(r->best.params, sizeof r->best.params, "%s", (const char *)sqlite3_column_text(s, c));
+        r->best.gflops = sqlite3_column_double(s, c + 1);
+        snprintf(r->template_name, sizeof r->template_name, "%s", (const char *)sqlite3_column_text(s, c + 2));
+        snprintf(r->source_hash, sizeof r->source_hash, "%s", (const char *)sqlite3_column_text(s, c + 3));
+        if (sqlite3_column_type(s, c + 4) != SQLITE_NULL && sqlite3_column_double(s, c + 4) > 0) {
+            r->vendor_gflops = sqlite3_column_double(s, c + 4);
+            r->pairing = sqlite3_column_int(s, c + 5)   ? MMT_VENDOR_PAIRED
+                         : sqlite3_column_int(s, c + 6) ? MMT_VENDOR_ALONE
+                                                        : MMT_VENDOR_OTHER;
+        }
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "recorded bests");
     sqlite3_finalize(s);
     if (r != MMT_OK) free(*out), *out = NULL, *n = 0;
     return r;

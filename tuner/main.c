@@ -25,6 +25,7 @@
 #include "shard.h"
 #include "transfer.h"
 #include "tune.h"
+#include "unseen.h"
 #include "vendor.h"
 #include "worker.h"
 
@@ -32,12 +33,17 @@ static const char usage[] =
     "usage: mmtune [tune] --device DEV --shapes FILE [options]   tune every problem of FILE\n"
     "       mmtune bench --device DEV --shapes FILE [--db PATH]  libmmtuned vs the vendor library\n"
     "                                                             (or --problem TEXT)\n"
+    "       mmtune bench --device DEV --unseen N [--seed S] [--db PATH]  the same on N shapes per mode\n"
+    "                                                             nobody tuned, drawn around the tuned ones\n"
     "       mmtune show [--db PATH] [--device DEV] [--json]       what the database holds (for DEV)\n"
     "       mmtune report --html FILE [--db PATH] [--device DEV]  one page with the results, charts\n"
     "       mmtune [tune] --device DEV --problem TEXT [options]   tune one problem\n"
     "       mmtune [tune] --device DEV --from-misses [--top N]    tune what libmmtuned ran untuned most\n"
     "       mmtune replay --landscape DB [--strategy NAME|all] [--budget N|P%] [--seeds N] [--warm]\n"
     "                                                             strategies against recorded trials\n"
+    "       mmtune replay --unseen [--landscape DB | --db DB] [--device DEV] [--json]\n"
+    "                                                             the serving rule, each tuned problem\n"
+    "                                                             left out in turn (no device)\n"
     "       mmtune export [--db PATH] [-o FILE] [--format csv|json]  the results, for another machine\n"
     "       mmtune import FILE... [--db PATH]                     results an export wrote (- is stdin)\n"
     "       mmtune merge DB... -o OUT                             databases into one (OUT may exist)\n"
@@ -71,6 +77,11 @@ static const char usage[] =
     "  --landscape DB    replay: a database with exhaustive tunes; --seeds N runs per strategy\n"
     "                    (default 5), --warm starts each problem from the others' winners,\n"
     "                    --batch N proposals per step of a guided strategy (default 1)\n"
+    "  --unseen          replay: each tuned problem of the database (--landscape or --db; --device\n"
+    "                    cpu, cuda or a device's name keeps its problems) taken as untuned and served\n"
+    "                    as libmmtuned would (template or vendor), scored with the database's figures\n"
+    "                    there; bench --unseen N: N shapes per mode drawn (--seed S, default 1) between\n"
+    "                    the device's tuned ones and never tuned, with a summary of the ratios\n"
     "  -o, --output FILE export: the file written (default stdout); merge: the database written\n"
     "  --format csv|json export: the format (default: json for a FILE ending in .json, else csv)\n"
     "  -h, --help, --version\n"
@@ -91,6 +102,8 @@ typedef struct options {
     double budget_s;    /* 0: no time budget */
     double budget_frac; /* 0: no fraction of the candidates */
     int seeds, warm, batch; /* replay */
+    int unseen;             /* replay --unseen, bench --unseen N */
+    size_t unseen_n;        /* bench: shapes drawn per mode */
     const char *budget_text;
     uint64_t seed;
     int fresh, quiet, json, classic_only;
@@ -138,11 +151,12 @@ static int parse_budget(const char *text, size_t *count, double *fraction, doubl
 static const struct {
     const char *command, *takes;
 } command_options[] = {
-    {"tune", "dsbSBepfqjPMTHJC"}, {"bench", "dsPbqJ"}, {"show", "bdJq"}, {"replay", "LSBnwa"}, {"report", "Rbdq"}};
+    {"tune", "dsbSBepfqjPMTHJC"}, {"bench", "dsPbqJUe"}, {"show", "bdJq"}, {"replay", "LSBnwaUbdJq"},
+    {"report", "Rbdq"}};
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    static const struct option longs[] = {
+    static const struct option known[] = {
         {"device", required_argument, 0, 'd'}, {"shapes", required_argument, 0, 's'},
         {"db", required_argument, 0, 'b'},     {"strategy", required_argument, 0, 'S'},
         {"budget", required_argument, 0, 'B'}, {"seed", required_argument, 0, 'e'},
@@ -154,7 +168,10 @@ static int parse_options(int argc, char **argv, options *o)
         {"problem", required_argument, 0, 'P'}, {"from-misses", no_argument, 0, 'M'},
         {"top", required_argument, 0, 'T'},    {"shard", required_argument, 0, 'H'},
         {"json", no_argument, 0, 'J'},         {"html", required_argument, 0, 'R'},
-        {"classic-only", no_argument, 0, 'C'}, {0, 0, 0, 0}};
+        {"classic-only", no_argument, 0, 'C'}, {"unseen", no_argument, 0, 'U'},
+        {0, 0, 0, 0}};
+    struct option longs[sizeof known / sizeof *known];
+    memcpy(longs, known, sizeof known);
     memset(o, 0, sizeof *o);
     o->command = "tune";
     o->strategy = "model";
@@ -171,6 +188,8 @@ static int parse_options(int argc, char **argv, options *o)
         o->command = argv[1];
         first = 2;
     }
+    for (struct option *l = longs; l->name; l++) /* bench --unseen N; replay --unseen alone */
+        if (l->val == 'U' && strcmp(o->command, "bench") == 0) l->has_arg = required_argument;
     optind = first;
     opterr = 0;
     int c;
@@ -220,6 +239,12 @@ static int parse_options(int argc, char **argv, options *o)
             o->batch = (int)v;
             break;
         case 'P': o->problem = optarg; break;
+        case 'U':
+            o->unseen = 1;
+            if (optarg && (parse_number(optarg, &v) || v < 1 || v > 10000))
+                return bad_input("--unseen takes a number of shapes per mode from 1 to 10000, not '%s'", optarg);
+            if (optarg) o->unseen_n = (size_t)v;
+            break;
         case 'M': o->from_misses = 1; break;
         case 'T':
             if (parse_number(optarg, &v) || v < 1 || v > 1000000)
@@ -261,15 +286,38 @@ static int parse_options(int argc, char **argv, options *o)
         if (strcmp(o->command, "report") == 0 && !o->html)
             return bad_input("%s", "report needs --html FILE (- writes the page to stdout)");
     } else if (strcmp(o->command, "replay") == 0) {
+        /* --unseen runs no strategy; the others read no --db, --device, --json or --quiet */
+        for (const char *g = o->given; *g; g++)
+            if (strchr(o->unseen ? "SBnwa" : "bdJq", *g))
+                for (const struct option *l = longs; l->name; l++)
+                    if (l->val == *g) {
+                        fprintf(stderr,
+                                o->unseen ? "mmtune: replay --unseen runs no strategy: it takes no --%s\n"
+                                          : "mmtune: replay takes --%s only with --unseen\n",
+                                l->name);
+                        fputs("(mmtune --help shows the usage)\n", stderr);
+                        return EXIT_BAD_INPUT;
+                    }
+        if (o->unseen && o->landscape && o->db)
+            return bad_input("%s", "replay --unseen reads --landscape DB or --db DB, not both");
+        if (o->unseen) return EXIT_OK;
         if (!o->landscape) return bad_input("%s needs --landscape DB (a database with exhaustive tunes)", o->command);
         if (o->budget_s > 0) return bad_input("replay measures nothing: --budget %s is no count or percentage",
                                               o->budget_text);
         if (strcmp(o->strategy, "all") == 0) return EXIT_OK;
     } else {
         if (!o->device) return bad_input("%s needs --device (cpu or a GPU number)", o->command);
-        int sources = !!o->shapes + !!o->problem + o->from_misses;
-        if (sources == 0) return bad_input("%s needs --shapes FILE, --problem TEXT or --from-misses", o->command);
-        if (sources > 1) return bad_input("%s", "--shapes, --problem and --from-misses exclude each other");
+        const int bench = strcmp(o->command, "bench") == 0;
+        int sources = !!o->shapes + !!o->problem + o->from_misses + o->unseen;
+        if (sources == 0)
+            return bad_input(bench ? "%s needs --shapes FILE, --problem TEXT or --unseen N"
+                                   : "%s needs --shapes FILE, --problem TEXT or --from-misses",
+                             o->command);
+        if (sources > 1)
+            return bad_input("%s", bench ? "--shapes, --problem and --unseen exclude each other"
+                                         : "--shapes, --problem and --from-misses exclude each other");
+        if (bench && strchr(o->given, 'e') && !o->unseen)
+            return bad_input("%s", "bench --seed goes with --unseen N: it seeds the draw of the shapes");
     }
     if (o->top && !o->from_misses) return bad_input("%s", "--top goes with --from-misses");
     if (o->shard_count && !o->shapes) return bad_input("%s", "--shard deals the problems of --shapes FILE");
@@ -427,6 +475,7 @@ typedef struct plan {
     mmt_device_info dev;
     mmt_family_list families[MMT_N_MODES]; /* per mode: the families that compete, or --space's */
     char picked[1536]; /* --from-misses: the problems picked with their calls, for the session row */
+    char drawn[512];   /* bench --unseen: modes whose range held fewer untuned problems than asked */
 } plan;
 
 static void free_plan(plan *pl)
@@ -437,6 +486,7 @@ static void free_plan(plan *pl)
 }
 
 static int plan_misses(const options *o, plan *pl);
+static int plan_unseen(const options *o, plan *pl);
 
 static int make_plan(const options *o, plan *pl)
 {
@@ -476,6 +526,7 @@ static int make_plan(const options *o, plan *pl)
     }
     mmt_status s;
     if (o->from_misses && (rc = plan_misses(o, pl)) != EXIT_OK) return rc;
+    if (o->unseen && (rc = plan_unseen(o, pl)) != EXIT_OK) return rc;
     for (size_t i = 0; i < pl->n; i++) {
         mmt_mode dt = pl->problems[i].mode;
         mmt_family_list *fl = &pl->families[dt];
@@ -511,6 +562,26 @@ static int plan_misses(const options *o, plan *pl)
     if (!o->quiet)
         fprintf(stderr, "mmtune: from misses on %s: %s%s (%zu passed over: tuned since, or no template)\n",
                 pl->dev.name, pl->n ? "tuning " : "", pl->n ? pl->picked : "nothing left to tune", left_out);
+    return EXIT_OK;
+}
+
+/* bench --unseen N: the plan's problems are drawn between the device's tuned ones (unseen.h). */
+static int plan_unseen(const options *o, plan *pl)
+{
+    char path[4096];
+    db_path(o, path, sizeof path);
+    mmt_store *st;
+    mmt_err err;
+    mmt_status s = mmt_store_open(path, 1, &st, &err);
+    if (s == MMT_OK) {
+        s = mmt_unseen_draw(st, &pl->dev, o->unseen_n, o->seed, &pl->problems, &pl->n, pl->drawn, sizeof pl->drawn,
+                            &err);
+        mmt_store_close(st);
+    }
+    if (s != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return s == MMT_NOT_FOUND ? EXIT_BAD_INPUT : EXIT_FAIL;
+    }
     return EXIT_OK;
 }
 
@@ -759,6 +830,55 @@ static int levels_run(const mmt_ctx *ctx, const mmt_family_list *fl)
     return 0;
 }
 
+/* bench --unseen: how the shapes were drawn, then per mode libmmtuned's GFLOP/s over the
+ * vendor's (geometric mean, 10th percentile, minimum) and what served the shapes
+ * (mmt_last_choice), as lines of the table's footer; returns how many. */
+static size_t unseen_lines(const options *o, const plan *pl, const mmt_report_row *rows, const mmt_choice *hows,
+                           char (*lines)[600])
+{
+    size_t n = 0;
+    snprintf(lines[n++], sizeof *lines,
+             "unseen: %zu shape(s) per mode drawn with seed %llu, none tuned on this device: M, N and K log-uniform "
+             "between the smallest and largest the database tuned here, types, layout and transposes those of a "
+             "tuned problem%s%.300s",
+             o->unseen_n, (unsigned long long)o->seed, pl->drawn[0] ? "; " : "", pl->drawn);
+    for (int mode = 0; mode < MMT_N_MODES; mode++) {
+        double *ratios = malloc(sizeof(double) * (pl->n ? pl->n : 1));
+        size_t shapes = 0, timed = 0, by[MMT_CHOICE_VENDOR + 1] = {0};
+        for (size_t i = 0; ratios && i < pl->n; i++) {
+            if ((int)pl->problems[i].mode != mode) continue;
+            shapes++;
+            const double ours = mmt_report_gflops(rows[i].problem, &rows[i].tuned),
+                         theirs = mmt_report_gflops(rows[i].problem, &rows[i].vendor);
+            if (rows[i].params && ours > 0 && theirs > 0) ratios[timed++] = ours / theirs;
+            if (rows[i].params && hows[i] >= 0 && hows[i] <= MMT_CHOICE_VENDOR) by[hows[i]]++;
+        }
+        if (!shapes) {
+            free(ratios);
+            continue;
+        }
+        const mmt_ratio_summary sum = mmt_ratio_summarise(ratios, timed);
+        free(ratios);
+        /* a few short parts: the line stays well within its 600 bytes */
+        char *line = lines[n++];
+        int len = snprintf(line, sizeof *lines, "unseen %s: %zu shape(s), %zu timed beside the vendor",
+                           mmt_mode_name((mmt_mode)mode), shapes, timed);
+        if (sum.n)
+            len += snprintf(line + len, sizeof *lines - (size_t)len,
+                            "; libmmtuned's GFLOP/s over the vendor's: geomean %.3fx, p10 %.3fx, min %.3fx",
+                            sum.geomean, sum.p10, sum.min);
+        len += snprintf(line + len, sizeof *lines - (size_t)len, "; what served them:");
+        const char *sep = " ";
+        for (int c = MMT_CHOICE_EXACT; c <= MMT_CHOICE_VENDOR; c++)
+            if (by[c]) {
+                len += snprintf(line + len, sizeof *lines - (size_t)len, "%s%s %zu", sep, choice_name((mmt_choice)c),
+                                by[c]);
+                sep = ", ";
+            }
+    }
+    return n;
+}
+
 static int cmd_bench(const options *o)
 {
     plan pl;
@@ -786,7 +906,8 @@ static int cmd_bench(const options *o)
     char (*params)[512] = calloc(pl.n, sizeof *params);
     char (*notes)[512] = calloc(pl.n, sizeof *notes);
     char (*vendor_labels)[160] = calloc(pl.n, sizeof *vendor_labels);
-    for (size_t i = 0; rows && params && notes && vendor_labels && i < pl.n; i++) {
+    mmt_choice *hows = calloc(pl.n ? pl.n : 1, sizeof *hows); /* what served each (mmt_last_choice) */
+    for (size_t i = 0; rows && params && notes && vendor_labels && hows && i < pl.n; i++) {
         mmt_problem *p = &pl.problems[i];
         rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
         mmt_bench *b = NULL;
@@ -809,7 +930,7 @@ static int cmd_bench(const options *o)
             rc = EXIT_FAIL;
         } else {
             const char *cfg;
-            mmt_choice how = mmt_last_choice(ctx, &cfg);
+            mmt_choice how = hows[i] = mmt_last_choice(ctx, &cfg);
             snprintf(params[i], sizeof params[i], "%s", cfg);
             snprintf(notes[i], sizeof notes[i], "%s", choice_name(how));
             mmt_vendor_call vc = {vendor, p->mode, p->out};
@@ -857,13 +978,17 @@ static int cmd_bench(const options *o)
                  labels);
     else if (vendor) snprintf(vendor_text, sizeof vendor_text, "vendor: %.100s: nothing measured", mmt_vendor_name(vendor));
     else snprintf(vendor_text, sizeof vendor_text, "vendor: %.300s", vendor_why);
-    const char *footer[] = {vendor_text,
-                            intervals_note,
-                            NULL};
+    const char *footer[MMT_N_MODES + 4] = {vendor_text, intervals_note};
+    char unseen[MMT_N_MODES + 1][600];
+    const size_t n_unseen = o->unseen && rows && hows ? unseen_lines(o, &pl, rows, hows, unseen) : 0;
+    for (size_t i = 0; i < n_unseen; i++) footer[2 + i] = unseen[i];
+    footer[2 + n_unseen] = NULL;
     char title[512];
-    snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s", pl.dev.name, pl.dev.arch, path);
+    snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s%s", pl.dev.name, pl.dev.arch, path,
+             o->unseen ? ", shapes nobody tuned" : "");
     mmt_report_meta meta = {"bench", &pl.dev, path, footer, 0};
-    if (rows && params && notes && vendor_labels) print_table(o, &meta, title, rows, pl.n);
+    if (rows && params && notes && vendor_labels && hows) print_table(o, &meta, title, rows, pl.n);
+    free(hows);
     free(rows);
     free(params);
     free(notes);
@@ -877,6 +1002,18 @@ static int cmd_bench(const options *o)
 /* replay: strategies against the recorded trials of a database (replay.h). */
 static int cmd_replay(const options *o)
 {
+    if (o->unseen) { /* the serving rule, each tuned problem left out (unseen.h) */
+        char path[4096];
+        if (o->landscape) snprintf(path, sizeof path, "%s", o->landscape);
+        else db_path(o, path, sizeof path);
+        mmt_unseen_options u = {.db = path, .device = o->device, .json = o->json};
+        mmt_err err;
+        FILE *text = o->json ? (o->quiet ? NULL : stderr) : stdout;
+        mmt_status s = mmt_unseen_replay(&u, text, stdout, &err);
+        if (s == MMT_OK) return EXIT_OK;
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        return s == MMT_INVALID_ARGUMENT || s == MMT_NOT_FOUND ? EXIT_BAD_INPUT : EXIT_FAIL;
+    }
     mmt_replay_options r = {.landscape = o->landscape, .strategies = o->strategy, .budget = o->budget,
                             .budget_frac = o->budget_frac, .batch = (size_t)o->batch, .seeds = o->seeds,
                             .warm = o->warm};
