@@ -1,0 +1,84 @@
+/* first_call.c - what the first call of a shape nobody tuned costs an application, beyond
+ * the calls after it: on a context that has already served another shape (the library
+ * loaded, the vendor opened), each of N new shapes is called twice through mmt_sgemm (the
+ * GPU: device memory, synchronised) and the two times are printed with what served it. A
+ * compile on the caller's path would show as the first call's excess; the target is at most
+ * 20 ms on the CPU and 50 ms on a GPU.
+ *   first_call [DEVICE (cpu)] [DATABASE ("": none, nothing tuned)] [N (8)]
+ * Prints a line per shape and the largest excess. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "clock.h"
+#include "mmtuned.h"
+
+/* Device or host buffers of `bytes`, filled with small values. */
+static void *buffer(const mmt_backend *be, const mmt_device_info *dev, size_t bytes)
+{
+    float *host = malloc(bytes);
+    for (size_t i = 0; i < bytes / sizeof(float); i++) host[i] = (float)(i % 7) / 8 - 0.375f;
+    if (!be) return host;
+    void *d = NULL;
+    mmt_err err;
+    if (be->alloc(dev, bytes, &d, &err) != MMT_OK || be->copy(d, host, bytes, MMT_H2D, &err) != MMT_OK) {
+        fprintf(stderr, "first_call: %s\n", err.msg);
+        exit(1);
+    }
+    free(host);
+    return d;
+}
+
+/* One call and its wall time in ms (a GPU call waits for its stream). */
+static double timed(mmt_ctx *ctx, const mmt_backend *be, int64_t m, int64_t n, int64_t k, const void *a,
+                    const void *b, void *c)
+{
+    mmt_err err;
+    const double t0 = mmt_now_s();
+    if (mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n) != MMT_OK ||
+        (be && be->sync(NULL, &err) != MMT_OK)) {
+        fprintf(stderr, "first_call: %s\n", mmt_last_error(ctx));
+        exit(1);
+    }
+    return 1e3 * (mmt_now_s() - t0);
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = argc > 1 ? argv[1] : "cpu";
+    const char *database = argc > 2 && *argv[2] ? argv[2] : NULL;
+    if (!database) setenv("MMTUNE_DB", "/nonexistent/mmtune-first-call.db", 1); /* nothing tuned */
+    const int count = argc > 3 ? atoi(argv[3]) : 8;
+    const mmt_backend *be = NULL;
+    int ordinal = 0;
+    mmt_device_info dev;
+    mmt_err err;
+    if (mmt_backend_for_device(device, &be, &ordinal, &err) != MMT_OK || be->probe(ordinal, &dev, &err) != MMT_OK) {
+        fprintf(stderr, "first_call: %s\n", err.msg);
+        return 1;
+    }
+    if (strcmp(be->name, "cpu") == 0) be = NULL; /* host memory */
+    mmt_ctx *ctx;
+    if (mmt_open(&ctx, device, database) != MMT_OK) {
+        fprintf(stderr, "first_call: %s\n", mmt_last_error(ctx));
+        return 1;
+    }
+    const int64_t most = 4096;
+    void *a = buffer(be, &dev, sizeof(float) * most * most), *b = buffer(be, &dev, sizeof(float) * most * most),
+         *c = buffer(be, &dev, sizeof(float) * most * most);
+    timed(ctx, be, 64, 64, 64, a, b, c); /* the library and the vendor loaded */
+    double worst = 0;
+    for (int i = 0; i < count; i++) {
+        const int64_t m = 300 + 437 * i % 3700, n = 200 + 911 * i % 3800, k = 100 + 613 * i % 3900;
+        const double first = timed(ctx, be, m, n, k, a, b, c), again = timed(ctx, be, m, n, k, a, b, c);
+        const char *config;
+        const mmt_choice how = mmt_last_choice(ctx, &config);
+        printf("%5lldx%5lldx%5lld  first %8.2f ms  again %8.2f ms  excess %8.2f ms  choice %d %s\n", (long long)m,
+               (long long)n, (long long)k, first, again, first - again, (int)how, config);
+        if (first - again > worst) worst = first - again;
+    }
+    printf("largest excess of a first call: %.2f ms (%s)\n", worst, device);
+    mmt_close(ctx);
+    return 0;
+}
