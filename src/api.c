@@ -779,7 +779,9 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
 {
     pick pk = {.problem = k->problem};
     mmt_space_env env = env_of(ctx, &pk.problem, k);
-    mmt_vendor *vendor = vendor_for(ctx, k->problem.mode);
+    /* the vendor library is opened only where it serves: an application whose shapes its
+     * templates serve never loads it (nor OpenBLAS's threads) */
+    const int vendor_may = atomic_load(&ctx->vendor_state) >= 0 && mmt_vendor_routine(ctx->be, k->problem.mode);
     pthread_mutex_lock(&ctx->modes_lock);
     served *sv;
     mmt_status st = serve_mode(ctx, k->problem.mode, &sv, err);
@@ -797,9 +799,11 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
         st = pick_f32x3(ctx, k, &rival, &found, err);
         if (st == MMT_OK && found && rival.gflops > pk.gflops) pk = rival;
     }
-    if (st == MMT_OK && vendor) vendor_or_template(sv, k, &pk);
+    const pick templates = pk;
+    if (st == MMT_OK && vendor_may) vendor_or_template(sv, k, &pk);
     pthread_mutex_unlock(&ctx->modes_lock);
     FORWARD_IF_ERROR(st);
+    if (pk.by_vendor && !vendor_for(ctx, k->problem.mode)) pk = templates; /* it does not open */
 
     entry *e = calloc(1, sizeof *e);
     RETURN_ERROR_IF(!e, err, MMT_OUT_OF_MEMORY, "out of memory");
@@ -812,8 +816,9 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
         env = env_of(ctx, &pk.problem, k);
         char defines[4096];
         st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, err);
-        background = st == MMT_OK && vendor &&
-                     !mmt_kernel_is_cached(ctx->be, &ctx->dev, ctx->st, pk.sf->family->source, defines);
+        background = st == MMT_OK && vendor_may &&
+                     !mmt_kernel_is_cached(ctx->be, &ctx->dev, ctx->st, pk.sf->family->source, defines) &&
+                     vendor_for(ctx, k->problem.mode);
         if (background) {
             vendor_entry(ctx, e, MMT_CHOICE_VENDOR);
         } else {
