@@ -557,9 +557,8 @@ void mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
     p->k = sqlite3_column_int64(s, col + 8);
 }
 
-/* The rows of s (problem columns, params, GFLOP/s) into a malloc'd list; finalises s. */
-static mmt_status collect_recs(mmt_store *st, sqlite3_stmt *s, const char *what, mmt_best_rec **out, size_t *n,
-                               mmt_err *err)
+mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, size_t elem_size,
+                             void (*row)(sqlite3_stmt *s, void *elem), void **out, size_t *n, mmt_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -568,7 +567,7 @@ static mmt_status collect_recs(mmt_store *st, sqlite3_stmt *s, const char *what,
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
-            mmt_best_rec *grown = realloc(*out, cap * sizeof **out);
+            void *grown = realloc(*out, cap * elem_size);
             if (!grown) {
                 sqlite3_finalize(s);
                 free(*out);
@@ -578,14 +577,30 @@ static mmt_status collect_recs(mmt_store *st, sqlite3_stmt *s, const char *what,
             }
             *out = grown;
         }
-        mmt_best_rec *b = &(*out)[(*n)++];
-        problem_from_row(s, 0, &b->problem);
-        snprintf(b->params, sizeof b->params, "%s", (const char *)sqlite3_column_text(s, PROBLEM_NCOLS));
-        b->gflops = sqlite3_column_double(s, PROBLEM_NCOLS + 1);
+        void *elem = (char *)*out + (*n)++ * elem_size;
+        memset(elem, 0, elem_size);
+        row(s, elem);
     }
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, what);
     sqlite3_finalize(s);
+    if (r != MMT_OK) free(*out), *out = NULL, *n = 0;
     return r;
+}
+
+/* A row of problem columns, params and GFLOP/s. */
+static void rec_row(sqlite3_stmt *s, void *elem)
+{
+    mmt_best_rec *b = elem;
+    problem_from_row(s, 0, &b->problem);
+    snprintf(b->params, sizeof b->params, "%s", (const char *)sqlite3_column_text(s, PROBLEM_NCOLS));
+    b->gflops = sqlite3_column_double(s, PROBLEM_NCOLS + 1);
+}
+
+/* The rows of s (problem columns, params, GFLOP/s) into a malloc'd list; finalises s. */
+static mmt_status collect_recs(mmt_store *st, sqlite3_stmt *s, const char *what, mmt_best_rec **out, size_t *n,
+                               mmt_err *err)
+{
+    return mmt_store_collect(st, s, what, sizeof **out, rec_row, (void **)out, n, err);
 }
 
 /* Parameters 1-3 of s: the device fingerprint, template name and source hash. */
@@ -667,6 +682,14 @@ mmt_status mmt_store_miss_add(mmt_store *st, const mmt_device_info *dev, const m
     return r;
 }
 
+static void miss_row(sqlite3_stmt *s, void *elem)
+{
+    mmt_miss_rec *m = elem;
+    problem_from_row(s, 0, &m->problem);
+    m->problem_id = sqlite3_column_int64(s, PROBLEM_NCOLS);
+    m->calls = sqlite3_column_int64(s, PROBLEM_NCOLS + 1);
+}
+
 mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_rec **out, size_t *n,
                                mmt_err *err)
 {
@@ -679,29 +702,7 @@ mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_
                              "WHERE d.fingerprint = ? ORDER BY x.calls DESC, x.last_seen DESC, p.id",
                              &s, err));
     sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            mmt_miss_rec *grown = realloc(*out, cap * sizeof **out);
-            if (!grown) {
-                sqlite3_finalize(s);
-                free(*out);
-                *out = NULL;
-                *n = 0;
-                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-            }
-            *out = grown;
-        }
-        mmt_miss_rec *m = &(*out)[(*n)++];
-        problem_from_row(s, 0, &m->problem);
-        m->problem_id = sqlite3_column_int64(s, PROBLEM_NCOLS);
-        m->calls = sqlite3_column_int64(s, PROBLEM_NCOLS + 1);
-    }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "miss list");
-    sqlite3_finalize(s);
-    return r;
+    return mmt_store_collect(st, s, "miss list", sizeof **out, miss_row, (void **)out, n, err);
 }
 
 void mmt_store_busy_timeout(mmt_store *st, int ms)
@@ -737,6 +738,19 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     return r;
 }
 
+static void trial_set_row(sqlite3_stmt *s, void *elem)
+{
+    mmt_trial_set *t = elem;
+    problem_from_row(s, 0, &t->problem);
+    const int c = PROBLEM_NCOLS;
+    t->device_id = sqlite3_column_int64(s, c);
+    t->problem_id = sqlite3_column_int64(s, c + 1);
+    t->template_id = sqlite3_column_int64(s, c + 2);
+    snprintf(t->template_name, sizeof t->template_name, "%s", (const char *)sqlite3_column_text(s, c + 3));
+    mmt_store_device_from_row(s, c + 4, &t->device);
+    t->trials = (size_t)sqlite3_column_int64(s, c + 9);
+}
+
 mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, mmt_err *err)
 {
     *out = NULL;
@@ -750,35 +764,7 @@ mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, m
                              "GROUP BY t.device_id, t.problem_id, c.template_id "
                              "ORDER BY t.device_id, c.template_id, t.problem_id",
                              &s, err));
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            mmt_trial_set *grown = realloc(*out, cap * sizeof **out);
-            if (!grown) {
-                sqlite3_finalize(s);
-                free(*out);
-                *out = NULL;
-                *n = 0;
-                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-            }
-            *out = grown;
-        }
-        mmt_trial_set *t = &(*out)[(*n)++];
-        memset(t, 0, sizeof *t);
-        problem_from_row(s, 0, &t->problem);
-        const int c = PROBLEM_NCOLS;
-        t->device_id = sqlite3_column_int64(s, c);
-        t->problem_id = sqlite3_column_int64(s, c + 1);
-        t->template_id = sqlite3_column_int64(s, c + 2);
-        snprintf(t->template_name, sizeof t->template_name, "%s", (const char *)sqlite3_column_text(s, c + 3));
-        mmt_store_device_from_row(s, c + 4, &t->device);
-        t->trials = (size_t)sqlite3_column_int64(s, c + 9);
-    }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "trial sets");
-    sqlite3_finalize(s);
-    return r;
+    return mmt_store_collect(st, s, "trial sets", sizeof **out, trial_set_row, (void **)out, n, err);
 }
 
 void mmt_store_device_from_row(sqlite3_stmt *s, int col, mmt_device_info *d)

@@ -5,8 +5,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ooc_tuned.h"
 #include "store_sql.h"
 #include "vendor.h"
+
+static void paired_row(sqlite3_stmt *s, void *elem)
+{
+    mmt_paired_rec *r = elem;
+    mmt_store_problem_from_row(s, 0, &r->problem);
+    r->gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS);
+    r->vendor_gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS + 1);
+}
+
+static void recorded_row(sqlite3_stmt *s, void *elem)
+{
+    mmt_recorded_best *r = elem;
+    const int c = MMT_STORE_PROBLEM_NCOLS;
+    mmt_store_problem_from_row(s, 0, &r->best.problem);
+    snprintf(r->best.params, sizeof r->best.params, "%s", (const char *)sqlite3_column_text(s, c));
+    r->best.gflops = sqlite3_column_double(s, c + 1);
+    snprintf(r->template_name, sizeof r->template_name, "%s", (const char *)sqlite3_column_text(s, c + 2));
+    snprintf(r->source_hash, sizeof r->source_hash, "%s", (const char *)sqlite3_column_text(s, c + 3));
+    if (sqlite3_column_type(s, c + 4) != SQLITE_NULL && sqlite3_column_double(s, c + 4) > 0) {
+        r->vendor_gflops = sqlite3_column_double(s, c + 4);
+        r->pairing = sqlite3_column_int(s, c + 5)   ? MMT_VENDOR_PAIRED
+                     : sqlite3_column_int(s, c + 6) ? MMT_VENDOR_ALONE
+                                                    : MMT_VENDOR_OTHER;
+    }
+}
 
 mmt_status mmt_store_paired_list(mmt_store *st, const char *fingerprint, mmt_mode mode, mmt_paired_rec **out,
                                  size_t *n, mmt_err *err)
@@ -22,34 +48,14 @@ mmt_status mmt_store_paired_list(mmt_store *st, const char *fingerprint, mmt_mod
                                        "JOIN problem p ON p.id = b.problem_id "
                                        "JOIN baseline v ON v.device_id = b.device_id AND v.problem_id = b.problem_id "
                                        "AND v.trial_id = b.trial_id "
-                                       "WHERE d.fingerprint = ?1 AND p.mode = ?2 AND b.template_name NOT IN (?3, 'ooc') "
+                                       "WHERE d.fingerprint = ?1 AND p.mode = ?2 AND b.template_name NOT IN (?3, ?4) "
                                        "AND b.gflops > 0 AND v.gflops > 0 ORDER BY p.id",
                                        &s, err));
     sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, mmt_mode_name(mode), -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, MMT_VENDOR_TEMPLATE, -1, SQLITE_STATIC);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            mmt_paired_rec *grown = realloc(*out, (cap = cap ? 2 * cap : 16) * sizeof **out);
-            if (!grown) {
-                sqlite3_finalize(s);
-                free(*out);
-                *out = NULL, *n = 0;
-                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-            }
-            *out = grown;
-        }
-        mmt_paired_rec *r = &(*out)[(*n)++];
-        mmt_store_problem_from_row(s, 0, &r->problem);
-        r->gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS);
-        r->vendor_gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS + 1);
-    }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "paired list");
-    sqlite3_finalize(s);
-    if (r != MMT_OK) free(*out), *out = NULL, *n = 0;
-    return r;
+    sqlite3_bind_text(s, 4, MMT_OOC_TEMPLATE, -1, SQLITE_STATIC);
+    return mmt_store_collect(st, s, "paired list", sizeof **out, paired_row, (void **)out, n, err);
 }
 
 mmt_status mmt_store_recorded_bests(mmt_store *st, const char *fingerprint, mmt_mode mode, mmt_recorded_best **out,
@@ -75,38 +81,7 @@ mmt_status mmt_store_recorded_bests(mmt_store *st, const char *fingerprint, mmt_
                                        &s, err));
     sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, mmt_mode_name(mode), -1, SQLITE_STATIC);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            mmt_recorded_best *grown = realloc(*out, (cap = cap ? 2 * cap : 16) * sizeof **out);
-            if (!grown) {
-                sqlite3_finalize(s);
-                free(*out);
-                *out = NULL, *n = 0;
-                return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-            }
-            *out = grown;
-        }
-        mmt_recorded_best *r = &(*out)[(*n)++];
-        memset(r, 0, sizeof *r);
-        const int c = MMT_STORE_PROBLEM_NCOLS;
-        mmt_store_problem_from_row(s, 0, &r->best.problem);
-        snprintf(r->best.params, sizeof r->best.params, "%s", (const char *)sqlite3_column_text(s, c));
-        r->best.gflops = sqlite3_column_double(s, c + 1);
-        snprintf(r->template_name, sizeof r->template_name, "%s", (const char *)sqlite3_column_text(s, c + 2));
-        snprintf(r->source_hash, sizeof r->source_hash, "%s", (const char *)sqlite3_column_text(s, c + 3));
-        if (sqlite3_column_type(s, c + 4) != SQLITE_NULL && sqlite3_column_double(s, c + 4) > 0) {
-            r->vendor_gflops = sqlite3_column_double(s, c + 4);
-            r->pairing = sqlite3_column_int(s, c + 5)   ? MMT_VENDOR_PAIRED
-                         : sqlite3_column_int(s, c + 6) ? MMT_VENDOR_ALONE
-                                                        : MMT_VENDOR_OTHER;
-        }
-    }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "recorded bests");
-    sqlite3_finalize(s);
-    if (r != MMT_OK) free(*out), *out = NULL, *n = 0;
-    return r;
+    return mmt_store_collect(st, s, "recorded bests", sizeof **out, recorded_row, (void **)out, n, err);
 }
 
 mmt_status mmt_store_best_drop(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,

@@ -17,6 +17,10 @@ mmt_status mmt_store_db_error(mmt_store *st, mmt_err *err, const char *what);
 /* Runs SQL text (any number of statements, no rows wanted). */
 mmt_status mmt_store_exec(mmt_store *st, const char *sql, mmt_err *err);
 mmt_status mmt_store_prepare(mmt_store *st, const char *sql, sqlite3_stmt **out, mmt_err *err);
+/* Steps s to its end, each row read by row(s, elem) into a zeroed element of elem_size bytes
+ * of a malloc'd array (*out, *n); finalises s. On a failure *out is NULL and *n 0. */
+mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, size_t elem_size,
+                             void (*row)(sqlite3_stmt *s, void *elem), void **out, size_t *n, mmt_err *err);
 
 /* The columns mmt_store_problem_from_row reads, of problem p, in its order. */
 #define MMT_STORE_PROBLEM_COLS "p.dtype, p.out_dtype, p.mode, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k"

@@ -9,13 +9,14 @@
 #include "family.h"
 #include "json_out.h"
 #include "lookup.h"
+#include "ooc_tuned.h"
 #include "predict.h"
 #include "store_serving.h"
 #include "vendor.h"
 
 static int is_template(const mmt_recorded_best *r)
 {
-    return strcmp(r->template_name, MMT_VENDOR_TEMPLATE) != 0 && strcmp(r->template_name, "ooc") != 0;
+    return strcmp(r->template_name, MMT_VENDOR_TEMPLATE) != 0 && strcmp(r->template_name, MMT_OOC_TEMPLATE) != 0;
 }
 
 /* ---- the summary ---------------------------------------------------------------------- */
@@ -102,7 +103,7 @@ static mmt_status gather(group *g, mmt_err *err)
     RETURN_ERROR_IF(!g->tp || !g->paired, err, MMT_OUT_OF_MEMORY, "out of memory");
     for (size_t i = 0; i < g->n_rb; i++) {
         const mmt_recorded_best *r = &g->rb[i];
-        if (strcmp(r->template_name, "ooc") == 0) continue; /* host memory: another problem */
+        if (strcmp(r->template_name, MMT_OOC_TEMPLATE) == 0) continue; /* host memory: another problem */
         tuned *t = g->n_tp ? &g->tp[g->n_tp - 1] : NULL;
         if (!t || !mmt_problem_equal(&t->stored, &r->best.problem)) {
             t = &g->tp[g->n_tp++];
@@ -554,7 +555,7 @@ mmt_status mmt_unseen_draw(mmt_store *st, const mmt_device_info *dev, size_t per
         }
         for (size_t i = 0; i < n_rb[mode]; i++) {
             const mmt_problem *p = &rb[mode][i].best.problem;
-            if (strcmp(rb[mode][i].template_name, "ooc") == 0 || p->m < 1 || p->n < 1 || p->k < 1) continue;
+            if (strcmp(rb[mode][i].template_name, MMT_OOC_TEMPLATE) == 0 || p->m < 1 || p->n < 1 || p->k < 1) continue;
             const int64_t d[3] = {p->m, p->n, p->k};
             for (int x = 0; x < 3; x++) {
                 if (d[x] < lo[x]) lo[x] = d[x];
