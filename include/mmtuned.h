@@ -124,8 +124,9 @@ MMT_API mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config);
  * calling thread: its calls run the vendor library (MMT_CHOICE_VENDOR) while a thread of the
  * context builds the kernel, which then takes over. After this returns, calls of the shapes
  * called so far run their kernels (benchmarks and warm-ups want that; no application needs
- * it). A no-op where nothing is being built. */
-MMT_API mmt_status mmt_wait_kernels(mmt_ctx *ctx);
+ * it). *built (may be NULL) says whether any was being built: 0, nothing changed what the
+ * calls so far ran. */
+MMT_API mmt_status mmt_wait_kernels(mmt_ctx *ctx, int *built);
 
 /* For a GPU context: the CUDA stream (a CUstream / cudaStream_t) later calls run on;
  * NULL is the default stream. Ignored on the CPU. */

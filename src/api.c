@@ -358,10 +358,11 @@ mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config)
     return v ? v->choice : MMT_CHOICE_NONE;
 }
 
-mmt_status mmt_wait_kernels(mmt_ctx *ctx)
+mmt_status mmt_wait_kernels(mmt_ctx *ctx, int *built)
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
-    mmt_builder_drain(ctx->builder);
+    const int any = mmt_builder_drain(ctx->builder);
+    if (built) *built = any;
     return MMT_OK;
 }
 

@@ -78,12 +78,14 @@ int mmt_builder_submit(mmt_builder *b, mmt_builder_fn fn, void *arg)
     return ok ? 0 : -1;
 }
 
-void mmt_builder_drain(mmt_builder *b)
+int mmt_builder_drain(mmt_builder *b)
 {
-    if (!b) return;
+    if (!b) return 0;
     pthread_mutex_lock(&b->lock);
-    while (b->started && b->pid == getpid() && (b->head || b->busy)) pthread_cond_wait(&b->idle, &b->lock);
+    const int live = b->started && b->pid == getpid(), any = live && (b->head || b->busy);
+    while (live && (b->head || b->busy)) pthread_cond_wait(&b->idle, &b->lock);
     pthread_mutex_unlock(&b->lock);
+    return any;
 }
 
 void mmt_builder_free(mmt_builder *b)

@@ -17,9 +17,9 @@ mmt_builder *mmt_builder_new(void);
  * the caller runs or discards it). */
 int mmt_builder_submit(mmt_builder *b, mmt_builder_fn fn, void *arg);
 
-/* Waits until no job is queued or running (tests; a sync point for callers who want the
- * built kernels in place). */
-void mmt_builder_drain(mmt_builder *b);
+/* Waits until no job is queued or running (a sync point for callers who want the built
+ * kernels in place); returns whether any was (0: nothing changed meanwhile). */
+int mmt_builder_drain(mmt_builder *b);
 
 void mmt_builder_free(mmt_builder *b);
 

@@ -143,7 +143,9 @@ static void test_background_build(void)
     CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[1], &how, config, sizeof config) <= gc_bound(0, s.k));
     printf("first call: %d %s\n", (int)how, config);
     CHECK_EQ_INT(how, MMT_CHOICE_VENDOR);
-    CHECK_EQ_INT(mmt_wait_kernels(ctx), MMT_OK);
+    int built = 0;
+    CHECK_EQ_INT(mmt_wait_kernels(ctx, &built), MMT_OK);
+    CHECK_EQ_INT(built, 1);
     CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[0], &how, config, sizeof config) <= gc_bound(0, s.k));
     printf("after the build: %d %s\n", (int)how, config);
     CHECK_EQ_INT(how, MMT_CHOICE_EXACT);
