@@ -289,8 +289,8 @@ static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
     return MMT_OK;
 }
 
-/* The tuner's worker and the vendor wrapper own their threads: the primary context stays
- * current on the calling thread. */
+/* The vendor wrapper's calls (cublas.c): the primary context pushed over the caller's where
+ * another is current, as every backend call does (enter, leave). */
 mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 {
     *pushed = 0;
