@@ -2,8 +2,9 @@
 # cli_json.sh MMTUNE DATA - --json on the commands that print tables (tune, bench, show):
 # stdout is one JSON document (python3's json module reads it) holding the figures the text
 # table prints, which goes to stderr instead (nowhere with --quiet); tune's figures are the
-# database's best and vendor figures, show's rows are best_view's; --device all, which runs
-# a tune per GPU, refuses it.
+# database's best and vendor figures, each with the relative error of its result (the table's
+# error and vendor error columns), show's rows are best_view's; --device all, which runs a
+# tune per GPU, refuses it.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -23,6 +24,8 @@ db = sqlite3.connect(sys.argv[3])
 assert doc["command"] == "tune" and not doc["interrupted"] and doc["database"] == sys.argv[3], doc
 assert doc["device"]["backend"] == "cpu" and doc["notes"], doc
 assert len(doc["rows"]) == 3, doc["rows"]
+header = [l for l in table if l.startswith("problem ")]
+assert len(header) == 1 and header[0].split()[-4:] == ["ratio", "error", "vendor", "error"], header
 for r in doc["rows"]:
     line = [l for l in table if l.startswith(r["problem"] + " ") and r["config"] in l.split()]
     assert len(line) == 1, (r["problem"], line)
@@ -30,6 +33,9 @@ for r in doc["rows"]:
     assert "%.1f" % r["tuned"]["gflops"] in words, (r, line)
     assert "%.1f" % r["vendor"]["gflops"] in words and "%.2fx" % r["ratio"] in words, (r, line)
     assert abs(r["ratio"] - r["tuned"]["gflops"] / r["vendor"]["gflops"]) < 1e-9 * r["ratio"]
+    # each result verified on the rounds' inputs: f32 and f64 come well within 1e-3
+    for fig in (r["tuned"], r["vendor"]):
+        assert 0 < fig["rel_error"] < 1e-3 and "%.1e" % fig["rel_error"] in words, (r, line)
     lo, hi = r["tuned"]["interval_ms"]
     assert lo <= r["tuned"]["median_ms"] <= hi and 0.5 < r["tuned"]["coverage"] < 1, r
     assert r["pipeline"]["measured"] + r["pipeline"]["reused"] >= 1 and r["final"] and r["figures"], r
@@ -56,6 +62,7 @@ assert doc["command"] == "bench" and len(doc["rows"]) == 3, doc
 for r in doc["rows"]:
     assert r["note"] == "tuned" and r["config"] and r["tuned"]["gflops"] > 0, r
     assert r["vendor"]["library"].startswith("OpenBLAS") and r["ratio"] > 0, r
+    assert 0 < r["tuned"]["rel_error"] < 1e-3 and 0 < r["vendor"]["rel_error"] < 1e-3, r
 PY
 cat "$tmp/err"
 

@@ -146,7 +146,7 @@ mmt_status mmt_levels_round(mmt_tuner *t, const mmt_family *fam, const mmt_space
     if (w >= 0) { /* the round's winner is the problem's result, as it is the database's best */
         const mmt_timing *tm = &res[w].timing;
         snprintf(r->params, sizeof r->params, "%s", text[w]);
-        r->tuned = (mmt_report_figure){tm->median_ms, tm->lo_ms, tm->hi_ms, tm->level};
+        r->tuned = (mmt_report_figure){tm->median_ms, tm->lo_ms, tm->hi_ms, tm->level, res[w].rel_error};
         r->chosen_ms = tm->median_ms;
         snprintf(r->chosen_by, sizeof r->chosen_by, "the levels round");
     }

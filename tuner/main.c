@@ -603,6 +603,11 @@ static const char intervals_note[] =
     "intervals: for each median, from order statistics (no assumption about the shape of the times), with "
     "their exact coverage: 95% or a little more from 6 samples on";
 
+/* What every table's errors are (bench.h's verification). */
+static const char errors_note[] =
+    "error, vendor error: each result's relative (Frobenius) error against a higher-precision reference, ours "
+    "and the vendor's on the same inputs";
+
 /* Ctrl-C and SIGTERM: the tune stops starting candidates, ends what is in flight and
  * prints its partial table; a second one stops at once (SA_RESETHAND). */
 static volatile sig_atomic_t stop_signal;
@@ -753,8 +758,8 @@ static int cmd_tune(const options *o, int argc, char **argv)
     }
     mmt_store_session_end(t.st, t.session_id, outcome(stop_signal != 0, rc != EXIT_OK, partial), &err);
 
-    /* the footer: where the vendor's figures come from, what the intervals are, what
-     * partial means */
+    /* the footer: where the vendor's figures come from, what the intervals and errors are,
+     * what partial means */
     char vendor[600], labels[400] = "";
     snprintf(vendor, sizeof vendor, "vendor: not timed%s", stop_signal ? " (interrupted before its rounds)" : "");
     for (size_t i = 0; res && i < pl.n; i++)
@@ -766,6 +771,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
                  labels);
     const char *footer[] = {vendor,
                             intervals_note,
+                            errors_note,
                             partial ? "partial: a search stopped before it measured the candidates it planned (time "
                                       "budget, Ctrl-C); the same command goes on with it"
                                     : NULL,
@@ -912,7 +918,7 @@ static int cmd_bench(const options *o)
         rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
         mmt_bench *b = NULL;
         runtime_call call = {ctx, p};
-        double rel;
+        double rel, vendor_rel; /* the relative errors of libmmtuned's call and the vendor's */
         int ok = 0;
         /* libmmtuned and the vendor are verified, then timed side by side (A B A B ... on the
          * same inputs), so clock and temperature drift fall on both alike: the ratio is two
@@ -937,8 +943,9 @@ static int cmd_bench(const options *o)
             char label[160];
             mmt_vendor_label(vendor, p->mode, label, sizeof label);
             mmt_status vs = vendor ? mmt_vendor_check(vendor, p->mode, &err) : MMT_NOT_FOUND;
-            if (vs == MMT_OK) vs = mmt_bench_verify(b, mmt_vendor_gemm, &vc, 0, &rel, &ok, &err);
-            if (vs == MMT_OK && !ok) vs = mmt_err_set(&err, MMT_INTERNAL, "wrong result: relative error %.3g", rel);
+            if (vs == MMT_OK) vs = mmt_bench_verify(b, mmt_vendor_gemm, &vc, 0, &vendor_rel, &ok, &err);
+            if (vs == MMT_OK && !ok)
+                vs = mmt_err_set(&err, MMT_INTERNAL, "wrong result: relative error %.3g", vendor_rel);
             if (vs != MMT_OK && vendor) {
                 size_t n = strlen(notes[i]);
                 snprintf(notes[i] + n, sizeof notes[i] - n, "; vendor %s: %.300s",
@@ -953,9 +960,10 @@ static int cmd_bench(const options *o)
                 rc = EXIT_FAIL;
             } else {
                 rows[i].params = params[i];
-                rows[i].tuned = (mmt_report_figure){tm[0].median_ms, tm[0].lo_ms, tm[0].hi_ms, tm[0].level};
+                rows[i].tuned = (mmt_report_figure){tm[0].median_ms, tm[0].lo_ms, tm[0].hi_ms, tm[0].level, rel};
                 if (vs == MMT_OK) {
-                    rows[i].vendor = (mmt_report_figure){tm[1].median_ms, tm[1].lo_ms, tm[1].hi_ms, tm[1].level};
+                    rows[i].vendor =
+                        (mmt_report_figure){tm[1].median_ms, tm[1].lo_ms, tm[1].hi_ms, tm[1].level, vendor_rel};
                     snprintf(vendor_labels[i], sizeof vendor_labels[i], "%s", label);
                     rows[i].vendor_label = vendor_labels[i];
                     add_label(labels, sizeof labels, label);
@@ -978,11 +986,11 @@ static int cmd_bench(const options *o)
                  labels);
     else if (vendor) snprintf(vendor_text, sizeof vendor_text, "vendor: %.100s: nothing measured", mmt_vendor_name(vendor));
     else snprintf(vendor_text, sizeof vendor_text, "vendor: %.300s", vendor_why);
-    const char *footer[MMT_N_MODES + 4] = {vendor_text, intervals_note};
+    const char *footer[MMT_N_MODES + 5] = {vendor_text, intervals_note, errors_note};
     char unseen[MMT_N_MODES + 1][600];
     const size_t n_unseen = o->unseen && rows && hows ? unseen_lines(o, &pl, rows, hows, unseen) : 0;
-    for (size_t i = 0; i < n_unseen; i++) footer[2 + i] = unseen[i];
-    footer[2 + n_unseen] = NULL;
+    for (size_t i = 0; i < n_unseen; i++) footer[3 + i] = unseen[i];
+    footer[3 + n_unseen] = NULL;
     char title[512];
     snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s%s", pl.dev.name, pl.dev.arch, path,
              o->unseen ? ", shapes nobody tuned" : "");

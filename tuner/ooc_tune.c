@@ -207,7 +207,9 @@ mmt_status mmt_ooc_tune_problem(mmt_tuner *t, const char *device, const char *db
     r->ok = 1;
     snprintf(r->family, sizeof r->family, "%s", MMT_OOC_TEMPLATE);
     snprintf(r->params, sizeof r->params, "%s", win->text);
-    r->tuned = (mmt_report_figure){win->rec.time_ms_median, win->rec.time_ms_min, win->rec.time_ms_max, 0};
+    /* no rel_error: the plans' error is of sampled entries, not the table's measure */
+    r->tuned = (mmt_report_figure){.median_ms = win->rec.time_ms_median, .lo_ms = win->rec.time_ms_min,
+                                   .hi_ms = win->rec.time_ms_max};
     r->chosen_ms = win->rec.time_ms_median;
     snprintf(r->chosen_by, sizeof r->chosen_by, "the out-of-core grid");
     r->explored_ms = win->rec.time_ms_median;

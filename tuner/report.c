@@ -150,9 +150,10 @@ void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_row *row)
     fflush(pr->f);
 }
 
-/* The cells of one figure: GFLOP/s, median ms and interval ("-" where there is none). */
+/* The cells of one figure: GFLOP/s, median ms, interval and relative error ("-" where
+ * there is none). */
 typedef struct figure_cells {
-    char gflops[32], ms[32], interval[64];
+    char gflops[32], ms[32], interval[64], error[32];
 } figure_cells;
 
 static void figure_cells_of(const mmt_problem *p, const mmt_report_figure *f, int shown, figure_cells *c)
@@ -160,10 +161,12 @@ static void figure_cells_of(const mmt_problem *p, const mmt_report_figure *f, in
     snprintf(c->gflops, sizeof c->gflops, "-");
     snprintf(c->ms, sizeof c->ms, "-");
     snprintf(c->interval, sizeof c->interval, "-");
+    snprintf(c->error, sizeof c->error, "-");
     if (!shown || f->median_ms <= 0) return;
     snprintf(c->gflops, sizeof c->gflops, "%.1f", mmt_report_gflops(p, f));
     snprintf(c->ms, sizeof c->ms, "%.4g", f->median_ms);
     format_interval(f->lo_ms, f->hi_ms, f->level, c->interval, sizeof c->interval);
+    if (f->rel_error > 0) snprintf(c->error, sizeof c->error, "%.1e", f->rel_error);
 }
 
 static int widest(int w, const char *text)
@@ -192,9 +195,9 @@ void mmt_report_table(FILE *f, const char *title, const char *const *footer, con
     if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, "family");
     const mmt_colours c = mmt_term_colours(f);
     fprintf(f, "\n%s%s%s\n", c.bold, title, c.off);
-    fprintf(f, "%s%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s%s\n", c.bold, nw, "problem", fam, pw, "config",
-            "GFLOP/s", "median ms", iw, "interval (ms)", "vendor", "vendor ms", vw, "vendor interval (ms)", "ratio",
-            c.off);
+    fprintf(f, "%s%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s  %7s  %12s%s\n", c.bold, nw, "problem", fam, pw,
+            "config", "GFLOP/s", "median ms", iw, "interval (ms)", "vendor", "vendor ms", vw, "vendor interval (ms)",
+            "ratio", "error", "vendor error", c.off);
     for (size_t i = 0; i < n; i++) {
         const mmt_report_row *r = &rows[i];
         figure_cells ours, theirs;
@@ -205,9 +208,9 @@ void mmt_report_table(FILE *f, const char *title, const char *const *footer, con
         mmt_problem_format(r->problem, name, sizeof name);
         if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, r->family ? r->family : "-");
         const char *colour = ratio[0] == '-' ? "" : r->vendor.median_ms >= r->tuned.median_ms ? c.good : c.bad;
-        fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %s%6s%s\n", nw, name, fam, pw,
+        fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %s%6s%s  %7s  %12s\n", nw, name, fam, pw,
                 r->params ? r->params : "(none)", ours.gflops, ours.ms, iw, ours.interval, theirs.gflops, theirs.ms,
-                vw, theirs.interval, colour, ratio, c.off);
+                vw, theirs.interval, colour, ratio, c.off, ours.error, theirs.error);
         if (r->note && *r->note) fprintf(f, "%-*s  %snote: %s%s\n", nw, "", c.dim, r->note, c.off);
     }
     for (int i = 0; footer && footer[i]; i++) fprintf(f, "%s\n", footer[i]);

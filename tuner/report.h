@@ -33,10 +33,13 @@ typedef struct mmt_report_pipeline {
  * share of it. */
 void mmt_report_pipeline_text(const mmt_report_pipeline *p, char *buf, size_t size);
 
-/* A timing as the table prints it: a median and the interval for it. */
+/* A timing as the table prints it: a median and the interval for it, and the relative
+ * error of the same call's result. */
 typedef struct mmt_report_figure {
     double median_ms;           /* 0: none */
     double lo_ms, hi_ms, level; /* level: the interval's coverage; 0: no interval known */
+    double rel_error;           /* against the reference (mmt_bench_verify); not above 0 (NaN too): not
+                                 * known, as in a figure built without it (an exact 0 prints "-" too) */
 } mmt_report_figure;
 
 /* What a tuned row says beyond its figures. */
@@ -89,8 +92,9 @@ void mmt_progress_end_problem(mmt_progress *pr, const mmt_report_row *row);
 double mmt_report_gflops(const mmt_problem *p, const mmt_report_figure *f);
 
 /* The table: shape, family (where rows name one), config, then ours and the vendor's
- * figure (GFLOP/s, median ms, interval) and the ratio; the notes of rows; the footer
- * lines; then per problem with a detail, the final round, the figures and the pipeline. */
+ * figure (GFLOP/s, median ms, interval), the ratio and the two relative errors; the notes of
+ * rows; the footer lines; then per problem with a detail, the final round, the figures and
+ * the pipeline. */
 void mmt_report_table(FILE *f, const char *title, const char *const *footer, const mmt_report_row *rows, size_t n);
 
 /* What a table's title and footer say, for its JSON form. */

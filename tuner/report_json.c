@@ -25,6 +25,8 @@ static void figure(mmt_json *j, const char *key, const mmt_problem *p, const mmt
         mmt_json_null(j, "interval_ms");
         mmt_json_null(j, "coverage");
     }
+    if (f->rel_error > 0) mmt_json_num(j, "rel_error", f->rel_error);
+    else mmt_json_null(j, "rel_error");
     mmt_json_close(j, '}');
 }
 

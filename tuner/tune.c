@@ -248,7 +248,8 @@ static mmt_status choose(mmt_tuner *t, const mmt_family *fam, const mmt_space_en
     mmt_final fin;
     mmt_status st = n ? mmt_final_choose(t, fam, env, problem_id, template_id, c, n, &fin, err) : MMT_OK;
     if (st == MMT_OK && n) {
-        mmt_report_figure fig = {fin.median_ms, fin.lo_ms, fin.hi_ms, fin.level};
+        const mmt_report_figure fig = {.median_ms = fin.median_ms, .lo_ms = fin.lo_ms, .hi_ms = fin.hi_ms,
+                                       .level = fin.level};
         take_winner(r, c[fin.winner].params, &fig, fin.rounds > 0 ? "the final round" : "the search");
         snprintf(d->final, sizeof d->final, "%s", fin.text);
         d->pipe.wait_s += fin.wait_s;
@@ -435,9 +436,9 @@ static size_t planned_of(const mmt_tuner *t, size_t n)
     return budget && budget < n ? budget : n;
 }
 
-static mmt_report_figure figure_of(const mmt_timing *tm)
+static mmt_report_figure figure_of(const mmt_timing *tm, double rel_error)
 {
-    return (mmt_report_figure){tm->median_ms, tm->lo_ms, tm->hi_ms, tm->level};
+    return (mmt_report_figure){tm->median_ms, tm->lo_ms, tm->hi_ms, tm->level, rel_error};
 }
 
 /* Makes a family's winner the problem's (its pipeline stays the sum of every family's). */
@@ -562,8 +563,8 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
         st = mmt_versus_run(t, p, problem_id, winners, n_winners, &vs, err);
         if (st == MMT_OK && vs.winner >= 0) {
             take_family(r, &part[winner_part[vs.winner]]);
-            r->tuned = figure_of(&vs.tuned[vs.winner]);
-            if (vs.vendor.samples > 0) r->vendor = figure_of(&vs.vendor);
+            r->tuned = figure_of(&vs.tuned[vs.winner], vs.tuned_error[vs.winner]);
+            if (vs.vendor.samples > 0) r->vendor = figure_of(&vs.vendor, vs.vendor_error);
             r->vendor_serves = vs.vendor_serves;
             snprintf(r->vendor_label, sizeof r->vendor_label, "%s", vs.label);
         }

@@ -87,6 +87,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
                     how, &id, err);
         if (st != MMT_OK || res[j].status != MMT_TRIAL_OK) continue;
         out->tuned[who[j]] = res[j].timing;
+        out->tuned_error[who[j]] = res[j].rel_error;
         if (out->winner < 0 || res[j].timing.median_ms < out->tuned[out->winner].median_ms) {
             out->winner = who[j];
             winner_trial = id;
@@ -97,6 +98,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
         snprintf(out->text, sizeof out->text, "vendor round: the winner failed this time: %.400s", res[0].message);
     if (out->winner < 0 || !vendor_ok) return MMT_OK;
     out->vendor = vres.timing;
+    out->vendor_error = vres.rel_error;
     FORWARD_IF_ERROR(mmt_store_baseline_put(t->st, t->device_id, problem_id, out->label, vres.timing.median_ms,
                                             mmt_problem_flops(&np) / (vres.timing.median_ms * 1e6), winner_trial,
                                             err));

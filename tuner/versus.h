@@ -23,6 +23,8 @@ typedef struct mmt_versus {
     int winner;                         /* the entry with the fastest median that passed; -1: none */
     mmt_timing tuned[MMT_MAX_FAMILIES]; /* per entry; samples 0: not timed */
     mmt_timing vendor;                  /* samples 0: not timed (text says why) */
+    double tuned_error[MMT_MAX_FAMILIES]; /* per entry, its result's relative error; 0: not known */
+    double vendor_error;                /* the vendor's, on the same inputs; 0: not known */
     int vendor_serves;                  /* the vendor was the faster beyond noise: its family's best */
     char label[128];                    /* the vendor as tables name it */
     char text[512];                     /* why the round, or the vendor, timed nothing */
