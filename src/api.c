@@ -61,14 +61,13 @@ typedef struct call_key {
  * lock. */
 typedef struct entry {
     call_key key;
-    mmt_module *mod;
+    mmt_module *mod; /* NULL: the vendor library runs it */
     mmt_geometry geometry;
     mmt_strassen_plan plan; /* levels 0: the kernel alone (the classic algorithm) */
     mmt_choice choice;
     char params[512];
     mmt_miss_counter *miss; /* counts the calls while choice is not EXACT; NULL without write-back */
     int stay;               /* its tuned kernel failed to build: keep the fallback, do not retry */
-    int by_vendor;          /* the vendor library runs it (mod is NULL) */
     struct entry *next;
 } entry;
 
@@ -535,16 +534,19 @@ static mmt_module *module_find(const mmt_ctx *ctx, const char *key)
     return NULL;
 }
 
-/* Builds (cache or compiler) and loads an instance. Uses the backend and the database
- * connection only (which serialises its own use), so it may run outside the lock. */
-static mmt_status module_build(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out,
-                               mmt_err *err)
+/* Builds (cache, or the compiler where compile) and loads an instance: MMT_NOT_FOUND where
+ * it is not compiled and compile is 0. Uses the backend and the database connection only
+ * (which serialises its own use), so it may run outside the lock. */
+static mmt_status module_build(mmt_ctx *ctx, const mmt_family *fam, const char *defines, int compile,
+                               mmt_module **out, mmt_err *err)
 {
     void *bin;
     size_t size;
     char *log = NULL;
-    mmt_status st = mmt_kernel_binary(ctx->be, &ctx->dev, ctx->st, fam->name, fam->source, defines, &bin, &size,
-                                      &log, NULL, err);
+    mmt_status st = compile ? mmt_kernel_binary(ctx->be, &ctx->dev, ctx->st, fam->name, fam->source, defines, &bin,
+                                                &size, &log, NULL, err)
+                            : mmt_kernel_cached(ctx->be, &ctx->dev, ctx->st, fam->name, fam->source, defines, &bin,
+                                                &size, err);
     free(log);
     FORWARD_IF_ERROR(st);
     st = ctx->be->load(&ctx->dev, bin, size, fam->space->entry, out, err);
@@ -572,9 +574,10 @@ static mmt_status module_keep(mmt_ctx *ctx, const char *key, mmt_module *mod, mm
 }
 
 /* The module of an instance, loaded once per context: found under lock, else built
- * outside it (two threads may build the same one: module_keep keeps the first). */
-static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out,
-                              mmt_err *err)
+ * outside it (two threads may build the same one: module_keep keeps the first); where not
+ * compile, MMT_NOT_FOUND if that would take a compiler. */
+static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, int compile,
+                              mmt_module **out, mmt_err *err)
 {
     char key[65];
     FORWARD_IF_ERROR(mmt_kernel_key(ctx->be, &ctx->dev, fam->source, defines, key, err));
@@ -583,7 +586,7 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
     pthread_mutex_unlock(&ctx->lock);
     if (*out) return MMT_OK;
     mmt_module *mod;
-    FORWARD_IF_ERROR(module_build(ctx, fam, defines, &mod, err));
+    FORWARD_IF_ERROR(module_build(ctx, fam, defines, compile, &mod, err));
     pthread_mutex_lock(&ctx->lock);
     mmt_status st = module_keep(ctx, key, mod, out, err);
     pthread_mutex_unlock(&ctx->lock);
@@ -703,6 +706,13 @@ static mmt_status pick_measured(mmt_ctx *ctx, served *sv, const mmt_space_env *e
     return st;
 }
 
+/* Whether the vendor library may serve mode: it has a routine for it, and is not off nor
+ * known absent (it may not be opened yet). */
+static int vendor_may_serve(const mmt_ctx *ctx, mmt_mode mode)
+{
+    return atomic_load(&ctx->vendor_state) >= 0 && mmt_vendor_routine(ctx->be, mode) != NULL;
+}
+
 /* The vendor library where it may serve mode: opened by the first call that asks (cuBLAS
  * makes its handle then), NULL where it is absent, off (MMTUNE_VENDOR=off) or has no routine
  * for the mode. Never under lock or modes_lock: opening it can take a while. */
@@ -738,7 +748,6 @@ static void vendor_or_template(const served *sv, const call_key *k, pick *pk)
  * e is shared. */
 static void vendor_entry(const mmt_ctx *ctx, entry *e, mmt_choice how)
 {
-    e->by_vendor = 1;
     e->mod = NULL;
     e->choice = how;
     memset(&e->plan, 0, sizeof e->plan);
@@ -782,7 +791,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
     mmt_space_env env = env_of(ctx, &pk.problem, k);
     /* the vendor library is opened only where it serves: an application whose shapes its
      * templates serve never loads it (nor OpenBLAS's threads) */
-    const int vendor_may = atomic_load(&ctx->vendor_state) >= 0 && mmt_vendor_routine(ctx->be, k->problem.mode);
+    const int vendor_may = vendor_may_serve(ctx, k->problem.mode);
     pthread_mutex_lock(&ctx->modes_lock);
     served *sv;
     mmt_status st = serve_mode(ctx, k->problem.mode, &sv, err);
@@ -817,15 +826,17 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
         env = env_of(ctx, &pk.problem, k);
         char defines[4096];
         st = mmt_kernel_defines(s, &pk.cfg, &env, defines, sizeof defines, err);
-        background = st == MMT_OK && vendor_may &&
-                     !mmt_kernel_is_cached(ctx->be, &ctx->dev, ctx->st, pk.sf->family->source, defines) &&
-                     vendor_for(ctx, k->problem.mode);
-        if (background) {
+        if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, err);
+        if (st == MMT_OK) st = plan_levels(ctx, s, &pk.cfg, &env, &e->plan, err);
+        /* a kernel no cache holds: the vendor runs the calls while the builder compiles it */
+        if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, !vendor_may, &e->mod, err);
+        if (st == MMT_NOT_FOUND && (background = vendor_for(ctx, k->problem.mode) != NULL)) {
             vendor_entry(ctx, e, MMT_CHOICE_VENDOR);
-        } else {
-            if (st == MMT_OK) st = mmt_space_geometry(s, &pk.cfg, &env, &e->geometry, err);
-            if (st == MMT_OK) st = plan_levels(ctx, s, &pk.cfg, &env, &e->plan, err);
-            if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, &e->mod, err);
+            st = MMT_OK;
+        } else if (st == MMT_NOT_FOUND) { /* the vendor does not open after all */
+            st = load_module(ctx, pk.sf->family, defines, 1, &e->mod, err);
+        }
+        if (!background) {
             e->choice = pk.how;
             mmt_config_format(s, &pk.cfg, e->params, sizeof e->params);
         }
@@ -864,7 +875,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
 static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
 {
     served *sv = &ctx->modes[k->problem.mode];
-    const int vendor = atomic_load(&ctx->vendor_state) > 0 && mmt_vendor_routine(ctx->be, k->problem.mode);
+    const int vendor = vendor_may_serve(ctx, k->problem.mode);
     int exact = vendor && sv->ready && exact_entry(sv->vendor_bests, sv->n_vendor, &k->problem) != NULL;
     for (int f = 0; sv->ready && f < sv->n; f++)
         exact |= exact_entry(sv->fam[f].bests, sv->fam[f].n_bests, &k->problem) != NULL;
@@ -937,8 +948,10 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
 {
     pick pk = *chosen;
     if (pk.by_vendor) {
+        const int open = vendor_for(ctx, e->key.problem.mode) != NULL; /* outside every lock */
         pthread_mutex_lock(&ctx->lock);
-        vendor_entry(ctx, e, pk.how);
+        if (open) vendor_entry(ctx, e, pk.how);
+        else e->stay = 1;
         pthread_mutex_unlock(&ctx->lock);
         return;
     }
@@ -958,14 +971,13 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
         pthread_mutex_lock(&ctx->lock);
         mod = module_find(ctx, key);
         pthread_mutex_unlock(&ctx->lock);
-        if (!mod) ok = built = module_build(ctx, fam, defines, &mod, &err) == MMT_OK;
+        if (!mod) ok = built = module_build(ctx, fam, defines, 1, &mod, &err) == MMT_OK;
     }
     mmt_config_format(s, &pk.cfg, params, sizeof params);
     pthread_mutex_lock(&ctx->lock);
     if (built) ok = module_keep(ctx, key, mod, &mod, &err) == MMT_OK;
     if (ok) {
         e->mod = mod;
-        e->by_vendor = 0;
         e->geometry = g;
         e->plan = plan;
         e->choice = pk.how;
@@ -1340,7 +1352,6 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
     copy_text(config, config_size, e->params);
     /* what the launch reads, copied: a sync may switch the entry meanwhile */
     mmt_module *mod = e->mod;
-    const int by_vendor = e->by_vendor;
     mmt_geometry geometry = e->geometry;
     mmt_strassen_plan plan;
     const int levels = e->plan.levels;
@@ -1352,8 +1363,8 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
         mmt_miss_count(miss);
         sync = mmt_misses_due(ctx->misses);
     }
-    mmt_status st = by_vendor ? vendor_launch(ctx, &key.problem, &gp, err)
-                              : launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err);
+    mmt_status st = mod ? launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err)
+                        : vendor_launch(ctx, &key.problem, &gp, err);
     /* after the launch, so the call's own result is not delayed: the first call of an
      * untuned problem hands it to a background mmtune, and a due call syncs */
     if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)

@@ -73,25 +73,11 @@ static void cache_write(const char *path, const void *bin, size_t size)
     free(data);
 }
 
-int mmt_kernel_is_cached(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st, const char *source,
-                         const char *defines)
-{
-    char key[65], dir[1024], path[1200];
-    void *bin = NULL;
-    size_t size = 0;
-    if (mmt_kernel_key(be, dev, source, defines, key, NULL) != MMT_OK) return 0;
-    int found = st && mmt_store_binary_get(st, key, &bin, &size, NULL) == MMT_OK;
-    if (!found && mmt_cache_dir(dir, sizeof dir, NULL) == MMT_OK) {
-        cache_path(dir, key, path, sizeof path);
-        found = cache_read(path, &bin, &size);
-    }
-    free(bin);
-    return found;
-}
-
-mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
-                             const char *template_name, const char *source, const char *defines, void **bin,
-                             size_t *size, char **log, int *cached, mmt_err *err)
+/* The binary of an instance from the database, else the file cache, else (compile) the
+ * compiler; MMT_NOT_FOUND where it is in neither cache and compile is 0. */
+static mmt_status find_or_build(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
+                                const char *template_name, const char *source, const char *defines, int compile,
+                                void **bin, size_t *size, char **log, int *cached, mmt_err *err)
 {
     char key[65], dir[1024], path[1200];
     *bin = NULL;
@@ -108,6 +94,7 @@ mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, 
     }
 
     if (cached) *cached = 0;
+    RETURN_ERROR_IF(!compile, err, MMT_NOT_FOUND, "%s: the instance is not compiled yet", template_name);
     FORWARD_IF_ERROR(be->compile(dev, source, defines, bin, size, log, err));
     if (have_dir) cache_write(path, *bin, *size);
 
@@ -120,4 +107,18 @@ store:
                              &ignore);
     }
     return MMT_OK;
+}
+
+mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
+                             const char *template_name, const char *source, const char *defines, void **bin,
+                             size_t *size, char **log, int *cached, mmt_err *err)
+{
+    return find_or_build(be, dev, st, template_name, source, defines, 1, bin, size, log, cached, err);
+}
+
+mmt_status mmt_kernel_cached(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
+                             const char *template_name, const char *source, const char *defines, void **bin,
+                             size_t *size, mmt_err *err)
+{
+    return find_or_build(be, dev, st, template_name, source, defines, 0, bin, size, NULL, NULL, err);
 }

@@ -34,9 +34,10 @@ mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, 
                              const char *template_name, const char *source, const char *defines, void **bin,
                              size_t *size, char **log, int *cached, mmt_err *err);
 
-/* Whether the binary of an instance is in the database or the file cache (checked as
- * mmt_kernel_binary checks it): mmt_kernel_binary would then compile nothing. */
-int mmt_kernel_is_cached(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st, const char *source,
-                         const char *defines);
+/* mmt_kernel_binary where a cache holds the binary; MMT_NOT_FOUND, compiling nothing, where
+ * neither does (a caller that must not wait for a compiler builds it elsewhere). */
+mmt_status mmt_kernel_cached(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
+                             const char *template_name, const char *source, const char *defines, void **bin,
+                             size_t *size, mmt_err *err);
 
 #endif
