@@ -86,7 +86,10 @@ typedef struct mmt_backend {
      * its byte length rounded up to 16 (the layout of the mma.sync template's PACK too).
      * tma_packed is a sum: 1 A is packed, 2 B is packed (after A where A is, else at the
      * start), 4 the packed ones are K-major (A as m x k, B as n x k) whatever the
-     * transposes; an operand not packed is read in place. */
+     * transposes; an operand not packed is read in place. With tma_tf32, A's and B's maps
+     * are of tf32 (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32): the TMA rounds each fp32 to the
+     * nearest tf32 as it copies it, as cuBLAS rounds in its TF32 mode (the tensor cores
+     * would drop the low 13 bits instead). */
     mmt_status (*launch)(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                          mmt_err *err);
     void (*unload)(mmt_module *mod);

@@ -672,8 +672,9 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
                                  : row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                  : row_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                    : CU_TENSOR_MAP_SWIZZLE_NONE;
+    const int tf32 = o < 2 && g->tma_tf32;
     CUtensorMapDataType type = e.elem == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
-                               : e.elem == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                               : e.elem == 4 ? (tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
     const cuuint64_t dims[2] = {e.dims[0], e.dims[1]}, strides[1] = {e.pitch};
     const cuuint32_t box[2] = {e.box[0], e.box[1]}, estrides[2] = {1, 1};

@@ -39,7 +39,7 @@ typedef struct space_impl {
      * the enumeration evaluates it as soon as those are fixed */
     uint32_t derived_params[MMT_SPACE_MAX_DERIVED], constraint_params[MMT_SPACE_MAX_CONSTRAINTS],
         prune_params[MMT_SPACE_MAX_CONSTRAINTS];
-    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[3][2], tma_packed_mask;
+    uint64_t grid_mask[3], block_mask[3], smem_mask, workspace_mask, tma_mask[3][2], tma_packed_mask, tma_tf32_mask;
     uint64_t when_mask[MMT_SPACE_MAX_DEFAULTS], set_mask[MMT_SPACE_MAX_DEFAULTS][MMT_SPACE_MAX_PARAMS];
 } space_impl;
 
@@ -448,10 +448,10 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
     if (n->type != YAML_MAPPING_NODE)
         return mmt_yaml_error(L->err, L->file, n, "'launch' must be a mapping with grid, block and smem, not %s",
                               mmt_yaml_kind(n));
-    enum { GRID, BLOCK, SMEM, WORKSPACE, TMA_A, TMA_B, TMA_C, TMA_PACKED, N_KEYS };
+    enum { GRID, BLOCK, SMEM, WORKSPACE, TMA_A, TMA_B, TMA_C, TMA_PACKED, TMA_TF32, N_KEYS };
     yaml_node_t *vals[N_KEYS] = {NULL};
     static const char *const keys[N_KEYS] = {"grid", "block", "smem", "workspace", "tma_a", "tma_b", "tma_c",
-                                                   "tma_packed"};
+                                                   "tma_packed", "tma_tf32"};
     for (int i = 0; i < MMT_YAML_NPAIRS(n); i++) {
         yaml_node_t *key = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].key);
         const char *name;
@@ -460,7 +460,8 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
         while (k < N_KEYS && strcmp(name, keys[k]) != 0) k++;
         if (k == N_KEYS)
             return mmt_yaml_error(L->err, L->file, key,
-                                  "unknown launch key '%s' (grid, block, smem, workspace, tma_a, tma_b, tma_c, tma_packed)",
+                                  "unknown launch key '%s' (grid, block, smem, workspace, tma_a, tma_b, tma_c, "
+                                  "tma_packed, tma_tf32)",
                                   name);
         if (vals[k]) return mmt_yaml_error(L->err, L->file, key, "duplicate launch key '%s'", name);
         vals[k] = mmt_yaml_node(L->d, MMT_YAML_PAIRS(n)[i].value);
@@ -479,7 +480,9 @@ static mmt_status load_launch(loader *L, yaml_node_t *n)
             for (int i = 0; i < 2; i++)
                 FORWARD_IF_ERROR(load_optional(L, n, NULL, keys[TMA_A + o], &s->tma[o][i], &im->tma_mask[o][i]));
     }
-    return load_optional(L, n, vals[TMA_PACKED], "launch tma_packed", &s->tma_packed, &im->tma_packed_mask);
+    FORWARD_IF_ERROR(
+        load_optional(L, n, vals[TMA_PACKED], "launch tma_packed", &s->tma_packed, &im->tma_packed_mask));
+    return load_optional(L, n, vals[TMA_TF32], "launch tma_tf32", &s->tma_tf32, &im->tma_tf32_mask);
 }
 
 static int among_values(const mmt_space_param *p, int64_t v)
@@ -718,6 +721,7 @@ void mmt_space_free(mmt_space *s)
     free_expr(&s->workspace);
     for (int o = 0; o < 3; o++) free_expr(&s->tma[o][0]), free_expr(&s->tma[o][1]);
     free_expr(&s->tma_packed);
+    free_expr(&s->tma_tf32);
     for (int i = 0; i < s->n_shape_defaults; i++) {
         free_expr(&s->shape_defaults[i].when);
         for (int j = 0; j < s->shape_defaults[i].n_set; j++) free_expr(&s->shape_defaults[i].set[j]);
@@ -788,6 +792,7 @@ static void expr_what(const space_impl *im, const mmt_space_expr *x, char *buf, 
     else if (x == &s->smem) snprintf(buf, size, "launch smem");
     else if (x == &s->workspace) snprintf(buf, size, "launch workspace");
     else if (x == &s->tma_packed) snprintf(buf, size, "launch tma_packed");
+    else if (x == &s->tma_tf32) snprintf(buf, size, "launch tma_tf32");
     else if ((const char *)x >= (const char *)s->shape_defaults &&
              (const char *)x < (const char *)(s->shape_defaults + MMT_SPACE_MAX_DEFAULTS)) {
         const int i = (int)(((const char *)x - (const char *)s->shape_defaults) / sizeof s->shape_defaults[0]);
@@ -1083,6 +1088,7 @@ mmt_status mmt_space_geometry(const mmt_space *s, const mmt_config *c, const mmt
     for (int o = 0; o < 3; o++)
         for (int i = 0; i < 2; i++) FORWARD_IF_ERROR(eval_expr(&ev, &s->tma[o][i], im->tma_mask[o][i], &g->tma[o][i], err));
     FORWARD_IF_ERROR(eval_expr(&ev, &s->tma_packed, im->tma_packed_mask, &g->tma_packed, err));
+    FORWARD_IF_ERROR(eval_expr(&ev, &s->tma_tf32, im->tma_tf32_mask, &g->tma_tf32, err));
     g->elem_bytes = env && env->problem ? mmt_dtype_size(env->problem->dtype) : 0;
     g->c_bytes = env && env->problem ? mmt_dtype_size(env->problem->out) : 0;
     return MMT_OK;

@@ -71,6 +71,7 @@ typedef struct mmt_space {
     mmt_space_expr grid[3], block[3], smem, workspace;
     mmt_space_expr tma[3][2]; /* tma_a, tma_b, tma_c: TMA boxes of A, B, C (elements, contiguous dim first; 0: none) */
     mmt_space_expr tma_packed; /* which tensor maps describe packed copies in the workspace (backend.h) */
+    mmt_space_expr tma_tf32;   /* nonzero: A's and B's maps round fp32 to tf32 as the TMA copies (backend.h) */
     int64_t defaults[MMT_SPACE_MAX_PARAMS]; /* the default configuration, per param */
     int n_shape_defaults; /* `defaults:`, tried in order before `default:` */
     mmt_space_shape_default shape_defaults[MMT_SPACE_MAX_DEFAULTS];
@@ -90,6 +91,7 @@ typedef struct mmt_geometry {
     int64_t tma[3][2];
     int64_t elem_bytes, c_bytes;
     int64_t tma_packed; /* 1 + 2 + 4: A, B packed in the workspace, packed K-major (backend.h) */
+    int64_t tma_tf32;   /* nonzero: A's and B's maps round fp32 to tf32 (backend.h) */
 } mmt_geometry;
 
 /* What expressions may read besides params and derived values: the row-major problem

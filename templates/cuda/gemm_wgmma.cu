@@ -7,8 +7,10 @@
  *
  * Precision modes (MMT_MODE, src/problem.h's mmt_mode), fp32 accumulation in all of them:
  *   2 bf16, 3 f16   16-bit inputs, wgmma k16, either operand K-major or M/N-major;
- *   4 tf32          fp32 inputs read as tf32 by the tensor cores, wgmma k8; the hardware
- *                   reads both operands K-major only (A not transposed, B transposed), so
+ *   4 tf32          fp32 inputs rounded to tf32 by the TMA as it copies them (the space's
+ *                   tma_tf32: tf32 tensor maps; the tensor cores would drop the low 13
+ *                   bits instead, which biases every product towards zero), wgmma k8; the
+ *                   hardware reads both operands K-major only (A not transposed, B transposed), so
  *                   the other orientations are served with PACK, which copies the operand
  *                   that is not K-major into that layout first, or (NN) with SWAP;
  *   5 f32x3         the same orientation, fp32-level accuracy from three tf32 products:
