@@ -664,11 +664,17 @@ static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt
                               o->budget_text, r->proposed, r->planned);
     else if (r->interrupted && r->ok)
         n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
-    if (r->vendor_serves && n < size)
+    if (r->vendor_serves == MMT_VENDOR_FASTER && n < size)
         n += (size_t)snprintf(note + n, size - n,
                               "%sserved by %s: it was faster beyond noise than every template, so libmmtuned calls "
                               "it for this problem (the figures are the templates' best beside it)",
                               n ? "; " : "", r->vendor_label);
+    else if (r->vendor_serves == MMT_VENDOR_MORE_ACCURATE && n < size)
+        n += (size_t)snprintf(note + n, size - n,
+                              "%sserved by %s: the fastest template's error was above %.1fx its own on the same "
+                              "inputs, so libmmtuned calls it for this problem (the figures are the templates' best "
+                              "beside it)",
+                              n ? "; " : "", r->vendor_label, MMT_VENDOR_ERROR_RATIO);
     if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
     return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,
                             .tuned = r->tuned, .vendor = r->vendor,

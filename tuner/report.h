@@ -79,7 +79,7 @@ typedef struct mmt_report_row {
     mmt_report_figure tuned;         /* ours */
     mmt_report_figure vendor;        /* the vendor's, timed with ours; median 0: not measured */
     const char *vendor_label;        /* the vendor library ("OpenBLAS 0.3.21"); NULL: not named */
-    int vendor_serves;               /* the vendor was the faster: libmmtuned serves it, not params */
+    int vendor_serves;               /* libmmtuned serves the vendor (faster or more accurate), not params */
     const char *note;                /* why there is no result, a partial search, or NULL */
     const mmt_report_detail *detail; /* the final round, the figures and the pipeline; NULL: none */
 } mmt_report_row;

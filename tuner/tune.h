@@ -42,6 +42,17 @@ typedef struct mmt_tuner {
     const volatile sig_atomic_t *stop;
 } mmt_tuner;
 
+/* The most a winner's error may be, in multiples of the vendor's on the same inputs, for
+ * libmmtuned to serve it: never markedly less accurate than the library it stands in for. */
+#define MMT_VENDOR_ERROR_RATIO 1.1
+
+/* Why libmmtuned serves the vendor for a problem. */
+typedef enum mmt_vendor_serves {
+    MMT_VENDOR_NOT = 0,       /* a template serves */
+    MMT_VENDOR_FASTER,        /* the vendor was the faster beyond noise (its interval wholly below) */
+    MMT_VENDOR_MORE_ACCURATE, /* the fastest winner's error was above MMT_VENDOR_ERROR_RATIO x the vendor's */
+} mmt_vendor_serves;
+
 typedef struct mmt_tune_result {
     mmt_problem problem;
     int ok; /* a verified best exists */
@@ -52,7 +63,7 @@ typedef struct mmt_tune_result {
      * measured, message says why) */
     mmt_report_figure tuned, vendor;
     char vendor_label[128]; /* "OpenBLAS 0.3.21", "cuBLAS 13.1.0 (TF32)" */
-    int vendor_serves;      /* the vendor was the faster beyond noise: libmmtuned serves it (versus.h) */
+    mmt_vendor_serves vendor_serves; /* why libmmtuned serves the vendor (versus.h), or MMT_VENDOR_NOT */
     double chosen_ms;       /* the winner's median when it was chosen */
     char chosen_by[32];     /* by what: "the final round", "the search", "the database's best" */
     double explored_ms;     /* the search's fastest median (candidates timed alone); INFINITY: none */

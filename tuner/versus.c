@@ -41,6 +41,15 @@ static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id
     return r->status == MMT_TRIAL_OK ? mmt_store_best_set(t->st, *trial_id, err) : MMT_OK;
 }
 
+mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
+                                           double vendor_error)
+{
+    if (vendor->hi_ms < winner->lo_ms) return MMT_VENDOR_FASTER;
+    if (winner_error > 0 && vendor_error > 0 && winner_error > MMT_VENDOR_ERROR_RATIO * vendor_error)
+        return MMT_VENDOR_MORE_ACCURATE;
+    return MMT_VENDOR_NOT;
+}
+
 mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, const mmt_versus_entry *e, int n,
                           mmt_versus *out, mmt_err *err)
 {
@@ -102,20 +111,24 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     FORWARD_IF_ERROR(mmt_store_baseline_put(t->st, t->device_id, problem_id, out->label, vres.timing.median_ms,
                                             mmt_problem_flops(&np) / (vres.timing.median_ms * 1e6), winner_trial,
                                             err));
-    /* The vendor family: a best of its own where it was the faster beyond noise (its interval
-     * wholly below the fastest winner's), so libmmtuned serves it for this problem; where a
-     * later round finds it so no more, that best goes and the templates' serves again. */
+    /* The vendor family: a best of its own where it was the faster beyond noise or the more
+     * accurate, so libmmtuned serves it for this problem; where a later round finds it so no
+     * more, that best goes and the templates' serves again. */
     const char *routine = mmt_vendor_routine(t->be, np.mode);
     int off = 0;
     FORWARD_IF_ERROR(mmt_vendor_policy(&off, err));
     if (off) return MMT_OK; /* a yardstick only: its family's bests stay as they are */
-    out->vendor_serves = routine && vres.timing.hi_ms < out->tuned[out->winner].lo_ms;
+    out->vendor_serves = routine ? mmt_versus_vendor_serves(&out->tuned[out->winner], out->tuned_error[out->winner],
+                                                            &vres.timing, vres.rel_error)
+                                 : MMT_VENDOR_NOT;
     if (!out->vendor_serves)
         return mmt_store_best_drop(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, NULL, err);
     char params[96];
     snprintf(params, sizeof params, "ROUTINE=%s", routine);
     int64_t id;
-    snprintf(how + strlen(how), sizeof how - strlen(how), "; faster than every template: libmmtuned serves it");
+    snprintf(how + strlen(how), sizeof how - strlen(how), "; %s: libmmtuned serves it",
+             out->vendor_serves == MMT_VENDOR_FASTER ? "faster than every template"
+                                                     : "more accurate than the fastest template");
     FORWARD_IF_ERROR(
         record(t, &np, problem_id, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, params, &vres, how, &id, err));
     return mmt_store_best_partial(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, 0, err); /* no search */

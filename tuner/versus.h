@@ -6,12 +6,18 @@
  * ("vendor round: ...") and made its family's best (its configuration stays; its figure is
  * this run's); the vendor's figure goes to the baseline table with the trial of the
  * fastest winner it was timed beside (best_view shows a ratio only for that pair). Where the
- * vendor was the faster beyond noise, its result becomes the best of the `vendor` family
- * (vendor.h), which libmmtuned then serves; a round that finds it so no more drops it. */
+ * vendor was the faster beyond noise, or the more accurate (mmt_versus_vendor_serves), its
+ * result becomes the best of the `vendor` family (vendor.h), which libmmtuned then serves;
+ * a round that finds it so no more drops it. */
 #ifndef MMT_VERSUS_H
 #define MMT_VERSUS_H
 
 #include "tune.h"
+
+/* The rule, from the fastest winner's timing and relative error and the vendor's (an error
+ * not above 0 is not known, and decides nothing). */
+mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
+                                           double vendor_error);
 
 /* A family's winner. */
 typedef struct mmt_versus_entry {
@@ -25,7 +31,7 @@ typedef struct mmt_versus {
     mmt_timing vendor;                  /* samples 0: not timed (text says why) */
     double tuned_error[MMT_MAX_FAMILIES]; /* per entry, its result's relative error; 0: not known */
     double vendor_error;                /* the vendor's, on the same inputs; 0: not known */
-    int vendor_serves;                  /* the vendor was the faster beyond noise: its family's best */
+    mmt_vendor_serves vendor_serves;    /* why the vendor's family has the best, or MMT_VENDOR_NOT */
     char label[128];                    /* the vendor as tables name it */
     char text[512];                     /* why the round, or the vendor, timed nothing */
 } mmt_versus;

@@ -1,0 +1,36 @@
+/* test_versus.c - the vendor round's rule for when libmmtuned serves the vendor
+ * (tuner/versus.c, mmt_versus_vendor_serves): faster beyond noise (its interval wholly
+ * below the winner's), else more accurate (the winner's error above 1.1x the vendor's on
+ * the same inputs); overlapping intervals and errors within the ratio keep the template,
+ * and an error that is not known decides nothing. */
+#include <math.h>
+
+#include "check.h"
+#include "versus.h"
+
+static mmt_timing timing(double lo, double median, double hi)
+{
+    return (mmt_timing){.median_ms = median, .min_ms = lo, .max_ms = hi, .lo_ms = lo, .hi_ms = hi, .level = 0.95,
+                        .samples = 20};
+}
+
+int main(void)
+{
+    const mmt_timing slow = timing(1.9, 2.0, 2.1), fast = timing(0.9, 1.0, 1.1), near = timing(1.0, 1.05, 1.95);
+    /* speed: the vendor's interval wholly below the winner's */
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&slow, 1e-7, &fast, 1e-7), MMT_VENDOR_FASTER);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &slow, 1e-7), MMT_VENDOR_NOT);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&slow, 1e-7, &near, 1e-7), MMT_VENDOR_NOT); /* within noise */
+    /* accuracy: a faster winner whose error is above 1.1x the vendor's leaves it to the vendor */
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 2.3e-7, &slow, 2e-7), MMT_VENDOR_MORE_ACCURATE);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 2.19e-7, &slow, 2e-7), MMT_VENDOR_NOT);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-9, &slow, 2e-7), MMT_VENDOR_NOT); /* more accurate: fine */
+    /* faster and more accurate: speed is the reason given */
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&slow, 5e-7, &fast, 2e-7), MMT_VENDOR_FASTER);
+    /* an error not known (0, negative, NaN) on either side decides nothing */
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 5e-7, &slow, 0), MMT_VENDOR_NOT);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, NAN, &slow, 2e-7), MMT_VENDOR_NOT);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 5e-7, &slow, NAN), MMT_VENDOR_NOT);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, -1, &slow, 2e-7), MMT_VENDOR_NOT);
+    return check_result();
+}
