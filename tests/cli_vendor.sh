@@ -33,7 +33,7 @@ expect_eq "the vendor family's best" \
 expect_eq "the template's best beside it, not chosen, with its ratio under 1" \
   "$(q "$tmp/v.db" "select chosen, ratio < 1 from best_view where template = 'cpu/gemm_paced.c'")" "0|1"
 expect_eq "the --json row says the vendor serves" "$(grep -c '"served_by": *"vendor"' "$tmp/out")" 1
-expect_err "the table says so" 'served by OpenBLAS[^:]*: it was faster beyond noise than every template'
+expect_err "the table says so" 'served by OpenBLAS[^:]*: it was faster than every template in the same rounds'
 expect_eq "the vendor's trial is verified and says why it is the best" \
   "$(q "$tmp/v.db" "select t.rel_error < 1e-5, t.message like '%libmmtuned serves it%' from best b join trial t on t.id = b.trial_id
                     where b.template_name = 'vendor'")" "1|1"

@@ -1,8 +1,8 @@
 /* test_versus.c - the vendor round's rule for when libmmtuned serves the vendor
- * (tuner/versus.c, mmt_versus_vendor_serves): faster beyond noise (its interval wholly
- * below the winner's), else more accurate (the winner's error above 1.1x the vendor's on
- * the same inputs); overlapping intervals and errors within the ratio keep the template,
- * and an error that is not known decides nothing. */
+ * (tuner/versus.c, mmt_versus_vendor_serves): faster (its median below the winner's, within
+ * noise too), else more accurate (the winner's error above 1.1x the vendor's on the same
+ * inputs); a template that is as fast and as accurate keeps the problem, and an error that
+ * is not known decides nothing. */
 #include <math.h>
 
 #include "check.h"
@@ -16,11 +16,13 @@ static mmt_timing timing(double lo, double median, double hi)
 
 int main(void)
 {
-    const mmt_timing slow = timing(1.9, 2.0, 2.1), fast = timing(0.9, 1.0, 1.1), near = timing(1.0, 1.05, 1.95);
-    /* speed: the vendor's interval wholly below the winner's */
+    const mmt_timing slow = timing(1.9, 2.0, 2.1), fast = timing(0.9, 1.0, 1.1), near = timing(0.95, 1.02, 1.1);
+    /* speed: the lower median, within noise too (a template must not be the slower) */
     CHECK_EQ_INT(mmt_versus_vendor_serves(&slow, 1e-7, &fast, 1e-7), MMT_VENDOR_FASTER);
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &slow, 1e-7), MMT_VENDOR_NOT);
-    CHECK_EQ_INT(mmt_versus_vendor_serves(&slow, 1e-7, &near, 1e-7), MMT_VENDOR_NOT); /* within noise */
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&near, 1e-7, &fast, 1e-7), MMT_VENDOR_FASTER);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &near, 1e-7), MMT_VENDOR_NOT);
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &fast, 1e-7), MMT_VENDOR_NOT); /* a tie keeps the template */
     /* accuracy: a faster winner whose error is above 1.1x the vendor's leaves it to the vendor */
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 2.3e-7, &slow, 2e-7), MMT_VENDOR_MORE_ACCURATE);
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 2.19e-7, &slow, 2e-7), MMT_VENDOR_NOT);

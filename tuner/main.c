@@ -666,7 +666,7 @@ static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt
         n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
     if (r->vendor_serves == MMT_VENDOR_FASTER && n < size)
         n += (size_t)snprintf(note + n, size - n,
-                              "%sserved by %s: it was faster beyond noise than every template, so libmmtuned calls "
+                              "%sserved by %s: it was faster than every template in the same rounds, so libmmtuned calls "
                               "it for this problem (the figures are the templates' best beside it)",
                               n ? "; " : "", r->vendor_label);
     else if (r->vendor_serves == MMT_VENDOR_MORE_ACCURATE && n < size)

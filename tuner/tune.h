@@ -49,7 +49,7 @@ typedef struct mmt_tuner {
 /* Why libmmtuned serves the vendor for a problem. */
 typedef enum mmt_vendor_serves {
     MMT_VENDOR_NOT = 0,       /* a template serves */
-    MMT_VENDOR_FASTER,        /* the vendor was the faster beyond noise (its interval wholly below) */
+    MMT_VENDOR_FASTER,        /* the vendor's median was below the fastest winner's, in the same rounds */
     MMT_VENDOR_MORE_ACCURATE, /* the fastest winner's error was above MMT_VENDOR_ERROR_RATIO x the vendor's */
 } mmt_vendor_serves;
 

@@ -44,7 +44,7 @@ static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
                                            double vendor_error)
 {
-    if (vendor->hi_ms < winner->lo_ms) return MMT_VENDOR_FASTER;
+    if (vendor->median_ms < winner->median_ms) return MMT_VENDOR_FASTER;
     if (winner_error > 0 && vendor_error > 0 && winner_error > MMT_VENDOR_ERROR_RATIO * vendor_error)
         return MMT_VENDOR_MORE_ACCURATE;
     return MMT_VENDOR_NOT;
@@ -111,9 +111,9 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     FORWARD_IF_ERROR(mmt_store_baseline_put(t->st, t->device_id, problem_id, out->label, vres.timing.median_ms,
                                             mmt_problem_flops(&np) / (vres.timing.median_ms * 1e6), winner_trial,
                                             err));
-    /* The vendor family: a best of its own where it was the faster beyond noise or the more
-     * accurate, so libmmtuned serves it for this problem; where a later round finds it so no
-     * more, that best goes and the templates' serves again. */
+    /* The vendor family: a best of its own where it was the faster in these rounds or the
+     * more accurate, so libmmtuned serves it for this problem; where a later round finds it
+     * so no more, that best goes and the templates' serves again. */
     const char *routine = mmt_vendor_routine(t->be, np.mode);
     int off = 0;
     FORWARD_IF_ERROR(mmt_vendor_policy(&off, err));

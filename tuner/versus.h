@@ -6,7 +6,7 @@
  * ("vendor round: ...") and made its family's best (its configuration stays; its figure is
  * this run's); the vendor's figure goes to the baseline table with the trial of the
  * fastest winner it was timed beside (best_view shows a ratio only for that pair). Where the
- * vendor was the faster beyond noise, or the more accurate (mmt_versus_vendor_serves), its
+ * vendor was the faster, or the more accurate (mmt_versus_vendor_serves), its
  * result becomes the best of the `vendor` family (vendor.h), which libmmtuned then serves;
  * a round that finds it so no more drops it. */
 #ifndef MMT_VERSUS_H
@@ -14,8 +14,12 @@
 
 #include "tune.h"
 
-/* The rule, from the fastest winner's timing and relative error and the vendor's (an error
- * not above 0 is not known, and decides nothing). */
+/* The rule, from the fastest winner's timing and relative error and the vendor's, taken in
+ * the same rounds: the vendor serves where its median is the lower (a template must not be
+ * slower than the library it stands in for: where the two are within noise of each other
+ * either costs the same, and a tie kept for the template measured up to 0.93x the vendor
+ * later), or where the winner's error is above MMT_VENDOR_ERROR_RATIO times the vendor's
+ * (an error not above 0 is not known, and decides nothing). */
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
                                            double vendor_error);
 
