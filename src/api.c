@@ -543,9 +543,9 @@ static mmt_status module_build(mmt_ctx *ctx, const mmt_family *fam, const char *
     void *bin;
     size_t size;
     char *log = NULL;
-    mmt_status st = compile ? mmt_kernel_binary(ctx->be, &ctx->dev, ctx->st, fam->name, fam->source, defines, &bin,
+    mmt_status st = compile ? mmt_kernel_binary(ctx->be, &ctx->dev, fam->name, fam->source, defines, &bin,
                                                 &size, &log, NULL, err)
-                            : mmt_kernel_cached(ctx->be, &ctx->dev, ctx->st, fam->name, fam->source, defines, &bin,
+                            : mmt_kernel_cached(ctx->be, &ctx->dev, fam->name, fam->source, defines, &bin,
                                                 &size, err);
     free(log);
     FORWARD_IF_ERROR(st);
@@ -621,7 +621,7 @@ static mmt_status load_adds(mmt_ctx *ctx, mmt_dtype dtype, mmt_err *err)
     pthread_mutex_unlock(&ctx->lock);
     if (have) return MMT_OK;
     mmt_strassen_adds adds;
-    FORWARD_IF_ERROR(mmt_strassen_adds_load(ctx->be, &ctx->dev, ctx->st, dtype, &adds, err));
+    FORWARD_IF_ERROR(mmt_strassen_adds_load(ctx->be, &ctx->dev, dtype, &adds, err));
     pthread_mutex_lock(&ctx->lock);
     const int first = ctx->adds[i].be == NULL;
     if (first) ctx->adds[i] = adds;

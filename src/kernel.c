@@ -73,11 +73,11 @@ static void cache_write(const char *path, const void *bin, size_t size)
     free(data);
 }
 
-/* The binary of an instance from the database, else the file cache, else (compile) the
- * compiler; MMT_NOT_FOUND where it is in neither cache and compile is 0. */
-static mmt_status find_or_build(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
-                                const char *template_name, const char *source, const char *defines, int compile,
-                                void **bin, size_t *size, char **log, int *cached, mmt_err *err)
+/* The binary of an instance from the file cache, else (compile) the compiler; MMT_NOT_FOUND
+ * where the cache does not hold it and compile is 0. */
+static mmt_status find_or_build(const mmt_backend *be, const mmt_device_info *dev, const char *template_name,
+                                const char *source, const char *defines, int compile, void **bin, size_t *size,
+                                char **log, int *cached, mmt_err *err)
 {
     char key[65], dir[1024], path[1200];
     *bin = NULL;
@@ -86,39 +86,28 @@ static mmt_status find_or_build(const mmt_backend *be, const mmt_device_info *de
     if (cached) *cached = 1;
     FORWARD_IF_ERROR(mmt_kernel_key(be, dev, source, defines, key, err));
 
-    if (st && mmt_store_binary_get(st, key, bin, size, NULL) == MMT_OK) return MMT_OK;
     int have_dir = mmt_cache_dir(dir, sizeof dir, NULL) == MMT_OK;
     if (have_dir) {
         cache_path(dir, key, path, sizeof path);
-        if (cache_read(path, bin, size)) goto store;
+        if (cache_read(path, bin, size)) return MMT_OK;
     }
 
     if (cached) *cached = 0;
     RETURN_ERROR_IF(!compile, err, MMT_NOT_FOUND, "%s: the instance is not compiled yet", template_name);
     FORWARD_IF_ERROR(be->compile(dev, source, defines, bin, size, log, err));
     if (have_dir) cache_write(path, *bin, *size);
-
-store:
-    if (st) {
-        /* The source kept with the binary is the exact text compiled plus its definitions,
-         * so any result can be rebuilt. */
-        mmt_err ignore;
-        mmt_store_binary_put(st, key, template_name, defines, dev->arch, be->compiler_id(dev), source, *bin, *size,
-                             &ignore);
-    }
     return MMT_OK;
 }
 
-mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
-                             const char *template_name, const char *source, const char *defines, void **bin,
-                             size_t *size, char **log, int *cached, mmt_err *err)
+mmt_status mmt_kernel_binary(const mmt_backend *be, const mmt_device_info *dev, const char *template_name,
+                             const char *source, const char *defines, void **bin, size_t *size, char **log,
+                             int *cached, mmt_err *err)
 {
-    return find_or_build(be, dev, st, template_name, source, defines, 1, bin, size, log, cached, err);
+    return find_or_build(be, dev, template_name, source, defines, 1, bin, size, log, cached, err);
 }
 
-mmt_status mmt_kernel_cached(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
-                             const char *template_name, const char *source, const char *defines, void **bin,
-                             size_t *size, mmt_err *err)
+mmt_status mmt_kernel_cached(const mmt_backend *be, const mmt_device_info *dev, const char *template_name,
+                             const char *source, const char *defines, void **bin, size_t *size, mmt_err *err)
 {
-    return find_or_build(be, dev, st, template_name, source, defines, 0, bin, size, NULL, NULL, err);
+    return find_or_build(be, dev, template_name, source, defines, 0, bin, size, NULL, NULL, err);
 }

@@ -786,54 +786,6 @@ void mmt_store_device_from_row(sqlite3_stmt *s, int col, mmt_device_info *d)
     }
 }
 
-mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err)
-{
-    *data = NULL;
-    *size = 0;
-    sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st, "SELECT data FROM binary WHERE key = ?", &s, err));
-    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(s);
-    mmt_status r = MMT_OK;
-    if (rc == SQLITE_ROW) {
-        int n = sqlite3_column_bytes(s, 0);
-        *data = malloc(n > 0 ? (size_t)n : 1);
-        if (!*data) r = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-        else {
-            if (n > 0) memcpy(*data, sqlite3_column_blob(s, 0), (size_t)n);
-            *size = (size_t)n;
-        }
-    } else if (rc == SQLITE_DONE) {
-        r = mmt_err_set(err, MMT_NOT_FOUND, "no binary %.16s... in %s", key, st->path);
-    } else {
-        r = db_error(st, err, "binary");
-    }
-    sqlite3_finalize(s);
-    return r;
-}
-
-mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *template_name, const char *params,
-                                const char *target, const char *compiler, const char *source, const void *data,
-                                size_t size, mmt_err *err)
-{
-    sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st,
-                             "INSERT OR REPLACE INTO binary (key, template_name, params, target, compiler, source, "
-                             "data, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                             &s, err));
-    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, template_name ? template_name : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 3, params ? params : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 4, target ? target : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 5, compiler ? compiler : "", -1, SQLITE_TRANSIENT);
-    if (source) sqlite3_bind_text(s, 6, source, -1, SQLITE_TRANSIENT);
-    else sqlite3_bind_null(s, 6);
-    if (data && size) sqlite3_bind_blob64(s, 7, data, size, SQLITE_TRANSIENT);
-    else sqlite3_bind_zeroblob(s, 7, 0); /* an empty blob, not NULL */
-    sqlite3_bind_int64(s, 8, (sqlite3_int64)size);
-    return step_done(st, s, err);
-}
-
 mmt_status mmt_store_print_best(mmt_store *st, void *file, const char *device, mmt_err *err)
 {
     FILE *f = file;

@@ -1,9 +1,9 @@
 /* store.h - the SQLite database (DESIGN.md section 5): devices, templates, configs,
- * problems, every trial, the best config per (device, problem), the compile cache and
- * tuning sessions. The schema text is db/schema.sql (embedded); the version is in
- * PRAGMA user_version and older files are migrated forward with db/migrate_N.sql.
- * WAL mode, a busy timeout, and one transaction per trial. The store knows nothing of
- * CUDA or compilers: binaries are opaque blobs. */
+ * problems, every trial, the best config per (device, problem) and tuning sessions. The
+ * schema text is db/schema.sql (embedded); the version is in PRAGMA user_version and older
+ * files are migrated forward with db/migrate_N.sql. WAL mode, a busy timeout, and one
+ * transaction per trial. No compiled code: kernels are cached in the user's own directory
+ * (kernel.h), and the binary table of older databases is neither read nor written. */
 #ifndef MMT_STORE_H
 #define MMT_STORE_H
 
@@ -166,12 +166,6 @@ mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_
  * MMT_DATABASE (mmt_store_open sets 30 s: a tuner waits; libmmtuned's write-back from a
  * GEMM call must not). */
 void mmt_store_busy_timeout(mmt_store *st, int ms);
-
-/* Compile cache. get returns MMT_NOT_FOUND if the key is absent; *data is malloc'd. */
-mmt_status mmt_store_binary_get(mmt_store *st, const char *key, void **data, size_t *size, mmt_err *err);
-mmt_status mmt_store_binary_put(mmt_store *st, const char *key, const char *template_name, const char *params,
-                                const char *target, const char *compiler, const char *source, const void *data,
-                                size_t size, mmt_err *err);
 
 /* For `mmtune show`: prints best_view as an aligned table to f, the rows of the device
  * named device only (NULL: every device). */

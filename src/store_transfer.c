@@ -96,8 +96,8 @@ struct mmt_xfer {
 
 enum { BUSY_TIMEOUT_MS = 30000 }; /* as store.c's: a transfer waits for tuners like a tuner does */
 
-/* xfer holds rows with the ids they resolve to in the target, xfer_binary the compiled
- * kernels of merged databases, current_template this mmtune's template sources. */
+/* xfer holds rows with the ids they resolve to in the target, current_template this
+ * mmtune's template sources. */
 static mmt_status create_staging(mmt_store *st, mmt_err *err)
 {
     char sql[4096];
@@ -112,8 +112,6 @@ static mmt_status create_staging(mmt_store *st, mmt_err *err)
              "session_id INTEGER, trial_id INTEGER); "
              "CREATE INDEX xfer_by_src ON xfer (src, kind); "
              "CREATE INDEX xfer_baselines ON xfer (device_id, problem_id, library) WHERE kind = 'baseline'; "
-             "CREATE TABLE xfer_binary (src INTEGER NOT NULL, key TEXT PRIMARY KEY, template_name TEXT, "
-             "params TEXT, target TEXT, compiler TEXT, source TEXT, data BLOB, size INTEGER, created TEXT); "
              "CREATE TABLE current_template (name TEXT PRIMARY KEY, source_hash TEXT);");
     return mmt_store_exec(st, sql, err);
 }
@@ -222,12 +220,6 @@ mmt_status mmt_xfer_add_db(mmt_xfer *x, int source, const char *path, mmt_err *e
     snprintf(rows, sizeof rows, rows_sql, "xfer_src");
     snprintf(sql, sizeof sql, "INSERT INTO xfer (src, %s, line) SELECT ?1, %s, line FROM (%s)", names, names, rows);
     if (r == MMT_OK) r = run(st, sql, source, &x->rows, err);
-    if (r == MMT_OK)
-        r = run(st,
-                "INSERT OR IGNORE INTO xfer_binary (src, key, template_name, params, target, compiler, source, data, "
-                "size, created) SELECT ?1, key, template_name, params, target, compiler, source, data, size, created "
-                "FROM xfer_src.binary",
-                source, NULL, err);
     mmt_status d = mmt_store_exec(st, "DETACH xfer_src", r == MMT_OK ? err : NULL);
     return r != MMT_OK ? r : d;
 }
@@ -247,7 +239,7 @@ mmt_status mmt_xfer_add_db(mmt_xfer *x, int source, const char *path, mmt_err *e
     x ".time_ms_max AND " t ".gflops IS " x ".gflops AND " t ".rel_error IS " x ".rel_error AND " t ".reps IS " x   \
     ".reps AND " t ".message IS " x ".message AND " t ".created = " x ".created"
 
-enum { N_NONE, N_DEVICES, N_SESSIONS, N_TRIALS, N_BESTS, N_BASELINES, N_BINARIES };
+enum { N_NONE, N_DEVICES, N_SESSIONS, N_TRIALS, N_BESTS, N_BASELINES };
 static const struct step {
     const char *sql;
     int counts; /* which count its changes add to */
@@ -322,10 +314,6 @@ static const struct step {
     {"UPDATE target.best SET partial = 0 WHERE partial = 1 AND trial_id IN (SELECT trial_id FROM xfer WHERE "
      "src = ?1 AND kind = 'trial' AND best = 1 AND partial = 0)",
      N_BESTS},
-    {"INSERT OR IGNORE INTO target.binary (key, template_name, params, target, compiler, source, data, size, created) "
-     "SELECT key, template_name, params, target, compiler, source, data, size, created FROM xfer_binary "
-     "WHERE src = ?1",
-     N_BINARIES},
 };
 
 /* How a vendor figure ranks among those of its (device, problem, library), the greater
@@ -399,7 +387,7 @@ static mmt_status absorb_attached(mmt_xfer *x, int sources, mmt_xfer_counts *cou
     mmt_store *st = &x->db;
     long *count_of[] = {[N_NONE] = NULL, [N_DEVICES] = &counts->devices, [N_SESSIONS] = &counts->sessions,
                         [N_TRIALS] = &counts->trials, [N_BESTS] = &counts->bests,
-                        [N_BASELINES] = &counts->baselines, [N_BINARIES] = &counts->binaries};
+                        [N_BASELINES] = &counts->baselines};
     /* how a best candidate ranks: a result of this mmtune's template source first, then the
      * faster, then by configuration text and source hash, so any order of merging picks the
      * same (a view of the target's rows: temporary, as views across schemas must be) */

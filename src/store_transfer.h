@@ -33,13 +33,14 @@ void mmt_xfer_free(mmt_xfer *x); /* NULL is a no-op */
  * (the caller adds file and line), or MMT_DATABASE. */
 mmt_status mmt_xfer_add(mmt_xfer *x, int source, long line, const mmt_xfer_value *row, mmt_err *err);
 
-/* Stages every row and compiled kernel of the database at path, brought to the current
- * schema in memory: the file is only read; a newer schema is refused. */
+/* Stages every row of the database at path, brought to the current schema in memory: the
+ * file is only read; a newer schema is refused. Its compiled kernels stay behind (the
+ * binary table of older databases): code never travels from one database to another. */
 mmt_status mmt_xfer_add_db(mmt_xfer *x, int source, const char *path, mmt_err *err);
 
 typedef struct mmt_xfer_counts {
     long rows;                                                /* staged */
-    long trials, bests, baselines, sessions, devices, binaries; /* added, or changed */
+    long trials, bests, baselines, sessions, devices; /* added, or changed */
 } mmt_xfer_counts;
 
 /* Absorbs the staged sources 1..sources into the database at target (created, or brought

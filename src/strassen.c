@@ -238,8 +238,8 @@ mmt_status mmt_strassen_run(const mmt_backend *be, mmt_module *base, const mmt_s
 static const char *const add_entries[4] = {"mmt_strassen_split_a", "mmt_strassen_split_b", "mmt_strassen_acc",
                                            "mmt_strassen_u3"};
 
-mmt_status mmt_strassen_adds_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
-                                    mmt_dtype dtype, void **bin, size_t *size, mmt_err *err)
+mmt_status mmt_strassen_adds_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_dtype dtype, void **bin,
+                                    size_t *size, mmt_err *err)
 {
     char prefix[64], defines[32];
     const char *path = NULL;
@@ -253,21 +253,21 @@ mmt_status mmt_strassen_adds_binary(const mmt_backend *be, const mmt_device_info
     char *source = NULL, *log = NULL;
     size_t n;
     FORWARD_IF_ERROR(mmt_resource_read(path, &source, &n, err));
-    mmt_status s = mmt_kernel_binary(be, dev, st, path + strlen("templates/"), source, defines, bin, size, &log, NULL,
+    mmt_status s = mmt_kernel_binary(be, dev, path + strlen("templates/"), source, defines, bin, size, &log, NULL,
                                      err);
     free(source);
     free(log);
     return s;
 }
 
-mmt_status mmt_strassen_adds_load(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st, mmt_dtype dtype,
+mmt_status mmt_strassen_adds_load(const mmt_backend *be, const mmt_device_info *dev, mmt_dtype dtype,
                                   mmt_strassen_adds *out, mmt_err *err)
 {
     memset(out, 0, sizeof *out);
     out->be = be;
     void *bin;
     size_t size;
-    FORWARD_IF_ERROR(mmt_strassen_adds_binary(be, dev, st, dtype, &bin, &size, err));
+    FORWARD_IF_ERROR(mmt_strassen_adds_binary(be, dev, dtype, &bin, &size, err));
     mmt_module **mods[4] = {&out->split_a, &out->split_b, &out->acc, &out->u3};
     mmt_status s = MMT_OK;
     for (int i = 0; i < 4 && s == MMT_OK; i++) s = be->load(dev, bin, size, add_entries[i], mods[i], err);

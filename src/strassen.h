@@ -37,7 +37,6 @@
 
 #include "backend.h"
 #include "space.h"
-#include "store.h"
 
 /* The most distinct base-call shapes of a run: the whole problem (alpha == 0), three strips
  * per level and the last level's product. */
@@ -79,16 +78,16 @@ typedef struct mmt_strassen_adds {
     mmt_module *split_a, *split_b, *acc, *u3;
 } mmt_strassen_adds;
 
-/* Builds (database, file cache or compiler; st may be NULL) and loads the additions for
- * dtype (f32 or f64). Free with mmt_strassen_adds_unload. */
-mmt_status mmt_strassen_adds_load(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st, mmt_dtype dtype,
+/* Builds (file cache or compiler) and loads the additions for dtype (f32 or f64). Free
+ * with mmt_strassen_adds_unload. */
+mmt_status mmt_strassen_adds_load(const mmt_backend *be, const mmt_device_info *dev, mmt_dtype dtype,
                                   mmt_strassen_adds *out, mmt_err *err);
 void mmt_strassen_adds_unload(mmt_strassen_adds *a);
 
-/* The binary of the additions (as mmt_kernel_binary): the tuner stores it before a worker
+/* The binary of the additions (as mmt_kernel_binary): the tuner builds it before a worker
  * needs it, so the worker finds it in the kernel file cache. */
-mmt_status mmt_strassen_adds_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_store *st,
-                                    mmt_dtype dtype, void **bin, size_t *size, mmt_err *err);
+mmt_status mmt_strassen_adds_binary(const mmt_backend *be, const mmt_device_info *dev, mmt_dtype dtype, void **bin,
+                                    size_t *size, mmt_err *err);
 
 /* Runs p (its m n k the plan's) with the plan's levels: base is the loaded instance of the
  * base configuration, adds the additions of p's element type. p->workspace must hold

@@ -43,7 +43,7 @@ static mmt_module *ct_build(const mmt_device_info *dev, const mmt_family *fam, c
     mmt_module *mod = NULL;
     if (mmt_kernel_defines(fam->space, cfg, &env, defines, sizeof defines, err) != MMT_OK) return NULL;
     mmt_status st =
-        mmt_kernel_binary(&mmt_backend_cpu, dev, NULL, fam->name, fam->source, defines, &bin, &size, &log, NULL, err);
+        mmt_kernel_binary(&mmt_backend_cpu, dev, fam->name, fam->source, defines, &bin, &size, &log, NULL, err);
     free(log);
     if (st != MMT_OK) return NULL;
     st = mmt_backend_cpu.load(dev, bin, size, fam->space->entry, &mod, err);

@@ -66,7 +66,7 @@ static mmt_status sc_build(sc_env *e, int f64, int ta, int tb, int align, mmt_mo
     *mod = NULL;
     mmt_status st = mmt_kernel_defines(e->fam->space, &e->base, &env, defines, sizeof defines, err);
     if (st == MMT_OK)
-        st = mmt_kernel_binary(e->be, e->dev, NULL, e->fam->name, e->fam->source, defines, &bin, &size, &log, NULL,
+        st = mmt_kernel_binary(e->be, e->dev, e->fam->name, e->fam->source, defines, &bin, &size, &log, NULL,
                                err);
     if (st == MMT_OK) st = e->be->load(e->dev, bin, size, e->fam->space->entry, mod, err);
     free(bin);
@@ -82,7 +82,7 @@ static int sc_open(sc_env *e, int f64, int ta, int tb)
     mmt_status st = sc_build(e, f64, ta, tb, f64 ? 8 : 4, &e->mod[f64], &err);
     if (st == MMT_OK) st = sc_build(e, f64, ta, tb, 16, &e->mod16[f64], &err);
     if (st == MMT_OK && !e->adds[f64].be)
-        st = mmt_strassen_adds_load(e->be, e->dev, NULL, f64 ? MMT_F64 : MMT_F32, &e->adds[f64], &err);
+        st = mmt_strassen_adds_load(e->be, e->dev, f64 ? MMT_F64 : MMT_F32, &e->adds[f64], &err);
     if (st != MMT_OK) fprintf(stderr, "building the base kernel or the additions failed: %s\n", err.msg);
     CHECK_OK(st, &err);
     return st == MMT_OK;

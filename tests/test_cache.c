@@ -4,10 +4,12 @@
  * key is compiled again and replaced, never used; a shared object planted under the name
  * of the binary the CPU backend loads is replaced before dlopen, and the kernel that runs
  * computes the right product; writers of one path in many threads leave one whole file
- * and no temporaries. */
+ * and no temporaries; a database carries no code: serving writes none into it, and what a
+ * database's binary table holds under a kernel's key is never loaded. */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,9 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "kernel.h"
+#include "mmtuned.h"
+#include "query.h"
+#include "store.h"
 
 static char dir[] = "/tmp/mmtune-test-cache-XXXXXX";
 
@@ -75,7 +80,7 @@ static mmt_status build_default(const mmt_family *fam, const mmt_device_info *de
     mmt_space_default(fam->space, &def);
     FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &def, &env, defines, dsize, err));
     char *log = NULL;
-    mmt_status st = mmt_kernel_binary(&mmt_backend_cpu, dev, NULL, fam->name, fam->source, defines, bin, size, &log,
+    mmt_status st = mmt_kernel_binary(&mmt_backend_cpu, dev, fam->name, fam->source, defines, bin, size, &log,
                                       cached, err);
     free(log);
     return st;
@@ -195,12 +200,73 @@ static void test_concurrent_writers(void)
     CHECK_EQ_INT(entries, 1);
 }
 
+/* 2 x 3 times 3 x 2 through libmmtuned on the CPU: the call's status, and whether C is right. */
+static int api_call_right(const char *db)
+{
+    const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
+    float c[4] = {NAN, NAN, NAN, NAN};
+    mmt_ctx *ctx;
+    int right = 0;
+    if (mmt_open(&ctx, "cpu", db) != MMT_OK) return 0;
+    if (mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 2, 2, 3, 1, a, 3, b, 2, 0, c, 2) == MMT_OK)
+        right = c[0] == 58 && c[1] == 64 && c[2] == 139 && c[3] == 154;
+    else
+        fprintf(stderr, "sgemm: %s\n", mmt_last_error(ctx));
+    mmt_close(ctx);
+    return right;
+}
+
+/* A database is shared, merged and imported: code in it would run in whoever reads it. A
+ * served call writes no kernel into the database; then every kernel the cache held is
+ * planted in the database's binary table (as an older mmtune kept them) as a blob that
+ * cannot load, and the cache emptied: the next call compiles again and is right, where
+ * loading the blob would have failed it. */
+static void test_database_carries_no_code(void)
+{
+    char cache[600], db[600], text[64], sql[1024];
+    snprintf(cache, sizeof cache, "%s/db-kernels", dir);
+    snprintf(db, sizeof db, "%s/served.db", dir);
+    setenv("MMTUNE_CACHE_DIR", cache, 1);
+    setenv("MMTUNE_VENDOR", "off", 1); /* the templates serve: their kernels are what is at stake */
+    mmt_store *st = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_store_open(db, 0, &st, &err), &err); /* a new database */
+    mmt_store_close(st);
+    CHECK(api_call_right(db));
+    query(db, "SELECT count(*) FROM binary", text, sizeof text);
+    CHECK_EQ_STR(text, "0");
+
+    sqlite3 *h = NULL;
+    CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+    DIR *d = opendir(cache);
+    CHECK(d != NULL);
+    int planted = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        const size_t n = strlen(e->d_name);
+        if (n != 64 + 4 || strcmp(e->d_name + 64, ".bin") != 0) continue;
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO binary (key, template_name, params, target, compiler, data, size) "
+                 "VALUES ('%.64s', 'cpu/gemm_avx.c', '', '', '', x'7f454c46', 4)",
+                 e->d_name);
+        CHECK(sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK);
+        snprintf(sql, sizeof sql, "%s/%s", cache, e->d_name);
+        CHECK(unlink(sql) == 0);
+        planted++;
+    }
+    if (d) closedir(d);
+    sqlite3_close(h);
+    CHECK(planted > 0);
+    CHECK(api_call_right(db));
+    unsetenv("MMTUNE_VENDOR");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
     test_private_dirs();
     test_planted_files();
     test_concurrent_writers();
+    test_database_carries_no_code();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

@@ -85,7 +85,7 @@ static void check_cached(const mmt_backend *be, const mmt_device_info *dev, cons
     char *log = NULL;
     int cached = 0;
     mmt_err err;
-    CHECK_OK(mmt_kernel_binary(be, dev, NULL, "", source, defines, &bin, &size, &log, &cached, &err), &err);
+    CHECK_OK(mmt_kernel_binary(be, dev, "", source, defines, &bin, &size, &log, &cached, &err), &err);
     CHECK_EQ_INT(cached, 1);
     free(log);
     CHECK_OK(be->compile(dev, source, defines, &fresh, &fresh_size, &log, &err), &err);

@@ -200,7 +200,7 @@ static mmt_status device_reference(mmt_bench *b, int *found, mmt_err *err)
     size_t bytes = sizeof(double) * p->m * p->n;
     mmt_status st = mmt_resource_read(path, &source, &n, err);
     if (st == MMT_OK)
-        st = mmt_kernel_binary(b->be, b->dev, NULL, path + 10, source, defines, &bin, &n, &log, NULL, err);
+        st = mmt_kernel_binary(b->be, b->dev, path + 10, source, defines, &bin, &n, &log, NULL, err);
     if (st == MMT_OK) st = b->be->load(b->dev, bin, n, "mmt_gemm_ref64", &mod, err);
     if (st == MMT_OK) st = b->be->alloc(b->dev, bytes, &ws, err);
     if (st == MMT_OK) {

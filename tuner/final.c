@@ -35,7 +35,7 @@ int mmt_final_binary(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *e
     int ok = mmt_config_parse(fam->space, params, &cfg, NULL) == MMT_OK &&
              mmt_kernel_defines(fam->space, &cfg, env, defines, sizeof defines, NULL) == MMT_OK &&
              mmt_space_geometry(fam->space, &cfg, env, &out->geometry, NULL) == MMT_OK &&
-             mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, &bin, &out->size, &log, NULL,
+             mmt_kernel_binary(t->be, &t->dev, fam->name, fam->source, defines, &bin, &out->size, &log, NULL,
                                NULL) == MMT_OK;
     free(log);
     out->bin = bin;
@@ -47,7 +47,7 @@ int mmt_final_binary(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *e
         size_t adds_size = 0;
         int valid = 0;
         ok = mmt_strassen_plan_make(fam->space, &cfg, &lenv, &out->plan, &valid, NULL) == MMT_OK && valid &&
-             mmt_strassen_adds_binary(t->be, &t->dev, t->st, env->problem->dtype, &adds, &adds_size, NULL) == MMT_OK;
+             mmt_strassen_adds_binary(t->be, &t->dev, env->problem->dtype, &adds, &adds_size, NULL) == MMT_OK;
         free(adds);
     }
     return ok;
@@ -108,13 +108,10 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
     if (k == 1) {
         snprintf(out->text, sizeof out->text, "%s",
                  n == 1 ? "the only candidate that passed" : "no final round: the others are clearly slower");
-        mmt_worker_binary winner; /* read here to store it in the database, where the runtime finds it */
-        mmt_final_binary(t, fam, env, c[idx[0]].params, &winner);
-        free((void *)winner.bin);
         return pin(t, c[idx[0]].trial_id, err);
     }
 
-    /* the finalists' binaries: from the file cache the search filled, stored in the database */
+    /* the finalists' binaries: from the file cache the search filled */
     mmt_worker_binary bins[MMT_FINALISTS];
     size_t who[MMT_FINALISTS];
     int m = 0;

@@ -77,10 +77,10 @@ mmt_status mmt_levels_round(mmt_tuner *t, const mmt_family *fam, const mmt_space
     FORWARD_IF_ERROR(mmt_kernel_defines(s, &cand[0], env, defines, sizeof defines, err));
     FORWARD_IF_ERROR(mmt_space_geometry(s, &cand[0], env, &g, err));
     mmt_err why;
-    mmt_status st = mmt_kernel_binary(t->be, &t->dev, t->st, fam->name, fam->source, defines, &bin, &size, &log, NULL,
+    mmt_status st = mmt_kernel_binary(t->be, &t->dev, fam->name, fam->source, defines, &bin, &size, &log, NULL,
                                       &why);
     free(log);
-    if (st == MMT_OK) st = mmt_strassen_adds_binary(t->be, &t->dev, t->st, env->problem->dtype, &adds, &adds_size, &why);
+    if (st == MMT_OK) st = mmt_strassen_adds_binary(t->be, &t->dev, env->problem->dtype, &adds, &adds_size, &why);
     free(adds);
     if (st != MMT_OK) {
         free(bin);

@@ -73,7 +73,7 @@ static mmt_status warm(const mmt_backend *be, const mmt_device_info *dev, const 
     size_t size = 0;
     char *log = NULL;
     *cached = 1;
-    mmt_status st = mmt_kernel_binary(be, dev, NULL, "", source, defines, &bin, &size, &log, cached, NULL);
+    mmt_status st = mmt_kernel_binary(be, dev, "", source, defines, &bin, &size, &log, cached, NULL);
     free(bin);
     free(log);
     return st;

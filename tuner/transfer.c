@@ -225,13 +225,11 @@ static int cmd_absorb(const transfer_options *o)
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return exit_code(s);
     }
-    char kernels[64] = "";
-    if (merge) snprintf(kernels, sizeof kernels, ", %ld compiled kernels", n.binaries);
     if (!o->quiet)
-        fprintf(stderr, "mmtune: %s %d %s%s into %s: %ld rows read; added %ld trials, %ld sessions, %ld devices%s; "
+        fprintf(stderr, "mmtune: %s %d %s%s into %s: %ld rows read; added %ld trials, %ld sessions, %ld devices; "
                         "set %ld best and %ld baselines\n",
                 merge ? "merged" : "imported", o->n_inputs, merge ? "database" : "file", o->n_inputs == 1 ? "" : "s",
-                target, n.rows, n.trials, n.sessions, n.devices, kernels, n.bests, n.baselines);
+                target, n.rows, n.trials, n.sessions, n.devices, n.bests, n.baselines);
     return EXIT_OK;
 }
 

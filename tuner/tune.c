@@ -105,7 +105,7 @@ static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config 
     int cached = 1;
     mmt_err kerr;
     mmt_err_clear(&kerr);
-    mmt_status st = mmt_kernel_binary(t->be, &t->dev, NULL, fam->name, fam->source, defines, &bin, &size, &log,
+    mmt_status st = mmt_kernel_binary(t->be, &t->dev, fam->name, fam->source, defines, &bin, &size, &log,
                                       &cached, &kerr);
     pipe->wait_s += mmt_now_s() - w0;
     pipe->compiled += !cached;

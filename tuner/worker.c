@@ -264,7 +264,7 @@ static const mmt_strassen_adds *worker_adds(const mmt_backend *be, const mmt_dev
                                             mmt_strassen_adds adds[2], mmt_dtype dtype, mmt_err *err)
 {
     mmt_strassen_adds *a = &adds[dtype == MMT_F64];
-    if (!a->be && mmt_strassen_adds_load(be, dev, NULL, dtype, a, err) != MMT_OK) return NULL;
+    if (!a->be && mmt_strassen_adds_load(be, dev, dtype, a, err) != MMT_OK) return NULL;
     return a;
 }
 
