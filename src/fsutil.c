@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +46,28 @@ mmt_status mmt_private_dir(const char *path, mmt_err *err)
     return MMT_OK;
 }
 
+void mmt_user_cache_dir(char *buf, size_t size)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/') {
+        snprintf(buf, size, "%s", xdg);
+        return;
+    }
+    if (!home || home[0] != '/') {
+        const struct passwd *pw = getpwuid(geteuid());
+        home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+    }
+    if (home) snprintf(buf, size, "%s/.cache", home);
+    else snprintf(buf, size, "/tmp/mmtune-%d", (int)geteuid());
+}
+
 mmt_status mmt_cache_dir(char *buf, size_t size, mmt_err *err)
 {
-    const char *dir = getenv("MMTUNE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *dir = getenv("MMTUNE_CACHE_DIR");
+    char base[4096];
+    mmt_user_cache_dir(base, sizeof base);
     if (dir && *dir) snprintf(buf, size, "%s", dir);
-    else if (xdg && *xdg) snprintf(buf, size, "%s/mmtune/kernels", xdg);
-    else if (home && *home) snprintf(buf, size, "%s/.cache/mmtune/kernels", home);
-    else snprintf(buf, size, "/tmp/mmtune-%d/kernels", (int)getuid());
+    else snprintf(buf, size, "%s/mmtune/kernels", base);
     return mmt_private_dir(buf, err);
 }
 

@@ -17,9 +17,14 @@ mmt_status mmt_mkdirs(const char *path, mmt_err *err);
  * says what is wrong: a directory that others own or can write could hold planted code. */
 mmt_status mmt_private_dir(const char *path, mmt_err *err);
 
-/* The directory compiled kernels are cached in: $MMTUNE_CACHE_DIR, else
- * $XDG_CACHE_HOME/mmtune/kernels, else $HOME/.cache/mmtune/kernels, else
- * /tmp/mmtune-UID/kernels; private (mmt_private_dir). */
+/* This user's cache directory, always an absolute path: $XDG_CACHE_HOME if absolute, else
+ * HOME's .cache (HOME if absolute, else the password database's home of this user), else
+ * /tmp/mmtune-UID. Never relative to the working directory, where another user may have
+ * planted a database or kernels. */
+void mmt_user_cache_dir(char *buf, size_t size);
+
+/* The directory compiled kernels are cached in: $MMTUNE_CACHE_DIR, else mmtune/kernels in
+ * the user's cache directory; private (mmt_private_dir). */
 mmt_status mmt_cache_dir(char *buf, size_t size, mmt_err *err);
 
 /* Reads a whole file; *data is malloc'd with a NUL after the last byte. */

@@ -32,10 +32,11 @@ mmt_trial_status mmt_trial_status_parse(const char *name)
 
 void mmt_store_default_path(char *buf, size_t size)
 {
-    const char *env = getenv("MMTUNE_DB"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *env = getenv("MMTUNE_DB");
+    char base[4096];
+    mmt_user_cache_dir(base, sizeof base);
     if (env && *env) snprintf(buf, size, "%s", env);
-    else if (xdg && *xdg) snprintf(buf, size, "%s/mmtune/mmtune.db", xdg);
-    else snprintf(buf, size, "%s/.cache/mmtune/mmtune.db", home && *home ? home : ".");
+    else snprintf(buf, size, "%s/mmtune/mmtune.db", base);
 }
 
 static mmt_status db_error(mmt_store *st, mmt_err *err, const char *what)

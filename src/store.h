@@ -41,8 +41,9 @@ typedef struct mmt_trial_rec {
     const char *message; /* compile log, fault, ...; may be NULL */
 } mmt_trial_rec;
 
-/* The default database path: $MMTUNE_DB, else $XDG_CACHE_HOME/mmtune/mmtune.db, else
- * $HOME/.cache/mmtune/mmtune.db. */
+/* The default database path: $MMTUNE_DB, else mmtune/mmtune.db in the user's cache
+ * directory (fsutil.h: $XDG_CACHE_HOME, else HOME's .cache, HOME from the password
+ * database where it is unset; never relative to the working directory). */
 void mmt_store_default_path(char *buf, size_t size);
 
 /* Opens (creating the file and its directory if needed, unless readonly) and brings the

@@ -1,14 +1,16 @@
-/* test_cache.c - a kernel cache nobody can plant code in: the cache directory is made
- * private (0700), an existing one open to others is closed, a symbolic link or another
- * user's directory is refused with a message; a file planted or damaged under a compile
- * key is compiled again and replaced, never used; a shared object planted under the name
- * of the binary the CPU backend loads is replaced before dlopen, and the kernel that runs
- * computes the right product; writers of one path in many threads leave one whole file
- * and no temporaries; a database carries no code: serving writes none into it, and what a
- * database's binary table holds under a kernel's key is never loaded. */
+/* test_cache.c - a kernel cache nobody can plant code in: the default paths are absolute
+ * whatever HOME and XDG_CACHE_HOME say (never under the working directory); the cache
+ * directory is made private (0700), an existing one open to others is closed, a symbolic
+ * link or another user's directory is refused with a message; a file planted or damaged
+ * under a compile key is compiled again and replaced, never used; a shared object planted
+ * under the name of the binary the CPU backend loads is replaced before dlopen, and the
+ * kernel that runs computes the right product; writers of one path in many threads leave
+ * one whole file and no temporaries; a database carries no code: serving writes none into
+ * it, and what a database's binary table holds under a kernel's key is never loaded. */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,9 +262,49 @@ static void test_database_carries_no_code(void)
     unsetenv("MMTUNE_VENDOR");
 }
 
+/* The default database and cache paths with HOME and XDG_CACHE_HOME unset, relative or set:
+ * a relative value is passed over for the password database's home, so a database planted
+ * in a shared working directory is never opened by default. */
+static void test_default_paths(void)
+{
+    char db[4096], cache[4096], want[4096];
+    const struct passwd *pw = getpwuid(geteuid());
+    const char *home = getenv("HOME");
+    char saved_home[4096] = "";
+    if (home) snprintf(saved_home, sizeof saved_home, "%s", home);
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    char saved_xdg[4096] = "";
+    if (xdg) snprintf(saved_xdg, sizeof saved_xdg, "%s", xdg);
+    unsetenv("MMTUNE_DB");
+    unsetenv("XDG_CACHE_HOME");
+    snprintf(want, sizeof want, "%s/.cache/mmtune/mmtune.db", pw && pw->pw_dir[0] == '/' ? pw->pw_dir : "");
+    const char *homes[] = {NULL, "", "relative/home", "."};
+    for (size_t i = 0; i < sizeof homes / sizeof homes[0]; i++) {
+        if (homes[i]) setenv("HOME", homes[i], 1);
+        else unsetenv("HOME");
+        setenv("XDG_CACHE_HOME", "relative/xdg", 1); /* the XDG spec: a relative value is ignored */
+        mmt_store_default_path(db, sizeof db);
+        mmt_user_cache_dir(cache, sizeof cache);
+        CHECK(db[0] == '/' && cache[0] == '/');
+        if (pw && pw->pw_dir[0] == '/') CHECK_EQ_STR(db, want);
+    }
+    setenv("HOME", "/somewhere/home", 1);
+    unsetenv("XDG_CACHE_HOME");
+    mmt_store_default_path(db, sizeof db);
+    CHECK_EQ_STR(db, "/somewhere/home/.cache/mmtune/mmtune.db");
+    setenv("XDG_CACHE_HOME", "/somewhere/xdg", 1);
+    mmt_store_default_path(db, sizeof db);
+    CHECK_EQ_STR(db, "/somewhere/xdg/mmtune/mmtune.db");
+    if (home) setenv("HOME", saved_home, 1);
+    else unsetenv("HOME");
+    if (xdg) setenv("XDG_CACHE_HOME", saved_xdg, 1);
+    else unsetenv("XDG_CACHE_HOME");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
+    test_default_paths();
     test_private_dirs();
     test_planted_files();
     test_concurrent_writers();
