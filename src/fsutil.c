@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,19 +33,54 @@ static mmt_status make_dirs(const char *path, mode_t mode, mmt_err *err)
 
 mmt_status mmt_mkdirs(const char *path, mmt_err *err) { return make_dirs(path, 0755, err); }
 
-mmt_status mmt_private_dir(const char *path, mmt_err *err)
+/* Whether directory st may stand above a private one: another user who can write a
+ * directory on the path can put anything below it. Root's and this user's are trusted
+ * unless others may write them; a world-writable one only with the sticky bit and owned by
+ * root (/tmp: nobody can rename or remove what another made there). */
+static int trusted_above(const struct stat *st)
+{
+    if (st->st_uid != 0 && st->st_uid != geteuid()) return 0;
+    return (st->st_mode & 022) == 0 || (st->st_uid == 0 && (st->st_mode & S_ISVTX));
+}
+
+/* mmt_private_dir, with the path the checks were made on (symbolic links above it
+ * resolved) in resolved (size bytes; may be NULL). */
+static mmt_status private_dir(const char *path, char *resolved, size_t size, mmt_err *err)
 {
     FORWARD_IF_ERROR(make_dirs(path, 0700, err));
     struct stat st;
     RETURN_ERROR_IF(lstat(path, &st) != 0, err, MMT_IO, "cannot stat %s: %s", path, strerror(errno));
     RETURN_ERROR_IF(!S_ISDIR(st.st_mode), err, MMT_IO, "%s is not a directory (a symbolic link?): refusing it", path);
+    char real[PATH_MAX];
+    RETURN_ERROR_IF(!realpath(path, real), err, MMT_IO, "cannot resolve %s: %s", path, strerror(errno));
+    /* every directory above, from the root down (links resolved: each is checked as it is) */
+    for (char *p = real + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        const char c = *p;
+        *p = '\0';
+        int ok = lstat(real, &st) == 0 && S_ISDIR(st.st_mode);
+        if (ok && c == '\0') break; /* the directory itself: below */
+        ok = ok && trusted_above(&st);
+        const int uid = (int)st.st_uid, mode = (int)(st.st_mode & 07777);
+        if (!ok) {
+            return mmt_err_set(err, MMT_IO,
+                               "%s, above %s, belongs to user %d with mode %04o: only root and this user (%d) may "
+                               "own a directory above one that holds code, and others may not write it (unless "
+                               "it is root's and sticky, as /tmp): refusing to keep or load code there",
+                               real, path, uid, mode, (int)geteuid());
+        }
+        *p = c;
+    }
     RETURN_ERROR_IF(st.st_uid != geteuid(), err, MMT_IO,
                     "%s belongs to user %d, not to this user (%d): refusing to keep or load code there", path,
                     (int)st.st_uid, (int)geteuid());
-    if ((st.st_mode & 077) && chmod(path, 0700) != 0)
+    if ((st.st_mode & 077) && chmod(real, 0700) != 0)
         return mmt_err_set(err, MMT_IO, "%s is open to others and cannot be made private: %s", path, strerror(errno));
+    if (resolved) snprintf(resolved, size, "%s", real);
     return MMT_OK;
 }
+
+mmt_status mmt_private_dir(const char *path, mmt_err *err) { return private_dir(path, NULL, 0, err); }
 
 void mmt_user_cache_dir(char *buf, size_t size)
 {
@@ -66,19 +102,30 @@ mmt_status mmt_cache_dir(char *buf, size_t size, mmt_err *err)
     const char *dir = getenv("MMTUNE_CACHE_DIR");
     char base[4096];
     mmt_user_cache_dir(base, sizeof base);
-    if (dir && *dir) snprintf(buf, size, "%s", dir);
-    else snprintf(buf, size, "%s/mmtune/kernels", base);
-    return mmt_private_dir(buf, err);
+    char path[4200];
+    if (dir && *dir) snprintf(path, sizeof path, "%s", dir);
+    else snprintf(path, sizeof path, "%s/mmtune/kernels", base);
+    return private_dir(path, buf, size, err);
 }
 
-mmt_status mmt_file_read(const char *path, void **data, size_t *size, mmt_err *err)
+/* The whole file path opened with flags; own: only a regular file of this user. */
+static mmt_status read_file(const char *path, int flags, int own, void **data, size_t *size, mmt_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    RETURN_ERROR_IF(!f, err, MMT_IO, "cannot open %s: %s", path, strerror(errno));
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
+    RETURN_ERROR_IF(fd < 0, err, MMT_IO, "cannot open %s: %s", path, strerror(errno));
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return mmt_err_set(err, MMT_IO, "cannot open %s: %s", path, strerror(errno));
+    }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         fclose(f);
         return mmt_err_set(err, MMT_IO, "cannot stat %s", path);
+    }
+    if (own && (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+        fclose(f);
+        return mmt_err_set(err, MMT_IO, "%s is not a regular file of this user: not read", path);
     }
     size_t n = (size_t)st.st_size;
     char *buf = malloc(n + 1);
@@ -96,6 +143,16 @@ mmt_status mmt_file_read(const char *path, void **data, size_t *size, mmt_err *e
     *data = buf;
     *size = n;
     return MMT_OK;
+}
+
+mmt_status mmt_file_read(const char *path, void **data, size_t *size, mmt_err *err)
+{
+    return read_file(path, 0, 0, data, size, err);
+}
+
+mmt_status mmt_file_read_own(const char *path, void **data, size_t *size, mmt_err *err)
+{
+    return read_file(path, O_NOFOLLOW, 1, data, size, err);
 }
 
 mmt_status mmt_file_write_atomic(const char *path, const void *data, size_t size, mmt_err *err)

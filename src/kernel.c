@@ -47,7 +47,7 @@ static int cache_read(const char *path, void **bin, size_t *size)
     void *data;
     size_t n;
     char hex[65];
-    if (mmt_file_read(path, &data, &n, NULL) != MMT_OK) return 0;
+    if (mmt_file_read_own(path, &data, &n, NULL) != MMT_OK) return 0;
     int ok = n > CACHE_HEADER && memcmp(data, CACHE_MAGIC, sizeof CACHE_MAGIC - 1) == 0 &&
              ((char *)data)[CACHE_HEADER - 1] == '\n' &&
              mmt_sha256_hex((char *)data + CACHE_HEADER, n - CACHE_HEADER, hex, NULL) == MMT_OK &&

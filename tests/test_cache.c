@@ -60,12 +60,39 @@ static void test_private_dirs(void)
     CHECK_EQ_INT(mmt_cache_dir(buf, sizeof buf, &err), MMT_IO);
     CHECK(strstr(err.msg, "not a directory") != NULL);
 
+    /* a directory above that others may write (ours, 0777, not sticky): refused, whatever
+     * the cache directory itself is */
+    snprintf(target, sizeof target, "%s/shared", dir);
+    CHECK(mkdir(target, 0777) == 0 && chmod(target, 0777) == 0);
+    snprintf(path, sizeof path, "%s/shared/kernels", dir);
+    setenv("MMTUNE_CACHE_DIR", path, 1);
+    CHECK_EQ_INT(mmt_cache_dir(buf, sizeof buf, &err), MMT_IO);
+    CHECK(strstr(err.msg, "/shared, above") != NULL && strstr(err.msg, "mode 0777") != NULL);
+
+    /* a symbolic link above, to a directory of ours: the path is used as resolved */
+    snprintf(target, sizeof target, "%s/real-parent", dir);
+    snprintf(path, sizeof path, "%s/link-parent", dir);
+    CHECK(mkdir(target, 0700) == 0 && symlink(target, path) == 0);
+    snprintf(path, sizeof path, "%s/link-parent/kernels", dir);
+    setenv("MMTUNE_CACHE_DIR", path, 1);
+    CHECK_OK(mmt_cache_dir(buf, sizeof buf, &err), &err);
+    CHECK(strstr(buf, "/real-parent/kernels") != NULL && strstr(buf, "link-parent") == NULL);
+
     if (geteuid() == 0) { /* another user's directory: refused (needs root to make one) */
         snprintf(path, sizeof path, "%s/theirs", dir);
         CHECK(mkdir(path, 0700) == 0 && chown(path, 65534, 65534) == 0);
         setenv("MMTUNE_CACHE_DIR", path, 1);
         CHECK_EQ_INT(mmt_cache_dir(buf, sizeof buf, &err), MMT_IO);
         CHECK(strstr(err.msg, "belongs to user 65534") != NULL);
+        /* a directory above of another user (the attacker's /tmp/mmtune-UID): refused,
+         * though the cache directory in it is ours */
+        snprintf(path, sizeof path, "%s/theirs-above", dir);
+        CHECK(mkdir(path, 0755) == 0 && chown(path, 65534, 65534) == 0);
+        snprintf(path, sizeof path, "%s/theirs-above/kernels", dir);
+        CHECK(mkdir(path, 0700) == 0);
+        setenv("MMTUNE_CACHE_DIR", path, 1);
+        CHECK_EQ_INT(mmt_cache_dir(buf, sizeof buf, &err), MMT_IO);
+        CHECK(strstr(err.msg, "theirs-above, above") != NULL && strstr(err.msg, "user 65534") != NULL);
     } else {
         printf("not root: the other user's directory is not tried\n");
     }
@@ -136,6 +163,17 @@ static void test_planted_files(void)
     CHECK_OK(build_default(fam, &dev, defines, sizeof defines, &again, &size2, &cached, &err), &err);
     CHECK_EQ_INT(cached, 1); /* and the cache holds the right one again */
     free(again);
+
+    /* a symbolic link under the key, to a file that holds the right binary: not followed,
+     * compiled again, and the link replaced by a file */
+    char elsewhere[720];
+    snprintf(elsewhere, sizeof elsewhere, "%s.elsewhere", path);
+    CHECK(rename(path, elsewhere) == 0 && symlink(elsewhere, path) == 0);
+    CHECK_OK(build_default(fam, &dev, defines, sizeof defines, &again, &size2, &cached, &err), &err);
+    CHECK_EQ_INT(cached, 0);
+    free(again);
+    struct stat ls;
+    CHECK(lstat(path, &ls) == 0 && S_ISREG(ls.st_mode));
 
     /* a shared object planted under the name the backend dlopens: replaced, and the
      * kernel that runs is the one compiled */
