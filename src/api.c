@@ -115,6 +115,7 @@ struct mmt_ctx {
     _Atomic int vendor_state;
     mmt_builder *builder; /* builds kernels off the callers' paths while the vendor serves */
     pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
+    int db_unread;              /* the database failed a read of tuned entries (said once), under modes_lock */
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
     loaded *modules;
@@ -508,8 +509,15 @@ static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out, mmt_err 
             served_family *sf = &sv->fam[f];
             free(sf->bests);
             sf->bests = NULL;
-            FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sf->family->name,
-                                                 sf->family->source_hash, mode, &sf->bests, &sf->n_bests, err));
+            mmt_err why;
+            if (mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sf->family->name, sf->family->source_hash, mode,
+                                    &sf->bests, &sf->n_bests, &why) == MMT_OK)
+                continue;
+            /* a damaged or foreign database: what it cannot say is served as untuned (the
+             * defaults and the vendor), never a failed GEMM; said once a context */
+            sf->bests = NULL, sf->n_bests = 0;
+            if (!ctx->db_unread++)
+                fprintf(stderr, "libmmtuned: %.600s; serving without its tuned entries\n", why.msg);
         }
         if (ctx->st) read_vendor_records(ctx, ctx->st, mode, sv);
         sv->ready = 1;
