@@ -212,6 +212,19 @@ mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_e
     return MMT_OK;
 }
 
+mmt_status mmt_store_check(mmt_store *st, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "PRAGMA quick_check", &s, err));
+    const int rc = sqlite3_step(s);
+    const char *said = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+    mmt_status r = said && strcmp(said, "ok") == 0 ? MMT_OK
+                   : said ? mmt_err_set(err, MMT_DATABASE, "%s: damaged: %.300s", st->path, said)
+                          : db_error(st, err, "checking");
+    sqlite3_finalize(s);
+    return r == MMT_OK ? exec(st, "SELECT 1 FROM best_view LIMIT 1", err) : r;
+}
+
 mmt_status mmt_store_open_snapshot(const char *path, mmt_store **out, mmt_err *err)
 {
     *out = NULL;

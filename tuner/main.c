@@ -903,6 +903,16 @@ static int cmd_bench(const options *o)
     db_path(o, path, sizeof path);
     mmt_ctx *ctx;
     mmt_err err;
+    /* libmmtuned serves on a damaged database (as untuned); a bench of it measures nothing */
+    mmt_store *st = NULL;
+    mmt_status s = access(path, F_OK) == 0 ? mmt_store_open_snapshot(path, &st, &err) : MMT_OK;
+    if (s == MMT_OK && st) s = mmt_store_check(st, &err);
+    mmt_store_close(st);
+    if (s != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        free_plan(&pl);
+        return EXIT_FAIL;
+    }
     if (mmt_open(&ctx, o->device, path) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", mmt_last_error(ctx));
         mmt_close(ctx);
