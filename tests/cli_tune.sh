@@ -35,6 +35,11 @@ grep -q "shapes_bad_key.yaml:3:" "$tmp/err" || { echo "FAIL: no file:line in: $(
 check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"
 [ -e "$tmp/x.db" ] && { echo "FAIL: bad input wrote a database"; fail=1; }
 
+# a problem no machine holds (C alone 4 TB) is refused before anything is allocated, not
+# grown into until the out-of-memory killer ends the worker
+check "a problem larger than the memory" 1 "$MMTUNE" --device cpu --problem "f32 row NN 1048576x1048576x1" \
+  --db "$tmp/big.db" --budget 1
+expect_err "the message says how much it needs" 'needs [0-9.]+ GB of host memory'
 check "tiny tune" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 3
 cat "$tmp/out" "$tmp/err"
 [ "$(grep -c 'x.*x' "$tmp/out")" -ge 3 ] || { echo "FAIL: the table lacks rows"; fail=1; }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "half.h"
 #include "kernel.h"
@@ -257,6 +258,22 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
     b->n_sets = set_bytes ? (int)((2 * (size_t)cache_bytes + (size_t)set_bytes - 1) / (size_t)set_bytes) : 1;
     if (b->n_sets < 1) b->n_sets = 1;
     if (b->n_sets > MMT_BENCH_MAX_SETS) b->n_sets = MMT_BENCH_MAX_SETS;
+    /* Host memory: the host copies and the reference, and on the CPU the sets themselves.
+     * The allocations succeed whatever their size (the kernel overcommits) and the pages are
+     * touched as they are filled: a problem the machine cannot hold is refused before it
+     * grows the process until the out-of-memory killer ends it. */
+    const int host_sets = strcmp(be->name, "cpu") == 0;
+    const double need = (double)set_bytes * (1 + (host_sets ? b->n_sets : 0)) + (double)ref_bytes;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    if (need > 0.75 * have) {
+        mmt_err_set(err, MMT_OUT_OF_MEMORY,
+                    "bench: %lldx%lldx%lld needs %.1f GB of host memory (operands, their copies and the reference), "
+                    "more than three quarters of this machine's %.1f GB",
+                    (long long)p->m, (long long)p->n, (long long)p->k, need / 1e9, have / 1e9);
+        free(b);
+        return MMT_OUT_OF_MEMORY;
+    }
 
     mmt_status st = MMT_OK;
     b->host_a = malloc(b->a_bytes);
