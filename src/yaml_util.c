@@ -22,6 +22,12 @@ mmt_status mmt_yaml_read_file(const char *path, char **text, size_t *size, mmt_e
         size_t got = fread(buf + len, 1, cap - len - 1, f);
         len += got;
         if (len + 1 < cap) break;
+        if (cap >= MMT_YAML_MAX_BYTES) { /* /dev/zero, a log given by mistake: not read to the end */
+            free(buf);
+            fclose(f);
+            return mmt_err_set(err, MMT_INVALID_ARGUMENT, "%s: larger than %d MiB: not a file of problems or a search "
+                               "space", path, MMT_YAML_MAX_BYTES >> 20);
+        }
         char *nb = realloc(buf, cap * 2);
         if (!nb) {
             free(buf);

@@ -17,8 +17,12 @@ typedef struct mmt_yaml_doc {
     int loaded;
 } mmt_yaml_doc;
 
+/* The largest YAML file read: a shapes file or a space is kilobytes. */
+#define MMT_YAML_MAX_BYTES (64 << 20)
+
 /* Reads a whole file into a malloc'd NUL-terminated buffer. A missing file is
- * MMT_NOT_FOUND, any other failure MMT_IO; the message names the path. */
+ * MMT_NOT_FOUND, one larger than MMT_YAML_MAX_BYTES (or endless, as /dev/zero)
+ * MMT_INVALID_ARGUMENT, any other failure MMT_IO; the message names the path. */
 mmt_status mmt_yaml_read_file(const char *path, char **text, size_t *size, mmt_err *err);
 
 /* Parses the first document of text. Syntax errors are MMT_PARSE "file:line:col: problem",
