@@ -30,6 +30,10 @@ check "absent GPU" 2 "$MMTUNE" --device 99 --shapes "$DATA/shapes_tiny.yaml" --d
 check "bad budget" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --budget ten --db "$tmp/x.db"
 check "bad jobs" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --jobs -3 --db "$tmp/x.db"
 check "bad time budget" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --budget 5x --db "$tmp/x.db"
+for n in 99999999999999999999999 " -1" "+5" 18446744073709551615m; do # past 64 bits, signed, a year and more
+  check "budget '$n'" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --budget "$n" --db "$tmp/x.db"
+  check "seed '$n'" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --seed "$n" --db "$tmp/x.db"
+done
 check "bad shapes file" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_bad_key.yaml" --db "$tmp/x.db"
 grep -q "shapes_bad_key.yaml:3:" "$tmp/err" || { echo "FAIL: no file:line in: $(cat "$tmp/err")"; fail=1; }
 check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"

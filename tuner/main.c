@@ -2,6 +2,8 @@
  * merge are transfer.c's). Exit codes: 0 ok, 2 bad
  * input (nothing is written then), 1 failure, 128 + the signal for a tune stopped by
  * SIGINT (Ctrl-C) or SIGTERM after printing its partial table. */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -122,13 +124,22 @@ static int bad_input(const char *fmt, const char *arg)
     return EXIT_BAD_INPUT;
 }
 
+/* The decimal number text starts with (digits only: no sign, no space), *end after it; -1
+ * where there is none or it does not fit in 64 bits. */
+static int leading_number(const char *text, uint64_t *out, char **end)
+{
+    if (!isdigit((unsigned char)text[0])) return -1;
+    errno = 0;
+    unsigned long long v = strtoull(text, end, 10);
+    if (errno == ERANGE) return -1;
+    *out = v;
+    return 0;
+}
+
 static int parse_number(const char *text, uint64_t *out)
 {
     char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (!*text || *end || text[0] == '-') return -1;
-    *out = v;
-    return 0;
+    return leading_number(text, out, &end) == 0 && !*end ? 0 : -1;
 }
 
 /* "200" (candidates), "10%" (of each problem's candidates) or "90s" / "2m" (time per
@@ -136,12 +147,13 @@ static int parse_number(const char *text, uint64_t *out)
 static int parse_budget(const char *text, size_t *count, double *fraction, double *seconds)
 {
     char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || text[0] == '-') return -1;
+    uint64_t v;
+    if (leading_number(text, &v, &end)) return -1;
+    const double days = 86400.0 * 366; /* a time budget beyond a year is a typing error */
     if (!*end) *count = (size_t)v;
     else if (strcmp(end, "%") == 0 && v > 0 && v <= 100) *fraction = (double)v / 100.0;
-    else if (strcmp(end, "s") == 0 && v > 0) *seconds = (double)v;
-    else if (strcmp(end, "m") == 0 && v > 0) *seconds = 60.0 * (double)v;
+    else if (strcmp(end, "s") == 0 && v > 0 && (double)v <= days) *seconds = (double)v;
+    else if (strcmp(end, "m") == 0 && v > 0 && 60.0 * (double)v <= days) *seconds = 60.0 * (double)v;
     else return -1;
     return 0;
 }
