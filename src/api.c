@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "autotune.h"
@@ -274,7 +275,10 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         }
         /* Writable if we may (compiled binaries are cached there, misses recorded), else
          * read-only; a missing database only means every shape runs the default. */
-        if (access(path, F_OK) == 0) {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
+            st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);
+        } else if (access(path, F_OK) == 0) {
             int writable = access(path, W_OK) == 0;
             if (mmt_store_open(path, !writable, &ctx->st, &ignore) != MMT_OK) {
                 writable = 0;
@@ -1323,6 +1327,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
     }
     RETURN_ERROR_IF(!c, err, MMT_INVALID_ARGUMENT, "C is NULL");
     RETURN_ERROR_IF(k > 0 && alpha != 0 && (!a || !b), err, MMT_INVALID_ARGUMENT, "A or B is NULL");
+    if ((alpha == 0 || k == 0) && beta == 1) return MMT_OK; /* BLAS's quick return: C stays C */
     if (host_ok && ctx->async) { /* a GPU: one query per operand read says where it lives */
         const int host_c = ctx->async->is_host(c), reads = k > 0 && alpha != 0;
         const int host_a = reads ? ctx->async->is_host(a) : host_c, host_b = reads ? ctx->async->is_host(b) : host_c;

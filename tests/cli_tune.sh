@@ -39,6 +39,7 @@ grep -q "shapes_bad_key.yaml:3:" "$tmp/err" || { echo "FAIL: no file:line in: $(
 check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"
 check "an endless shapes file" 2 "$MMTUNE" --device cpu --shapes /dev/zero --db "$tmp/x.db"
 expect_err "read no further than 64 MiB" 'larger than 64 MiB'
+check "an empty --db" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db ""
 [ -e "$tmp/x.db" ] && { echo "FAIL: bad input wrote a database"; fail=1; }
 
 # a problem no machine holds (C alone 4 TB) is refused before anything is allocated, not

@@ -215,7 +215,11 @@ static int parse_options(int argc, char **argv, options *o)
         switch (c) {
         case 'd': o->device = optarg; break;
         case 's': o->shapes = optarg; break;
-        case 'b': o->db = optarg; break;
+        case 'b':
+            if (!*optarg) return bad_input("%s", "--db takes a path, not an empty one (SQLite would use a temporary "
+                                                 "database and throw it away)");
+            o->db = optarg;
+            break;
         case 'S': o->strategy = optarg; break;
         case 'p': o->space = optarg; break;
         case 'f': o->fresh = 1; break;
