@@ -65,9 +65,34 @@ static int run_logged(char *const argv[], const char *log_path, int with_stderr)
 static pthread_once_t compiler_once = PTHREAD_ONCE_INIT;
 static char compiler_id[1024];
 
+/* The compiler's version line as last learned, kept in the private kernel cache under the
+ * digest of its path: written where it ran (learned), read where it could not. Kernels it
+ * built need no compiler to load; a compiler that cannot run now (removed, a process
+ * limit) must not change their keys and have every GEMM fail to compile again. */
+static int remembered_version(const char *cc, char *version, size_t size, int learned)
+{
+    char dir[1024], hex[65], path[1200];
+    if (mmt_cache_dir(dir, sizeof dir, NULL) != MMT_OK || mmt_sha256_hex(cc, strlen(cc), hex, NULL) != MMT_OK)
+        return 0;
+    snprintf(path, sizeof path, "%s/compiler-%.16s", dir, hex);
+    void *text = NULL;
+    size_t n = 0;
+    const int had = mmt_file_read_own(path, &text, &n, NULL) == MMT_OK && n > 0 && n < size && !memchr(text, '\n', n);
+    int ok = 1;
+    if (learned && !(had && strcmp(text, version) == 0)) /* written once a version */
+        ok = mmt_file_write_atomic(path, version, strlen(version), NULL) == MMT_OK;
+    else if (!learned && had)
+        snprintf(version, size, "%s", (const char *)text);
+    else if (!learned)
+        ok = 0;
+    free(text);
+    return ok;
+}
+
 static void make_compiler_id(void)
 {
     char version[512], dir[] = "/tmp/mmtune-ccv-XXXXXX", log[64];
+    int learned = 0;
     snprintf(version, sizeof version, "%s (unknown version)", compiler_path());
     if (mkdtemp(dir)) {
         snprintf(log, sizeof log, "%s/v", dir);
@@ -79,11 +104,13 @@ static void make_compiler_id(void)
         if (f && fgets(line, sizeof line, f)) {
             line[strcspn(line, "\n")] = '\0';
             snprintf(version, sizeof version, "%s", line);
+            learned = 1;
         }
         if (f) fclose(f);
         unlink(log);
         rmdir(dir);
     }
+    remembered_version(compiler_path(), version, sizeof version, learned);
     size_t n = snprintf(compiler_id, sizeof compiler_id, "%s |", version);
     for (int i = 0; cpu_flags[i] && n < sizeof compiler_id; i++)
         n += snprintf(compiler_id + n, sizeof compiler_id - n, " %s", cpu_flags[i]);
