@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,10 @@ static const char *compiler_path(void)
 static int cpu_device_count(void) { return 1; }
 
 /* Runs argv with stdout (and stderr too where with_stderr, else /dev/null) into log_path;
- * returns the exit status, -1 if it could not start. */
+ * returns the exit status, -1 if it could not start. The compiler runs with Ctrl-C and
+ * SIGTERM blocked: sent to the whole process group they are the caller's to act on (the
+ * tuner ends the candidate in flight), and a compile they killed would read as the
+ * candidate's failure. */
 static int run_logged(char *const argv[], const char *log_path, int with_stderr)
 {
     posix_spawn_file_actions_t fa;
@@ -51,8 +55,17 @@ static int run_logged(char *const argv[], const char *log_path, int with_stderr)
     posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (with_stderr) posix_spawn_file_actions_adddup2(&fa, 1, 2);
     else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t at;
+    sigset_t blocked;
+    posix_spawnattr_init(&at);
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGINT);
+    sigaddset(&blocked, SIGTERM);
+    posix_spawnattr_setsigmask(&at, &blocked);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) return -1;
     int status;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "all_gpus.h"
@@ -625,13 +626,26 @@ static const char errors_note[] =
     "and the vendor's on the same inputs";
 
 /* Ctrl-C and SIGTERM: the tune stops starting candidates, ends what is in flight and
- * prints its partial table; a second one stops at once (SA_RESETHAND). */
+ * prints its partial table; a second one stops at once. A SIGTERM within 2 s of the first
+ * is the same request: `timeout` and `kill -TERM -PGID` send one to the process and one to
+ * its group (the workers ignore theirs: the tuner ends them in order). */
 static volatile sig_atomic_t stop_signal;
+static struct timespec stop_first;
 
 static void on_stop(int sig)
 {
     static const char msg[] = "\nmmtune: stopping: the candidate in flight ends, then the partial table "
                               "(again to stop at once)\n";
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    if (stop_signal) {
+        const double since = (double)(now.tv_sec - stop_first.tv_sec) + (now.tv_nsec - stop_first.tv_nsec) / 1e9;
+        if (sig == SIGTERM && stop_signal == SIGTERM && since < 2) return;
+        signal(sig, SIG_DFL); /* the second: at once, as the signal's own default */
+        raise(sig);
+        return;
+    }
+    stop_first = now;
     stop_signal = sig;
     ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)w;
@@ -642,7 +656,7 @@ static void catch_stop(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
-    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);

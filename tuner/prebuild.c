@@ -246,9 +246,10 @@ static char *read_text(int fd, uint64_t n)
 
 int mmt_prebuild_main(void)
 {
-    /* Ctrl-C reaches the whole process group: the tuner decides what an interrupt means,
-     * and lets the compile in flight finish */
+    /* Ctrl-C and a SIGTERM to the group reach every process of it: the tuner decides what
+     * an interrupt means, and lets the compile in flight finish */
     signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
     request rq;
     while (mmt_child_read_all(3, &rq, sizeof rq, 0) == 0) {
         char *source = read_text(3, rq.source_size), *defines = source ? read_text(3, rq.defines_size) : NULL;

@@ -366,9 +366,10 @@ int mmt_worker_main(const char *device)
         fprintf(stderr, "mmtune worker: %s\n", err.msg);
         return 1;
     }
-    /* Ctrl-C reaches the whole process group: the tuner decides what an interrupt means
-     * and lets the measurement in flight finish */
+    /* Ctrl-C and a SIGTERM to the group reach every process of it: the tuner decides what
+     * an interrupt means and lets the measurement in flight finish */
     signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
     mmt_bench *b = NULL;
     vendor_state vendor = {0};
     mmt_strassen_adds adds[2] = {{0}}; /* f32, f64: loaded when a plan first needs them */
