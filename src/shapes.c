@@ -104,6 +104,58 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
     return MMT_OK;
 }
 
+/* A problem of the file with where it stands, for finding the ones written twice. */
+typedef struct placed {
+    const mmt_problem *p;
+    unsigned char host;
+    size_t at;
+} placed;
+
+static int cmp64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+static int same_problem_order(const placed *x, const placed *y)
+{
+    const mmt_problem *a = x->p, *b = y->p;
+    int c = cmp64(a->m, b->m);
+    if (!c) c = cmp64(a->n, b->n);
+    if (!c) c = cmp64(a->k, b->k);
+    if (!c) c = cmp64(a->mode, b->mode);
+    if (!c) c = cmp64(a->out, b->out);
+    if (!c) c = cmp64(a->layout, b->layout);
+    if (!c) c = cmp64(a->trans_a, b->trans_a);
+    if (!c) c = cmp64(a->trans_b, b->trans_b);
+    if (!c) c = cmp64(x->host, y->host);
+    return c;
+}
+
+static int by_problem(const void *x, const void *y)
+{
+    const int c = same_problem_order(x, y);
+    return c ? c : cmp64((int64_t)((const placed *)x)->at, (int64_t)((const placed *)y)->at);
+}
+
+/* Keeps the first of problems written more than once (two sweeps that meet, a line
+ * repeated): a problem is tuned once a run. In order; the count shrinks. */
+static mmt_status drop_repeats(mmt_problem *probs, unsigned char *hosts, size_t *count, mmt_err *err)
+{
+    const size_t n = *count;
+    placed *pl = malloc((n ? n : 1) * sizeof *pl);
+    unsigned char *keep = calloc(n ? n : 1, 1);
+    if (!pl || !keep) {
+        free(pl), free(keep);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) pl[i] = (placed){&probs[i], hosts[i], i};
+    qsort(pl, n, sizeof *pl, by_problem);
+    for (size_t i = 0; i < n; i++) keep[pl[i].at] = i == 0 || same_problem_order(&pl[i - 1], &pl[i]) != 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i]) probs[kept] = probs[i], hosts[kept++] = hosts[i];
+    *count = kept;
+    free(pl), free(keep);
+    return MMT_OK;
+}
+
 static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out, unsigned char **host, size_t *n,
                            mmt_err *err)
 {
@@ -177,6 +229,7 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
         }
     }
     free(sw);
+    if (st == MMT_OK) st = drop_repeats(probs, hosts, &count, err);
     if (st != MMT_OK) {
         free(probs);
         free(hosts);

@@ -9,7 +9,8 @@
 #include "problem.h"
 
 /* Loads a shapes file. Unknown keys, bad values and sizes < 1 are errors naming
- * file:line:column. *out is malloc'd (the caller frees it), and so is *host where host is
+ * file:line:column. A problem written more than once is kept once, where it first stands.
+ * *out is malloc'd (the caller frees it), and so is *host where host is
  * not NULL: (*host)[i] is 1 where problem i has `host: true` (its matrices in host memory:
  * the out-of-core GEMM's knobs are what is tuned, ooc_tuned.h). */
 mmt_status mmt_shapes_load_file(const char *path, mmt_problem **out, unsigned char **host, size_t *n, mmt_err *err);

@@ -107,8 +107,19 @@ mmt_status mmt_yaml_load(mmt_yaml_doc *d, const char *file, const char *text, si
         yaml_parser_delete(&parser);
         return st;
     }
-    yaml_parser_delete(&parser);
     d->loaded = 1;
+    /* a second document would be ignored: the file is one, or it is refused */
+    yaml_document_t next;
+    int more = 0;
+    if (yaml_parser_load(&parser, &next)) {
+        if (yaml_document_get_root_node(&next)) more = (int)next.start_mark.line + 1;
+        yaml_document_delete(&next);
+    }
+    yaml_parser_delete(&parser);
+    if (more) {
+        mmt_yaml_free(d);
+        return mmt_err_set(err, MMT_PARSE, "%s:%d:1: a second YAML document: a file holds one", file, more);
+    }
     if (!yaml_document_get_root_node(&d->doc)) {
         mmt_yaml_free(d);
         return mmt_err_set(err, MMT_PARSE, "%s:1:1: the file is empty", file);
@@ -180,6 +191,8 @@ mmt_status mmt_yaml_scalar(const char *file, const yaml_node_t *n, const char *w
                               n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : "");
     if (n->type != YAML_SCALAR_NODE)
         return mmt_yaml_error(err, file, n, "%s must be a single value, not %s", what, mmt_yaml_kind(n));
+    if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length) /* "6\0 4" is not 6 */
+        return mmt_yaml_error(err, file, n, "%s holds a NUL character", what);
     *text = (const char *)n->data.scalar.value;
     return MMT_OK;
 }

@@ -109,6 +109,9 @@ static void test_errors(void)
         {"problems:\n  - {m: 1, n: 2, k: 3\n", "s.yaml:3:", ""},
         {"problems:\n  - {m: 99999999999999999999, n: 2, k: 3}\n", "s.yaml:2:9:", "not an integer"},
         {"problems:\n  - {m: !big 1, n: 2, k: 3}\n", "s.yaml:2:9:", "tag"},
+        {"problems:\n  - {m: \"6\\0 4\", n: 2, k: 3}\n", "s.yaml:2:9:", "NUL"}, /* not m = 6 */
+        {"problems:\n  - {m: 1, n: 2, k: 3}\n---\nproblems:\n  - {m: 4, n: 5, k: 6}\n", "s.yaml:3:1:",
+         "a second YAML document"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mmt_problem *p = NULL;
@@ -147,6 +150,35 @@ static void test_errors(void)
 
 /* host: a boolean like the transposes, swept like any key, reported per problem; refused
  * where it is not a boolean. */
+/* A problem written more than once (a line repeated, sweeps that meet) is kept once, where
+ * it first stands; the same shape in another layout or with host: true is another one. */
+static void test_repeats(void)
+{
+    static const char text[] = "problems:\n"
+                               "  - {m: [8, 16], n: 4, k: 4}\n"
+                               "  - {m: 8, n: 4, k: 4}\n"
+                               "  - {m: 16, n: 4, k: [4, 5]}\n"
+                               "  - {m: 8, n: 4, k: 4, layout: col}\n"
+                               "  - {m: 8, n: 4, k: 4, host: true}\n"
+                               "  - {m: 8, n: 4, k: 4}\n";
+    mmt_problem *p = NULL;
+    unsigned char *host = NULL;
+    size_t n = 0;
+    mmt_err err = {0};
+    CHECK_OK(mmt_shapes_load_text("r.yaml", text, strlen(text), &p, &host, &n, &err), &err);
+    CHECK_EQ_INT(n, 5);
+    static const char *const want[] = {"f32 row NN 8x4x4", "f32 row NN 16x4x4", "f32 row NN 16x4x5",
+                                       "f32 col NN 8x4x4", "f32 row NN 8x4x4"};
+    for (size_t i = 0; i < n && i < 5; i++) {
+        char buf[64];
+        mmt_problem_format(&p[i], buf, sizeof buf);
+        CHECK_EQ_STR(buf, want[i]);
+        CHECK_EQ_INT(host[i], i == 4);
+    }
+    free(p);
+    free(host);
+}
+
 static void test_host(void)
 {
     const char *text = "problems:\n  - {m: 64, n: 64, k: 64}\n  - {m: 128, n: 64, k: 32, host: [false, true]}\n"
@@ -218,6 +250,7 @@ static void test_fuzz(void)
 
 int main(void)
 {
+    test_repeats();
     test_sweep();
     test_fixtures();
     test_errors();
