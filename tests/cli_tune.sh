@@ -47,6 +47,10 @@ check "an empty --db" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml"
 check "a problem larger than the memory" 1 "$MMTUNE" --device cpu --problem "f32 row NN 1048576x1048576x1" \
   --db "$tmp/big.db" --budget 1
 expect_err "the message says how much it needs" 'needs [0-9.]+ GB of host memory'
+# a file-size limit the database passes: a message and exit 1, not a death by SIGXFSZ
+check "a file-size limit" 1 bash -c "ulimit -f 16; exec \"\$0\" --device cpu --shapes \"\$1\" --db \"\$2\" --budget 3" \
+  "$MMTUNE" "$DATA/shapes_tiny.yaml" "$tmp/limited.db"
+expect_err "it says what failed" 'mmtune: .*limited.db'
 check "tiny tune" 0 "$MMTUNE" --device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 3
 cat "$tmp/out" "$tmp/err"
 [ "$(grep -c 'x.*x' "$tmp/out")" -ge 3 ] || { echo "FAIL: the table lacks rows"; fail=1; }

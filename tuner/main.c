@@ -1080,6 +1080,9 @@ static int cmd_replay(const options *o)
 
 int main(int argc, char **argv)
 {
+    /* a file-size limit (ulimit -f) fails the write that passes it, with a message, rather
+     * than killing mmtune with no word (SIGXFSZ's default); the workers inherit it */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc == 3 && strcmp(argv[1], "__worker") == 0) return mmt_worker_main(argv[2]);
     if (argc == 2 && strcmp(argv[1], "__compiler") == 0) return mmt_prebuild_main();
     if (argc > 1 && mmt_transfer_command(argv[1])) return mmt_transfer_main(argc, argv);
