@@ -687,11 +687,15 @@ static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt
     else if (r->partial && r->interrupted)
         n += (size_t)snprintf(note, size, "partial: interrupted after %zu of %zu candidates; the same command goes on",
                               r->proposed, r->planned);
-    else if (r->partial)
+    else if (r->partial && o->budget_s > 0)
         n += (size_t)snprintf(note, size,
                               "partial: the time budget (%s per problem) ended the search after %zu of %zu candidates; "
                               "the same command goes on",
                               o->budget_text, r->proposed, r->planned);
+    else if (r->partial) /* no time budget to blame: a failure (a full disk, say) ended it */
+        n += (size_t)snprintf(note, size, "partial: the search ended after %zu of %zu candidates; the same command "
+                                          "goes on",
+                              r->proposed, r->planned);
     else if (r->interrupted && r->ok)
         n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
     if (r->vendor_serves == MMT_VENDOR_FASTER && n < size)
