@@ -89,6 +89,17 @@ static void free_prior(prior *pr)
  * comes from the file cache the pool fills, not the database: a row of binary and source
  * per candidate was writing on the measuring path for binaries nobody serves. The
  * database keeps the final round's (final.c), the winner's among them. */
+/* Whether a failure's message is the machine's passing state (memory or processes ran
+ * out, a call was interrupted) rather than anything of the candidate. */
+static int transient(const char *message)
+{
+    static const char *const passing[] = {"out of memory", "Cannot allocate memory", "Resource temporarily unavailable",
+                                          "Interrupted system call", "cannot run the C compiler"};
+    for (size_t i = 0; message && i < sizeof passing / sizeof *passing; i++)
+        if (strstr(message, passing[i])) return 1;
+    return 0;
+}
+
 static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config *cfg, const mmt_space_env *env,
                           mmt_prebuild *pb, double best_hi_ms, mmt_trial_rec *rec, mmt_timing *tm, char **message,
                           mmt_report_pipeline *pipe, mmt_err *err)
@@ -363,6 +374,14 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
                  * candidate, which the same command measures */
                 free(message);
                 break;
+            }
+            if (st == MMT_OK && rec.status != MMT_TRIAL_OK && transient(message)) {
+                /* the machine's passing state, not the candidate's: counted as a failure
+                 * of this run, never recorded, so the next run measures it again */
+                free(message);
+                r->measured++, r->failed++;
+                mmt_search_report(search, idx, INFINITY);
+                continue;
             }
             rec.message = message;
             if (st == MMT_OK) st = mmt_store_trial_add(t->st, &rec, &trial_id, err);
