@@ -1,6 +1,7 @@
 /* store.c - the SQLite database (see store.h and db/schema.sql). */
 #include "store.h"
 
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -159,6 +160,30 @@ static mmt_status wal_mode(mmt_store *st, mmt_err *err)
     return rc == SQLITE_OK ? MMT_OK : db_error(st, err, "journal_mode = WAL");
 }
 
+/* "file:PATH?immutable=1" with PATH's URI characters escaped. */
+static void immutable_uri(const char *path, char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "file:");
+    for (const char *p = path; *p && n + 4 < size; p++)
+        n += (size_t)(*p == '%' || *p == '?' || *p == '#' ? snprintf(buf + n, size - n, "%%%02X", (unsigned char)*p)
+                                                          : snprintf(buf + n, size - n, "%c", *p));
+    snprintf(buf + n, size - n, "?immutable=1");
+}
+
+/* sqlite3_open_v2 of path, read-only or read-write (created if missing). A database this
+ * process cannot write is one its owner published: read as it is (immutable), with no -shm
+ * or -wal made beside it (a reader of a WAL database made them, owned by itself, in the
+ * owner's directory, and the owner's next tune could not write them). */
+static int open_db(const char *path, int readonly, sqlite3 **db)
+{
+    const int flags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                      SQLITE_OPEN_FULLMUTEX;
+    if (!readonly || access(path, W_OK) == 0) return sqlite3_open_v2(path, db, flags, NULL);
+    char uri[PATH_MAX + 64];
+    immutable_uri(path, uri, sizeof uri);
+    return sqlite3_open_v2(uri, db, flags | SQLITE_OPEN_URI, NULL);
+}
+
 mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err)
 {
     *out = NULL;
@@ -182,8 +207,7 @@ mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_e
         free(st);
         return mmt_err_set(err, MMT_NOT_FOUND, "%s: no such database", path);
     }
-    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    int rc = sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_FULLMUTEX, NULL);
+    int rc = open_db(path, readonly, &st->db);
     mmt_status s = MMT_OK;
     if (rc != SQLITE_OK)
         s = mmt_err_set(err, readonly && rc == SQLITE_CANTOPEN ? MMT_NOT_FOUND : MMT_DATABASE, "%s: %s", path,
@@ -234,7 +258,7 @@ mmt_status mmt_store_open_snapshot(const char *path, mmt_store **out, mmt_err *e
     snprintf(st->path, sizeof st->path, "%s", path);
     sqlite3 *src = NULL;
     mmt_status s = MMT_OK;
-    if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK ||
+    if (open_db(path, 1, &src) != SQLITE_OK ||
         sqlite3_open(":memory:", &st->db) != SQLITE_OK) {
         s = mmt_err_set(err, MMT_DATABASE, "%s: %s", path, src ? sqlite3_errmsg(src) : "cannot open");
     } else {
