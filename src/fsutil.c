@@ -35,12 +35,14 @@ mmt_status mmt_mkdirs(const char *path, mmt_err *err) { return make_dirs(path, 0
 
 /* Whether directory st may stand above a private one: another user who can write a
  * directory on the path can put anything below it. Root's and this user's are trusted
- * unless others may write them; a world-writable one only with the sticky bit and owned by
- * root (/tmp: nobody can rename or remove what another made there). */
+ * unless others may write them (group root's members are root's); a world-writable one
+ * only with the sticky bit and owned by root (/tmp: nobody can rename or remove what
+ * another made there). */
 static int trusted_above(const struct stat *st)
 {
     if (st->st_uid != 0 && st->st_uid != geteuid()) return 0;
-    return (st->st_mode & 022) == 0 || (st->st_uid == 0 && (st->st_mode & S_ISVTX));
+    const int others = (st->st_mode & 002) || ((st->st_mode & 020) && st->st_gid != 0);
+    return !others || (st->st_uid == 0 && (st->st_mode & S_ISVTX));
 }
 
 /* mmt_private_dir, with the path the checks were made on (symbolic links above it

@@ -14,10 +14,10 @@ mmt_status mmt_mkdirs(const char *path, mmt_err *err);
 /* A directory only this user can read and write: made 0700 (missing parents too), or, if
  * it exists, a real directory (no symbolic link) owned by this user, whose group and other
  * permissions are then taken away; and every directory above it (symbolic links resolved)
- * owned by root or this user and writable by nobody else, unless root's and sticky (/tmp),
- * as OpenSSH checks the path of a key file. Anything else is refused with MMT_IO and a
- * message that says what is wrong: a directory that others own or can write could hold
- * planted code, or have what lies below it swapped. */
+ * owned by root or this user and writable by nobody else (group root aside), unless root's
+ * and sticky (/tmp), as OpenSSH checks the path of a key file. Anything else is refused
+ * with MMT_IO and a message that says what is wrong: a directory that others own or can
+ * write could hold planted code, or have what lies below it swapped. */
 mmt_status mmt_private_dir(const char *path, mmt_err *err);
 
 /* This user's cache directory, always an absolute path: $XDG_CACHE_HOME if absolute, else
