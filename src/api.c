@@ -273,8 +273,8 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
             mmt_store_close(ctx->st);
             ctx->st = NULL;
         }
-        /* Writable if we may (compiled binaries are cached there, misses recorded), else
-         * read-only; a missing database only means every shape runs the default. */
+        /* Writable if we may (misses are recorded there), else read-only; a missing
+         * database only means every shape runs the default. */
         struct stat sb;
         if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
             st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);

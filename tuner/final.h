@@ -40,8 +40,8 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
                             int64_t template_id, const mmt_contender *c, size_t n, mmt_final *out, mmt_err *err);
 
 /* A configuration's binary (malloc'd: free out->bin), entry and launch geometry for the
- * problem env, as the search built it (the file cache has it: no compile), stored in the
- * database's binary table. 0 if it cannot be had again. */
+ * problem env, as the search built it (the file cache has it: no compile). 0 if it cannot
+ * be had again. */
 int mmt_final_binary(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *env, const char *params,
                      mmt_worker_binary *out);
 
