@@ -1,8 +1,8 @@
 /* fuzz_parsers.c - libFuzzer target for the parsers of user input: the first byte picks the
  * shapes-file loader, the search-space loader (then the space's configurations are
  * enumerated for a small problem and its defaults chosen, so its expressions are evaluated
- * too) or the expression
- * parser and evaluator; the rest is the text. Anything may be rejected with a status; a
+ * too), the expression parser and evaluator, or a problem's text (mmtune --problem, rows
+ * of an import: parsed, then formatted and parsed back); the rest is the text. Anything may be rejected with a status; a
  * crash, a leak or undefined behaviour is a finding. scripts/fuzz.sh builds and runs it. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static void fuzz_space(const char *text, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
-    const int which = data[0] % 3;
+    const int which = data[0] % 4;
     char *text = malloc(size); /* the rest, NUL-terminated (the expression parser takes a string) */
     if (!text) return 0;
     memcpy(text, data + 1, size - 1);
@@ -68,6 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (mmt_shapes_load_text("fuzz.yaml", text, size - 1, &problems, NULL, &n, &err) == MMT_OK) free(problems);
     } else if (which == 1) {
         fuzz_space(text, size - 1);
+    } else if (which == 3) {
+        mmt_problem p, back;
+        char again[160];
+        if (!mmt_problem_parse(text, &p)) { /* what is read is what is written back */
+            mmt_problem_format(&p, again, sizeof again);
+            if (mmt_problem_parse(again, &back) || !mmt_problem_equal(&p, &back)) abort();
+        }
     } else {
         mmt_expr *e = NULL;
         int col;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh - libFuzzer on the parsers of user input (fuzz/fuzz_parsers.c: shapes files,
-# search spaces with their expressions evaluated, the expression language), built with
+# search spaces with their expressions evaluated, the expression language, problem texts
+# as --problem and imports give them), built with
 # clang and AddressSanitizer + UndefinedBehaviorSanitizer, seeded with the project's own
 # YAML files and every expression of its spaces. Runs FUZZ_SECONDS (default 20) and prints the
 # executions and what it found; exits non-zero on a crash, a leak or undefined behaviour
@@ -23,6 +24,9 @@ for f in search_spaces/*.yaml tests/data/space_*.yaml; do
 done
 grep -ho '"[^"]*"' search_spaces/*.yaml | tr -d '"' | sort -u | while read -r e; do
   { printf '\002'; printf '%s' "$e"; } >"$out/seeds/expr-$((i++))"
+done
+for p in "f32 row NN 64x48x40" "bf16->f32 col TN 4097x4096x1" "tf32 row NT 1x1x1" "f64 col TT 3x5x7"; do
+  { printf '\003'; printf '%s' "$p"; } >"$out/seeds/problem-$((i++))"
 done
 "$out/fuzz_parsers" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$out/" \
   "$out/corpus" "$out/seeds" >"$out/log" 2>&1 || { tail -40 "$out/log"; exit 1; }
