@@ -138,6 +138,20 @@ static mmt_status upgrade(mmt_store *st, int readonly, mmt_err *err)
     FORWARD_IF_ERROR(user_version(st, &v, err));
     if (v > SCHEMA_VERSION) return too_new(st, v, err);
     if (v == SCHEMA_VERSION) return MMT_OK;
+    /* version 0 read-only: no mmtune database, or one SQLite cannot read (a truncated file
+     * reads as version 0): say which rather than ask for an upgrade */
+    if (readonly && v == 0) {
+        sqlite3_stmt *s;
+        FORWARD_IF_ERROR(prepare(st, "PRAGMA quick_check", &s, err));
+        const int rc = sqlite3_step(s);
+        const char *said = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+        mmt_status r = said && strcmp(said, "ok") == 0
+                           ? mmt_err_set(err, MMT_DATABASE, "%s: not an mmtune database (no schema version)", st->path)
+                       : said ? mmt_err_set(err, MMT_DATABASE, "%s: damaged: %.300s", st->path, said)
+                              : db_error(st, err, "reading");
+        sqlite3_finalize(s);
+        return r;
+    }
     RETURN_ERROR_IF(readonly, err, MMT_DATABASE, "%s: schema version %d needs an upgrade to %d (open it writable)",
                     st->path, v, SCHEMA_VERSION);
     FORWARD_IF_ERROR(exec(st, "PRAGMA foreign_keys = OFF", err));
@@ -267,7 +281,8 @@ mmt_status mmt_store_open_snapshot(const char *path, mmt_store **out, mmt_err *e
         sqlite3_backup *b = sqlite3_backup_init(st->db, "main", src, "main");
         int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
         if (b) sqlite3_backup_finish(b);
-        if (rc != SQLITE_DONE) s = mmt_err_set(err, MMT_DATABASE, "%s: copying: %s", path, sqlite3_errmsg(src));
+        /* the backup's own code: the source connection's message says "not an error" */
+        if (rc != SQLITE_DONE) s = mmt_err_set(err, MMT_DATABASE, "%s: copying: %s", path, sqlite3_errstr(rc));
     }
     sqlite3_close_v2(src);
     if (s == MMT_OK) s = exec(st, "PRAGMA foreign_keys = ON", err);

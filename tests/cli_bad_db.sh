@@ -39,6 +39,12 @@ for kind in $kinds; do
   check "tune refuses the $kind database" 1 "${run[@]}" "$MMTUNE" --device cpu --problem "$P" --db "$db" --budget 2
   grep -q "$db" "$tmp/err" || { echo "FAIL: the message does not name $db:"; cat "$tmp/err"; fail=1; }
   [ "$kind" = readonly ] || check "bench refuses the $kind database" 1 "$MMTUNE" bench --device cpu --problem "$P" --db "$db"
+  # the cause, not "not an error" or a schema upgrade to ask for
+  case $kind in corrupt | truncated) expect_err "it says the $kind file is damaged" 'malformed' ;; esac
+  case $kind in corrupt | truncated)
+    check "show refuses the $kind database" 1 "$MMTUNE" show --db "$db"
+    expect_err "show says the $kind file is damaged" 'malformed' ;;
+  esac
   [ "$(sha256sum "$db" | cut -c1-64)" = "$before" ] || { echo "FAIL: the $kind database was changed"; fail=1; }
   [ ! -e "$db-wal" ] || [ ! -s "$db-wal" ] || { echo "FAIL: the $kind database got a WAL"; fail=1; }
 done
