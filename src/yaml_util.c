@@ -82,10 +82,42 @@ static const char *syntax_hint(const char *line)
     return "";
 }
 
+/* Where flow collections ([ ], { }) first nest deeper than max, quoted scalars and comments
+ * aside; size if they never do. libyaml takes quadratic time over deep nesting (100,000
+ * levels: 32 s), and no file of problems or space nests more than a few. */
+static size_t too_deep(const char *t, size_t size, int max)
+{
+    int depth = 0;
+    char quote = 0;
+    for (size_t i = 0; i < size; i++) {
+        const char c = t[i];
+        if (quote) {
+            if (quote == '"' && c == '\\') i++;
+            else if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '#') {
+            while (i + 1 < size && t[i + 1] != '\n') i++;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return size;
+}
+
 mmt_status mmt_yaml_load(mmt_yaml_doc *d, const char *file, const char *text, size_t size, mmt_err *err)
 {
     memset(d, 0, sizeof *d);
     d->file = file;
+    const size_t deep = too_deep(text, size, MMT_YAML_MAX_DEPTH);
+    if (deep < size) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i < deep; i++) line += text[i] == '\n', col = text[i] == '\n' ? 1 : col + 1;
+        return mmt_err_set(err, MMT_PARSE, "%s:%d:%d: lists or mappings nested more than %d deep", file, line, col,
+                           MMT_YAML_MAX_DEPTH);
+    }
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) return mmt_err_set(err, MMT_OUT_OF_MEMORY, "%s: out of memory", file);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);

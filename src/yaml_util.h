@@ -20,6 +20,9 @@ typedef struct mmt_yaml_doc {
 /* The largest YAML file read: a shapes file or a space is kilobytes. */
 #define MMT_YAML_MAX_BYTES (64 << 20)
 
+/* The deepest nesting of [ ] and { } a YAML text may have (mmt_yaml_load). */
+#define MMT_YAML_MAX_DEPTH 64
+
 /* Reads a whole file into a malloc'd NUL-terminated buffer. A missing file is
  * MMT_NOT_FOUND, one larger than MMT_YAML_MAX_BYTES (or endless, as /dev/zero)
  * MMT_INVALID_ARGUMENT, any other failure MMT_IO; the message names the path. */

@@ -146,6 +146,18 @@ static void test_errors(void)
     CHECK_EQ_INT(mmt_shapes_load_text("big.yaml", big, strlen(big), &p, NULL, &n, &err), MMT_PARSE);
     CHECK(strstr(err.msg, "big.yaml:2:5: too many problems") != NULL);
     CHECK(p == NULL);
+    /* nesting libyaml would take quadratic time over (100,000 levels: 32 s) is refused first,
+     * at the bracket that goes too deep; a bracket in a quoted value or a comment is text */
+    char deep[400] = "problems: ";
+    for (int i = 0; i < 65; i++) strcat(deep, "[");
+    for (int i = 0; i < 65; i++) strcat(deep, "]");
+    CHECK_EQ_INT(mmt_shapes_load_text("deep.yaml", deep, strlen(deep), &p, NULL, &n, &err), MMT_PARSE);
+    CHECK(strstr(err.msg, "deep.yaml:1:75: lists or mappings nested more than 64 deep") != NULL);
+    char commented[400] = "problems:\n  - {m: 1, n: 2, k: 3} # ";
+    for (int i = 0; i < 65; i++) strcat(commented, "[");
+    strcat(commented, "\n");
+    CHECK_OK(mmt_shapes_load_text("commented.yaml", commented, strlen(commented), &p, NULL, &n, &err), &err);
+    free(p);
 }
 
 /* host: a boolean like the transposes, swept like any key, reported per problem; refused
