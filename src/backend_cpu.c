@@ -289,17 +289,35 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
                            mmt_module **out, mmt_err *err)
 {
     (void)dev;
-    /* dlopen needs a file: the cache keeps one per distinct binary, named by its hash. */
+    /* dlopen needs a file: the cache keeps one per distinct binary, named by its hash. Where
+     * the cache cannot be had (refused: a directory above it others may write), a folder of
+     * this load's own (mkdtemp: 0700, a name no one else has) holds it until it is loaded. */
     char dir[1024], path[1200], hex[65];
-    FORWARD_IF_ERROR(mmt_cache_dir(dir, sizeof dir, err));
-    FORWARD_IF_ERROR(mmt_sha256_hex(bin, size, hex, err));
-    snprintf(path, sizeof path, "%s/%s.so", dir, hex);
+    const int own = mmt_cache_dir(dir, sizeof dir, NULL) != MMT_OK;
+    if (own) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/mmtune-load-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+        RETURN_ERROR_IF(!mkdtemp(dir), err, MMT_IO, "no kernel cache, and no folder to load a kernel from: %s",
+                        strerror(errno));
+        mmt_status s = mmt_private_dir(dir, err);
+        if (s != MMT_OK) {
+            rmdir(dir);
+            return s;
+        }
+    }
     /* The copy is checked against the binary's digest first: a file planted or damaged
      * under that name is replaced, never run. (Loading it through /proc/self/fd would close
      * the window between check and load, but the loader takes equal names for the same
      * library; the window is in a directory only this user can write: mmt_cache_dir.) */
-    FORWARD_IF_ERROR(mmt_file_ensure(path, bin, size, hex, err));
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    mmt_status s = mmt_sha256_hex(bin, size, hex, err);
+    snprintf(path, sizeof path, "%s/%s.so", dir, hex);
+    if (s == MMT_OK) s = mmt_file_ensure(path, bin, size, hex, err);
+    void *h = s == MMT_OK ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (own) { /* the mapping stays when the file goes */
+        unlink(path);
+        rmdir(dir);
+    }
+    FORWARD_IF_ERROR(s);
     RETURN_ERROR_IF(!h, err, MMT_LOAD, "dlopen %s: %s", path, dlerror());
     void *fn = dlsym(h, entry);
     if (!fn) {

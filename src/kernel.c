@@ -1,6 +1,7 @@
 /* kernel.c - instantiation and the compile cache (see kernel.h). */
 #include "kernel.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,11 @@ static mmt_status find_or_build(const mmt_backend *be, const mmt_device_info *de
     if (cached) *cached = 1;
     FORWARD_IF_ERROR(mmt_kernel_key(be, dev, source, defines, key, err));
 
-    int have_dir = mmt_cache_dir(dir, sizeof dir, NULL) == MMT_OK;
+    mmt_err why;
+    const int have_dir = mmt_cache_dir(dir, sizeof dir, &why) == MMT_OK;
+    static atomic_int said;
+    if (!have_dir && atomic_exchange(&said, 1) == 0) /* once a process: every compile is then a new one */
+        fprintf(stderr, "mmtune: %.900s: kernels are not cached, each is compiled when first built\n", why.msg);
     if (have_dir) {
         cache_path(dir, key, path, sizeof path);
         if (cache_read(path, bin, size)) return MMT_OK;

@@ -339,6 +339,30 @@ static void test_default_paths(void)
     else unsetenv("XDG_CACHE_HOME");
 }
 
+/* A cache refused (a folder above it others may write): GEMMs still run, each kernel
+ * compiled and loaded from a folder of its load's own, which is gone afterwards. */
+static void test_refused_cache(void)
+{
+    char db[600], cache[600], tmp[600], cmd[700];
+    snprintf(db, sizeof db, "%s/refused.db", dir);
+    snprintf(cache, sizeof cache, "%s/shared/kernels", dir); /* shared: 0777 (test_private_dirs) */
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    CHECK(mkdir(tmp, 0700) == 0);
+    setenv("MMTUNE_CACHE_DIR", cache, 1);
+    setenv("TMPDIR", tmp, 1);
+    setenv("MMTUNE_VENDOR", "off", 1);
+    mmt_store *st = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_store_open(db, 0, &st, &err), &err);
+    mmt_store_close(st);
+    CHECK(api_call_right(db));
+    CHECK(api_call_right(db));
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s | grep mmtune-load)\"", tmp);
+    CHECK(system(cmd) == 0); /* nothing left behind */
+    unsetenv("MMTUNE_VENDOR");
+    unsetenv("TMPDIR");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
@@ -347,6 +371,7 @@ int main(void)
     test_planted_files();
     test_concurrent_writers();
     test_database_carries_no_code();
+    test_refused_cache();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
