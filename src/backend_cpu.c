@@ -225,6 +225,16 @@ static mmt_status cpu_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     return MMT_OK;
 }
 
+/* A new folder of this process's own under $TMPDIR (else /tmp), named NAME-XXXXXX: made
+ * 0700 by mkdtemp, a name no other process has. */
+static mmt_status temp_dir(const char *name, char *dir, size_t size, mmt_err *err)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(dir, size, "%s/%s-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", name);
+    RETURN_ERROR_IF(!mkdtemp(dir), err, MMT_IO, "cannot create a temporary directory: %s", strerror(errno));
+    return MMT_OK;
+}
+
 static mmt_status cpu_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
                               size_t *size, char **log, mmt_err *err)
 {
@@ -232,10 +242,8 @@ static mmt_status cpu_compile(const mmt_device_info *dev, const char *source, co
     *bin = NULL;
     *size = 0;
     if (log) *log = NULL;
-    const char *tmpdir = getenv("TMPDIR");
     char dir[512], src[600], out[600], logp[600];
-    snprintf(dir, sizeof dir, "%s/mmtune-cc-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    RETURN_ERROR_IF(!mkdtemp(dir), err, MMT_IO, "cannot create a temporary directory: %s", strerror(errno));
+    FORWARD_IF_ERROR(temp_dir("mmtune-cc", dir, sizeof dir, err));
     snprintf(src, sizeof src, "%s/kernel.c", dir);
     snprintf(out, sizeof out, "%s/kernel.so", dir);
     snprintf(logp, sizeof logp, "%s/log", dir);
@@ -295,11 +303,8 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
     char dir[1024], path[1200], hex[65];
     const int own = mmt_cache_dir(dir, sizeof dir, NULL) != MMT_OK;
     if (own) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/mmtune-load-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-        RETURN_ERROR_IF(!mkdtemp(dir), err, MMT_IO, "no kernel cache, and no folder to load a kernel from: %s",
-                        strerror(errno));
-        mmt_status s = mmt_private_dir(dir, err);
+        FORWARD_IF_ERROR(temp_dir("mmtune-load", dir, sizeof dir, err));
+        mmt_status s = mmt_private_dir(dir, err); /* and every folder above it: no one else's */
         if (s != MMT_OK) {
             rmdir(dir);
             return s;
