@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "autotune.h"
@@ -115,6 +116,7 @@ struct mmt_ctx {
     _Atomic int vendor_state;
     mmt_builder *builder; /* builds kernels off the callers' paths while the vendor serves */
     pthread_mutex_t modes_lock; /* guards modes: taken on first-time shapes and syncs, before lock */
+    int db_unread;              /* the database failed a read of tuned entries (said once), under modes_lock */
     served modes[MMT_N_MODES];
     entry *buckets[N_BUCKETS];
     loaded *modules;
@@ -273,7 +275,10 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         }
         /* Writable if we may (misses are recorded there), else read-only; a missing
          * database only means every shape runs the default. */
-        if (access(path, F_OK) == 0) {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
+            st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);
+        } else if (access(path, F_OK) == 0) {
             int writable = access(path, W_OK) == 0;
             if (mmt_store_open(path, !writable, &ctx->st, &ignore) != MMT_OK) {
                 writable = 0;
@@ -508,8 +513,15 @@ static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out, mmt_err 
             served_family *sf = &sv->fam[f];
             free(sf->bests);
             sf->bests = NULL;
-            FORWARD_IF_ERROR(mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sf->family->name,
-                                                 sf->family->source_hash, mode, &sf->bests, &sf->n_bests, err));
+            mmt_err why;
+            if (mmt_store_best_list(ctx->st, ctx->dev.fingerprint, sf->family->name, sf->family->source_hash, mode,
+                                    &sf->bests, &sf->n_bests, &why) == MMT_OK)
+                continue;
+            /* a damaged or foreign database: what it cannot say is served as untuned (the
+             * defaults and the vendor), never a failed GEMM; said once a context */
+            sf->bests = NULL, sf->n_bests = 0;
+            if (!ctx->db_unread++)
+                fprintf(stderr, "libmmtuned: %.600s; serving without its tuned entries\n", why.msg);
         }
         if (ctx->st) read_vendor_records(ctx, ctx->st, mode, sv);
         sv->ready = 1;
@@ -1315,6 +1327,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
     }
     RETURN_ERROR_IF(!c, err, MMT_INVALID_ARGUMENT, "C is NULL");
     RETURN_ERROR_IF(k > 0 && alpha != 0 && (!a || !b), err, MMT_INVALID_ARGUMENT, "A or B is NULL");
+    if ((alpha == 0 || k == 0) && beta == 1) return MMT_OK; /* BLAS's quick return: C stays C */
     if (host_ok && ctx->async) { /* a GPU: one query per operand read says where it lives */
         const int host_c = ctx->async->is_host(c), reads = k > 0 && alpha != 0;
         const int host_a = reads ? ctx->async->is_host(a) : host_c, host_b = reads ? ctx->async->is_host(b) : host_c;

@@ -52,7 +52,8 @@ void mmt_store_default_path(char *buf, size_t size);
 mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_err *err);
 
 /* Whether the whole file reads (PRAGMA quick_check) and best_view, what the runtime reads,
- * answers: MMT_DATABASE with SQLite's reason otherwise (mmtune bench refuses it first). */
+ * answers: MMT_DATABASE with SQLite's reason otherwise. libmmtuned serves on a database
+ * that fails this (as untuned); a command that measures or reports it refuses it. */
 mmt_status mmt_store_check(mmt_store *st, mmt_err *err);
 void mmt_store_close(mmt_store *st);
 

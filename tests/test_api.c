@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -500,9 +501,22 @@ static void test_size_limits(void)
                  MMT_INVALID_ARGUMENT); /* B: 2^40 columns of 2^40 */
     mmt_gemm_desc d = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
     CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, big, big, 4, 1, a, 4, b, big, 0, c, big), MMT_INVALID_ARGUMENT); /* C */
+    /* BLAS's quick return: (alpha = 0 or k = 0) and beta = 1 leave C as it is, at once,
+     * whatever m and n (2^40 rows of a C of 16 elements: nothing is read or written) */
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, big, 1, 4, 0, a, 4, b, 1, 1, c, 1), MMT_OK);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, big, 1, 0, 1, NULL, 1, NULL, 1, 1, c, 1),
+                 MMT_OK);
     int untouched = 1;
     for (int i = 0; i < 16; i++) untouched &= isnan(c[i]);
     CHECK(untouched);
+    mmt_close(ctx);
+    /* a database that is not a regular file is refused, not opened (a FIFO would block) */
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo.db", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", fifo), MMT_DATABASE);
+    CHECK(strstr(mmt_last_error(ctx), "not a regular file") != NULL);
     mmt_close(ctx);
     /* the same sizes as a problem (shapes files, --problem, the store) */
     mmt_problem p = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_F32, .m = big, .n = 4, .k = big};

@@ -937,7 +937,7 @@ static int cmd_bench(const options *o)
     db_path(o, path, sizeof path);
     mmt_ctx *ctx;
     mmt_err err;
-    /* a damaged database is refused with SQLite's reason, before anything is measured */
+    /* libmmtuned serves on a damaged database (as untuned); a bench of it measures nothing */
     mmt_store *st = NULL;
     mmt_status s = access(path, F_OK) == 0 ? mmt_store_open_snapshot(path, &st, &err) : MMT_OK;
     if (s == MMT_OK && st) s = mmt_store_check(st, &err);

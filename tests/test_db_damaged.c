@@ -1,0 +1,113 @@
+/* test_db_damaged.c - a damaged database still serves: a database whose `best` table is
+ * gone, whose column is renamed, or whose pages past the first are overwritten opens (or
+ * is refused with a message), and every GEMM of a context on it is right: what the
+ * database cannot say is served as untuned (the templates' defaults, the vendor), said
+ * once a context on stderr, never a failed call. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "check.h"
+#include "gemm_check.h"
+#include "mmtuned.h"
+#include "store.h"
+
+static char dir[] = "/tmp/mmtune-test-db-damaged-XXXXXX";
+
+/* A new database at path with the schema and one device row (a context made it). */
+static void fresh(const char *path)
+{
+    mmt_store *st = NULL;
+    mmt_err err;
+    remove(path);
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    mmt_store_close(st);
+}
+
+static void sql(const char *path, const char *text)
+{
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, text, NULL, NULL, &msg) != SQLITE_OK) fprintf(stderr, "%s: %s\n", text, msg);
+    sqlite3_free(msg);
+    sqlite3_close(db);
+}
+
+/* Every page but the first overwritten: SQLite opens the file, every query of it fails. */
+static void overwrite_pages(const char *path)
+{
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (!f) return;
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    CHECK(size > 8192);
+    fseek(f, 4096, SEEK_SET);
+    for (long i = 4096; i < size; i++) fputc(0xA5, f);
+    fclose(f);
+}
+
+/* f32 and f64 calls of a few shapes on a context of the database: each right (or mmt_open
+ * refused it, with a message). */
+static void serves(const char *what, const char *path)
+{
+    mmt_ctx *ctx = NULL;
+    const mmt_status open = mmt_open(&ctx, "cpu", path);
+    if (open != MMT_OK) {
+        printf("%-34s mmt_open refused it: %s\n", what, mmt_last_error(NULL));
+        CHECK(strlen(mmt_last_error(NULL)) > 0);
+        return;
+    }
+    static const int shapes[][3] = {{17, 9, 5}, {64, 48, 40}, {100, 3, 70}};
+    int right = 0, calls = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int f64 = 0; f64 < 2; f64++, calls++) {
+            const int m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+            void *a = gc_matrix(f64, 0, m, k, k, 0), *b = gc_matrix(f64, 0, k, n, n, 0),
+                 *c = gc_matrix(f64, 0, m, n, n, 1);
+            double *ref = gc_ref_alloc(m, n);
+            gc_reference(f64, 0, 0, 0, m, n, k, 1, a, k, b, n, 0, NULL, n, ref);
+            const mmt_status st =
+                f64 ? mmt_dgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n)
+                    : mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n);
+            if (st != MMT_OK) fprintf(stderr, "%s %dx%dx%d: %s\n", what, m, n, k, mmt_last_error(ctx));
+            right += st == MMT_OK && gc_rel_error(f64, 0, m, n, c, n, ref) <= gc_bound(f64, k);
+            free(a), free(b), free(c), free(ref);
+        }
+    printf("%-34s %d of %d calls right\n", what, right, calls);
+    CHECK_EQ_INT(right, calls);
+    mmt_close(ctx);
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    char path[300], cache[300];
+    snprintf(path, sizeof path, "%s/mmtune.db", dir);
+    snprintf(cache, sizeof cache, "%s/kernels", dir);
+    setenv("MMTUNE_CACHE_DIR", cache, 1);
+    setenv("MMTUNE_VENDOR", "off", 1); /* the templates' own path, which reads the tuned entries */
+
+    fresh(path);
+    serves("a sound database", path);
+    fresh(path);
+    sql(path, "DROP VIEW best_view; DROP TABLE best;");
+    serves("its best table dropped", path);
+    fresh(path);
+    sql(path, "ALTER TABLE config RENAME COLUMN params TO knobs;");
+    serves("a column renamed", path);
+    fresh(path);
+    overwrite_pages(path);
+    serves("every page but the first overwritten", path);
+    unsetenv("MMTUNE_VENDOR");
+    serves("the same, the vendor competing", path);
+
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return check_result();
+}
