@@ -742,15 +742,20 @@ static mmt_vendor *vendor_for(mmt_ctx *ctx, mmt_mode mode)
 }
 
 /* Whether the vendor library serves k instead of pk, the templates' choice: where the vendor
- * family has a tuned entry for this very problem faster than pk's (a template's exact entry
- * was timed beside it), or, for a problem no family tuned, where the prediction does not
- * expect a template to beat it (predict.h). Sets pk->by_vendor and pk->how (EXACT, or
- * MMT_CHOICE_VENDOR). Called under modes_lock. */
+ * family has a tuned entry for this very problem, or, for a problem no family tuned, where
+ * the prediction does not expect a template to beat it (predict.h). The tuner keeps that
+ * entry only where the vendor was the faster or the more accurate beside every family's
+ * winner, so it serves, even where a template's figure is the higher: that figure may be of
+ * Strassen levels the call does not run, or of a less accurate kernel. A choice the call
+ * opted into (f32x3 for an SGEMM, Strassen levels) races it on speed alone. Sets
+ * pk->by_vendor and pk->how (EXACT, or MMT_CHOICE_VENDOR). Called under modes_lock. */
 static void vendor_or_template(const served *sv, const call_key *k, pick *pk)
 {
     const mmt_best_rec *vb = exact_entry(sv->vendor_bests, sv->n_vendor, &k->problem);
-    const mmt_choice by = mmt_predict_serve(pk->how, pk->gflops, vb ? &vb->gflops : NULL, sv->paired, sv->n_paired,
-                                            &k->problem, 0, NULL);
+    const int opted = pk->how == MMT_CHOICE_EXACT && pk->sf &&
+                      (pk->problem.mode != k->problem.mode || mmt_config_levels(pk->sf->family->space, &pk->cfg) > 0);
+    const mmt_choice by = mmt_predict_serve(pk->how, opted ? pk->gflops : 0, vb ? &vb->gflops : NULL, sv->paired,
+                                            sv->n_paired, &k->problem, 0, NULL);
     if (by == MMT_CHOICE_NONE) return;
     pk->by_vendor = 1, pk->how = by;
     if (by == MMT_CHOICE_EXACT) pk->gflops = vb->gflops;

@@ -32,10 +32,11 @@ mmt_prediction mmt_predict(const mmt_paired_rec *recs, size_t n, const mmt_probl
 
 /* The serving rule where the vendor library may serve p (row-major), the one libmmtuned
  * applies (api.c) and `mmtune replay --unseen` measures: the templates' choice for p (how:
- * EXACT for p's own tuned entry, NEAREST or DEFAULT; gflops: its recorded figure) against
- * the vendor family. vendor_exact: the vendor family's tuned figure for p itself, NULL where
- * it has none. Returns MMT_CHOICE_EXACT where the vendor's tuned entry serves (faster than
- * the templates' exact entry, or p has none), MMT_CHOICE_VENDOR where p has no tuned entry
+ * EXACT for p's own tuned entry, NEAREST or DEFAULT; gflops: its recorded figure where it
+ * races the vendor's tuned entry on speed, 0 where that entry serves whatever the figures)
+ * against the vendor family. vendor_exact: the vendor family's tuned figure for p itself,
+ * NULL where it has none. Returns MMT_CHOICE_EXACT where the vendor's tuned entry serves
+ * (faster than gflops, or p has no exact entry), MMT_CHOICE_VENDOR where p has no tuned entry
  * and the prediction from recs (skip_self as for mmt_predict) does not expect a template to
  * win, else MMT_CHOICE_NONE: the templates' choice serves. *pr (may be NULL) gets the
  * prediction where one was made, else ratio 1, evidence 0. */

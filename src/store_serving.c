@@ -41,13 +41,19 @@ mmt_status mmt_store_paired_list(mmt_store *st, const char *fingerprint, mmt_mod
     *n = 0;
     sqlite3_stmt *s;
     /* the vendor round pairs its figure with the fastest family's trial, whose best it is
-     * until a later round moves it: one row a problem */
+     * until a later round moves it: one row a problem. Where the vendor family has a best of
+     * the problem too it serves it (the faster, or the more accurate), so the template's
+     * figure counts for no more than the vendor's there. */
     FORWARD_IF_ERROR(mmt_store_prepare(st,
-                                       "SELECT " MMT_STORE_PROBLEM_COLS ", b.gflops, v.gflops "
+                                       "SELECT " MMT_STORE_PROBLEM_COLS ", "
+                                       "CASE WHEN vb.problem_id IS NULL THEN b.gflops "
+                                       "ELSE MIN(b.gflops, v.gflops) END, v.gflops "
                                        "FROM best b JOIN device d ON d.id = b.device_id "
                                        "JOIN problem p ON p.id = b.problem_id "
                                        "JOIN baseline v ON v.device_id = b.device_id AND v.problem_id = b.problem_id "
                                        "AND v.trial_id = b.trial_id "
+                                       "LEFT JOIN best vb ON vb.device_id = b.device_id AND vb.problem_id = b.problem_id "
+                                       "AND vb.template_name = ?3 "
                                        "WHERE d.fingerprint = ?1 AND p.mode = ?2 AND b.template_name NOT IN (?3, ?4) "
                                        "AND b.gflops > 0 AND v.gflops > 0 ORDER BY p.id",
                                        &s, err));

@@ -11,7 +11,8 @@
  * rounds (the baseline paired with that best's trial). */
 typedef struct mmt_paired_rec {
     mmt_problem problem;
-    double gflops;        /* the template's */
+    double gflops;        /* the template's; no more than the vendor's where the vendor family
+                           * has a best of the problem (it serves there) */
     double vendor_gflops; /* the vendor library's */
 } mmt_paired_rec;
 

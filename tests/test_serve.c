@@ -3,8 +3,9 @@
  *   - the prediction: no evidence, far evidence or a template predicted slower -> the
  *     vendor; close neighbours whose template beats the vendor by the margin -> a template;
  *     other kinds ignored; the problem itself left out on request;
- *   - a database written as mmtune writes it: a problem whose vendor family best is faster
- *     than its template's runs the vendor (EXACT, LIBRARY=... ROUTINE=...); an untuned
+ *   - a database written as mmtune writes it: a problem with a vendor family best runs the
+ *     vendor (EXACT, LIBRARY=... ROUTINE=...), even where its template's figure is the
+ *     higher (the tuner keeps the vendor's best where it was the more accurate); an untuned
  *     problem without evidence runs the vendor (MMT_CHOICE_VENDOR); one whose neighbours
  *     say the templates win runs the nearest tuned configuration; each product right against
  *     a long double reference on padded, transposed, column-major operands, with the BLAS
@@ -137,6 +138,10 @@ static void test_store(void)
     const int64_t pid = put(&d, d.fam->name, d.fam->source_hash, params, &p, 80, 100);
     put(&d, d.fam->name, d.fam->source_hash, params, &q, 120, 0); /* no vendor figure: not paired */
     put(&d, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, "ROUTINE=cblas_sgemm", &p, 100, 0);
+    /* r: the template the faster, the vendor the more accurate (its best kept for that) */
+    const mmt_problem r = f32_problem(700, 700, 700);
+    put(&d, d.fam->name, d.fam->source_hash, params, &r, 150, 100);
+    put(&d, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, "ROUTINE=cblas_sgemm", &r, 100, 0);
     mmt_err err;
     mmt_paired_rec *recs;
     size_t n;
@@ -146,8 +151,12 @@ static void test_store(void)
     mmt_device_info dev;
     mmt_backend_cpu.probe(0, &dev, &err);
     CHECK_OK(mmt_store_paired_list(d.st, dev.fingerprint, MMT_MODE_F32, &recs, &n, &err), &err);
-    CHECK_EQ_INT(n, 1); /* the template's best of p beside its vendor figure; not the vendor's own best */
-    if (n == 1) CHECK(mmt_problem_equal(&recs[0].problem, &p) && recs[0].gflops == 80 && recs[0].vendor_gflops == 100);
+    CHECK_EQ_INT(n, 2); /* the template's bests beside their vendor figures; not the vendor's own bests */
+    if (n == 2) {
+        CHECK(mmt_problem_equal(&recs[0].problem, &p) && recs[0].gflops == 80 && recs[0].vendor_gflops == 100);
+        /* where the vendor serves, the template counts for no more than the vendor */
+        CHECK(mmt_problem_equal(&recs[1].problem, &r) && recs[1].gflops == 100 && recs[1].vendor_gflops == 100);
+    }
     free(recs);
     int dropped = -1;
     CHECK_OK(mmt_store_best_drop(d.st, d.dev_id, pid, MMT_VENDOR_TEMPLATE, &dropped, &err), &err);
@@ -157,7 +166,7 @@ static void test_store(void)
     mmt_best_rec *bests;
     CHECK_OK(mmt_store_best_list(d.st, dev.fingerprint, d.fam->name, d.fam->source_hash, MMT_MODE_F32, &bests, &n, &err),
              &err);
-    CHECK_EQ_INT(n, 2); /* the templates' bests stay */
+    CHECK_EQ_INT(n, 3); /* the templates' bests stay */
     free(bests);
     db_close(&d);
 }
@@ -228,6 +237,11 @@ static void test_serving(void)
     const mmt_problem vendor_won = f32_problem(96, 96, 96);
     put(&d, d.fam->name, d.fam->source_hash, params, &vendor_won, 20, 40);
     put(&d, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, "ROUTINE=cblas_sgemm", &vendor_won, 40, 0);
+    /* 72^3: the template's figure the higher, but the tuner kept the vendor's best (the more
+     * accurate, or the template's figure one of Strassen levels the call does not run) */
+    const mmt_problem vendor_kept = f32_problem(72, 72, 72);
+    put(&d, d.fam->name, d.fam->source_hash, params, &vendor_kept, 60, 40);
+    put(&d, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, "ROUTINE=cblas_sgemm", &vendor_kept, 40, 0);
     /* around 640: the templates beat the vendor by 2x on two problems */
     const mmt_problem t1 = f32_problem(640, 640, 640), t2 = f32_problem(600, 660, 640);
     put(&d, d.fam->name, d.fam->source_hash, params, &t1, 200, 100);
@@ -238,6 +252,7 @@ static void test_serving(void)
     mmt_ctx *ctx;
     CHECK_EQ_INT(mmt_open(&ctx, "cpu", path), MMT_OK);
     served_right(ctx, 96, 96, 96, 0, 1, MMT_CHOICE_EXACT, library);  /* the vendor's own tuned entry */
+    served_right(ctx, 72, 72, 72, 0, 1, MMT_CHOICE_EXACT, library);  /* kept by the tuner: it serves */
     served_right(ctx, 96, 96, 96, 1, 4, MMT_CHOICE_VENDOR, library); /* the other transposes: untuned */
     served_right(ctx, 37, 29, 51, 0, 4, MMT_CHOICE_VENDOR, library); /* untuned, nothing known around it */
     /* untuned, and the templates win around it: the nearest tuned configuration, which is
