@@ -476,9 +476,18 @@ static int same_key(const call_key *a, const call_key *b)
            a->allow_levels == b->allow_levels;
 }
 
+/* A mode's families as the lookup sees them; returns how many. */
+static int lookup_families(const served *sv, mmt_lookup_family *out)
+{
+    for (int f = 0; f < sv->n; f++)
+        out[f] = (mmt_lookup_family){sv->fam[f].family->space, sv->fam[f].bests, sv->fam[f].n_bests};
+    return sv->n;
+}
+
 /* The vendor family's tuned entries of a mode and the paired figures the prediction reads,
- * from st (replacing those sv had); a database that cannot answer leaves none. Called under
- * modes_lock. */
+ * calibrated on the families' tuned entries (sv's, read before), from st (replacing those
+ * sv had); a database that cannot answer leaves none, and a calibration that fails none of
+ * its own (the vendor serves the untuned problems then). Called under modes_lock. */
 static void read_vendor_records(const mmt_ctx *ctx, mmt_store *st, mmt_mode mode, served *sv)
 {
     free(sv->vendor_bests);
@@ -489,6 +498,13 @@ static void read_vendor_records(const mmt_ctx *ctx, mmt_store *st, mmt_mode mode
         sv->vendor_bests = NULL, sv->n_vendor = 0;
     if (mmt_store_paired_list(st, ctx->dev.fingerprint, mode, &sv->paired, &sv->n_paired, NULL) != MMT_OK)
         sv->paired = NULL, sv->n_paired = 0;
+    mmt_family *fams[MMT_MAX_FAMILIES];
+    mmt_lookup_family lf[MMT_MAX_FAMILIES];
+    for (int f = 0; f < sv->n; f++) fams[f] = sv->fam[f].family;
+    mmt_predict_trials trials = {st, &ctx->dev};
+    if (sv->n_paired && mmt_predict_calibrate(&ctx->dev, fams, lf, lookup_families(sv, lf), mmt_predict_measured,
+                                              &trials, sv->paired, sv->n_paired, NULL) != MMT_OK)
+        for (size_t i = 0; i < sv->n_paired; i++) sv->paired[i].transfer = 0;
 }
 
 /* The families and tuned entries of a mode, read once. Called under modes_lock. A mode
@@ -528,14 +544,6 @@ static mmt_status serve_mode(mmt_ctx *ctx, mmt_mode mode, served **out, mmt_err 
     }
     *out = sv;
     return MMT_OK;
-}
-
-/* A mode's families as the lookup sees them; returns how many. */
-static int lookup_families(const served *sv, mmt_lookup_family *out)
-{
-    for (int f = 0; f < sv->n; f++)
-        out[f] = (mmt_lookup_family){sv->fam[f].family->space, sv->fam[f].bests, sv->fam[f].n_bests};
-    return sv->n;
 }
 
 /* The module already loaded for key, or NULL. Called under lock. */

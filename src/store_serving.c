@@ -15,6 +15,7 @@ static void paired_row(sqlite3_stmt *s, void *elem)
     mmt_store_problem_from_row(s, 0, &r->problem);
     r->gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS);
     r->vendor_gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS + 1);
+    r->transfer = r->reach = 0; /* not calibrated */
 }
 
 static void recorded_row(sqlite3_stmt *s, void *elem)

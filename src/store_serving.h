@@ -14,6 +14,10 @@ typedef struct mmt_paired_rec {
     double gflops;        /* the template's; no more than the vendor's where the vendor family
                            * has a best of the problem (it serves there) */
     double vendor_gflops; /* the vendor library's */
+    /* the prediction's calibration (predict.h, mmt_predict_calibrate; 0: none): what the
+     * configuration the lookup gives this problem from the other records delivered here,
+     * over the ratio they predicted; and how far its nearest other record is */
+    double transfer, reach;
 } mmt_paired_rec;
 
 /* The paired records of a device's problems of a mode (every template family's bests but

@@ -5,8 +5,9 @@
 # beside OpenBLAS) has a row and every mode a summary (geometric mean, p10, minimum) for the
 # prediction and for the nearest configuration always; the output is the same on every run;
 # where the vendor is chosen its figure over the vendor's is exactly 1, where a template is
-# it is the nearest configuration's (landscape_gpu.db has vendor choices, landscape_cpu.db
-# template ones); the JSON summaries are the rows' figures. Bad input exits 2. No device.
+# it is the nearest configuration's (the landscapes have vendor choices, serving_h200.db, a
+# serving suite's 4 s tunes of tf32 and f32x3 on an H200, template ones too: f32x3 against
+# SGEMM); the JSON summaries are the rows' figures. Bad input exits 2. No device.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -38,9 +39,9 @@ expect_same "deterministic" "$tmp/first" "$tmp/out"
 check "--db reads the same" 0 "$MMTUNE" replay --unseen --db "$cpu" --device cpu
 expect_same "  the same output" "$tmp/first" "$tmp/out"
 
-# the table's columns: problem (4 words), served by, predicted, evidence, served, nearest, tuned
+# the table's columns: problem (4 words), served by, predicted, transfer, served, nearest, tuned
 all_vendor=0 all_templ=0
-for land in "$DATA"/landscape_*.db; do
+for land in "$DATA"/landscape_*.db "$DATA"/serving_h200.db; do
   name=$(basename "$land")
   check "$name" 0 "$MMTUNE" replay --unseen --landscape "$land"
   awk '$1 ~ /^f(32|64|32x3|16|bf16|tf32)/ && $3 ~ /^(NN|NT|TN|TT)$/ {
@@ -58,7 +59,7 @@ done
   { echo "FAIL: the landscapes no longer exercise both choices ($all_vendor vendor, $all_templ template)"; fail=1; }
 
 command -v python3 >/dev/null || { echo "note: python3 is missing: the JSON is not checked"; exit $fail; }
-for land in "$DATA"/landscape_*.db; do
+for land in "$DATA"/landscape_*.db "$DATA"/serving_h200.db; do
   name=$(basename "$land")
   check "$name --json" 0 "$MMTUNE" replay --unseen --landscape "$land" --json --quiet
   cp "$tmp/out" "$tmp/json"
@@ -74,7 +75,8 @@ for g in d["groups"]:
             assert r["served_over_vendor"] == 1, r
         else:
             assert r["served_over_vendor"] == r["nearest_over_vendor"], r
-            assert r["predicted_ratio"] >= d["rule"]["margin"] and r["evidence"] >= d["rule"]["evidence"], r
+            assert r["predicted_ratio"] * r["transfer"] >= d["rule"]["margin"], r
+            assert r["transfer_samples"] >= d["rule"]["samples"] and r["distance"] <= r["reach"], r
         assert abs(r["nearest_over_vendor"] - r["template_gflops"] / r["vendor_gflops"]) < 1e-12, r
     for key, col in (("prediction", "served_over_vendor"), ("nearest_only", "nearest_over_vendor")):
         s, v = g["summary"][key], sorted(r[col] for r in rows)

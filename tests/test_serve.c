@@ -1,12 +1,15 @@
 /* test_serve.c - the vendor library as a family that libmmtuned serves (api.c, predict.c,
  * store_serving.c, builder.c), on the CPU with OpenBLAS:
- *   - the prediction: no evidence, far evidence or a template predicted slower -> the
- *     vendor; close neighbours whose template beats the vendor by the margin -> a template;
- *     other kinds ignored; the problem itself left out on request;
+ *   - the prediction: nothing known, no calibration, too few calibrated records, a
+ *     calibration that eats the margin, a problem beyond the calibration's reach or a
+ *     template predicted slower -> the vendor; calibrated neighbours whose template beats the
+ *     vendor by the margin -> a template; the nearest 8 records decide; other kinds
+ *     ignored; the problem itself left out on request;
+ *   - the calibration on a database: every record's neighbours' configuration measured at it;
  *   - a database written as mmtune writes it: a problem with a vendor family best runs the
  *     vendor (EXACT, LIBRARY=... ROUTINE=...), even where its template's figure is the
  *     higher (the tuner keeps the vendor's best where it was the more accurate); an untuned
- *     problem without evidence runs the vendor (MMT_CHOICE_VENDOR); one whose neighbours
+ *     problem with nothing known runs the vendor (MMT_CHOICE_VENDOR); one whose neighbours
  *     say the templates win runs the nearest tuned configuration; each product right against
  *     a long double reference on padded, transposed, column-major operands, with the BLAS
  *     rules (NaN in C with beta = 0, NaN in A and B with alpha = 0); untuned calls served by
@@ -41,36 +44,74 @@ static mmt_problem f32_problem(int64_t m, int64_t n, int64_t k)
                          .m = m, .n = n, .k = k};
 }
 
+/* n records of the kind of f32_problem around m^3 (a grid of M and N, K = m) whose
+ * templates beat the vendor by ratio, calibrated at transfer with reach. */
+static size_t around(mmt_paired_rec *recs, size_t n, int64_t m, double ratio, double transfer, double reach)
+{
+    for (size_t i = 0; i < n; i++)
+        recs[i] = (mmt_paired_rec){f32_problem(m * (8 + (int64_t)(i % 3)) / 9, m * (8 + (int64_t)(i / 3 % 3)) / 9, m),
+                                   100 * ratio, 100, transfer, reach};
+    return n;
+}
+
 static void test_predict(void)
 {
     const mmt_problem p = f32_problem(1000, 1000, 1000);
-    mmt_paired_rec recs[4] = {{f32_problem(1024, 1024, 1024), 150, 100}, /* close: templates 1.5x */
-                              {f32_problem(900, 1100, 1000), 140, 100},
-                              {f32_problem(64, 64, 64), 10, 100},          /* far: ignored in effect */
-                              {f32_problem(1000, 1000, 1000), 50, 100}};   /* p itself: 0.5x */
+    mmt_paired_rec recs[12];
     mmt_prediction pr = mmt_predict(recs, 0, &p, 0);
-    CHECK(!pr.template_wins && pr.ratio == 1 && pr.evidence == 0); /* nothing known: the vendor */
-    pr = mmt_predict(recs, 3, &p, 0);
-    CHECK(pr.template_wins && pr.ratio > 1.4 && pr.ratio < 1.5 && pr.evidence > 1);
-    pr = mmt_predict(recs, 4, &p, 0); /* p's own record, at weight 1, pulls the ratio under the margin */
-    CHECK(!pr.template_wins && pr.ratio < MMT_PREDICT_MARGIN);
-    pr = mmt_predict(recs, 4, &p, 1); /* left out */
-    CHECK(pr.template_wins);
-    /* only far evidence: too little to leave the vendor */
-    pr = mmt_predict(recs + 2, 1, &p, 0);
-    CHECK(!pr.template_wins && pr.evidence < MMT_PREDICT_EVIDENCE);
+    CHECK(!pr.template_wins && pr.ratio == 1 && pr.samples == 0 && isinf(pr.distance)); /* nothing known */
+    /* templates 1.5x around p, but nothing says what a neighbour's configuration keeps here */
+    size_t n = around(recs, 9, 1000, 1.5, 0, 0);
+    pr = mmt_predict(recs, n, &p, 0);
+    CHECK(!pr.template_wins && pr.ratio > 1.49 && pr.ratio < 1.51 && pr.samples == 0);
+    /* calibrated: a neighbour's configuration kept 0.8 of the prediction at worst: 1.2x */
+    n = around(recs, 9, 1000, 1.5, 0.8, 0.5);
+    pr = mmt_predict(recs, n, &p, 0);
+    CHECK(pr.template_wins && pr.samples == 8 && pr.transfer == 0.8 && pr.distance < pr.reach);
+    recs[4].transfer = 0.6; /* one kept 0.6: 0.9x, the vendor */
+    pr = mmt_predict(recs, n, &p, 0);
+    CHECK(!pr.template_wins && pr.transfer == 0.6);
+    recs[4].transfer = 0; /* one not calibrated: 8 records left, enough */
+    CHECK(mmt_predict(recs, n, &p, 0).template_wins);
+    recs[3].transfer = 0; /* 7: too few */
+    CHECK(!mmt_predict(recs, n, &p, 0).template_wins);
+    /* the nearest 8 decide: a bad record farther away does not count, a nearer one does */
+    mmt_paired_rec more[10];
+    n = around(more, 9, 1000, 1.5, 0.8, 0.5);
+    more[n++] = (mmt_paired_rec){f32_problem(1500, 1500, 1000), 150, 100, 0.3, 0.5};
+    pr = mmt_predict(more, n, &p, 0);
+    CHECK(pr.template_wins && pr.transfer == 0.8 && pr.samples == 8);
+    more[n - 1].problem = f32_problem(1000, 1000, 1001);
+    pr = mmt_predict(more, n, &p, 0);
+    CHECK(!pr.template_wins && pr.transfer == 0.3);
+    /* farther from every record than the calibration reached: the vendor */
+    n = around(recs, 9, 1000, 1.5, 0.8, 0.5);
+    const mmt_problem far = f32_problem(8000, 8000, 1000);
+    pr = mmt_predict(recs, n, &far, 0);
+    CHECK(!pr.template_wins && pr.distance > pr.reach && pr.ratio > 1.49);
+    /* p's own record, at weight 1, pulls the ratio under the margin; left out, it does not */
+    recs[n++] = (mmt_paired_rec){p, 20, 100, 0.8, 0.5};
+    CHECK(!mmt_predict(recs, n, &p, 0).template_wins);
+    CHECK(mmt_predict(recs, n, &p, 1).template_wins);
     /* another kind (transposed, f64) says nothing about p */
-    mmt_paired_rec other[2] = {{f32_problem(1000, 1000, 1000), 300, 100}, {f32_problem(1000, 1000, 1000), 300, 100}};
-    other[0].problem.trans_a = 1;
-    other[1].problem.dtype = other[1].problem.out = MMT_F64, other[1].problem.mode = MMT_MODE_F64;
-    pr = mmt_predict(other, 2, &p, 0);
-    CHECK(!pr.template_wins && pr.evidence == 0);
+    n = around(recs, 9, 1000, 3, 1, 0.5);
+    for (size_t i = 0; i < n; i++) recs[i].problem.trans_a = 1;
+    pr = mmt_predict(recs, n, &p, 0);
+    CHECK(!pr.template_wins && pr.samples == 0 && isinf(pr.distance));
+    for (size_t i = 0; i < n; i++)
+        recs[i].problem.trans_a = 0, recs[i].problem.dtype = recs[i].problem.out = MMT_F64,
+        recs[i].problem.mode = MMT_MODE_F64;
+    CHECK(!mmt_predict(recs, n, &p, 0).template_wins);
     /* a column-major record is its row-major problem: n x m, transposes swapped */
-    mmt_paired_rec col = {f32_problem(1000, 990, 1000), 300, 100};
-    col.problem.layout = MMT_COL_MAJOR, col.problem.trans_a = 1;
-    mmt_problem q = f32_problem(990, 1000, 1000);
+    n = around(recs, 9, 1000, 3, 1, 0.5);
+    for (size_t i = 0; i < n; i++) {
+        const int64_t m = recs[i].problem.m;
+        recs[i].problem.m = recs[i].problem.n, recs[i].problem.n = m;
+        recs[i].problem.layout = MMT_COL_MAJOR, recs[i].problem.trans_a = 1;
+    }
+    mmt_problem q = p;
     q.trans_b = 1;
-    CHECK(mmt_predict(&col, 1, &q, 0).template_wins);
+    CHECK(mmt_predict(recs, n, &q, 0).template_wins);
 }
 
 /* A database written as mmtune writes it (store.h): template results, vendor family bests,
@@ -214,6 +255,33 @@ static void served_right(mmt_ctx *ctx, int64_t m, int64_t n, int64_t k, int t0, 
     CHECK_EQ_INT(bad, 0);
 }
 
+/* The calibration libmmtuned makes of d's f32 records: each of the n grid problems, taken
+ * as untuned, gets the configuration they all share, measured there at the 2x predicted. */
+static void check_calibration(db *d, const mmt_device_info *dev, size_t n_grid)
+{
+    mmt_err err;
+    mmt_paired_rec *recs;
+    size_t n;
+    mmt_best_rec *bests;
+    size_t n_bests;
+    CHECK_OK(mmt_store_paired_list(d->st, dev->fingerprint, MMT_MODE_F32, &recs, &n, &err), &err);
+    CHECK_OK(mmt_store_best_list(d->st, dev->fingerprint, d->fam->name, d->fam->source_hash, MMT_MODE_F32, &bests,
+                                 &n_bests, &err),
+             &err);
+    mmt_lookup_family lf = {d->fam->space, bests, n_bests};
+    mmt_predict_trials trials = {d->st, dev};
+    CHECK_OK(mmt_predict_calibrate(dev, &d->fam, &lf, 1, mmt_predict_measured, &trials, recs, n, &err), &err);
+    size_t calibrated = 0;
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].problem.k == 640) {
+            CHECK(fabs(recs[i].transfer - 1) < 1e-9 && recs[i].reach > 0.1 && recs[i].reach < 0.2);
+            calibrated++;
+        }
+    CHECK_EQ_INT(calibrated, n_grid);
+    free(recs);
+    free(bests);
+}
+
 static void test_serving(void)
 {
     mmt_device_info dev;
@@ -242,10 +310,12 @@ static void test_serving(void)
     const mmt_problem vendor_kept = f32_problem(72, 72, 72);
     put(&d, d.fam->name, d.fam->source_hash, params, &vendor_kept, 60, 40);
     put(&d, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, "ROUTINE=cblas_sgemm", &vendor_kept, 40, 0);
-    /* around 640: the templates beat the vendor by 2x on two problems */
-    const mmt_problem t1 = f32_problem(640, 640, 640), t2 = f32_problem(600, 660, 640);
-    put(&d, d.fam->name, d.fam->source_hash, params, &t1, 200, 100);
-    put(&d, d.fam->name, d.fam->source_hash, params, &t2, 200, 100);
+    /* around 640: the templates beat the vendor by 2x on nine problems, each with the same
+     * configuration, so the neighbours' configuration keeps all of the prediction */
+    mmt_paired_rec grid[9];
+    const size_t n_grid = around(grid, 9, 640, 2, 0, 0);
+    for (size_t i = 0; i < n_grid; i++) put(&d, d.fam->name, d.fam->source_hash, params, &grid[i].problem, 200, 100);
+    check_calibration(&d, &dev, n_grid);
     db_close(&d);
 
     setenv("MMTUNE_CACHE_DIR", dir, 1); /* an empty kernel cache: nothing is built yet */

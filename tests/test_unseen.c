@@ -1,8 +1,8 @@
 /* test_unseen.c - serving on problems nobody tuned (tuner/unseen.c) and the rule it measures:
  *   - mmt_predict_serve, the rule libmmtuned and `mmtune replay --unseen` share: the vendor
  *     family's exact entry against the templates', a template's exact entry kept, an untuned
- *     problem left to the prediction (no evidence: the vendor; the problem's own record left
- *     out where asked);
+ *     problem left to the prediction (nothing known: the vendor; calibrated neighbours: a
+ *     template; the problem's own record left out where asked);
  *   - the summary of ratios: geometric mean, p10 between order statistics, minimum, values
  *     that are no ratio left out;
  *   - mmt_store_recorded_bests: each best with its template's source hash and the vendor's
@@ -34,27 +34,37 @@ static mmt_problem f32_problem(int64_t m, int64_t n, int64_t k)
 static void test_rule(void)
 {
     const mmt_problem p = f32_problem(1000, 1000, 1000);
-    const mmt_paired_rec near[2] = {{f32_problem(1024, 1024, 1024), 150, 100},
-                                    {f32_problem(900, 1100, 1000), 140, 100}};
-    const mmt_paired_rec self = {f32_problem(1000, 1000, 1000), 150, 100};
+    /* templates 1.5x on a 3 x 3 grid around p, each configuration kept 0.9 of its prediction */
+    mmt_paired_rec near[10];
+    for (int i = 0; i < 9; i++)
+        near[i] = (mmt_paired_rec){f32_problem(900 + 100 * (i % 3), 900 + 100 * (i / 3), 1000), 150, 100, 0.9, 0.2};
     mmt_prediction pr;
     const double vendor = 120;
-    /* the vendor family's own entry: it serves unless the templates' exact entry is faster */
-    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 200, &vendor, near, 2, &p, 0, &pr), MMT_CHOICE_EXACT);
-    CHECK(pr.ratio == 1 && pr.evidence == 0);
-    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_EXACT, 110, &vendor, near, 2, &p, 0, NULL), MMT_CHOICE_EXACT);
-    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_EXACT, 130, &vendor, near, 2, &p, 0, NULL), MMT_CHOICE_NONE);
+    /* the vendor family's own entry: it serves unless the templates' exact entry races it
+     * (gflops given) and is faster */
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 200, &vendor, near, 9, &p, 0, &pr), MMT_CHOICE_EXACT);
+    CHECK(pr.ratio == 1 && pr.samples == 0);
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_EXACT, 110, &vendor, near, 9, &p, 0, NULL), MMT_CHOICE_EXACT);
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_EXACT, 0, &vendor, near, 9, &p, 0, NULL), MMT_CHOICE_EXACT);
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_EXACT, 130, &vendor, near, 9, &p, 0, NULL), MMT_CHOICE_NONE);
     /* a template's exact entry, no vendor entry: the template, no prediction made */
     CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_EXACT, 10, NULL, NULL, 0, &p, 0, &pr), MMT_CHOICE_NONE);
-    CHECK(pr.evidence == 0);
+    CHECK(pr.samples == 0);
     /* untuned: the prediction decides, the vendor where nothing is known */
     CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 150, NULL, NULL, 0, &p, 0, &pr), MMT_CHOICE_VENDOR);
-    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_DEFAULT, 0, NULL, near, 2, &p, 0, &pr), MMT_CHOICE_NONE);
-    CHECK(pr.template_wins && pr.ratio > 1.4 && pr.evidence > 1);
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 0, NULL, near, 9, &p, 0, &pr), MMT_CHOICE_NONE);
+    CHECK(pr.template_wins && pr.ratio > 1.4 && pr.samples == 8 && pr.transfer == 0.9);
+    /* ... but a default (no neighbour's configuration runs p) is no neighbour: the vendor */
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_DEFAULT, 0, NULL, near, 9, &p, 0, &pr), MMT_CHOICE_VENDOR);
+    CHECK(pr.template_wins);
+    /* p's own record at 0.1x, at weight 1, keeps the vendor; left out (with the grid's
+     * centre, p too), the other 8 decide */
+    near[9] = (mmt_paired_rec){p, 10, 100, 0.9, 0.2};
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 150, NULL, near, 10, &p, 0, NULL), MMT_CHOICE_VENDOR);
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 150, NULL, near, 10, &p, 1, &pr), MMT_CHOICE_NONE);
     /* the problem's own record is all there is: left out, nothing is known */
-    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 150, NULL, &self, 1, &p, 0, NULL), MMT_CHOICE_NONE);
-    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 150, NULL, &self, 1, &p, 1, &pr), MMT_CHOICE_VENDOR);
-    CHECK(pr.evidence == 0);
+    CHECK_EQ_INT(mmt_predict_serve(MMT_CHOICE_NEAREST, 150, NULL, &near[9], 1, &p, 1, &pr), MMT_CHOICE_VENDOR);
+    CHECK(pr.samples == 0);
 }
 
 static int close_to(double a, double b)

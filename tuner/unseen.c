@@ -121,7 +121,13 @@ static mmt_status gather(group *g, mmt_err *err)
             if (g->rb[j].vendor_gflops > 0 && mmt_problem_equal(&g->rb[j].best.problem, &t->stored))
                 t->vendor = g->rb[j].vendor_gflops, t->pairing = g->rb[j].pairing;
         if (!t->fastest || !(t->vendor > 0) || !(t->fastest->best.gflops > 0)) continue;
-        g->paired[g->n_paired++] = (mmt_paired_rec){t->stored, t->fastest->best.gflops, t->vendor};
+        /* as store_serving.c reads them: no more than the vendor where the vendor family serves */
+        double gflops = t->fastest->best.gflops;
+        for (size_t j = 0; j < g->n_rb; j++)
+            if (strcmp(g->rb[j].template_name, MMT_VENDOR_TEMPLATE) == 0 &&
+                mmt_problem_equal(&g->rb[j].best.problem, &t->stored) && gflops > t->vendor)
+                gflops = t->vendor;
+        g->paired[g->n_paired++] = (mmt_paired_rec){t->stored, gflops, t->vendor, 0, 0};
         g->paired_same += t->pairing == MMT_VENDOR_PAIRED;
         g->alone += t->pairing == MMT_VENDOR_ALONE;
         g->other += t->pairing == MMT_VENDOR_OTHER;
@@ -286,15 +292,17 @@ static void print_group(FILE *f, const group *g, const group_summary *gs)
                 g->paired_same ? "" : ": on this database it has no evidence and serves the vendor wherever untuned");
     if (g->stale[0]) fprintf(f, "  note: %s\n", g->stale);
     if (g->why_no_family[0]) fprintf(f, "  note: %s\n", g->why_no_family);
-    fprintf(f, "%-34s %-9s %10s %9s %8s %8s %8s  %s\n", "problem", "served", "predicted", "evidence", "served",
+    fprintf(f, "%-34s %-9s %10s %9s %8s %8s %8s  %s\n", "problem", "served", "predicted", "transfer", "served",
             "nearest", "tuned", "templates' choice (nearest other tuned problem's, or the default)");
     for (size_t i = 0; i < g->n_v; i++) {
         const verdict *v = &g->v[i];
         char name[128];
         mmt_problem_format(&v->t->stored, name, sizeof name);
         fprintf(f, "%-34s %-9s", name, served_name(v));
-        if (v->pr.evidence > 0) fprintf(f, " %9.3fx %9.3g", v->pr.ratio, v->pr.evidence);
-        else fprintf(f, " %10s %9s", "-", "0");
+        if (isfinite(v->pr.distance)) fprintf(f, " %9.3fx", v->pr.ratio);
+        else fprintf(f, " %10s", "-");
+        if (v->pr.samples) fprintf(f, " %8.3fx", v->pr.transfer);
+        else fprintf(f, " %9s", "-");
         print_ratio(f, v->served);
         print_ratio(f, v->nearest);
         print_ratio(f, v->own);
@@ -347,9 +355,13 @@ static void json_group(mmt_json *j, const group *g, const group_summary *gs)
         mmt_json_open(j, NULL, '{');
         mmt_json_str(j, "problem", name);
         mmt_json_str(j, "served_by", served_name(v));
-        if (v->pr.evidence > 0) mmt_json_num(j, "predicted_ratio", v->pr.ratio);
+        if (isfinite(v->pr.distance)) mmt_json_num(j, "predicted_ratio", v->pr.ratio);
         else mmt_json_null(j, "predicted_ratio");
-        mmt_json_num(j, "evidence", v->pr.evidence);
+        if (v->pr.samples) mmt_json_num(j, "transfer", v->pr.transfer);
+        else mmt_json_null(j, "transfer");
+        mmt_json_int(j, "transfer_samples", v->pr.samples);
+        json_ratio(j, "distance", v->pr.distance);
+        mmt_json_num(j, "reach", v->pr.reach);
         mmt_json_str(j, "family", v->family[0] ? v->family : NULL);
         mmt_json_str(j, "params", v->params[0] ? v->params : NULL);
         mmt_json_str(j, "choice", v->how == MMT_CHOICE_NEAREST   ? "nearest"
@@ -376,6 +388,41 @@ static void json_group(mmt_json *j, const group *g, const group_summary *gs)
     json_summary(j, "tuned", &gs->own);
     mmt_json_close(j, '}');
     mmt_json_close(j, '}');
+}
+
+typedef struct group_trials {
+    mmt_store *st;
+    const group *g;
+} group_trials;
+
+/* mmt_predict_measured_fn over the records of any source, as measured_at reads them. */
+static mmt_status measured_any(void *user, const mmt_family *fam, const mmt_problem *p, const char *params,
+                               double *gflops, mmt_err *err)
+{
+    const group_trials *gt = user;
+    const tuned t = {.stored = *p};
+    return measured_at(gt->st, gt->g, &t, fam->name, params, gflops, err);
+}
+
+/* The prediction's calibration on g's records, as libmmtuned makes it (predict.h), from
+ * each family's records of any source. */
+static mmt_status calibrate(mmt_store *st, group *g, mmt_err *err)
+{
+    group_trials gt = {st, g};
+    mmt_lookup_family lf[MMT_MAX_FAMILIES];
+    mmt_status s = MMT_OK;
+    for (int f = 0; f < g->fams.n; f++) {
+        mmt_best_rec *b = malloc(sizeof *b * (g->n_rb ? g->n_rb : 1));
+        size_t nb = 0;
+        for (size_t i = 0; b && i < g->n_rb; i++)
+            if (strcmp(g->rb[i].template_name, g->fams.f[f]->name) == 0) b[nb++] = g->rb[i].best;
+        lf[f] = (mmt_lookup_family){g->fams.f[f]->space, b, nb};
+        if (!b && s == MMT_OK) s = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    if (s == MMT_OK && g->fams.n)
+        s = mmt_predict_calibrate(g->dev, g->fams.f, lf, g->fams.n, measured_any, &gt, g->paired, g->n_paired, err);
+    for (int f = 0; f < g->fams.n; f++) free((void *)lf[f].bests);
+    return s;
 }
 
 /* Whether device d is the one --device names: its backend or its name (NULL: every one). */
@@ -409,6 +456,7 @@ static mmt_status load_group(mmt_store *st, const mmt_device_info *dev, mmt_mode
                                      "as recorded, which libmmtuned would not serve",
                                      used ? "; " : "", stale, all, fam->name, fam->source_hash);
     }
+    FORWARD_IF_ERROR(calibrate(st, g, err));
     g->v = calloc(g->n_tp ? g->n_tp : 1, sizeof *g->v);
     RETURN_ERROR_IF(!g->v, err, MMT_OUT_OF_MEMORY, "out of memory");
     for (size_t i = 0; i < g->n_tp; i++)
@@ -420,9 +468,10 @@ static void print_header(FILE *f, const char *db)
 {
     fprintf(f,
             "unseen problems in %s: each tuned problem with a vendor figure left out in turn and served by "
-            "libmmtuned's rule from the rest (predict.h: a template where the others predict it beats the vendor "
-            "by %.2fx on evidence >= %.2f, kernel width %.2f in log M, N, K; else the vendor)\n",
-            db, MMT_PREDICT_MARGIN, MMT_PREDICT_EVIDENCE, MMT_PREDICT_WIDTH);
+            "libmmtuned's rule from the rest (predict.h: a template where the others' ratio to the vendor, kernel "
+            "width %.2f in log M, N, K, times the transfer their configurations kept on this device's records, "
+            "clears %.2fx on %d calibrated records or more, within their reach; else the vendor)\n",
+            db, MMT_PREDICT_WIDTH, MMT_PREDICT_MARGIN, MMT_PREDICT_SAMPLES);
     fprintf(f, "served, nearest, tuned: GFLOP/s at the problem over the vendor's there, as the database measured "
                "them: what the rule served (the vendor: 1), the templates' choice always (the rule before the "
                "vendor served), the problem's own tuned best\n");
@@ -444,7 +493,7 @@ mmt_status mmt_unseen_replay(const mmt_unseen_options *o, FILE *text, FILE *out,
         mmt_json_open(&j, "rule", '{');
         mmt_json_num(&j, "width", MMT_PREDICT_WIDTH);
         mmt_json_num(&j, "margin", MMT_PREDICT_MARGIN);
-        mmt_json_num(&j, "evidence", MMT_PREDICT_EVIDENCE);
+        mmt_json_int(&j, "samples", MMT_PREDICT_SAMPLES);
         mmt_json_close(&j, '}');
         mmt_json_open(&j, "groups", '[');
     }
