@@ -1,0 +1,147 @@
+/* call_cost.c - what a call through libmmtuned costs beyond the vendor library called
+ * directly, where the vendor serves (nothing tuned): for small shapes, whose time is the
+ * caller's own path, rounds of R back-to-back calls of each (the GPU: device memory, one
+ * stream, waited for at the end of a round), alternated, 15 rounds; and on a GPU the parts
+ * of libmmtuned's path that ask the driver (where a pointer lives, the current context),
+ * alone and before the vendor's calls.
+ *   call_cost [DEVICE (cpu)] [R (2000)]
+ * Prints per shape the median microseconds a call of each and their ratio. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "clock.h"
+#include "mmtuned.h"
+#include "stats.h"
+#include "vendor.h"
+
+enum { ROUNDS = 15 };
+
+static void die(const char *what, const char *msg)
+{
+    fprintf(stderr, "call_cost: %s: %s\n", what, msg);
+    exit(1);
+}
+
+static void *buffer(const mmt_backend *gpu, const mmt_device_info *dev, size_t bytes)
+{
+    float *host = malloc(bytes);
+    for (size_t i = 0; i < bytes / sizeof(float); i++) host[i] = (float)(i % 7) / 8 - 0.375f;
+    if (!gpu) return host;
+    void *d = NULL;
+    mmt_err err;
+    if (gpu->alloc(dev, bytes, &d, &err) != MMT_OK || gpu->copy(d, host, bytes, MMT_H2D, &err) != MMT_OK)
+        die("buffer", err.msg);
+    free(host);
+    return d;
+}
+
+typedef struct shape {
+    mmt_dtype dtype;
+    int64_t m, n, k;
+} shape;
+
+typedef struct caller {
+    mmt_ctx *ctx;
+    mmt_vendor_call vendor;
+    const mmt_backend *gpu; /* NULL on the CPU */
+    void *a, *b, *c;
+} caller;
+
+/* Microseconds a call of R calls: through libmmtuned (how 0), the vendor (how 1), or the
+ * vendor after the three queries libmmtuned's GPU path makes of where A, B and C live (how 2). */
+enum { LIBMMTUNED, VENDOR, VENDOR_QUERIED };
+static double round_us(const caller *cl, const shape *s, int how, int reps)
+{
+    const int direct = how != LIBMMTUNED;
+    const mmt_cuda_async *async = how == VENDOR_QUERIED ? mmt_cuda_async_api() : NULL;
+    mmt_err err;
+    const mmt_gemm_desc desc = {.ab_type = s->dtype, .c_type = s->dtype, .layout = MMT_ROW_MAJOR,
+                                .trans_a = MMT_NO_TRANS, .trans_b = MMT_NO_TRANS};
+    const mmt_gemm_params gp = {.m = s->m, .n = s->n, .k = s->k, .lda = s->k, .ldb = s->n, .ldc = s->n,
+                                .alpha = 1, .beta = 0, .a = cl->a, .b = cl->b, .c = cl->c};
+    const double t0 = mmt_now_s();
+    for (int i = 0; i < reps; i++) {
+        if (async && async->is_host(cl->a) + async->is_host(cl->b) + async->is_host(cl->c)) die("query", "host?");
+        mmt_status st = direct ? mmt_vendor_gemm((void *)&cl->vendor, &gp, NULL, &err)
+                               : mmt_gemm_ex(cl->ctx, &desc, s->m, s->n, s->k, 1, cl->a, s->k, cl->b, s->n, 0, cl->c,
+                                             s->n);
+        if (st != MMT_OK) die(direct ? "vendor" : "libmmtuned", direct ? err.msg : mmt_last_error(cl->ctx));
+    }
+    if (cl->gpu && cl->gpu->sync(NULL, &err) != MMT_OK) die("sync", err.msg);
+    return 1e6 * (mmt_now_s() - t0) / reps;
+}
+
+static double median_of(double *v, int n)
+{
+    mmt_summary sum;
+    mmt_stats_summarise(v, n, &sum);
+    return sum.median;
+}
+
+/* The driver queries of libmmtuned's GPU path, microseconds each. */
+static void driver_parts(const caller *cl, int reps)
+{
+    const mmt_cuda_async *async = mmt_cuda_async_api();
+    double t0 = mmt_now_s();
+    int host = 0;
+    for (int i = 0; i < reps; i++) host += async->is_host(i % 3 == 0 ? cl->a : i % 3 == 1 ? cl->b : cl->c);
+    const double query = 1e6 * (mmt_now_s() - t0) / reps;
+    t0 = mmt_now_s();
+    for (int i = 0; i < reps; i++) {
+        int pushed;
+        if (mmt_cuda_context_enter(0, &pushed, NULL) != MMT_OK) die("context", "cannot enter");
+        mmt_cuda_context_leave(pushed);
+    }
+    const double enter = 1e6 * (mmt_now_s() - t0) / reps;
+    printf("driver: where a pointer lives %.3f us a query (%d of %d said host); the context entered and left "
+           "%.3f us\n",
+           query, host, reps, enter);
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = argc > 1 ? argv[1] : "cpu";
+    const int reps = argc > 2 ? atoi(argv[2]) : 2000;
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-call-cost.db", 1); /* nothing tuned: the vendor serves */
+    const mmt_backend *be;
+    int ordinal;
+    mmt_device_info dev;
+    mmt_err err;
+    if (mmt_backend_for_device(device, &be, &ordinal, &err) != MMT_OK || be->probe(ordinal, &dev, &err) != MMT_OK)
+        die(device, err.msg);
+    caller cl = {.gpu = strcmp(be->name, "cpu") == 0 ? NULL : be};
+    if (mmt_open(&cl.ctx, device, NULL) != MMT_OK) die("mmt_open", mmt_last_error(cl.ctx));
+    mmt_vendor *v;
+    if (mmt_vendor_open(be, &dev, &v, &err) != MMT_OK) die("vendor", err.msg);
+    const size_t most = sizeof(float) * 512 * 512;
+    cl.a = buffer(cl.gpu, &dev, most), cl.b = buffer(cl.gpu, &dev, most), cl.c = buffer(cl.gpu, &dev, most);
+    static const shape cpu[] = {{MMT_F32, 40, 30, 20}, {MMT_F32, 64, 64, 64}, {MMT_F64, 32, 32, 32}};
+    static const shape gpu[] = {{MMT_F32, 64, 64, 64}, {MMT_F16, 64, 64, 64}, {MMT_F16, 256, 256, 256}};
+    const shape *shapes = cl.gpu ? gpu : cpu;
+    printf("%s, vendor %s, %d calls a round, %d rounds each, alternated\n", dev.name, mmt_vendor_name(v), reps,
+           ROUNDS);
+    for (int i = 0; i < 3; i++) {
+        const shape *s = &shapes[i];
+        cl.vendor = (mmt_vendor_call){v, s->dtype == MMT_F64 ? MMT_MODE_F64 : s->dtype == MMT_F16 ? MMT_MODE_F16
+                                                                                                 : MMT_MODE_F32,
+                                      s->dtype};
+        double us[3][ROUNDS];
+        const int ways = cl.gpu ? 3 : 2;
+        for (int w = 0; w < ways; w++) round_us(&cl, s, w, reps / 10 + 1); /* warm */
+        for (int r = 0; r < ROUNDS; r++)
+            for (int w = 0; w < ways; w++) us[w][r] = round_us(&cl, s, w, reps);
+        const char *config;
+        mmt_last_choice(cl.ctx, &config);
+        const double o = median_of(us[LIBMMTUNED], ROUNDS), t = median_of(us[VENDOR], ROUNDS);
+        printf("%s %lldx%lldx%lld: libmmtuned %.3f us a call, the vendor %.3f us: %.2fx (served by %s)",
+               mmt_dtype_name(s->dtype), (long long)s->m, (long long)s->n, (long long)s->k, o, t, t / o, config);
+        if (cl.gpu) printf("; the vendor after three pointer queries %.3f us", median_of(us[VENDOR_QUERIED], ROUNDS));
+        printf("\n");
+    }
+    if (cl.gpu) driver_parts(&cl, reps);
+    mmt_vendor_close(v);
+    mmt_close(cl.ctx);
+    return 0;
+}
