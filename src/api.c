@@ -267,8 +267,13 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         if (db_path) snprintf(path, sizeof path, "%s", db_path);
         else mmt_store_default_path(path, sizeof path);
         mmt_err ignore, why; /* not err: a message must not be formatted into itself */
+        /* a default folder others may write is no database of ours: serve untuned */
+        if (!db_path && mmt_store_default_dir_check(ctx->autotune.on, &why) != MMT_OK) {
+            fprintf(stderr, "libmmtuned: %.600s; serving without the default database\n", why.msg);
+            path[0] = '\0';
+        }
         /* background tuning writes its results into the database: the default one is made */
-        if (!db_path && ctx->autotune.on && access(path, F_OK) != 0 &&
+        if (!db_path && path[0] && ctx->autotune.on && access(path, F_OK) != 0 &&
             mmt_store_open(path, 0, &ctx->st, &ignore) == MMT_OK) {
             mmt_store_close(ctx->st);
             ctx->st = NULL;
@@ -276,7 +281,9 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         /* Writable if we may (misses are recorded there), else read-only; a missing
          * database only means every shape runs the default. */
         struct stat sb;
-        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
+        if (!path[0]) {
+            /* refused above: no database */
+        } else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
             st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);
         } else if (access(path, F_OK) == 0) {
             int writable = access(path, W_OK) == 0;

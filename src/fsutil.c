@@ -67,14 +67,14 @@ static mmt_status private_dir(const char *path, char *resolved, size_t size, mmt
         if (!ok) {
             return mmt_err_set(err, MMT_IO,
                                "%s, above %s, belongs to user %d with mode %04o: only root and this user (%d) may "
-                               "own a directory above one that holds code, and others may not write it (unless "
-                               "it is root's and sticky, as /tmp): refusing to keep or load code there",
+                               "own a directory above a private one, and others may not write it (unless it is "
+                               "root's and sticky, as /tmp): what is there could be planted or swapped",
                                real, path, uid, mode, (int)geteuid());
         }
         *p = c;
     }
     RETURN_ERROR_IF(st.st_uid != geteuid(), err, MMT_IO,
-                    "%s belongs to user %d, not to this user (%d): refusing to keep or load code there", path,
+                    "%s belongs to user %d, not to this user (%d): what is there could be planted", path,
                     (int)st.st_uid, (int)geteuid());
     if ((st.st_mode & 077) && chmod(real, 0700) != 0)
         return mmt_err_set(err, MMT_IO, "%s is open to others and cannot be made private: %s", path, strerror(errno));

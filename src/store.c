@@ -40,6 +40,18 @@ void mmt_store_default_path(char *buf, size_t size)
     else snprintf(buf, size, "%s/mmtune/mmtune.db", base);
 }
 
+mmt_status mmt_store_default_dir_check(int create, mmt_err *err)
+{
+    const char *env = getenv("MMTUNE_DB");
+    if (env && *env) return MMT_OK; /* the user's own choice, as an explicit path is */
+    char path[4096 + 32]; /* the cache folder and mmtune/mmtune.db */
+    mmt_store_default_path(path, sizeof path);
+    char *slash = strrchr(path, '/');
+    if (slash) *slash = '\0';
+    if (!create && access(path, F_OK) != 0) return MMT_OK;
+    return mmt_private_dir(path, err);
+}
+
 static mmt_status db_error(mmt_store *st, mmt_err *err, const char *what)
 {
     return mmt_err_set(err, MMT_DATABASE, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));

@@ -46,6 +46,13 @@ typedef struct mmt_trial_rec {
  * database where it is unset; never relative to the working directory). */
 void mmt_store_default_path(char *buf, size_t size);
 
+/* Where $MMTUNE_DB does not name the database, its default folder is checked whole as the
+ * kernel cache is (fsutil.h, mmt_private_dir): a folder above it that another user may
+ * write could hold a planted database that steers this user's serving and takes in its
+ * records. A folder not there yet is made private where create, else left alone (there is
+ * no database in it to read). MMT_IO with the reason where it is refused. */
+mmt_status mmt_store_default_dir_check(int create, mmt_err *err);
+
 /* Opens (creating the file and its directory if needed, unless readonly) and brings the
  * schema to the current version. A readonly open of a missing file fails with
  * MMT_NOT_FOUND. */

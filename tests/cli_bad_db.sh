@@ -3,7 +3,8 @@
 # truncated one, a file that is not SQLite, a read-only one (for tuning; an application may
 # read it) and one of a newer schema version are each refused by mmtune with a message that
 # names the file and exit 1, by mmt_open likewise (through `mmtune bench`, which opens it as
-# an application does), and none of them is changed: the same bytes after as before.
+# an application does), and none of them is changed: the same bytes after as before. The
+# default database under a HOME that others may write is refused, its folder named.
 set -u
 MMTUNE=$1
 . "$(dirname "$0")/clilib.sh"
@@ -48,4 +49,11 @@ for kind in $kinds; do
   [ "$(sha256sum "$db" | cut -c1-64)" = "$before" ] || { echo "FAIL: the $kind database was changed"; fail=1; }
   [ ! -e "$db-wal" ] || [ ! -s "$db-wal" ] || { echo "FAIL: the $kind database got a WAL"; fail=1; }
 done
+
+# the default database under a HOME others may write: refused with the folder named, nothing made
+mkdir -p "$tmp/open-home" && chmod 0777 "$tmp/open-home"
+check "the default database under a HOME others may write" 2 \
+  env -u MMTUNE_DB -u XDG_CACHE_HOME HOME="$tmp/open-home" "$MMTUNE" show
+expect_err "  it names the folder others may write" "$tmp/open-home, above"
+[ ! -e "$tmp/open-home/.cache/mmtune/mmtune.db" ] || { echo "FAIL: a database was made there"; fail=1; }
 exit $fail

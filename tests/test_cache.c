@@ -6,7 +6,8 @@
  * under the name of the binary the CPU backend loads is replaced before dlopen, and the
  * kernel that runs computes the right product; writers of one path in many threads leave
  * one whole file and no temporaries; a database carries no code: serving writes none into
- * it, and what a database's binary table holds under a kernel's key is never loaded. */
+ * it, and what a database's binary table holds under a kernel's key is never loaded; the
+ * default database's folder is checked whole too, and one others may write is not used. */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
@@ -339,6 +340,51 @@ static void test_default_paths(void)
     else unsetenv("XDG_CACHE_HOME");
 }
 
+/* The default database under a HOME others may write: its folder is refused whole, so a
+ * database planted there is never read nor written; GEMMs still run, untuned. Under a
+ * private HOME the folder is made private where missing. */
+static void test_default_db_folder(void)
+{
+    char home[600], folder[700], planted[800], text[64];
+    const char *old_home = getenv("HOME"), *old_xdg = getenv("XDG_CACHE_HOME");
+    char saved_home[4096] = "", saved_xdg[4096] = "";
+    if (old_home) snprintf(saved_home, sizeof saved_home, "%s", old_home);
+    if (old_xdg) snprintf(saved_xdg, sizeof saved_xdg, "%s", old_xdg);
+    unsetenv("MMTUNE_DB");
+    unsetenv("XDG_CACHE_HOME");
+    mmt_err err;
+    snprintf(home, sizeof home, "%s/shared-home", dir);
+    CHECK(mkdir(home, 0777) == 0 && chmod(home, 0777) == 0);
+    setenv("HOME", home, 1);
+    CHECK_OK(mmt_store_default_dir_check(0, &err), &err); /* no folder: nothing to read */
+    snprintf(folder, sizeof folder, "%s/.cache/mmtune", home);
+    CHECK_OK(mmt_mkdirs(folder, &err), &err);
+    snprintf(planted, sizeof planted, "%s/mmtune.db", folder);
+    mmt_store *st = NULL;
+    CHECK_OK(mmt_store_open(planted, 0, &st, &err), &err);
+    mmt_store_close(st);
+    CHECK_EQ_INT(mmt_store_default_dir_check(0, &err), MMT_IO);
+    CHECK(strstr(err.msg, home) != NULL);
+    setenv("MMTUNE_SYNC_S", "0", 1); /* a context that used the database would record its misses at once */
+    CHECK(api_call_right(NULL));
+    unsetenv("MMTUNE_SYNC_S");
+    query(planted, "SELECT count(*) FROM miss", text, sizeof text);
+    CHECK_EQ_STR(text, "0");
+    setenv("MMTUNE_DB", planted, 1); /* named by the user: theirs to trust */
+    CHECK_OK(mmt_store_default_dir_check(1, &err), &err);
+    unsetenv("MMTUNE_DB");
+
+    snprintf(home, sizeof home, "%s/private-home", dir);
+    CHECK(mkdir(home, 0700) == 0);
+    setenv("HOME", home, 1);
+    CHECK_OK(mmt_store_default_dir_check(1, &err), &err);
+    snprintf(folder, sizeof folder, "%s/.cache/mmtune", home);
+    CHECK_EQ_INT(mode_of(folder), 0700);
+    if (old_home) setenv("HOME", saved_home, 1);
+    else unsetenv("HOME");
+    if (old_xdg) setenv("XDG_CACHE_HOME", saved_xdg, 1);
+}
+
 /* A cache refused (a folder above it others may write): GEMMs still run, each kernel
  * compiled and loaded from a folder of its load's own, which is gone afterwards. */
 static void test_refused_cache(void)
@@ -372,6 +418,7 @@ int main(void)
     test_concurrent_writers();
     test_database_carries_no_code();
     test_refused_cache();
+    test_default_db_folder();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

@@ -1093,6 +1093,7 @@ int main(int argc, char **argv)
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != EXIT_OK) return rc;
+    if (!o.db && (rc = mmt_default_db_checked()) != EXIT_OK) return rc;
     int vendor_off; /* a misspelt MMTUNE_VENDOR stops a tune before anything is written */
     mmt_err err;
     if (mmt_vendor_policy(&vendor_off, &err) != MMT_OK) {

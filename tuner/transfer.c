@@ -238,10 +238,19 @@ int mmt_transfer_command(const char *name)
     return strcmp(name, "export") == 0 || strcmp(name, "import") == 0 || strcmp(name, "merge") == 0;
 }
 
+int mmt_default_db_checked(void)
+{
+    mmt_err err;
+    if (mmt_store_default_dir_check(1, &err) == MMT_OK) return EXIT_OK;
+    fprintf(stderr, "mmtune: %s (name a database with --db or MMTUNE_DB)\n", err.msg);
+    return EXIT_BAD_INPUT;
+}
+
 int mmt_transfer_main(int argc, char **argv)
 {
     transfer_options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != EXIT_OK) return rc;
+    if (!o.db && (rc = mmt_default_db_checked()) != EXIT_OK) return rc;
     return strcmp(o.command, "export") == 0 ? cmd_export(&o) : cmd_absorb(&o);
 }

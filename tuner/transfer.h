@@ -11,4 +11,9 @@ int mmt_transfer_command(const char *name);
  * 1 failure). */
 int mmt_transfer_main(int argc, char **argv);
 
+/* For every command that reads or writes the default database (no --db): its folder
+ * checked whole (store.h, mmt_store_default_dir_check), made private where missing; 0, or
+ * 2 with the reason on stderr. */
+int mmt_default_db_checked(void);
+
 #endif
