@@ -1,17 +1,67 @@
 /* fuzz_parsers.c - libFuzzer target for the parsers of user input: the first byte picks the
  * shapes-file loader, the search-space loader (then the space's configurations are
  * enumerated for a small problem and its defaults chosen, so its expressions are evaluated
- * too), the expression parser and evaluator, or a problem's text (mmtune --problem, rows
- * of an import: parsed, then formatted and parsed back); the rest is the text. Anything may be rejected with a status; a
- * crash, a leak or undefined behaviour is a finding. scripts/fuzz.sh builds and runs it. */
+ * too), the expression parser and evaluator, a problem's text (mmtune --problem, rows of an
+ * import: parsed, then formatted and parsed back), or a file of result rows as `mmtune
+ * import` reads it (CSV or JSON: every row read is written again in the same format, and
+ * what is written reads back to the same text); the rest is the text. Anything may be
+ * rejected with a status; a crash, a leak, undefined behaviour or a failed round trip is a
+ * finding. scripts/fuzz.sh builds and runs it. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 #include "expr.h"
+#include "rows.h"
 #include "shapes.h"
 #include "space.h"
+
+/* Rows written again as they are read. */
+typedef struct rewrite {
+    FILE *f;
+    mmt_rows_format fmt;
+    long rows;
+} rewrite;
+
+static mmt_status put_row(void *user, long line, const mmt_xfer_value *row, mmt_err *err)
+{
+    (void)line, (void)err;
+    rewrite *w = user;
+    mmt_rows_put(w->f, w->fmt, row, w->rows++);
+    return MMT_OK;
+}
+
+/* text read as rows and written in fmt; *out (malloc'd) is what was written, NULL where the
+ * text was refused. */
+static void rows_again(const char *text, size_t size, mmt_rows_format fmt, char **out, size_t *out_size, long *rows)
+{
+    rewrite w = {open_memstream(out, out_size), fmt, 0};
+    if (!w.f) abort();
+    mmt_rows_begin(w.f, fmt);
+    mmt_err err;
+    const mmt_status st = mmt_rows_read(text, size, "fuzz", put_row, &w, &err);
+    mmt_rows_end(w.f, fmt);
+    fclose(w.f);
+    *rows = w.rows;
+    if (st != MMT_OK) free(*out), *out = NULL;
+}
+
+static void fuzz_rows(const char *text, size_t size)
+{
+    const mmt_rows_format fmt = size && text[0] == '{' ? MMT_ROWS_JSON : MMT_ROWS_CSV; /* as the reader guesses */
+    char *once, *twice;
+    size_t once_size, twice_size;
+    long rows, rows_again_read;
+    rows_again(text, size, fmt, &once, &once_size, &rows);
+    if (!once) return;
+    rows_again(once, once_size, fmt, &twice, &twice_size, &rows_again_read);
+    /* what import accepted, written out, is read back whole and writes the same text */
+    if (!twice || rows != rows_again_read || once_size != twice_size || memcmp(once, twice, once_size) != 0) abort();
+    free(once);
+    free(twice);
+}
 
 static int lookup(void *user, const char *name, size_t len, int64_t *value)
 {
@@ -56,7 +106,7 @@ static void fuzz_space(const char *text, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
-    const int which = data[0] % 4;
+    const int which = data[0] % 5;
     char *text = malloc(size); /* the rest, NUL-terminated (the expression parser takes a string) */
     if (!text) return 0;
     memcpy(text, data + 1, size - 1);
@@ -68,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (mmt_shapes_load_text("fuzz.yaml", text, size - 1, &problems, NULL, &n, &err) == MMT_OK) free(problems);
     } else if (which == 1) {
         fuzz_space(text, size - 1);
+    } else if (which == 4) {
+        fuzz_rows(text, size - 1);
     } else if (which == 3) {
         mmt_problem p, back;
         char again[160];

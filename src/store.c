@@ -16,21 +16,6 @@
 
 enum { SCHEMA_VERSION = 5, BUSY_TIMEOUT_MS = 30000 };
 
-static const char *const status_names[] = {"ok", "compile_error", "launch_error", "wrong_result", "timeout",
-                                           "crashed"};
-
-const char *mmt_trial_status_name(mmt_trial_status s)
-{
-    return (unsigned)s < sizeof status_names / sizeof *status_names ? status_names[s] : "unknown";
-}
-
-mmt_trial_status mmt_trial_status_parse(const char *name)
-{
-    for (size_t i = 0; i < sizeof status_names / sizeof *status_names; i++)
-        if (name && strcmp(name, status_names[i]) == 0) return (mmt_trial_status)i;
-    return MMT_TRIAL_CRASHED;
-}
-
 void mmt_store_default_path(char *buf, size_t size)
 {
     const char *env = getenv("MMTUNE_DB");
@@ -608,22 +593,32 @@ mmt_status mmt_store_baseline_put(mmt_store *st, int64_t device_id, int64_t prob
 enum { PROBLEM_NCOLS = MMT_STORE_PROBLEM_NCOLS };
 #define problem_from_row mmt_store_problem_from_row
 
-void mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
+const char *mmt_store_text_at(sqlite3_stmt *s, int col)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    return t ? t : "";
+}
+
+int mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p)
 {
     memset(p, 0, sizeof *p);
-    mmt_dtype_parse((const char *)sqlite3_column_text(s, col), &p->dtype);
-    mmt_dtype_parse((const char *)sqlite3_column_text(s, col + 1), &p->out);
-    mmt_mode_parse((const char *)sqlite3_column_text(s, col + 2), &p->mode);
-    mmt_layout_parse((const char *)sqlite3_column_text(s, col + 3), &p->layout);
-    p->trans_a = sqlite3_column_int(s, col + 4);
-    p->trans_b = sqlite3_column_int(s, col + 5);
+    int bad = mmt_dtype_parse(mmt_store_text_at(s, col), &p->dtype) != 0;
+    bad |= mmt_dtype_parse(mmt_store_text_at(s, col + 1), &p->out) != 0;
+    bad |= mmt_mode_parse(mmt_store_text_at(s, col + 2), &p->mode) != 0;
+    bad |= mmt_layout_parse(mmt_store_text_at(s, col + 3), &p->layout) != 0;
+    const int64_t ta = sqlite3_column_int64(s, col + 4), tb = sqlite3_column_int64(s, col + 5);
+    p->trans_a = ta != 0;
+    p->trans_b = tb != 0;
     p->m = sqlite3_column_int64(s, col + 6);
     p->n = sqlite3_column_int64(s, col + 7);
     p->k = sqlite3_column_int64(s, col + 8);
+    for (int i = 4; i < 9; i++) bad |= sqlite3_column_type(s, col + i) != SQLITE_INTEGER;
+    bad |= (ta != 0 && ta != 1) || (tb != 0 && tb != 1) || p->m < 1 || p->n < 1 || p->k < 1;
+    return !bad && !mmt_problem_check(p);
 }
 
 mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, size_t elem_size,
-                             void (*row)(sqlite3_stmt *s, void *elem), void **out, size_t *n, mmt_err *err)
+                             int (*row)(sqlite3_stmt *s, void *elem), void **out, size_t *n, mmt_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -644,7 +639,7 @@ mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, s
         }
         void *elem = (char *)*out + (*n)++ * elem_size;
         memset(elem, 0, elem_size);
-        row(s, elem);
+        if (!row(s, elem)) (*n)--;
     }
     mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, what);
     sqlite3_finalize(s);
@@ -653,12 +648,12 @@ mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, s
 }
 
 /* A row of problem columns, params and GFLOP/s. */
-static void rec_row(sqlite3_stmt *s, void *elem)
+static int rec_row(sqlite3_stmt *s, void *elem)
 {
     mmt_best_rec *b = elem;
-    problem_from_row(s, 0, &b->problem);
-    snprintf(b->params, sizeof b->params, "%s", (const char *)sqlite3_column_text(s, PROBLEM_NCOLS));
+    snprintf(b->params, sizeof b->params, "%s", mmt_store_text_at(s, PROBLEM_NCOLS));
     b->gflops = sqlite3_column_double(s, PROBLEM_NCOLS + 1);
+    return problem_from_row(s, 0, &b->problem);
 }
 
 /* The rows of s (problem columns, params, GFLOP/s) into a malloc'd list; finalises s. */
@@ -747,12 +742,12 @@ mmt_status mmt_store_miss_add(mmt_store *st, const mmt_device_info *dev, const m
     return r;
 }
 
-static void miss_row(sqlite3_stmt *s, void *elem)
+static int miss_row(sqlite3_stmt *s, void *elem)
 {
     mmt_miss_rec *m = elem;
-    problem_from_row(s, 0, &m->problem);
     m->problem_id = sqlite3_column_int64(s, PROBLEM_NCOLS);
     m->calls = sqlite3_column_int64(s, PROBLEM_NCOLS + 1);
+    return problem_from_row(s, 0, &m->problem);
 }
 
 mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_rec **out, size_t *n,
@@ -803,17 +798,18 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     return r;
 }
 
-static void trial_set_row(sqlite3_stmt *s, void *elem)
+static int trial_set_row(sqlite3_stmt *s, void *elem)
 {
     mmt_trial_set *t = elem;
-    problem_from_row(s, 0, &t->problem);
+    const int sound = problem_from_row(s, 0, &t->problem);
     const int c = PROBLEM_NCOLS;
     t->device_id = sqlite3_column_int64(s, c);
     t->problem_id = sqlite3_column_int64(s, c + 1);
     t->template_id = sqlite3_column_int64(s, c + 2);
-    snprintf(t->template_name, sizeof t->template_name, "%s", (const char *)sqlite3_column_text(s, c + 3));
+    snprintf(t->template_name, sizeof t->template_name, "%s", mmt_store_text_at(s, c + 3));
     mmt_store_device_from_row(s, c + 4, &t->device);
     t->trials = (size_t)sqlite3_column_int64(s, c + 9);
+    return sound;
 }
 
 mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, mmt_err *err)

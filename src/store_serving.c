@@ -9,30 +9,30 @@
 #include "store_sql.h"
 #include "vendor.h"
 
-static void paired_row(sqlite3_stmt *s, void *elem)
+static int paired_row(sqlite3_stmt *s, void *elem)
 {
     mmt_paired_rec *r = elem;
-    mmt_store_problem_from_row(s, 0, &r->problem);
     r->gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS);
     r->vendor_gflops = sqlite3_column_double(s, MMT_STORE_PROBLEM_NCOLS + 1);
     r->transfer = r->reach = 0; /* not calibrated */
+    return mmt_store_problem_from_row(s, 0, &r->problem);
 }
 
-static void recorded_row(sqlite3_stmt *s, void *elem)
+static int recorded_row(sqlite3_stmt *s, void *elem)
 {
     mmt_recorded_best *r = elem;
     const int c = MMT_STORE_PROBLEM_NCOLS;
-    mmt_store_problem_from_row(s, 0, &r->best.problem);
-    snprintf(r->best.params, sizeof r->best.params, "%s", (const char *)sqlite3_column_text(s, c));
+    snprintf(r->best.params, sizeof r->best.params, "%s", mmt_store_text_at(s, c));
     r->best.gflops = sqlite3_column_double(s, c + 1);
-    snprintf(r->template_name, sizeof r->template_name, "%s", (const char *)sqlite3_column_text(s, c + 2));
-    snprintf(r->source_hash, sizeof r->source_hash, "%s", (const char *)sqlite3_column_text(s, c + 3));
+    snprintf(r->template_name, sizeof r->template_name, "%s", mmt_store_text_at(s, c + 2));
+    snprintf(r->source_hash, sizeof r->source_hash, "%s", mmt_store_text_at(s, c + 3));
     if (sqlite3_column_type(s, c + 4) != SQLITE_NULL && sqlite3_column_double(s, c + 4) > 0) {
         r->vendor_gflops = sqlite3_column_double(s, c + 4);
         r->pairing = sqlite3_column_int(s, c + 5)   ? MMT_VENDOR_PAIRED
                      : sqlite3_column_int(s, c + 6) ? MMT_VENDOR_ALONE
                                                     : MMT_VENDOR_OTHER;
     }
+    return mmt_store_problem_from_row(s, 0, &r->best.problem);
 }
 
 mmt_status mmt_store_paired_list(mmt_store *st, const char *fingerprint, mmt_mode mode, mmt_paired_rec **out,

@@ -18,15 +18,21 @@ mmt_status mmt_store_db_error(mmt_store *st, mmt_err *err, const char *what);
 mmt_status mmt_store_exec(mmt_store *st, const char *sql, mmt_err *err);
 mmt_status mmt_store_prepare(mmt_store *st, const char *sql, sqlite3_stmt **out, mmt_err *err);
 /* Steps s to its end, each row read by row(s, elem) into a zeroed element of elem_size bytes
- * of a malloc'd array (*out, *n); finalises s. On a failure *out is NULL and *n 0. */
+ * of a malloc'd array (*out, *n), kept where row returns non-zero; finalises s. On a failure
+ * *out is NULL and *n 0. */
 mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, size_t elem_size,
-                             void (*row)(sqlite3_stmt *s, void *elem), void **out, size_t *n, mmt_err *err);
+                             int (*row)(sqlite3_stmt *s, void *elem), void **out, size_t *n, mmt_err *err);
+
+/* Column col's text, "" for null (a database of someone else's making may hold nulls). */
+const char *mmt_store_text_at(sqlite3_stmt *s, int col);
 
 /* The columns mmt_store_problem_from_row reads, of problem p, in its order. */
 #define MMT_STORE_PROBLEM_COLS "p.dtype, p.out_dtype, p.mode, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k"
 enum { MMT_STORE_PROBLEM_NCOLS = 9 };
-/* Reads MMT_STORE_PROBLEM_COLS from column col on. */
-void mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p);
+/* Reads MMT_STORE_PROBLEM_COLS from column col on; 1 where they are a problem mmtune could
+ * have written (known names, transposes 0 or 1, sizes from 1 that 64-bit byte counts hold),
+ * 0 for one a database of someone else's making may hold, which no reader should use. */
+int mmt_store_problem_from_row(sqlite3_stmt *s, int col, mmt_problem *p);
 /* Reads a device row's backend, name, arch, fingerprint and props from column col on: the
  * device as search spaces saw it. */
 void mmt_store_device_from_row(sqlite3_stmt *s, int col, mmt_device_info *d);
