@@ -2,6 +2,7 @@
  * into a shared object, loaded with dlopen, and called in the calling thread (the
  * template brings its own OpenMP threads). Always available. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -102,12 +105,72 @@ static int remembered_version(const char *cc, char *version, size_t size, int le
     return ok;
 }
 
+/* The folders this backend makes under $TMPDIR (else /tmp): mmtune-KIND-PID-XXXXXX. */
+static const char *tmp_root(void)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    return tmpdir && *tmpdir ? tmpdir : "/tmp";
+}
+
+/* Removes folder name of root, a real directory of this user, and the files in it (none is
+ * followed: a link inside is removed as a link). */
+static void remove_folder(int root, const char *name)
+{
+    const int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) return;
+    DIR *d = fstat(fd, &st) == 0 && st.st_uid == geteuid() ? fdopendir(fd) : NULL;
+    if (!d) {
+        close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) unlinkat(fd, e->d_name, 0);
+    closedir(d);
+    unlinkat(root, name, AT_REMOVEDIR);
+}
+
+/* The folders of earlier processes that were killed mid-compile (kill -9 runs no clean-up):
+ * this user's mmtune-KIND-PID-XXXXXX whose process is gone, older than a minute (a pid in
+ * use again keeps its folder: only a folder whose pid is free goes). Once a process. */
+static void sweep_dead_folders(void)
+{
+    const int root = open(tmp_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = root >= 0 ? fdopendir(dup(root)) : NULL;
+    const time_t now = time(NULL);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char kind[16], rest[16];
+        int pid;
+        struct stat st;
+        if (sscanf(e->d_name, "mmtune-%15[a-z]-%d-%15s", kind, &pid, rest) != 3 || pid <= 0 || pid == getpid())
+            continue;
+        if (fstatat(root, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid() || now - st.st_mtime < 60)
+            continue;
+        if (kill(pid, 0) != 0 && errno == ESRCH) remove_folder(root, e->d_name);
+    }
+    if (d) closedir(d);
+    if (root >= 0) close(root);
+}
+
+/* A new folder of this process's own under $TMPDIR (else /tmp), named
+ * mmtune-KIND-PID-XXXXXX: made 0700 by mkdtemp, a name no other process has; the first one
+ * a process makes sweeps away those of processes killed before they removed theirs. */
+static mmt_status temp_dir(const char *kind, char *dir, size_t size, mmt_err *err)
+{
+    static pthread_once_t swept = PTHREAD_ONCE_INIT;
+    pthread_once(&swept, sweep_dead_folders);
+    snprintf(dir, size, "%s/mmtune-%s-%d-XXXXXX", tmp_root(), kind, (int)getpid());
+    RETURN_ERROR_IF(!mkdtemp(dir), err, MMT_IO, "cannot create a temporary directory: %s", strerror(errno));
+    return MMT_OK;
+}
+
 static void make_compiler_id(void)
 {
-    char version[512], dir[] = "/tmp/mmtune-ccv-XXXXXX", log[64];
+    char version[512], dir[512], log[600];
     int learned = 0;
     snprintf(version, sizeof version, "%s (unknown version)", compiler_path());
-    if (mkdtemp(dir)) {
+    if (temp_dir("ccv", dir, sizeof dir, NULL) == MMT_OK) {
         snprintf(log, sizeof log, "%s/v", dir);
         char *argv[] = {(char *)compiler_path(), "--version", NULL};
         /* stdout alone: whatever else the process says on stderr (a preloaded library
@@ -225,15 +288,6 @@ static mmt_status cpu_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     return MMT_OK;
 }
 
-/* A new folder of this process's own under $TMPDIR (else /tmp), named NAME-XXXXXX: made
- * 0700 by mkdtemp, a name no other process has. */
-static mmt_status temp_dir(const char *name, char *dir, size_t size, mmt_err *err)
-{
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(dir, size, "%s/%s-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", name);
-    RETURN_ERROR_IF(!mkdtemp(dir), err, MMT_IO, "cannot create a temporary directory: %s", strerror(errno));
-    return MMT_OK;
-}
 
 static mmt_status cpu_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
                               size_t *size, char **log, mmt_err *err)
@@ -243,7 +297,7 @@ static mmt_status cpu_compile(const mmt_device_info *dev, const char *source, co
     *size = 0;
     if (log) *log = NULL;
     char dir[512], src[600], out[600], logp[600];
-    FORWARD_IF_ERROR(temp_dir("mmtune-cc", dir, sizeof dir, err));
+    FORWARD_IF_ERROR(temp_dir("cc", dir, sizeof dir, err));
     snprintf(src, sizeof src, "%s/kernel.c", dir);
     snprintf(out, sizeof out, "%s/kernel.so", dir);
     snprintf(logp, sizeof logp, "%s/log", dir);
@@ -303,7 +357,7 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
     char dir[1024], path[1200], hex[65];
     const int own = mmt_cache_dir(dir, sizeof dir, NULL) != MMT_OK;
     if (own) {
-        FORWARD_IF_ERROR(temp_dir("mmtune-load", dir, sizeof dir, err));
+        FORWARD_IF_ERROR(temp_dir("load", dir, sizeof dir, err));
         mmt_status s = mmt_private_dir(dir, err); /* and every folder above it: no one else's */
         if (s != MMT_OK) {
             rmdir(dir);
