@@ -284,13 +284,21 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         if (!path[0]) {
             /* refused above: no database */
         } else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
-            st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);
+            if (db_path) st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);
+            else fprintf(stderr, "libmmtuned: the database %.600s is not a regular file; serving without it\n", path);
         } else if (access(path, F_OK) == 0) {
             int writable = access(path, W_OK) == 0;
             if (mmt_store_open(path, !writable, &ctx->st, &ignore) != MMT_OK) {
                 writable = 0;
-                if (mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
+                if (mmt_store_open(path, 1, &ctx->st, &why) == MMT_OK) {
+                    /* read-only after all */
+                } else if (db_path) { /* named by the caller: a wrong file must not pass unnoticed */
                     st = mmt_err_set(err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
+                } else { /* the default one (or $MMTUNE_DB's): of a newer mmtune, say; serve untuned */
+                    ctx->st = NULL;
+                    fprintf(stderr, "libmmtuned: cannot open the database %.600s: %.600s; serving without it\n",
+                            path, why.msg);
+                }
             }
             if (st == MMT_OK && writable && realpath(path, ctx->db_path))
                 ctx->misses = mmt_misses_new(ctx->db_path, &ctx->dev, sync_s);
