@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cublas.h"
 #include "device.h"
@@ -87,6 +90,91 @@ void mmt_vendor_use_device_cores(mmt_vendor *v, const mmt_device_info *dev)
     int64_t cores = 1;
     mmt_device_get_prop(dev, "cores", 5, &cores);
     set_threads((int)cores);
+}
+
+int mmt_vendor_core_tier(const char *name)
+{
+    static const char *const avx512[] = {"skylakex", "cooperlake", "sapphirerapids", NULL},
+                             *const avx2[] = {"haswell", "zen", "excavator", NULL},
+                             *const avx[] = {"sandybridge", "bulldozer", "piledriver", "steamroller", NULL};
+    const char *const *tiers[] = {avx, avx2, avx512};
+    for (int t = 2; name && t >= 0; t--)
+        for (int i = 0; tiers[t][i]; i++)
+            if (strcasecmp(name, tiers[t][i]) == 0) return t + 1;
+    return 0;
+}
+
+/* The core OpenBLAS picks in a fresh process, as the environment now says: a child loads
+ * it and writes the name back (no OpenBLAS, or no name: ""). */
+static void probe_core(char *name, size_t size)
+{
+    name[0] = '\0';
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) lib = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+        char *(*corename)(void) = NULL;
+        if (lib) *(void **)&corename = dlsym(lib, "openblas_get_corename");
+        const char *got = corename ? corename() : "";
+        if (write(fds[1], got, strlen(got)) < 0) _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    ssize_t n = pid > 0 ? read(fds[0], name, size - 1) : -1;
+    name[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
+}
+
+/* The best core type this CPU runs, for OPENBLAS_CORETYPE. */
+static const char *host_core(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return "SKYLAKEX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "HASWELL";
+    if (__builtin_cpu_supports("avx")) return "SANDYBRIDGE";
+#endif
+    return "";
+}
+
+void mmt_vendor_fair_core(mmt_vendor_core *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->host, sizeof out->host, "%s", host_core());
+    const char *set = getenv("OPENBLAS_CORETYPE");
+    out->user_set = set && *set;
+    probe_core(out->chosen, sizeof out->chosen);
+    if (!out->chosen[0] || out->user_set || mmt_vendor_core_tier(out->chosen) >= mmt_vendor_core_tier(out->host))
+        return;
+    snprintf(out->first, sizeof out->first, "%s", out->chosen);
+    setenv("OPENBLAS_CORETYPE", out->host, 1);
+    out->raised = 1;
+    probe_core(out->chosen, sizeof out->chosen); /* what it runs now (the same where it was built for one core) */
+}
+
+void mmt_vendor_core_note(const mmt_vendor_core *c, int threads, char *buf, size_t size)
+{
+    const int low = mmt_vendor_core_tier(c->chosen) < mmt_vendor_core_tier(c->host);
+    if (!c->chosen[0])
+        snprintf(buf, size, "vendor core: OpenBLAS is not installed, or does not say which kernels it runs");
+    else if (c->raised)
+        snprintf(buf, size,
+                 "vendor core: OpenBLAS picked its %s kernels for this CPU, which runs %s: timed with "
+                 "OPENBLAS_CORETYPE=%s (%s kernels%s), %d thread(s)",
+                 c->first, c->host, c->host, c->chosen, low ? ": still below this CPU's best" : "", threads);
+    else if (low)
+        snprintf(buf, size,
+                 "vendor core: %s kernels, %s; this CPU runs %s: the vendor's figures are not its best, %d thread(s)",
+                 c->chosen, c->user_set ? "as OPENBLAS_CORETYPE asks" : "the ones OpenBLAS was built with", c->host,
+                 threads);
+    else
+        snprintf(buf, size, "vendor core: OpenBLAS's %s kernels, %s, %d thread(s)", c->chosen,
+                 c->user_set ? "as OPENBLAS_CORETYPE asks" : "its own choice for this CPU", threads);
 }
 
 const char *mmt_vendor_name(const mmt_vendor *v) { return v ? v->name : "none"; }

@@ -37,6 +37,30 @@ void mmt_vendor_use_device_cores(mmt_vendor *v, const mmt_device_info *dev);
  * library has none (OpenBLAS: no bf16, f16, tf32 or f32x3). */
 const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode);
 
+/* OpenBLAS picks its kernels from the CPU's model; a model it does not know (a virtual
+ * machine's "Intel Xeon Processor") gets generic ones, 5x slower on AVX-512 (1,120 GFLOP/s
+ * against 197-237 measured), and a tuner comparing against those would claim gains that are
+ * not there. The tuner's processes therefore ask, before OpenBLAS is loaded in them, which
+ * core it picks here (in a child process) and how far this CPU's vector instructions go;
+ * where OpenBLAS picked a lower core, and OPENBLAS_CORETYPE is not set, they set it to the
+ * core this CPU runs, which their children inherit. Never in an application's process:
+ * libmmtuned leaves the vendor's settings alone. */
+typedef struct mmt_vendor_core {
+    char chosen[32]; /* the core OpenBLAS runs now ("Cooperlake"; "" where it is not installed) */
+    char first[32];  /* the one it picked by itself, where that was raised */
+    char host[16];   /* the core type this CPU runs at best ("SKYLAKEX", "HASWELL", "SANDYBRIDGE"; "" none) */
+    int user_set;    /* OPENBLAS_CORETYPE was set before */
+    int raised;      /* OPENBLAS_CORETYPE set to host here */
+} mmt_vendor_core;
+void mmt_vendor_fair_core(mmt_vendor_core *out);
+
+/* The vector tier of an OpenBLAS core name: 3 AVX-512, 2 AVX2, 1 AVX, 0 older or unknown. */
+int mmt_vendor_core_tier(const char *name);
+
+/* A line for the tables: which core the vendor's figures are of, on how many threads, and
+ * whether it is the best this CPU runs. */
+void mmt_vendor_core_note(const mmt_vendor_core *c, int threads, char *buf, size_t size);
+
 /* "OpenBLAS 0.3.21", "cuBLAS 13.1.0". */
 const char *mmt_vendor_name(const mmt_vendor *v);
 

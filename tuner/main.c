@@ -348,6 +348,21 @@ static int parse_options(int argc, char **argv, options *o)
     return EXIT_OK;
 }
 
+/* OpenBLAS's core on the CPU (vendor.h), asked for by the commands that time it on the CPU
+ * before anything loaded it. */
+static mmt_vendor_core vendor_core;
+static int vendor_core_asked;
+
+/* The footer line of the vendor's core on dev, or NULL where it was not asked for. */
+static const char *vendor_core_line(const mmt_device_info *dev, char *buf, size_t size)
+{
+    if (!vendor_core_asked || strcmp(dev->backend, "cpu") != 0) return NULL;
+    int64_t cores = 1;
+    mmt_device_get_prop(dev, "cores", 5, &cores);
+    mmt_vendor_core_note(&vendor_core, (int)cores, buf, size);
+    return buf;
+}
+
 static void db_path(const options *o, char *buf, size_t size)
 {
     if (o->db) snprintf(buf, size, "%s", o->db);
@@ -809,13 +824,16 @@ static int cmd_tune(const options *o, int argc, char **argv)
                  "vendor: %s, timed side by side with each winner at the end of its problem, in this run (A B A B "
                  "... on the same inputs): GFLOP/s, vendor and ratio are figures of the same rounds",
                  labels);
-    const char *footer[] = {vendor,
-                            intervals_note,
-                            errors_note,
-                            partial ? "partial: a search stopped before it measured the candidates it planned (time "
-                                      "budget, Ctrl-C); the same command goes on with it"
-                                    : NULL,
-                            NULL};
+    char core[600];
+    const char *footer[6] = {vendor};
+    size_t n_footer = 1;
+    if (vendor_core_line(&t.dev, core, sizeof core)) footer[n_footer++] = core;
+    footer[n_footer++] = intervals_note;
+    footer[n_footer++] = errors_note;
+    if (partial)
+        footer[n_footer++] = "partial: a search stopped before it measured the candidates it planned (time budget, "
+                             "Ctrl-C); the same command goes on with it";
+    footer[n_footer] = NULL;
     char title[512];
     snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time%s", t.dev.name,
              t.dev.arch, stop_signal ? "; interrupted: a partial table" : "");
@@ -1036,11 +1054,14 @@ static int cmd_bench(const options *o)
                  labels);
     else if (vendor) snprintf(vendor_text, sizeof vendor_text, "vendor: %.100s: nothing measured", mmt_vendor_name(vendor));
     else snprintf(vendor_text, sizeof vendor_text, "vendor: %.300s", vendor_why);
-    const char *footer[MMT_N_MODES + 5] = {vendor_text, intervals_note, errors_note};
+    const char *footer[MMT_N_MODES + 6] = {vendor_text, intervals_note, errors_note};
+    char core[600];
+    size_t n_footer = 3;
+    if (vendor_core_line(&pl.dev, core, sizeof core)) footer[n_footer++] = core;
     char unseen[MMT_N_MODES + 1][600];
     const size_t n_unseen = o->unseen && rows && hows ? unseen_lines(o, &pl, rows, hows, unseen) : 0;
-    for (size_t i = 0; i < n_unseen; i++) footer[3 + i] = unseen[i];
-    footer[3 + n_unseen] = NULL;
+    for (size_t i = 0; i < n_unseen; i++) footer[n_footer++] = unseen[i];
+    footer[n_footer] = NULL;
     char title[512];
     snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s%s", pl.dev.name, pl.dev.arch, path,
              o->unseen ? ", shapes nobody tuned" : "");
@@ -1100,6 +1121,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "mmtune: %s\n", err.msg);
         return EXIT_BAD_INPUT;
     }
+    /* the vendor at its best: before the tuner, its worker or bench load OpenBLAS */
+    if ((strcmp(o.command, "tune") == 0 || strcmp(o.command, "bench") == 0) && o.device &&
+        strcmp(o.device, "cpu") == 0)
+        mmt_vendor_fair_core(&vendor_core), vendor_core_asked = 1;
     if (strcmp(o.command, "show") == 0) return cmd_show(&o);
     if (strcmp(o.command, "bench") == 0) return cmd_bench(&o);
     if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);
