@@ -16,6 +16,7 @@
 
 #include "all_gpus.h"
 #include "bench.h"
+#include "device_lock.h"
 #include "exit_codes.h"
 #include "fsutil.h"
 #include "replay.h"
@@ -71,6 +72,8 @@ static const char usage[] =
     "  --fresh           measure again configurations the database already has\n"
     "  --classic-only    no levels round: large f32 and f64 problems are not measured with\n"
     "                    Strassen-Winograd levels around their classic winner\n"
+    "  --no-wait         tune, bench: fail (exit 1) rather than wait while another mmtune of this\n"
+    "                    user measures the same device (one measures at a time, the other waits)\n"
     "  --quiet           no progress output (errors only, and the table or --json on stdout)\n"
     "  --json            tune, bench, show: the table's figures as JSON on stdout (the text table\n"
     "                    then goes to stderr, or nowhere with --quiet)\n"
@@ -110,6 +113,7 @@ typedef struct options {
     const char *budget_text;
     uint64_t seed;
     int fresh, quiet, json, classic_only;
+    int no_wait; /* another process measuring the device: refuse rather than wait */
     int jobs; /* -1: the default */
     const char *problem; /* --problem TEXT */
     int from_misses;
@@ -164,7 +168,7 @@ static int parse_budget(const char *text, size_t *count, double *fraction, doubl
 static const struct {
     const char *command, *takes;
 } command_options[] = {
-    {"tune", "dsbSBepfqjPMTHJC"}, {"bench", "dsPbqJUe"}, {"show", "bdJq"}, {"replay", "LSBnwaUbdJq"},
+    {"tune", "dsbSBepfqjPMTHJCY"}, {"bench", "dsPbqJUeY"}, {"show", "bdJq"}, {"replay", "LSBnwaUbdJq"},
     {"report", "Rbdq"}};
 
 static int parse_options(int argc, char **argv, options *o)
@@ -182,7 +186,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"top", required_argument, 0, 'T'},    {"shard", required_argument, 0, 'H'},
         {"json", no_argument, 0, 'J'},         {"html", required_argument, 0, 'R'},
         {"classic-only", no_argument, 0, 'C'}, {"unseen", no_argument, 0, 'U'},
-        {0, 0, 0, 0}};
+        {"no-wait", no_argument, 0, 'Y'},      {0, 0, 0, 0}};
     struct option longs[sizeof known / sizeof *known];
     memcpy(longs, known, sizeof known);
     memset(o, 0, sizeof *o);
@@ -226,6 +230,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'f': o->fresh = 1; break;
         case 'C': o->classic_only = 1; break;
         case 'q': o->quiet = 1; break;
+        case 'Y': o->no_wait = 1; break;
         case 'J': o->json = 1; break;
         case 'R': o->html = optarg; break;
         case 'B':
@@ -748,6 +753,12 @@ static int cmd_tune(const options *o, int argc, char **argv)
     char path[4096], command[4096];
     db_path(o, path, sizeof path);
     join_args(argc, argv, command, sizeof command);
+    mmt_err lock_err;
+    if (mmt_device_lock(&pl.dev, !o->no_wait, &lock_err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", lock_err.msg);
+        free_plan(&pl);
+        return EXIT_FAIL;
+    }
     if (o->from_misses) { /* the session row says what the command chose */
         size_t n = strlen(command);
         snprintf(command + n, sizeof command - n, " -- from misses: %s", pl.n ? pl.picked : "nothing left to tune");
@@ -955,6 +966,11 @@ static int cmd_bench(const options *o)
     db_path(o, path, sizeof path);
     mmt_ctx *ctx;
     mmt_err err;
+    if (mmt_device_lock(&pl.dev, !o->no_wait, &err) != MMT_OK) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        free_plan(&pl);
+        return EXIT_FAIL;
+    }
     /* libmmtuned serves on a damaged database (as untuned); a bench of it measures nothing */
     mmt_store *st = NULL;
     mmt_status s = access(path, F_OK) == 0 ? mmt_store_open_snapshot(path, &st, &err) : MMT_OK;
