@@ -13,8 +13,8 @@
 
 #include <sqlite3.h>
 
+#include "api_call.h"
 #include "check.h"
-#include "gemm_check.h"
 #include "mmtuned.h"
 #include "store.h"
 
@@ -73,19 +73,8 @@ static void serves(const char *what, const char *path)
     static const int shapes[][3] = {{17, 9, 5}, {64, 48, 40}, {100, 3, 70}};
     int right = 0, calls = 0;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        for (int f64 = 0; f64 < 2; f64++, calls++) {
-            const int m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
-            void *a = gc_matrix(f64, 0, m, k, k, 0), *b = gc_matrix(f64, 0, k, n, n, 0),
-                 *c = gc_matrix(f64, 0, m, n, n, 1);
-            double *ref = gc_ref_alloc(m, n);
-            gc_reference(f64, 0, 0, 0, m, n, k, 1, a, k, b, n, 0, NULL, n, ref);
-            const mmt_status st =
-                f64 ? mmt_dgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n)
-                    : mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n);
-            if (st != MMT_OK) fprintf(stderr, "%s %dx%dx%d: %s\n", what, m, n, k, mmt_last_error(ctx));
-            right += st == MMT_OK && gc_rel_error(f64, 0, m, n, c, n, ref) <= gc_bound(f64, k);
-            free(a), free(b), free(c), free(ref);
-        }
+        for (int f64 = 0; f64 < 2; f64++, calls++)
+            right += api_gemm_right(ctx, f64, shapes[i][0], shapes[i][1], shapes[i][2], what);
     printf("%-34s %d of %d calls right\n", what, right, calls);
     CHECK_EQ_INT(right, calls);
     mmt_close(ctx);

@@ -15,8 +15,8 @@
 
 #include <sqlite3.h>
 
+#include "api_call.h"
 #include "check.h"
-#include "gemm_check.h"
 #include "mmtuned.h"
 #include "tuned_db.h"
 
@@ -108,22 +108,7 @@ static int wrong_calls(const char *path, const char *what)
     }
     int wrong = 0;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        for (int f64 = 0; f64 < 2; f64++) {
-            const int m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
-            void *a = gc_matrix(f64, 0, m, k, k, 0), *b = gc_matrix(f64, 0, k, n, n, 0),
-                 *c = gc_matrix(f64, 0, m, n, n, 1);
-            double *ref = gc_ref_alloc(m, n);
-            gc_reference(f64, 0, 0, 0, m, n, k, 1, a, k, b, n, 0, NULL, n, ref);
-            const mmt_status st =
-                f64 ? mmt_dgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n)
-                    : mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, m, n, k, 1, a, k, b, n, 0, c, n);
-            if (st != MMT_OK || !(gc_rel_error(f64, 0, m, n, c, n, ref) <= gc_bound(f64, k))) {
-                fprintf(stderr, "%s: %s %dx%dx%d: %s\n", what, f64 ? "f64" : "f32", m, n, k,
-                        st != MMT_OK ? mmt_last_error(ctx) : "wrong result");
-                wrong++;
-            }
-            free(a), free(b), free(c), free(ref);
-        }
+        for (int f64 = 0; f64 < 2; f64++) wrong += !api_gemm_right(ctx, f64, shapes[i][0], shapes[i][1], shapes[i][2], what);
     mmt_close(ctx);
     return wrong;
 }
