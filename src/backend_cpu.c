@@ -35,6 +35,9 @@ static const char *const cpu_flags[] = {"-O3", "-march=native", "-fPIC", "-share
 struct mmt_module {
     void *handle;
     int (*fn)(const mmt_gemm_params *p); /* 0, or non-zero: C was not computed */
+    /* the OpenMP runtime the kernel runs on (NULL for a kernel without it) */
+    int (*omp_get_max_threads)(void);
+    void (*omp_set_num_threads)(int);
 };
 
 static const char *compiler_path(void)
@@ -390,8 +393,33 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
     }
     m->handle = h;
     *(void **)&m->fn = fn;
+    *(void **)&m->omp_get_max_threads = dlsym(h, "omp_get_max_threads");
+    *(void **)&m->omp_set_num_threads = dlsym(h, "omp_set_num_threads");
+    if (!m->omp_get_max_threads || !m->omp_set_num_threads) m->omp_get_max_threads = NULL;
     *out = m;
     return MMT_OK;
+}
+
+/* libgomp ends the process where it cannot create a thread ("Thread creation failed":
+ * RLIMIT_AS, RLIMIT_NPROC, a process table full), and a GEMM must not. libgomp keeps a pool
+ * of threads for each thread that starts a parallel region, so each calling thread, before
+ * its first kernel on more threads than it has seen possible, creates as many plain threads
+ * (libgomp's default stack) and joins them; where fewer could be made, its kernels run on
+ * those and itself only. */
+static _Thread_local int threads_possible = 1, threads_limited;
+
+static void *idle_thread(void *arg) { return arg; }
+
+static int threads_for(int want)
+{
+    if (want <= threads_possible || threads_limited) return want < threads_possible ? want : threads_possible;
+    pthread_t t[256];
+    int made = 0;
+    while (made < want - 1 && made < 256 && pthread_create(&t[made], NULL, idle_thread, NULL) == 0) made++;
+    for (int i = 0; i < made; i++) pthread_join(t[i], NULL);
+    threads_possible = made + 1;
+    threads_limited = made < want - 1 && made < 256;
+    return threads_possible < want ? threads_possible : want;
 }
 
 static mmt_status cpu_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
@@ -399,8 +427,13 @@ static mmt_status cpu_launch(mmt_module *mod, const mmt_gemm_params *p, const mm
 {
     (void)stream;
     FORWARD_IF_ERROR(mmt_launch_check(NULL, p, g, err)); /* the workspace; CPU instances state no needs */
-    RETURN_ERROR_IF(mod->fn(p) != 0, err, MMT_OUT_OF_MEMORY,
-                    "the kernel could not allocate its packing buffers; C is untouched");
+    /* the calling thread's OpenMP count, lowered for this call only where threads cannot be
+     * had: the application's own setting is put back */
+    const int want = mod->omp_get_max_threads ? mod->omp_get_max_threads() : 1, can = threads_for(want);
+    if (can < want) mod->omp_set_num_threads(can);
+    const int failed = mod->fn(p) != 0;
+    if (can < want) mod->omp_set_num_threads(want);
+    RETURN_ERROR_IF(failed, err, MMT_OUT_OF_MEMORY, "the kernel could not allocate its packing buffers; C is untouched");
     return MMT_OK;
 }
 
