@@ -6,11 +6,15 @@ DEVICE ?= cpu
 SHAPES ?= examples/shapes.yaml
 TUNE_ARGS ?=
 
-.PHONY: all deps build test tune bench clean
+.PHONY: all deps test-deps build test tune bench clean
 all: build
 
+# what building and tuning need; the tests' tools only for make test
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
 
 # The build says one line; CMake's output goes to $(BUILD)/build.log, shown if it fails.
 build: deps
@@ -21,7 +25,7 @@ build: deps
 
 # ctest-summary.sh: the suite, then its skips by cause; it fails where a test failed, did
 # not run, or skipped for a cause this machine does not have (GPU tests skip without a GPU)
-test: build
+test: test-deps build
 	@scripts/ctest-summary.sh $(BUILD) -j $(JOBS)
 	@scripts/test-sanitizers.sh
 	@scripts/fuzz.sh
