@@ -500,9 +500,10 @@ static int lookup_families(const served *sv, mmt_lookup_family *out)
 }
 
 /* The vendor family's tuned entries of a mode and the paired figures the prediction reads,
- * calibrated on the families' tuned entries (sv's, read before), from st (replacing those
- * sv had); a database that cannot answer leaves none, and a calibration that fails none of
- * its own (the vendor serves the untuned problems then). Called under modes_lock. */
+ * calibrated on the families' tuned entries (sv's, read before) where the vendor may serve
+ * the mode, from st (replacing those sv had); a database that cannot answer leaves none, and
+ * a calibration that fails none of its own (the vendor serves the untuned problems then).
+ * Called under modes_lock. */
 static void read_vendor_records(const mmt_ctx *ctx, mmt_store *st, mmt_mode mode, served *sv)
 {
     free(sv->vendor_bests);
@@ -517,8 +518,10 @@ static void read_vendor_records(const mmt_ctx *ctx, mmt_store *st, mmt_mode mode
     mmt_lookup_family lf[MMT_MAX_FAMILIES];
     for (int f = 0; f < sv->n; f++) fams[f] = sv->fam[f].family;
     mmt_predict_trials trials = {st, &ctx->dev};
-    if (sv->n_paired && mmt_predict_calibrate(&ctx->dev, fams, lf, lookup_families(sv, lf), mmt_predict_measured,
-                                              &trials, sv->paired, sv->n_paired, NULL) != MMT_OK)
+    const int predicts = atomic_load(&ctx->vendor_state) >= 0 && mmt_vendor_routine(ctx->be, mode) != NULL;
+    if (predicts && sv->n_paired &&
+        mmt_predict_calibrate(&ctx->dev, fams, lf, lookup_families(sv, lf), mmt_predict_measured, &trials, sv->paired,
+                              sv->n_paired, NULL) != MMT_OK)
         for (size_t i = 0; i < sv->n_paired; i++) sv->paired[i].transfer = 0;
 }
 
