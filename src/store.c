@@ -125,6 +125,21 @@ static mmt_status upgrade_locked(mmt_store *st, mmt_err *err)
     return s;
 }
 
+/* PRAGMA quick_check: MMT_OK where the whole file reads, else MMT_DATABASE with SQLite's
+ * reason ("damaged: ...", or its error where it cannot even run the check). */
+static mmt_status quick_check(mmt_store *st, mmt_err *err)
+{
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(prepare(st, "PRAGMA quick_check", &s, err));
+    const int rc = sqlite3_step(s);
+    const char *said = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+    mmt_status r = said && strcmp(said, "ok") == 0 ? MMT_OK
+                   : said ? mmt_err_set(err, MMT_DATABASE, "%s: damaged: %.300s", st->path, said)
+                          : db_error(st, err, "checking");
+    sqlite3_finalize(s);
+    return r;
+}
+
 /* Brings the file to SCHEMA_VERSION: db/schema.sql for a new file (user_version 0), else
  * db/migrate_N.sql for each N after the file's version. Migrations rebuild tables
  * (SQLite's documented procedure), which needs foreign keys off; the pragma is a no-op
@@ -138,16 +153,8 @@ static mmt_status upgrade(mmt_store *st, int readonly, mmt_err *err)
     /* version 0 read-only: no mmtune database, or one SQLite cannot read (a truncated file
      * reads as version 0): say which rather than ask for an upgrade */
     if (readonly && v == 0) {
-        sqlite3_stmt *s;
-        FORWARD_IF_ERROR(prepare(st, "PRAGMA quick_check", &s, err));
-        const int rc = sqlite3_step(s);
-        const char *said = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
-        mmt_status r = said && strcmp(said, "ok") == 0
-                           ? mmt_err_set(err, MMT_DATABASE, "%s: not an mmtune database (no schema version)", st->path)
-                       : said ? mmt_err_set(err, MMT_DATABASE, "%s: damaged: %.300s", st->path, said)
-                              : db_error(st, err, "reading");
-        sqlite3_finalize(s);
-        return r;
+        FORWARD_IF_ERROR(quick_check(st, err));
+        return mmt_err_set(err, MMT_DATABASE, "%s: not an mmtune database (no schema version)", st->path);
     }
     RETURN_ERROR_IF(readonly, err, MMT_DATABASE, "%s: schema version %d needs an upgrade to %d (open it writable)",
                     st->path, v, SCHEMA_VERSION);
@@ -249,15 +256,8 @@ mmt_status mmt_store_open(const char *path, int readonly, mmt_store **out, mmt_e
 
 mmt_status mmt_store_check(mmt_store *st, mmt_err *err)
 {
-    sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st, "PRAGMA quick_check", &s, err));
-    const int rc = sqlite3_step(s);
-    const char *said = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
-    mmt_status r = said && strcmp(said, "ok") == 0 ? MMT_OK
-                   : said ? mmt_err_set(err, MMT_DATABASE, "%s: damaged: %.300s", st->path, said)
-                          : db_error(st, err, "checking");
-    sqlite3_finalize(s);
-    return r == MMT_OK ? exec(st, "SELECT 1 FROM best_view LIMIT 1", err) : r;
+    FORWARD_IF_ERROR(quick_check(st, err));
+    return exec(st, "SELECT 1 FROM best_view LIMIT 1", err);
 }
 
 mmt_status mmt_store_open_snapshot(const char *path, mmt_store **out, mmt_err *err)
