@@ -83,12 +83,6 @@ static void free_prior(prior *pr)
     free(pr->ms);
 }
 
-/* Builds one configuration here and has the worker verify and time it; fills rec and tm.
- * The time from asking for the binary to having it is the device's idle wait (pipe):
- * a compile in turn, a compile the pool had not finished, or a cache read. The binary
- * comes from the file cache the pool fills, not the database: a row of binary and source
- * per candidate was writing on the measuring path for binaries nobody serves. The
- * database keeps the final round's (final.c), the winner's among them. */
 /* Whether a failure's message is the machine's passing state (memory or processes ran
  * out, a call was interrupted) rather than anything of the candidate. */
 static int transient(const char *message)
@@ -100,6 +94,10 @@ static int transient(const char *message)
     return 0;
 }
 
+/* Builds one configuration here and has the worker verify and time it; fills rec and tm.
+ * The time from asking for the binary to having it is the device's idle wait (pipe):
+ * a compile in turn, a compile the pool had not finished, or a cache read (the file cache
+ * the pool fills; a database holds no binaries). */
 static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config *cfg, const mmt_space_env *env,
                           mmt_prebuild *pb, double best_hi_ms, mmt_trial_rec *rec, mmt_timing *tm, char **message,
                           mmt_report_pipeline *pipe, mmt_err *err)
