@@ -28,10 +28,18 @@ struct mmt_vendor {
     mmt_cublas *cublas; /* set on CUDA devices instead of the above */
 };
 
-static mmt_status open_openblas(mmt_vendor *v, mmt_err *err)
+/* OpenBLAS's library, or NULL where it is not installed. */
+static void *dlopen_openblas(void)
 {
     static const char *const names[] = {"libopenblas.so.0", "libopenblas.so", NULL};
-    for (int i = 0; names[i] && !v->lib; i++) v->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    void *lib = NULL;
+    for (int i = 0; names[i] && !lib; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    return lib;
+}
+
+static mmt_status open_openblas(mmt_vendor *v, mmt_err *err)
+{
+    v->lib = dlopen_openblas();
     RETURN_ERROR_IF(!v->lib, err, MMT_NOT_FOUND, "OpenBLAS is not installed (Debian: apt-get install libopenblas0)");
     *(void **)&v->sgemm = dlsym(v->lib, "cblas_sgemm");
     *(void **)&v->dgemm = dlsym(v->lib, "cblas_dgemm");
@@ -114,8 +122,7 @@ static void probe_core(char *name, size_t size)
     const pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!lib) lib = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+        void *lib = dlopen_openblas();
         char *(*corename)(void) = NULL;
         if (lib) *(void **)&corename = dlsym(lib, "openblas_get_corename");
         const char *got = corename ? corename() : "";
