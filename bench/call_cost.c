@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "call_buffer.h"
 #include "clock.h"
 #include "mmtuned.h"
 #include "stats.h"
@@ -22,19 +23,6 @@ static void die(const char *what, const char *msg)
 {
     fprintf(stderr, "call_cost: %s: %s\n", what, msg);
     exit(1);
-}
-
-static void *buffer(const mmt_backend *gpu, const mmt_device_info *dev, size_t bytes)
-{
-    float *host = malloc(bytes);
-    for (size_t i = 0; i < bytes / sizeof(float); i++) host[i] = (float)(i % 7) / 8 - 0.375f;
-    if (!gpu) return host;
-    void *d = NULL;
-    mmt_err err;
-    if (gpu->alloc(dev, bytes, &d, &err) != MMT_OK || gpu->copy(d, host, bytes, MMT_H2D, &err) != MMT_OK)
-        die("buffer", err.msg);
-    free(host);
-    return d;
 }
 
 typedef struct shape {
@@ -116,7 +104,8 @@ int main(int argc, char **argv)
     mmt_vendor *v;
     if (mmt_vendor_open(be, &dev, &v, &err) != MMT_OK) die("vendor", err.msg);
     const size_t most = sizeof(float) * 512 * 512;
-    cl.a = buffer(cl.gpu, &dev, most), cl.b = buffer(cl.gpu, &dev, most), cl.c = buffer(cl.gpu, &dev, most);
+    cl.a = call_buffer("call_cost", cl.gpu, &dev, most), cl.b = call_buffer("call_cost", cl.gpu, &dev, most);
+    cl.c = call_buffer("call_cost", cl.gpu, &dev, most);
     static const shape cpu[] = {{MMT_F32, 40, 30, 20}, {MMT_F32, 64, 64, 64}, {MMT_F64, 32, 32, 32}};
     static const shape gpu[] = {{MMT_F32, 64, 64, 64}, {MMT_F16, 64, 64, 64}, {MMT_F16, 256, 256, 256}};
     const shape *shapes = cl.gpu ? gpu : cpu;

@@ -11,24 +11,9 @@
 #include <string.h>
 
 #include "backend.h"
+#include "call_buffer.h"
 #include "clock.h"
 #include "mmtuned.h"
-
-/* Device or host buffers of `bytes`, filled with small values. */
-static void *buffer(const mmt_backend *be, const mmt_device_info *dev, size_t bytes)
-{
-    float *host = malloc(bytes);
-    for (size_t i = 0; i < bytes / sizeof(float); i++) host[i] = (float)(i % 7) / 8 - 0.375f;
-    if (!be) return host;
-    void *d = NULL;
-    mmt_err err;
-    if (be->alloc(dev, bytes, &d, &err) != MMT_OK || be->copy(d, host, bytes, MMT_H2D, &err) != MMT_OK) {
-        fprintf(stderr, "first_call: %s\n", err.msg);
-        exit(1);
-    }
-    free(host);
-    return d;
-}
 
 /* One call and its wall time in ms (a GPU call waits for its stream). */
 static double timed(mmt_ctx *ctx, const mmt_backend *be, int64_t m, int64_t n, int64_t k, const void *a,
@@ -65,8 +50,9 @@ int main(int argc, char **argv)
         return 1;
     }
     const int64_t most = 4096;
-    void *a = buffer(be, &dev, sizeof(float) * most * most), *b = buffer(be, &dev, sizeof(float) * most * most),
-         *c = buffer(be, &dev, sizeof(float) * most * most);
+    const size_t bytes = sizeof(float) * most * most;
+    void *a = call_buffer("first_call", be, &dev, bytes), *b = call_buffer("first_call", be, &dev, bytes),
+         *c = call_buffer("first_call", be, &dev, bytes);
     timed(ctx, be, 64, 64, 64, a, b, c); /* the library and the vendor loaded */
     double worst = 0;
     for (int i = 0; i < count; i++) {
