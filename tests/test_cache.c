@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api_call.h"
 #include "backend.h"
 #include "check.h"
 #include "family.h"
@@ -242,17 +243,12 @@ static void test_concurrent_writers(void)
 }
 
 /* 2 x 3 times 3 x 2 through libmmtuned on the CPU: the call's status, and whether C is right. */
+/* One right f32 call through libmmtuned on a context of database db (NULL: the default). */
 static int api_call_right(const char *db)
 {
-    const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
-    float c[4] = {NAN, NAN, NAN, NAN};
     mmt_ctx *ctx;
-    int right = 0;
     if (mmt_open(&ctx, "cpu", db) != MMT_OK) return 0;
-    if (mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 2, 2, 3, 1, a, 3, b, 2, 0, c, 2) == MMT_OK)
-        right = c[0] == 58 && c[1] == 64 && c[2] == 139 && c[3] == 154;
-    else
-        fprintf(stderr, "sgemm: %s\n", mmt_last_error(ctx));
+    const int right = api_gemm_right(ctx, 0, 2, 2, 3, db ? db : "the default database");
     mmt_close(ctx);
     return right;
 }
