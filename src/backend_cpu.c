@@ -291,7 +291,6 @@ static mmt_status cpu_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     return MMT_OK;
 }
 
-
 static mmt_status cpu_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
                               size_t *size, char **log, mmt_err *err)
 {
@@ -406,20 +405,23 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
  * its first kernel on more threads than it has seen possible, creates as many plain threads
  * (libgomp's default stack) and joins them; where fewer could be made, its kernels run on
  * those and itself only. */
-static _Thread_local int threads_possible = 1, threads_limited;
+static _Thread_local int threads_possible = 1, threads_limited; /* limited: never asked again */
 
 static void *idle_thread(void *arg) { return arg; }
 
 static int threads_for(int want)
 {
-    if (want <= threads_possible || threads_limited) return want < threads_possible ? want : threads_possible;
-    pthread_t t[256];
-    int made = 0;
-    while (made < want - 1 && made < 256 && pthread_create(&t[made], NULL, idle_thread, NULL) == 0) made++;
-    for (int i = 0; i < made; i++) pthread_join(t[i], NULL);
-    threads_possible = made + 1;
-    threads_limited = made < want - 1 && made < 256;
-    return threads_possible < want ? threads_possible : want;
+    if (want > threads_possible && !threads_limited) {
+        enum { PROBE = 256 }; /* beyond as many made, the rest is taken on trust */
+        pthread_t t[PROBE];
+        const int ask = want - 1 < PROBE ? want - 1 : PROBE;
+        int made = 0;
+        while (made < ask && pthread_create(&t[made], NULL, idle_thread, NULL) == 0) made++;
+        for (int i = 0; i < made; i++) pthread_join(t[i], NULL);
+        threads_limited = made < ask;
+        threads_possible = threads_limited ? made + 1 : want;
+    }
+    return want < threads_possible ? want : threads_possible;
 }
 
 static mmt_status cpu_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
