@@ -97,9 +97,11 @@ MMT_API const char *mmt_status_string(mmt_status status);
 /* Opens a context on a device.
  *   device:  "cpu" (or NULL) for the host CPU, "0", "1", ... or "cuda:0" for a GPU.
  *   db_path: the tuning database; NULL means $MMTUNE_DB, else $XDG_CACHE_HOME/mmtune/mmtune.db,
- *            else ~/.cache/mmtune/mmtune.db. A missing default database is not an error:
- *            every shape then runs untuned. A db_path given that does not exist is
- *            MMT_NOT_FOUND (a misspelt path must not pass unnoticed), one that is not a
+ *            else ~/.cache/mmtune/mmtune.db. A default database that is missing is not an
+ *            error, nor one that cannot be used (of a newer mmtune, damaged, not a regular
+ *            file, in a folder others may write: said once on stderr): every shape then
+ *            runs untuned. A db_path given that does not exist is MMT_NOT_FOUND (a
+ *            misspelt path must not pass unnoticed), one that cannot be opened or is not a
  *            regular file (a FIFO, a directory) MMT_DATABASE.
  * On success *out owns the context (free with mmt_close). On failure *out is NULL unless
  * a context could be made to carry the message, in which case read mmt_last_error and

@@ -267,8 +267,13 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         if (db_path) snprintf(path, sizeof path, "%s", db_path);
         else mmt_store_default_path(path, sizeof path);
         mmt_err ignore, why; /* not err: a message must not be formatted into itself */
+        /* a default folder others may write is no database of ours: serve untuned */
+        if (!db_path && mmt_store_default_dir_check(ctx->autotune.on, &why) != MMT_OK) {
+            fprintf(stderr, "libmmtuned: %.600s; serving without the default database\n", why.msg);
+            path[0] = '\0';
+        }
         /* background tuning writes its results into the database: the default one is made */
-        if (!db_path && ctx->autotune.on && access(path, F_OK) != 0 &&
+        if (!db_path && path[0] && ctx->autotune.on && access(path, F_OK) != 0 &&
             mmt_store_open(path, 0, &ctx->st, &ignore) == MMT_OK) {
             mmt_store_close(ctx->st);
             ctx->st = NULL;
@@ -276,14 +281,24 @@ static mmt_status open_ctx(mmt_ctx *ctx, const char *device, const char *db_path
         /* Writable if we may (misses are recorded there), else read-only; a missing
          * database only means every shape runs the default. */
         struct stat sb;
-        if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
-            st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);
+        if (!path[0]) {
+            /* refused above: no database */
+        } else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a FIFO would block the open for ever */
+            if (db_path) st = mmt_err_set(err, MMT_DATABASE, "the database %s is not a regular file", path);
+            else fprintf(stderr, "libmmtuned: the database %.600s is not a regular file; serving without it\n", path);
         } else if (access(path, F_OK) == 0) {
             int writable = access(path, W_OK) == 0;
             if (mmt_store_open(path, !writable, &ctx->st, &ignore) != MMT_OK) {
                 writable = 0;
-                if (mmt_store_open(path, 1, &ctx->st, &why) != MMT_OK)
+                if (mmt_store_open(path, 1, &ctx->st, &why) == MMT_OK) {
+                    /* read-only after all */
+                } else if (db_path) { /* named by the caller: a wrong file must not pass unnoticed */
                     st = mmt_err_set(err, MMT_DATABASE, "cannot open the database %s: %s", path, why.msg);
+                } else { /* the default one (or $MMTUNE_DB's): of a newer mmtune, say; serve untuned */
+                    ctx->st = NULL;
+                    fprintf(stderr, "libmmtuned: cannot open the database %.600s: %.600s; serving without it\n",
+                            path, why.msg);
+                }
             }
             if (st == MMT_OK && writable && realpath(path, ctx->db_path))
                 ctx->misses = mmt_misses_new(ctx->db_path, &ctx->dev, sync_s);
@@ -485,9 +500,10 @@ static int lookup_families(const served *sv, mmt_lookup_family *out)
 }
 
 /* The vendor family's tuned entries of a mode and the paired figures the prediction reads,
- * calibrated on the families' tuned entries (sv's, read before), from st (replacing those
- * sv had); a database that cannot answer leaves none, and a calibration that fails none of
- * its own (the vendor serves the untuned problems then). Called under modes_lock. */
+ * calibrated on the families' tuned entries (sv's, read before) where the vendor may serve
+ * the mode, from st (replacing those sv had); a database that cannot answer leaves none, and
+ * a calibration that fails none of its own (the vendor serves the untuned problems then).
+ * Called under modes_lock. */
 static void read_vendor_records(const mmt_ctx *ctx, mmt_store *st, mmt_mode mode, served *sv)
 {
     free(sv->vendor_bests);
@@ -502,8 +518,10 @@ static void read_vendor_records(const mmt_ctx *ctx, mmt_store *st, mmt_mode mode
     mmt_lookup_family lf[MMT_MAX_FAMILIES];
     for (int f = 0; f < sv->n; f++) fams[f] = sv->fam[f].family;
     mmt_predict_trials trials = {st, &ctx->dev};
-    if (sv->n_paired && mmt_predict_calibrate(&ctx->dev, fams, lf, lookup_families(sv, lf), mmt_predict_measured,
-                                              &trials, sv->paired, sv->n_paired, NULL) != MMT_OK)
+    const int predicts = atomic_load(&ctx->vendor_state) >= 0 && mmt_vendor_routine(ctx->be, mode) != NULL;
+    if (predicts && sv->n_paired &&
+        mmt_predict_calibrate(&ctx->dev, fams, lf, lookup_families(sv, lf), mmt_predict_measured, &trials, sv->paired,
+                              sv->n_paired, NULL) != MMT_OK)
         for (size_t i = 0; i < sv->n_paired; i++) sv->paired[i].transfer = 0;
 }
 

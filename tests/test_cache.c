@@ -7,7 +7,7 @@
  * kernel that runs computes the right product; writers of one path in many threads leave
  * one whole file and no temporaries; a database carries no code: serving writes none into
  * it, and what a database's binary table holds under a kernel's key is never loaded; the
- * default database's folder is checked whole too. */
+ * default database's folder is checked whole too, and one others may write is not used. */
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
@@ -336,12 +336,12 @@ static void test_default_paths(void)
     else unsetenv("XDG_CACHE_HOME");
 }
 
-/* The default database under a HOME others may write: its folder is refused whole (what
- * mmtune refuses; cli_bad_db), a database planted there or not. Under a private HOME the
- * folder is made private where missing. */
+/* The default database under a HOME others may write: its folder is refused whole, so a
+ * database planted there is never read nor written; GEMMs still run, untuned. Under a
+ * private HOME the folder is made private where missing. */
 static void test_default_db_folder(void)
 {
-    char home[600], folder[700], planted[800];
+    char home[600], folder[700], planted[800], text[64];
     const char *old_home = getenv("HOME"), *old_xdg = getenv("XDG_CACHE_HOME");
     char saved_home[4096] = "", saved_xdg[4096] = "";
     if (old_home) snprintf(saved_home, sizeof saved_home, "%s", old_home);
@@ -361,6 +361,11 @@ static void test_default_db_folder(void)
     mmt_store_close(st);
     CHECK_EQ_INT(mmt_store_default_dir_check(0, &err), MMT_IO);
     CHECK(strstr(err.msg, home) != NULL);
+    setenv("MMTUNE_SYNC_S", "0", 1); /* a context that used the database would record its misses at once */
+    CHECK(api_call_right(NULL));
+    unsetenv("MMTUNE_SYNC_S");
+    query(planted, "SELECT count(*) FROM miss", text, sizeof text);
+    CHECK_EQ_STR(text, "0");
     setenv("MMTUNE_DB", planted, 1); /* named by the user: theirs to trust */
     CHECK_OK(mmt_store_default_dir_check(1, &err), &err);
     unsetenv("MMTUNE_DB");

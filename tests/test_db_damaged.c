@@ -2,11 +2,14 @@
  * gone, whose column is renamed, or whose pages past the first are overwritten opens (or
  * is refused with a message), and every GEMM of a context on it is right: what the
  * database cannot say is served as untuned (the templates' defaults, the vendor), said
- * once a context on stderr, never a failed call. */
+ * once a context on stderr, never a failed call. The default database that cannot be
+ * opened at all (of a newer mmtune, not SQLite, a FIFO) is served without: mmt_open
+ * succeeds; the same file named by the caller is refused. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <sqlite3.h>
 
@@ -51,12 +54,17 @@ static void overwrite_pages(const char *path)
     fclose(f);
 }
 
-/* f32 and f64 calls of a few shapes on a context of the database: each right (or mmt_open
- * refused it, with a message). */
+/* f32 and f64 calls of a few shapes on a context of the database (NULL: the default one,
+ * which mmt_open never refuses): each right (or mmt_open refused it, with a message). */
 static void serves(const char *what, const char *path)
 {
     mmt_ctx *ctx = NULL;
     const mmt_status open = mmt_open(&ctx, "cpu", path);
+    if (open != MMT_OK && !path) {
+        fprintf(stderr, "%s: mmt_open of the default database failed: %s\n", what, mmt_last_error(NULL));
+        CHECK(0);
+        return;
+    }
     if (open != MMT_OK) {
         printf("%-34s mmt_open refused it: %s\n", what, mmt_last_error(NULL));
         CHECK(strlen(mmt_last_error(NULL)) > 0);
@@ -94,6 +102,23 @@ int main(void)
     serves("every page but the first overwritten", path);
     unsetenv("MMTUNE_VENDOR");
     serves("the same, the vendor competing", path);
+
+    /* the default database (here $MMTUNE_DB's) that cannot be opened at all serves untuned;
+     * named by the caller, it is refused */
+    fresh(path);
+    sql(path, "PRAGMA user_version = 99");
+    setenv("MMTUNE_DB", path, 1);
+    serves("the default one of a newer mmtune", NULL);
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", path), MMT_DATABASE);
+    mmt_close(ctx);
+    FILE *f = fopen(path, "w");
+    CHECK(f && fputs("problems: not a database\n", f) >= 0 && fclose(f) == 0);
+    serves("the default one not SQLite", NULL);
+    remove(path);
+    CHECK(mkfifo(path, 0600) == 0);
+    serves("the default one a FIFO", NULL);
+    unsetenv("MMTUNE_DB");
 
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
