@@ -3,7 +3,8 @@
  * caller's own path, rounds of R back-to-back calls of each (the GPU: device memory, one
  * stream, waited for at the end of a round), alternated, 15 rounds; and on a GPU the parts
  * of libmmtuned's path that ask the driver (where a pointer lives, the current context),
- * alone and before the vendor's calls.
+ * alone and before the vendor's calls, and the vendor through the plan libmmtuned keeps
+ * (cuBLASLt, cublaslt.h) called directly.
  *   call_cost [DEVICE (cpu)] [R (2000)]
  * Prints per shape the median microseconds a call of each and their ratio. */
 #include <stdio.h>
@@ -37,13 +38,16 @@ typedef struct caller {
     void *a, *b, *c;
 } caller;
 
-/* Microseconds a call of R calls: through libmmtuned (how 0), the vendor (how 1), or the
- * vendor after the three queries libmmtuned's GPU path makes of where A, B and C live (how 2). */
-enum { LIBMMTUNED, VENDOR, VENDOR_QUERIED };
+/* Microseconds a call of R calls: through libmmtuned (how 0), the vendor (how 1), the vendor
+ * after the three queries libmmtuned's GPU path makes of where A, B and C live (how 2), or
+ * the vendor through libmmtuned's kept plan (how 3). */
+enum { LIBMMTUNED, VENDOR, VENDOR_QUERIED, VENDOR_PLANNED };
 static double round_us(const caller *cl, const shape *s, int how, int reps)
 {
     const int direct = how != LIBMMTUNED;
     const mmt_cuda_async *async = how == VENDOR_QUERIED ? mmt_cuda_async_api() : NULL;
+    mmt_vendor_call vendor = cl->vendor;
+    vendor.planned = how == VENDOR_PLANNED;
     mmt_err err;
     const mmt_gemm_desc desc = {.ab_type = s->dtype, .c_type = s->dtype, .layout = MMT_ROW_MAJOR,
                                 .trans_a = MMT_NO_TRANS, .trans_b = MMT_NO_TRANS};
@@ -52,7 +56,7 @@ static double round_us(const caller *cl, const shape *s, int how, int reps)
     const double t0 = mmt_now_s();
     for (int i = 0; i < reps; i++) {
         if (async && async->is_host(cl->a) + async->is_host(cl->b) + async->is_host(cl->c)) die("query", "host?");
-        mmt_status st = direct ? mmt_vendor_gemm((void *)&cl->vendor, &gp, NULL, &err)
+        mmt_status st = direct ? mmt_vendor_gemm(&vendor, &gp, NULL, &err)
                                : mmt_gemm_ex(cl->ctx, &desc, s->m, s->n, s->k, 1, cl->a, s->k, cl->b, s->n, 0, cl->c,
                                              s->n);
         if (st != MMT_OK) die(direct ? "vendor" : "libmmtuned", direct ? err.msg : mmt_last_error(cl->ctx));
@@ -103,21 +107,23 @@ int main(int argc, char **argv)
     if (mmt_open(&cl.ctx, device, NULL) != MMT_OK) die("mmt_open", mmt_last_error(cl.ctx));
     mmt_vendor *v;
     if (mmt_vendor_open(be, &dev, &v, &err) != MMT_OK) die("vendor", err.msg);
-    const size_t most = sizeof(float) * 512 * 512;
+    const size_t most = sizeof(float) * 256 * 8192;
     cl.a = call_buffer("call_cost", cl.gpu, &dev, most), cl.b = call_buffer("call_cost", cl.gpu, &dev, most);
     cl.c = call_buffer("call_cost", cl.gpu, &dev, most);
     static const shape cpu[] = {{MMT_F32, 40, 30, 20}, {MMT_F32, 64, 64, 64}, {MMT_F64, 32, 32, 32}};
-    static const shape gpu[] = {{MMT_F32, 64, 64, 64}, {MMT_F16, 64, 64, 64}, {MMT_F16, 256, 256, 256}};
+    static const shape gpu[] = {{MMT_F32, 64, 64, 64},     {MMT_F16, 64, 64, 64},  {MMT_F16, 256, 256, 256},
+                                {MMT_F16, 1024, 512, 768}, {MMT_F64, 128, 128, 128}, {MMT_F32, 256, 256, 8192}};
     const shape *shapes = cl.gpu ? gpu : cpu;
+    const int n_shapes = cl.gpu ? 6 : 3;
     printf("%s, vendor %s, %d calls a round, %d rounds each, alternated\n", dev.name, mmt_vendor_name(v), reps,
            ROUNDS);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < n_shapes; i++) {
         const shape *s = &shapes[i];
         cl.vendor = (mmt_vendor_call){v, s->dtype == MMT_F64 ? MMT_MODE_F64 : s->dtype == MMT_F16 ? MMT_MODE_F16
                                                                                                  : MMT_MODE_F32,
-                                      s->dtype};
-        double us[3][ROUNDS];
-        const int ways = cl.gpu ? 3 : 2;
+                                      s->dtype, 0};
+        double us[4][ROUNDS];
+        const int ways = cl.gpu ? 4 : 2;
         for (int w = 0; w < ways; w++) round_us(&cl, s, w, reps / 10 + 1); /* warm */
         for (int r = 0; r < ROUNDS; r++)
             for (int w = 0; w < ways; w++) us[w][r] = round_us(&cl, s, w, reps);
@@ -126,7 +132,9 @@ int main(int argc, char **argv)
         const double o = median_of(us[LIBMMTUNED], ROUNDS), t = median_of(us[VENDOR], ROUNDS);
         printf("%s %lldx%lldx%lld: libmmtuned %.3f us a call, the vendor %.3f us: %.2fx (served by %s)",
                mmt_dtype_name(s->dtype), (long long)s->m, (long long)s->n, (long long)s->k, o, t, t / o, config);
-        if (cl.gpu) printf("; the vendor after three pointer queries %.3f us", median_of(us[VENDOR_QUERIED], ROUNDS));
+        if (cl.gpu)
+            printf("; the vendor after three pointer queries %.3f us; through the kept plan %.3f us",
+                   median_of(us[VENDOR_QUERIED], ROUNDS), median_of(us[VENDOR_PLANNED], ROUNDS));
         printf("\n");
     }
     if (cl.gpu) driver_parts(&cl, reps);

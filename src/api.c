@@ -428,12 +428,13 @@ static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, c
     return st;
 }
 
-/* Runs the row-major problem p through the vendor library on the context's stream. alpha ==
+/* Runs the row-major problem p through the vendor library on the context's stream, by its
+ * kept plan where it has one (vendor.h). alpha ==
  * 0 runs it with K = 0, C = beta C: BLAS's rule that A and B are not read then, which
  * cuBLAS's GemmEx does not keep. */
 static mmt_status vendor_launch(mmt_ctx *ctx, const mmt_problem *p, mmt_gemm_params *gp, mmt_err *err)
 {
-    mmt_vendor_call call = {ctx->vendor, p->mode, p->out};
+    mmt_vendor_call call = {ctx->vendor, p->mode, p->out, 1};
     if (gp->alpha == 0) gp->k = 0;
     return mmt_vendor_gemm(&call, gp, atomic_load(&ctx->stream), err);
 }

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "cublas.h"
 
+#include "cublaslt.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@ enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_GEMM_D
 struct mmt_cublas {
     void *lib;
     cublas_handle h;
+    mmt_cublaslt *lt; /* the plans of small problems (cublaslt.h); NULL without cuBLASLt */
     int ordinal;
     pthread_mutex_t lock; /* a call sets the handle's stream, then launches: one at a time */
     char name[64];
@@ -75,6 +78,7 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
         return st;
     }
     int rc = cb->create(&cb->h);
+    if (mmt_cublaslt_open(&cb->lt, NULL) != MMT_OK) cb->lt = NULL; /* cuBLAS serves every call */
     mmt_cuda_context_leave(pushed);
     if (rc != CUBLAS_OK) {
         cb->h = NULL;
@@ -97,8 +101,11 @@ void mmt_cublas_close(mmt_cublas *cb)
     int pushed;
     if (cb->h && mmt_cuda_context_enter(cb->ordinal, &pushed, NULL) == MMT_OK) {
         cb->destroy(cb->h);
+        mmt_cublaslt_close(cb->lt);
+        cb->lt = NULL;
         mmt_cuda_context_leave(pushed);
     }
+    mmt_cublaslt_close(cb->lt); /* where the context could not be entered */
     if (cb->lib) dlclose(cb->lib);
     pthread_mutex_destroy(&cb->lock);
     free(cb);
@@ -146,8 +153,8 @@ static mmt_status gemm_in(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mm
     return MMT_OK;
 }
 
-mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
-                           mmt_err *err)
+static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
+                       int planned, mmt_err *err)
 {
     const mmt_dtype in = mmt_mode_dtype(mode);
     RETURN_ERROR_IF(!mmt_mode_name(mode) || (out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
@@ -159,8 +166,21 @@ mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const m
     int pushed;
     FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
     pthread_mutex_lock(&cb->lock);
-    mmt_status st = gemm_in(cb, mode, out, p, stream, err);
+    mmt_status st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, stream, err) : MMT_UNSUPPORTED;
+    if (st == MMT_UNSUPPORTED) st = gemm_in(cb, mode, out, p, stream, err);
     pthread_mutex_unlock(&cb->lock);
     mmt_cuda_context_leave(pushed);
     return st;
+}
+
+mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
+                           mmt_err *err)
+{
+    return gemm(cb, mode, out, p, stream, 0, err);
+}
+
+mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                   void *stream, mmt_err *err)
+{
+    return gemm(cb, mode, out, p, stream, 1, err);
 }

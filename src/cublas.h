@@ -32,4 +32,10 @@ const char *mmt_cublas_name(const mmt_cublas *cb);
 mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
                            mmt_err *err);
 
+/* The same GEMM, through the problem's cuBLASLt plan where it has one (cublaslt.h): the
+ * algorithm cuBLASLt's heuristic ranks first, less of the host's time a call. libmmtuned's path;
+ * mmt_cublas_gemm stays the baseline, cuBLAS as an application calls it. */
+mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                   void *stream, mmt_err *err);
+
 #endif

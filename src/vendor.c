@@ -215,7 +215,9 @@ mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, m
 {
     mmt_vendor_call *call = user;
     mmt_vendor *v = call->v;
-    if (v->cublas) return mmt_cublas_gemm(v->cublas, call->mode, call->out, p, stream, err);
+    if (v->cublas)
+        return (call->planned ? mmt_cublas_gemm_planned : mmt_cublas_gemm)(v->cublas, call->mode, call->out, p, stream,
+                                                                            err);
     FORWARD_IF_ERROR(mmt_vendor_check(v, call->mode, err));
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff, err, MMT_UNSUPPORTED,
                     "the vendor library takes 32-bit sizes");

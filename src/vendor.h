@@ -73,11 +73,14 @@ void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size
  * has no bf16 GEMM"): nothing to measure, which is not a failed launch. */
 mmt_status mmt_vendor_check(const mmt_vendor *v, mmt_mode mode, mmt_err *err);
 
-/* A GEMM call for bench.h: user is a mmt_vendor_call (the problem's mode and C's type). */
+/* A GEMM call for bench.h: user is a mmt_vendor_call (the problem's mode and C's type).
+ * planned: libmmtuned's serving path, through cuBLASLt plans kept per problem on a GPU
+ * (cublas.h); 0, the baseline: the vendor's routine as an application calls it. */
 typedef struct mmt_vendor_call {
     mmt_vendor *v;
     mmt_mode mode;
     mmt_dtype out;
+    int planned;
 } mmt_vendor_call;
 mmt_status mmt_vendor_gemm(void *call, const mmt_gemm_params *p, void *stream, mmt_err *err);
 

@@ -3,7 +3,8 @@
  * (MMT_CHOICE_VENDOR, LIBRARY=cuBLAS ..., the routine of the mode), right against a long
  * double reference for both layouts, every transpose, padded leading dimensions and the
  * BLAS rules (NaN in C with beta = 0; NaN in A and B with alpha = 0, which cuBLAS's GemmEx
- * would read: libmmtuned runs it with K = 0). Then a problem with a tuned template entry
+ * would read: libmmtuned runs it with K = 0), half the calls on operands one element past an
+ * allocation's start (cuBLASLt's plans assume 256-byte alignment unless told). Then a problem with a tuned template entry
  * whose kernel is not cached: its first call runs cuBLAS, and after mmt_wait_kernels the
  * tuned kernel does. Exits 77 (skipped) without a GPU or without cuBLAS. */
 #include "gpu_check.h"
@@ -28,10 +29,11 @@ static const mode_case modes[] = {
     {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE, MMT_MODE_F64, "cublasDgemm"},
 };
 
-/* One call through mmt_gemm_ex on device copies of padded operands; the relative error
- * (INFINITY where it failed or the padding of C changed), and what served it. */
-static double one_call(mmt_ctx *ctx, const mode_case *mc, int col, int ta, int tb, shape s, ab c, mmt_choice *how,
-                       char *config, size_t size)
+/* One call through mmt_gemm_ex on device copies of padded operands, each one element past
+ * its allocation's start where shifted; the relative error (INFINITY where it failed or the
+ * padding of C changed), and what served it. */
+static double one_call(mmt_ctx *ctx, const mode_case *mc, int col, int ta, int tb, shape s, ab c, int shifted,
+                       mmt_choice *how, char *config, size_t size)
 {
     const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
     const int64_t lda = (col ? ar : ac) + 3, ldb = (col ? br : bc) + 1, ldc = (col ? s.m : s.n) + 2;
@@ -44,18 +46,21 @@ static double one_call(mmt_ctx *ctx, const mode_case *mc, int col, int ta, int t
     gc_reference_t(mc->ab, mc->c, col, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
     mmt_err err;
     void *da = NULL, *db = NULL, *dc = NULL;
+    const size_t sa = shifted ? es : 0, sc = shifted ? cs : 0;
     double e = INFINITY;
     const mmt_gemm_desc d = {mc->ab, mc->c, mc->compute, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
                              ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
-    if (be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&
-        be->alloc(&dev, csz, &dc, &err) == MMT_OK && be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK &&
-        be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK && be->copy(dc, cm, csz, MMT_H2D, &err) == MMT_OK) {
-        mmt_status st = mmt_gemm_ex(ctx, &d, s.m, s.n, s.k, c.alpha, da, lda, db, ldb, c.beta, dc, ldc);
+    if (be->alloc(&dev, asz + sa, &da, &err) == MMT_OK && be->alloc(&dev, bsz + sa, &db, &err) == MMT_OK &&
+        be->alloc(&dev, csz + sc, &dc, &err) == MMT_OK && be->copy((char *)da + sa, a, asz, MMT_H2D, &err) == MMT_OK &&
+        be->copy((char *)db + sa, b, bsz, MMT_H2D, &err) == MMT_OK &&
+        be->copy((char *)dc + sc, cm, csz, MMT_H2D, &err) == MMT_OK) {
+        mmt_status st = mmt_gemm_ex(ctx, &d, s.m, s.n, s.k, c.alpha, (char *)da + sa, lda, (char *)db + sa, ldb,
+                                    c.beta, (char *)dc + sc, ldc);
         const char *text = "";
         *how = mmt_last_choice(ctx, &text);
         snprintf(config, size, "%s", text);
         if (st != MMT_OK) fprintf(stderr, "mmt_gemm_ex: %s\n", mmt_last_error(ctx));
-        if (st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(cm, dc, csz, MMT_D2H, &err) == MMT_OK) {
+        if (st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(cm, (char *)dc + sc, csz, MMT_D2H, &err) == MMT_OK) {
             e = gc_rel_error_t(mc->c, col, s.m, s.n, cm, ldc, ref);
             for (int64_t r = 0; r < (col ? s.n : s.m); r++) /* the padding of C is untouched */
                 if (memcmp((char *)cm + cs * (r * ldc + (col ? s.m : s.n)),
@@ -83,14 +88,17 @@ static void test_modes(void)
                     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
                         mmt_choice how;
                         char config[512];
-                        const double e = one_call(ctx, mc, col, t & 1, t >> 1, shapes[si], cases[ci], &how, config,
-                                                  sizeof config);
+                        const int shifted = (int)((ci + (size_t)t) & 1);
+                        const double e = one_call(ctx, mc, col, t & 1, t >> 1, shapes[si], cases[ci], shifted, &how,
+                                                  config, sizeof config);
                         runs++;
                         if (!(e <= gc_bound_mode(mc->mode, mc->c, shapes[si].k)) || how != MMT_CHOICE_VENDOR ||
                             !strstr(config, "LIBRARY=cuBLAS") || !strstr(config, mc->routine)) {
-                            fprintf(stderr, "%s->%s %lldx%lldx%lld col=%d t=%d case %zu: error %g, choice %d (%s)\n",
+                            fprintf(stderr,
+                                    "%s->%s %lldx%lldx%lld col=%d t=%d case %zu shifted %d: error %g, choice %d (%s)\n",
                                     mmt_mode_name(mc->mode), mmt_dtype_name(mc->c), (long long)shapes[si].m,
-                                    (long long)shapes[si].n, (long long)shapes[si].k, col, t, ci, e, (int)how, config);
+                                    (long long)shapes[si].n, (long long)shapes[si].k, col, t, ci, shifted, e, (int)how,
+                                    config);
                             bad++;
                         }
                     }
@@ -140,13 +148,13 @@ static void test_background_build(void)
     mmt_choice how;
     char config[512];
     /* the default configuration, recorded as tuned, serves any alignment */
-    CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[1], &how, config, sizeof config) <= gc_bound(0, s.k));
+    CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[1], 0, &how, config, sizeof config) <= gc_bound(0, s.k));
     printf("first call: %d %s\n", (int)how, config);
     CHECK_EQ_INT(how, MMT_CHOICE_VENDOR);
     int built = 0;
     CHECK_EQ_INT(mmt_wait_kernels(ctx, &built), MMT_OK);
     CHECK_EQ_INT(built, 1);
-    CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[0], &how, config, sizeof config) <= gc_bound(0, s.k));
+    CHECK(one_call(ctx, f32, 0, 0, 0, s, cases[0], 0, &how, config, sizeof config) <= gc_bound(0, s.k));
     printf("after the build: %d %s\n", (int)how, config);
     CHECK_EQ_INT(how, MMT_CHOICE_EXACT);
     CHECK_EQ_STR(config, params);

@@ -1023,7 +1023,7 @@ static int cmd_bench(const options *o)
             mmt_choice how = hows[i] = mmt_last_choice(ctx, &cfg);
             snprintf(params[i], sizeof params[i], "%s", cfg);
             snprintf(notes[i], sizeof notes[i], "%s", choice_name(how));
-            mmt_vendor_call vc = {vendor, p->mode, p->out};
+            mmt_vendor_call vc = {vendor, p->mode, p->out, 0};
             char label[160];
             mmt_vendor_label(vendor, p->mode, label, sizeof label);
             mmt_status vs = vendor ? mmt_vendor_check(vendor, p->mode, &err) : MMT_NOT_FOUND;

@@ -293,7 +293,7 @@ static int vendor_ready(const mmt_backend *be, const mmt_device_info *dev, mmt_b
         snprintf(m->message, sizeof m->message, "not measured: %.1000s", vs->v ? err.msg : vs->why);
         return 0;
     }
-    *call = (mmt_vendor_call){vs->v, b->p.mode, b->p.out};
+    *call = (mmt_vendor_call){vs->v, b->p.mode, b->p.out, 0};
     mmt_vendor_label(vs->v, b->p.mode, label, size);
     *launched = 1;
     return verify_with(b, mmt_vendor_gemm, call, 0, m);

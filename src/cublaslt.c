@@ -1,0 +1,229 @@
+/* cublaslt.c - cuBLASLt through dlopen, with a plan kept per problem (see cublaslt.h). As
+ * in cublas.c, the few declarations needed are repeated here (values from cublasLt.h,
+ * cublas_api.h and library_types.h), so everything builds without the headers. */
+#define _GNU_SOURCE
+#include "cublaslt.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void *lt_handle, *lt_desc, *lt_layout, *lt_pref;
+typedef struct lt_algo {
+    uint64_t data[8];
+} lt_algo;
+typedef struct lt_heuristic {
+    lt_algo algo;
+    size_t workspace_size;
+    int state;
+    float waves;
+    int reserved[4];
+} lt_heuristic;
+enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
+enum { COMPUTE_32F = 68, COMPUTE_64F = 70, COMPUTE_32F_FAST_TF32 = 77 };
+enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1, PREF_ALIGN_A = 5 }; /* B, C, D: 6, 7, 8 */
+
+/* The workspace cuBLAS's own calls may use on Hopper (32 MiB): a plan is made as cuBLAS
+ * would choose, and kept only where its algorithm needs none of it. */
+static const uint64_t HEURISTIC_WORKSPACE = 32u << 20;
+/* Larger problems take long enough that the host's time does not show: cuBLAS runs them. */
+static const double SMALL_MNK = 1073741824.0; /* 1024^3 */
+
+enum { SLOTS = 256, PROBE = 4 };
+
+typedef struct plan_key {
+    int32_t mode, out, trans_a, trans_b;
+    int64_t m, n, k, lda, ldb, ldc;
+    int32_t align_a, align_b, align_c, pad; /* no padding the compiler adds: keys compare as bytes */
+} plan_key;
+
+typedef struct plan {
+    plan_key key;
+    int used;   /* the slot holds a plan */
+    int usable; /* 0: cuBLASLt has none without workspace, or refused it: cuBLAS runs the problem */
+    lt_desc desc;
+    lt_layout la, lb, lc;
+    lt_algo algo;
+} plan;
+
+struct mmt_cublaslt {
+    void *lib;
+    lt_handle h;
+    int (*create)(lt_handle *);
+    int (*destroy)(lt_handle);
+    int (*desc_create)(lt_desc *, int, int);
+    int (*desc_destroy)(lt_desc);
+    int (*desc_set)(lt_desc, int, const void *, size_t);
+    int (*layout_create)(lt_layout *, int, uint64_t, uint64_t, int64_t);
+    int (*layout_destroy)(lt_layout);
+    int (*pref_create)(lt_pref *);
+    int (*pref_destroy)(lt_pref);
+    int (*pref_set)(lt_pref, int, const void *, size_t);
+    int (*heuristic)(lt_handle, lt_desc, lt_layout, lt_layout, lt_layout, lt_layout, lt_pref, int, lt_heuristic *,
+                     int *);
+    int (*matmul)(lt_handle, lt_desc, const void *, const void *, lt_layout, const void *, lt_layout, const void *,
+                  const void *, lt_layout, void *, lt_layout, const lt_algo *, void *, size_t, void *);
+    plan slots[SLOTS];
+};
+
+mmt_status mmt_cublaslt_open(mmt_cublaslt **out, mmt_err *err)
+{
+    *out = NULL;
+    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+                                        "/usr/local/cuda/lib64/libcublasLt.so.13",
+                                        "/usr/local/cuda/lib64/libcublasLt.so.12", NULL};
+    mmt_cublaslt *lt = calloc(1, sizeof *lt);
+    RETURN_ERROR_IF(!lt, err, MMT_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; names[i] && !lt->lib; i++) lt->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lt->lib) {
+        mmt_cublaslt_close(lt);
+        return mmt_err_set(err, MMT_NOT_FOUND, "cuBLASLt is not installed (libcublasLt.so.13 or .12)");
+    }
+    struct {
+        void **fn;
+        const char *sym;
+    } syms[] = {
+        {(void **)&lt->create, "cublasLtCreate"},
+        {(void **)&lt->destroy, "cublasLtDestroy"},
+        {(void **)&lt->desc_create, "cublasLtMatmulDescCreate"},
+        {(void **)&lt->desc_destroy, "cublasLtMatmulDescDestroy"},
+        {(void **)&lt->desc_set, "cublasLtMatmulDescSetAttribute"},
+        {(void **)&lt->layout_create, "cublasLtMatrixLayoutCreate"},
+        {(void **)&lt->layout_destroy, "cublasLtMatrixLayoutDestroy"},
+        {(void **)&lt->pref_create, "cublasLtMatmulPreferenceCreate"},
+        {(void **)&lt->pref_destroy, "cublasLtMatmulPreferenceDestroy"},
+        {(void **)&lt->pref_set, "cublasLtMatmulPreferenceSetAttribute"},
+        {(void **)&lt->heuristic, "cublasLtMatmulAlgoGetHeuristic"},
+        {(void **)&lt->matmul, "cublasLtMatmul"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (!(*syms[i].fn = dlsym(lt->lib, syms[i].sym))) {
+            mmt_err_set(err, MMT_NOT_FOUND, "cuBLASLt lacks %s", syms[i].sym);
+            mmt_cublaslt_close(lt);
+            return MMT_NOT_FOUND;
+        }
+    int rc = lt->create(&lt->h);
+    if (rc != 0) {
+        lt->h = NULL;
+        mmt_cublaslt_close(lt);
+        return mmt_err_set(err, MMT_UNSUPPORTED, "cublasLtCreate failed (status %d)", rc);
+    }
+    *out = lt;
+    return MMT_OK;
+}
+
+static void plan_free(mmt_cublaslt *lt, plan *pl)
+{
+    if (pl->desc) lt->desc_destroy(pl->desc);
+    if (pl->la) lt->layout_destroy(pl->la);
+    if (pl->lb) lt->layout_destroy(pl->lb);
+    if (pl->lc) lt->layout_destroy(pl->lc);
+    memset(pl, 0, sizeof *pl);
+}
+
+void mmt_cublaslt_close(mmt_cublaslt *lt)
+{
+    if (!lt) return;
+    for (int i = 0; i < SLOTS; i++) plan_free(lt, &lt->slots[i]);
+    if (lt->h) lt->destroy(lt->h);
+    if (lt->lib) dlclose(lt->lib);
+    free(lt);
+}
+
+/* The alignment cuBLASLt may assume of a pointer: its lowest set bit, at most 256 bytes
+ * (the heuristic assumes 256 unless told, and would pick kernels that need it). */
+static int32_t alignment(const void *ptr)
+{
+    const uintptr_t a = (uintptr_t)ptr;
+    return a == 0 || (a & 255) == 0 ? 256 : (int32_t)(a & -a);
+}
+
+static uint64_t key_hash(const plan_key *k)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    const unsigned char *b = (const unsigned char *)k;
+    for (size_t i = 0; i < sizeof *k; i++) h = (h ^ b[i]) * 1099511628211u;
+    return h;
+}
+
+static int data_type(mmt_dtype t)
+{
+    return t == MMT_BF16 ? CUDA_R_16BF : t == MMT_F16 ? CUDA_R_16F : t == MMT_F64 ? CUDA_R_64F : CUDA_R_32F;
+}
+
+/* Fills pl for its key: descriptors as cublas.c's call (row-major C = op(A) op(B) as
+ * column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm where it needs
+ * no workspace. pl->usable says whether one was found. */
+static void plan_make(mmt_cublaslt *lt, plan *pl)
+{
+    const plan_key *k = &pl->key;
+    const mmt_mode mode = (mmt_mode)k->mode;
+    const int in = data_type(mmt_mode_dtype(mode)), ct = data_type((mmt_dtype)k->out);
+    const int compute = mode == MMT_MODE_F64 ? COMPUTE_64F : mode == MMT_MODE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
+    const int32_t opa = k->trans_b, opb = k->trans_a; /* cuBLASLt's A is our B, its B our A */
+    lt_pref pref = NULL;
+    lt_heuristic best;
+    int found = 0;
+    if (lt->desc_create(&pl->desc, compute, mode == MMT_MODE_F64 ? CUDA_R_64F : CUDA_R_32F) == 0 &&
+        lt->desc_set(pl->desc, DESC_TRANSA, &opa, sizeof opa) == 0 &&
+        lt->desc_set(pl->desc, DESC_TRANSB, &opb, sizeof opb) == 0 &&
+        lt->layout_create(&pl->la, in, opa ? k->k : k->n, opa ? k->n : k->k, k->ldb) == 0 &&
+        lt->layout_create(&pl->lb, in, opb ? k->m : k->k, opb ? k->k : k->m, k->lda) == 0 &&
+        lt->layout_create(&pl->lc, ct, k->n, k->m, k->ldc) == 0 && lt->pref_create(&pref) == 0 &&
+        lt->pref_set(pref, PREF_MAX_WORKSPACE, &HEURISTIC_WORKSPACE, sizeof HEURISTIC_WORKSPACE) == 0) {
+        const uint32_t align[4] = {(uint32_t)k->align_b, (uint32_t)k->align_a, (uint32_t)k->align_c,
+                                   (uint32_t)k->align_c};
+        int set = 1;
+        for (int i = 0; i < 4; i++) set &= lt->pref_set(pref, PREF_ALIGN_A + i, &align[i], sizeof align[i]) == 0;
+        found = set && lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &best, &found) == 0 &&
+                found == 1 && best.state == 0 && best.workspace_size == 0;
+    }
+    if (pref) lt->pref_destroy(pref);
+    pl->used = 1;
+    pl->usable = found;
+    if (found) pl->algo = best.algo;
+}
+
+/* The problem's plan: kept, or made now in its slot (a full probe run gives its first slot
+ * up). */
+static plan *plan_for(mmt_cublaslt *lt, const plan_key *k)
+{
+    const size_t at = (size_t)(key_hash(k) % SLOTS);
+    for (int i = 0; i < PROBE; i++) {
+        plan *pl = &lt->slots[(at + (size_t)i) % SLOTS];
+        if (pl->used && memcmp(&pl->key, k, sizeof *k) == 0) return pl;
+        if (!pl->used) {
+            pl->key = *k;
+            plan_make(lt, pl);
+            return pl;
+        }
+    }
+    plan *pl = &lt->slots[at];
+    plan_free(lt, pl);
+    pl->key = *k;
+    plan_make(lt, pl);
+    return pl;
+}
+
+mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
+                             mmt_err *err)
+{
+    if (p->k == 0 || (double)p->m * (double)p->n * (double)p->k > SMALL_MNK)
+        return mmt_err_set(err, MMT_UNSUPPORTED, "cuBLASLt: left to cuBLAS");
+    const plan_key key = {.mode = (int32_t)mode, .out = (int32_t)out, .trans_a = !!p->trans_a, .trans_b = !!p->trans_b,
+                     .m = p->m, .n = p->n, .k = p->k, .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc,
+                     .align_a = alignment(p->a), .align_b = alignment(p->b), .align_c = alignment(p->c)};
+    plan *pl = plan_for(lt, &key);
+    if (!pl->usable) return mmt_err_set(err, MMT_UNSUPPORTED, "cuBLASLt: no plan without workspace");
+    const double alpha64 = p->alpha, beta64 = p->beta;
+    const float alpha32 = (float)p->alpha, beta32 = (float)p->beta;
+    const int f64 = mode == MMT_MODE_F64;
+    int rc = lt->matmul(lt->h, pl->desc, f64 ? (const void *)&alpha64 : &alpha32, p->b, pl->la, p->a, pl->lb,
+                        f64 ? (const void *)&beta64 : &beta32, p->c, pl->lc, p->c, pl->lc, &pl->algo, NULL, 0, stream);
+    if (rc != 0) { /* refused before launching: cuBLAS runs the problem from now on */
+        pl->usable = 0;
+        return mmt_err_set(err, MMT_UNSUPPORTED, "cublasLtMatmul refused the plan (status %d)", rc);
+    }
+    return MMT_OK;
+}
