@@ -37,6 +37,29 @@ typedef struct mmtb_gemm {
 /* gemm.c: g through mmt_sgemm or mmt_dgemm on ctx (a CPU context, or the offload's GPU). */
 mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g);
 
+/* gemm.c: a checked call: the quick return, then libmmtuned (the GPU under MMTUNE_OFFLOAD,
+ * else the CPU), else fallback (NULL: the system BLAS), counted as forwarded. */
+void mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g));
+
+/* A cblas_sgemm or cblas_dgemm call's arguments. */
+typedef struct mmtb_cblas_args {
+    mmt_dtype dtype;
+    int layout, trans_a, trans_b;
+    int m, n, k;
+    double alpha;
+    const void *a;
+    int lda;
+    const void *b;
+    int ldb;
+    double beta;
+    void *c;
+    int ldc;
+} mmtb_cblas_args;
+
+/* gemm.c: the call as a mmtb_gemm, 0; or the number reference CBLAS gives its first bad
+ * argument (layout 1, TransA 2, TransB 3, then as cblas_xerbla numbers them), *g unset. */
+int mmtb_cblas_gemm_of(const mmtb_cblas_args *x, mmtb_gemm *g);
+
 /* context.c: the context GEMMs run on, opened on the first call (NULL when it cannot be:
  * the GEMM then goes to the system BLAS, which mmtb_warn has said once). Every successful
  * enter is paired with a leave; between them the context stays open. */

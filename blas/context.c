@@ -4,6 +4,9 @@
  * the library is unloaded, which writes the counts of the shapes it served untuned into
  * the database's miss table. A forked child opens its own. Also the counts of GEMMs served
  * and forwarded, which MMTUNE_BLAS_STATS=1 prints at exit. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -88,8 +91,28 @@ void mmtb_count_offloaded(mmt_dtype dtype)
     atomic_fetch_add_explicit(&offloaded[dtype == MMT_F64], 1, memory_order_relaxed);
 }
 
-/* Only a process that ran a GEMM prints: the variable reaches every child (a compiler the
- * library runs, say), whose output must stay its own. */
+/* The BLAS libraries loaded beside this one (names with "blas" or "mkl"), for the line
+ * that says why no GEMM came. */
+typedef struct others {
+    const char *self;
+    char names[1024];
+} others;
+
+static int note_other(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    others *o = data;
+    const char *name = info->dlpi_name, *base = name ? strrchr(name, '/') : NULL;
+    base = base ? base + 1 : name;
+    if (!base || !*base || strcmp(name, o->self) == 0 || (!strstr(base, "blas") && !strstr(base, "mkl"))) return 0;
+    const size_t n = strlen(o->names);
+    snprintf(o->names + n, sizeof o->names - n, "%s%s", n ? ", " : "", name);
+    return 0;
+}
+
+/* Only a process that ran a GEMM prints, or one with another BLAS loaded that no GEMM of
+ * left: the variable reaches every child (a compiler the library runs, say), whose output
+ * must stay its own. */
 static void print_counts(void)
 {
     const char *env = getenv("MMTUNE_BLAS_STATS");
@@ -99,7 +122,18 @@ static void print_counts(void)
         any += atomic_load(&forwarded[f64]) + atomic_load(&offloaded[f64]);
         for (int i = 0; i < N_CHOICES; i++) any += atomic_load(&served[f64][i]);
     }
-    if (!any) return;
+    if (!any) {
+        Dl_info me;
+        others o = {.self = dladdr((const void *)print_counts, &me) && me.dli_fname ? me.dli_fname : ""};
+        dl_iterate_phdr(note_other, &o);
+        if (o.names[0])
+            fprintf(stderr,
+                    "libmmtuned_blas: 0 GEMMs reached libmmtuned: this process also loaded %s, and its GEMMs "
+                    "went there under names this library does not answer, or none came (numpy sends a @ a.T to "
+                    "SYRK and a matrix times a vector to GEMV)\n",
+                    o.names);
+        return;
+    }
     for (int f64 = 0; f64 < 2; f64++) {
         long long s[N_CHOICES];
         for (int i = 0; i < N_CHOICES; i++) s[i] = atomic_load(&served[f64][i]);

@@ -83,15 +83,14 @@ mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g)
                                            g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
 }
 
-/* A checked call: the quick return, then libmmtuned (the GPU under MMTUNE_OFFLOAD, else the
- * CPU), else the system BLAS. */
-static void run(const mmtb_gemm *g)
+void mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g))
 {
+    if (!fallback) fallback = forward;
     if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) return;
     if (mmtb_offload(g)) return;
     mmt_ctx *ctx = mmtb_context_enter();
     if (!ctx) {
-        forward(g);
+        fallback(g);
         return;
     }
     mmt_status st = mmtb_gemm_on(ctx, g);
@@ -101,10 +100,10 @@ static void run(const mmtb_gemm *g)
         return;
     }
     static atomic_int said;
-    mmtb_warn_once(&said, "libmmtuned could not run a GEMM (%s: %s); such calls go to the system BLAS %s",
-                   mmt_status_string(st), mmt_last_error(ctx), mmtb_system_blas());
+    mmtb_warn_once(&said, "libmmtuned could not run a GEMM (%s: %s); such calls go to %s", mmt_status_string(st),
+                   mmt_last_error(ctx), fallback == forward ? mmtb_system_blas() : "the caller's own BLAS");
     mmtb_context_leave();
-    forward(g);
+    fallback(g);
 }
 
 static void fortran(mmt_dtype dtype, const char *srname, const char *transa, const char *transb, const int *m,
@@ -119,7 +118,7 @@ static void fortran(mmt_dtype dtype, const char *srname, const char *transa, con
     }
     const mmtb_gemm g = {dtype, MMT_COL_MAJOR, ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS,
                          *m, *n, *k, alpha, beta, a, b, c, *lda, *ldb, *ldc};
-    run(&g);
+    mmtb_run(&g, NULL);
 }
 
 MMTB_EXPORT void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -149,39 +148,41 @@ static void cblas_error(int row_major, int info, const char *rout, const char *f
     RowMajorStrg = 0;
 }
 
-static void cblas(mmt_dtype dtype, const char *rout, int layout, int trans_a, int trans_b, int m, int n, int k,
-                  double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc)
+int mmtb_cblas_gemm_of(const mmtb_cblas_args *x, mmtb_gemm *g)
 {
-    if (layout != CBLAS_ROW_MAJOR && layout != CBLAS_COL_MAJOR) {
-        cblas_error(0, 1, rout, "Illegal layout setting, %d\n", layout);
-        return;
-    }
-    const int row = layout == CBLAS_ROW_MAJOR, ta = cblas_trans(trans_a), tb = cblas_trans(trans_b);
-    if (ta < 0 || tb < 0) {
-        cblas_error(row, ta < 0 ? 2 : 3, rout, ta < 0 ? "Illegal TransA setting, %d\n" : "Illegal TransB setting, %d\n",
-                    ta < 0 ? trans_a : trans_b);
-        return;
-    }
-    const mmtb_gemm g = {dtype, row ? MMT_ROW_MAJOR : MMT_COL_MAJOR, ta ? MMT_TRANS : MMT_NO_TRANS,
-                         tb ? MMT_TRANS : MMT_NO_TRANS, m, n, k, alpha, beta, a, b, c, lda, ldb, ldc};
-    const mmtb_gemm f = column_major(&g);
+    if (x->layout != CBLAS_ROW_MAJOR && x->layout != CBLAS_COL_MAJOR) return 1;
+    const int row = x->layout == CBLAS_ROW_MAJOR, ta = cblas_trans(x->trans_a), tb = cblas_trans(x->trans_b);
+    if (ta < 0 || tb < 0) return ta < 0 ? 2 : 3;
+    *g = (mmtb_gemm){x->dtype, row ? MMT_ROW_MAJOR : MMT_COL_MAJOR, ta ? MMT_TRANS : MMT_NO_TRANS,
+                     tb ? MMT_TRANS : MMT_NO_TRANS, x->m, x->n, x->k, x->alpha, x->beta, x->a, x->b, x->c, x->lda,
+                     x->ldb, x->ldc};
+    const mmtb_gemm f = column_major(g);
     const int info = check_column_major(f.trans_a == MMT_TRANS, f.trans_b == MMT_TRANS, f.m, f.n, f.k, f.lda, f.ldb,
                                         f.ldc);
-    if (info) {
-        cblas_error(row, info + 1, rout, "", 0);
-        return;
-    }
-    run(&g);
+    return info ? info + 1 : 0;
+}
+
+static void cblas(const char *rout, const mmtb_cblas_args *x)
+{
+    mmtb_gemm g;
+    const int info = mmtb_cblas_gemm_of(x, &g);
+    if (info == 1) cblas_error(0, 1, rout, "Illegal layout setting, %d\n", x->layout);
+    else if (info == 2) cblas_error(x->layout == CBLAS_ROW_MAJOR, 2, rout, "Illegal TransA setting, %d\n", x->trans_a);
+    else if (info == 3) cblas_error(x->layout == CBLAS_ROW_MAJOR, 3, rout, "Illegal TransB setting, %d\n", x->trans_b);
+    else if (info) cblas_error(x->layout == CBLAS_ROW_MAJOR, info, rout, "", 0);
+    else mmtb_run(&g, NULL);
 }
 
 MMTB_EXPORT void cblas_sgemm(int layout, int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,
                              int lda, const float *b, int ldb, float beta, float *c, int ldc)
 {
-    cblas(MMT_F32, "cblas_sgemm", layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    cblas("cblas_sgemm", &(mmtb_cblas_args){MMT_F32, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                           ldc});
 }
 
 MMTB_EXPORT void cblas_dgemm(int layout, int trans_a, int trans_b, int m, int n, int k, double alpha,
                              const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc)
 {
-    cblas(MMT_F64, "cblas_dgemm", layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    cblas("cblas_dgemm", &(mmtb_cblas_args){MMT_F64, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                           ldc});
 }

@@ -10,7 +10,9 @@
 #         for the drop-in BLAS's tests; optional, each for one test that skips without it,
 #         the others going on where they cannot be installed: Slurm and MUNGE
 #         (tests/cli_slurm.sh starts a one-node cluster of its own) and Chromium's headless
-#         shell (tests/cli_report.sh renders mmtune report's page and screenshots it).
+#         shell (tests/cli_report.sh renders mmtune report's page and screenshots it); and
+#         pip's numpy in .venv-numpy (tests/cli_blas_pip_numpy.sh: the drop-in under the
+#         numpy most Python users have, which bundles its own renamed OpenBLAS).
 # The CUDA toolkit is optional: the CUDA backend opens libcuda and libnvrtc at run time when
 # present. apt waits up to 5 minutes for another apt or dpkg that holds its lock.
 set -euo pipefail
@@ -49,3 +51,10 @@ optional() {
 [ "$what" = test ] || exit 0
 optional tests/cli_slurm.sh slurmctld slurmd slurm-client munge
 optional tests/cli_report.sh chromium-headless-shell
+optional tests/cli_blas_pip_numpy.sh python3-venv
+venv=$(dirname "$0")/../.venv-numpy
+if ! "$venv/bin/python" -c "import numpy" 2>/dev/null; then
+  echo "installing (optional, for tests/cli_blas_pip_numpy.sh): pip's numpy in .venv-numpy"
+  { python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check numpy; } >/dev/null 2>&1 ||
+    echo "install-deps: could not install pip's numpy: tests/cli_blas_pip_numpy.sh will skip"
+fi
