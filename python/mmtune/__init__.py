@@ -1,0 +1,15 @@
+"""mmtune: GEMM with the kernels mmtune tuned for this machine, from Python.
+
+    import numpy as np, mmtune
+    c = mmtune.matmul(a, b)                          # numpy float32/float64 on the CPU
+    c = mmtune.matmul(x, w, trans_b=True)            # torch tensors, on their CUDA device
+    mmtune.tune("f32 row NN 512x384x256", budget="20s")
+    print(mmtune.show())
+
+matmul runs through libmmtuned (ctypes; MMTUNE_LIBRARY names the library), tune and show
+through the mmtune command (MMTUNE_BIN)."""
+from ._cli import show, tune
+from ._lib import MmtuneError, version
+from ._matmul import last_choice, matmul, set_database
+
+__all__ = ["matmul", "last_choice", "set_database", "tune", "show", "version", "MmtuneError"]

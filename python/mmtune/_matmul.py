@@ -1,0 +1,186 @@
+"""mmtune.matmul: numpy arrays and PyTorch tensors described as libmmtuned's GEMM operands
+(pointer, type, layout, leading dimension), one context per device, the call."""
+import atexit
+import contextlib
+import ctypes
+import threading
+
+from . import _lib
+from ._lib import MmtuneError
+
+
+def _layout(name, rows, cols, strides):
+    """(layout, leading dimension) of a rows x cols matrix with these strides (elements;
+    None where a stride is not a whole number of them): the dimension of unit stride says
+    the layout, and one of length 1 or less takes any stride."""
+    rs, cs = strides
+    if (cs == 1 or cols <= 1) and (rows <= 1 or (rs is not None and rs >= max(cols, 1))):
+        return _lib.MMT_ROW_MAJOR, rs if rows > 1 else max(cols, 1)
+    if (rs == 1 or rows <= 1) and (cols <= 1 or (cs is not None and cs >= max(rows, 1))):
+        return _lib.MMT_COL_MAJOR, cs if cols > 1 else max(rows, 1)
+    raise ValueError(f"{name}: its elements must be contiguous along one dimension, with the other's stride at least "
+                     f"that dimension's length (strides {tuple(strides)} in elements); copy it first "
+                     "(numpy.ascontiguousarray, tensor.contiguous())")
+
+
+class _Operand:
+    """A 2-D matrix as libmmtuned sees it: its pointer, element type, rows and columns, and
+    the layout and leading dimension of its storage."""
+
+    def __init__(self, name, x):
+        self.name, self.x = name, x
+        if hasattr(x, "__array_interface__") and hasattr(x, "ctypes"):  # numpy
+            import numpy as np
+            types = {np.dtype(np.float32): _lib.MMT_F32, np.dtype(np.float64): _lib.MMT_F64,
+                     np.dtype(np.float16): _lib.MMT_F16}
+            self.device, self.ptr, self.itemsize = "cpu", x.ctypes.data, x.itemsize
+            strides = [s // x.itemsize if s % x.itemsize == 0 else None for s in x.strides]
+            dtype = types.get(x.dtype)
+        elif hasattr(x, "data_ptr") and hasattr(x, "stride"):  # torch
+            import torch
+            types = {torch.float32: _lib.MMT_F32, torch.float64: _lib.MMT_F64, torch.bfloat16: _lib.MMT_BF16,
+                     torch.float16: _lib.MMT_F16}
+            self.device = f"cuda:{x.device.index or 0}" if x.device.type == "cuda" else x.device.type
+            if self.device not in ("cpu",) and not self.device.startswith("cuda:"):
+                raise ValueError(f"{name}: tensors on {x.device} are not served (the CPU and CUDA GPUs are)")
+            self.ptr, self.itemsize, strides = x.data_ptr(), x.element_size(), list(x.stride())
+            dtype = types.get(x.dtype)
+        else:
+            raise TypeError(f"{name}: a numpy array or a torch tensor, not {type(x).__name__}")
+        if dtype is None:
+            raise TypeError(f"{name}: element type {x.dtype} is not served (float32, float64, bfloat16, float16)")
+        if len(x.shape) != 2:
+            raise ValueError(f"{name}: a matrix (2 dimensions), not {len(x.shape)}")
+        self.dtype, (self.rows, self.cols) = dtype, x.shape
+        self.layout, self.ld = _layout(name, self.rows, self.cols, strides)
+
+    def span(self):
+        """The bytes the matrix's storage reaches: [start, end)."""
+        lines, length = ((self.rows, self.cols) if self.layout == _lib.MMT_ROW_MAJOR else (self.cols, self.rows))
+        return self.ptr, self.ptr + ((lines - 1) * self.ld + length) * self.itemsize if lines and length else self.ptr
+
+    def in_layout(self, layout, trans):
+        """(transpose flag, leading dimension) of op(X) read in `layout`: a matrix stored in
+        the other layout is its transpose stored in this one."""
+        flip = self.layout != layout
+        return (_lib.MMT_TRANS if trans != flip else _lib.MMT_NO_TRANS), self.ld
+
+
+class _Contexts:
+    """One libmmtuned context per device, opened on first use, closed at exit. A lock per
+    GPU context keeps a call's stream and its launch together (CPU calls run at once, as
+    libmmtuned allows)."""
+
+    def __init__(self):
+        self.lock, self.open, self.db = threading.Lock(), {}, None
+
+    def get(self, device):
+        with self.lock:
+            if device not in self.open:
+                ctx = ctypes.c_void_p()
+                db = self.db.encode() if self.db else None
+                status = _lib.lib().mmt_open(ctypes.byref(ctx), device.encode(), db)
+                if status != 0:
+                    detail = (_lib.lib().mmt_last_error(ctx) if ctx else _lib.lib().mmt_last_error(None)) or b""
+                    if ctx:
+                        _lib.lib().mmt_close(ctx)
+                    raise MmtuneError(status, f"{device}: {detail.decode(errors='replace')}")
+                self.open[device] = (ctx, threading.Lock())
+            return self.open[device]
+
+    def close(self):
+        with self.lock:
+            for ctx, _ in self.open.values():
+                _lib.lib().mmt_close(ctx)
+            self.open.clear()
+
+
+_contexts = _Contexts()
+atexit.register(_contexts.close)
+_last = threading.local()
+
+
+def set_database(path):
+    """The database later contexts read (None: $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db);
+    contexts already open keep theirs, so call it first."""
+    _contexts.db = path
+
+
+def _empty_like(a, rows, cols, dtype):
+    if a.device == "cpu" and hasattr(a.x, "ctypes"):
+        import numpy as np
+        return np.empty((rows, cols), dtype={_lib.MMT_F32: np.float32, _lib.MMT_F64: np.float64,
+                                              _lib.MMT_F16: np.float16}[dtype])
+    import torch
+    return torch.empty((rows, cols), dtype={_lib.MMT_F32: torch.float32, _lib.MMT_F64: torch.float64,
+                                             _lib.MMT_BF16: torch.bfloat16, _lib.MMT_F16: torch.float16}[dtype],
+                       device=a.x.device)
+
+
+def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, compute="native", out_dtype=None):
+    """out = alpha * op(a) @ op(b) + beta * out, op(x) being x.T where trans_x is set.
+
+    a, b: 2-D numpy arrays (the CPU: float32, float64) or torch tensors (the CPU, or a CUDA
+    GPU: also bfloat16 and float16), of one type, on one device, each contiguous along one
+    dimension (C or Fortran order, or a slice of one). out: a matrix of the result's shape
+    on the same device, which beta = 0 never reads; None makes one (C order), which needs
+    beta = 0. compute: "native", or for float32 on a GPU "tf32" (faster, about 1e-3
+    relative error) or "f32x3" (tensor cores at fp32 accuracy). out_dtype: float32 for
+    bfloat16 or float16 inputs (default: the inputs' type). On a GPU the call runs on the
+    current torch stream and returns before it is done, as torch's own matmul does.
+    Raises TypeError or ValueError for operands it cannot take, MmtuneError where
+    libmmtuned refuses or fails (its message); out is not written then."""
+    A, B = _Operand("a", a), _Operand("b", b)
+    if A.device != B.device:
+        raise ValueError(f"a is on {A.device}, b on {B.device}")
+    if A.dtype != B.dtype:
+        raise TypeError(f"a is {a.dtype}, b {b.dtype}: one type for both")
+    if compute not in _lib.COMPUTE:
+        raise ValueError(f"compute={compute!r}: one of {', '.join(_lib.COMPUTE)}")
+    m, k = (A.cols, A.rows) if trans_a else (A.rows, A.cols)
+    k2, n = (B.cols, B.rows) if trans_b else (B.rows, B.cols)
+    if k != k2:
+        raise ValueError(f"op(a) is {m}x{k}, op(b) {k2}x{n}: their inner sizes differ")
+    if out is None:
+        if beta != 0:
+            raise ValueError("beta != 0 reads out: pass it")
+        c_type = A.dtype
+        if out_dtype is not None and str(out_dtype).split(".")[-1] == "float32":
+            c_type = _lib.MMT_F32
+        elif out_dtype is not None and str(out_dtype).split(".")[-1] != str(a.dtype).split(".")[-1]:
+            raise TypeError(f"out_dtype={out_dtype}: the inputs' type, or float32")
+        out = _empty_like(A, m, n, c_type)
+    C = _Operand("out", out)
+    if C.device != A.device:
+        raise ValueError(f"out is on {C.device}, a and b on {A.device}")
+    if (C.rows, C.cols) != (m, n):
+        raise ValueError(f"out is {C.rows}x{C.cols}, the product {m}x{n}")
+    for X in (A, B):
+        (s0, e0), (s1, e1) = C.span(), X.span()
+        if s0 < e1 and s1 < e0:
+            raise ValueError(f"out overlaps {X.name}: the result would overwrite its own input")
+    layout = C.layout
+    ta, lda = A.in_layout(layout, trans_a)
+    tb, ldb = B.in_layout(layout, trans_b)
+    desc = _lib.GemmDesc(A.dtype, C.dtype, _lib.COMPUTE[compute], layout, ta, tb)
+    ctx, lock = _contexts.get(A.device)
+    gpu = A.device.startswith("cuda:")
+    h = _lib.lib()
+    with lock if gpu else contextlib.nullcontext():  # the context's one stream is set, then used
+        if gpu:
+            import torch
+            stream = torch.cuda.current_stream(out.device).cuda_stream
+            _lib.check(ctx, h.mmt_set_stream(ctx, ctypes.c_void_p(stream)))
+        status = h.mmt_gemm_ex(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta),
+                               C.ptr, C.ld)
+        _lib.check(ctx, status)
+        config = ctypes.c_char_p()
+        _last.choice = (_lib.CHOICES.get(h.mmt_last_choice(ctx, ctypes.byref(config)), "none"),
+                        (config.value or b"").decode())
+    return out
+
+
+def last_choice():
+    """What served this thread's last matmul: ("tuned" | "nearest tuned shape" | "default" |
+    "vendor", the configuration's text), or None before the first."""
+    return getattr(_last, "choice", None)

@@ -1,0 +1,101 @@
+"""The Python module on numpy arrays (the CPU): every layout and transpose, views with a
+leading dimension, alpha and beta by BLAS's rules, checked against a long double reference
+on random data with the output poisoned first; and the errors for what it cannot take.
+Run by tests/cli_python.sh."""
+import unittest
+
+import numpy as np
+
+import mmtune
+
+rng = np.random.default_rng(11)
+
+
+def reference(a, b, c, alpha, beta, ta, tb):
+    """alpha op(a) op(b) + beta c in long double; c is not read where beta is 0."""
+    x, y = a.astype(np.longdouble), b.astype(np.longdouble)
+    x, y = x.T if ta else x, y.T if tb else y
+    r = alpha * (x @ y)
+    return r if beta == 0 else r + beta * c.astype(np.longdouble)
+
+
+def bound(a, b, ta, tb, dtype):
+    """2 k u |a| |b|, elementwise (the classic bound of a dot product's error), and a tiny floor."""
+    x, y = np.abs(a).astype(np.longdouble), np.abs(b).astype(np.longdouble)
+    x, y = x.T if ta else x, y.T if tb else y
+    k = x.shape[1]
+    return 2 * max(k, 1) * np.finfo(dtype).eps * (x @ y + 1) + np.finfo(dtype).tiny
+
+
+def stored(x, order):
+    """x in C or Fortran order, or as a strided view (every other row of a larger array)."""
+    if order == "C":
+        return np.ascontiguousarray(x)
+    if order == "F":
+        return np.asfortranarray(x)
+    big = np.empty((2 * x.shape[0] + 1, x.shape[1] + 3), x.dtype)
+    big[1::2, 2:-1] = x
+    return big[1::2, 2:-1]
+
+
+class Matmul(unittest.TestCase):
+    def test_every_way(self):
+        for dtype in (np.float32, np.float64):
+            for m, n, k in ((64, 48, 40), (1, 37, 5), (33, 1, 70), (7, 9, 1), (130, 77, 301)):
+                for ta in (False, True):
+                    for tb in (False, True):
+                        for orders in ("CCC", "FCF", "CFC", "SSF", "FFS"):
+                            for alpha, beta in ((1.0, 0.0), (-0.75, 1.5)):
+                                with self.subTest(dtype=dtype, shape=(m, n, k), ta=ta, tb=tb, orders=orders,
+                                                  alpha=alpha, beta=beta):
+                                    a = rng.uniform(-1, 1, (k, m) if ta else (m, k)).astype(dtype)
+                                    b = rng.uniform(-1, 1, (n, k) if tb else (k, n)).astype(dtype)
+                                    c0 = rng.uniform(-1, 1, (m, n)).astype(dtype)
+                                    want = reference(a, b, c0, alpha, beta, ta, tb)
+                                    c = stored(np.full((m, n), np.nan, dtype) if beta == 0 else c0, orders[2])
+                                    got = mmtune.matmul(stored(a, orders[0]), stored(b, orders[1]), c, alpha=alpha,
+                                                        beta=beta, trans_a=ta, trans_b=tb)
+                                    self.assertIs(got, c)
+                                    err = np.abs(got.astype(np.longdouble) - want) / bound(a, b, ta, tb, dtype)
+                                    self.assertTrue(np.all(np.isfinite(got)), "NaN or Inf in the result")
+                                    self.assertLessEqual(float(err.max()), 1.0)
+
+    def test_out_made(self):
+        a = rng.uniform(-1, 1, (50, 20))
+        b = rng.uniform(-1, 1, (20, 30))
+        c = mmtune.matmul(a, b)
+        self.assertEqual((c.shape, c.dtype, c.flags.c_contiguous), ((50, 30), np.float64, True))
+        self.assertLess(float(np.abs(c - a @ b).max()), 1e-12)
+        how, config = mmtune.last_choice()
+        self.assertIn(how, ("tuned", "nearest tuned shape", "default", "vendor"))
+        self.assertTrue(config)
+
+    def test_refused(self):
+        a = np.ones((8, 6), np.float32)
+        b = np.ones((6, 4), np.float32)
+        cases = [
+            (TypeError, lambda: mmtune.matmul([[1.0]], b)),
+            (TypeError, lambda: mmtune.matmul(a.astype(np.int32), b.astype(np.int32))),
+            (TypeError, lambda: mmtune.matmul(a, b.astype(np.float64))),
+            (ValueError, lambda: mmtune.matmul(a, np.ones((5, 4), np.float32))),
+            (ValueError, lambda: mmtune.matmul(np.ones(8, np.float32), b)),
+            (ValueError, lambda: mmtune.matmul(a[:, ::2], np.ones((3, 4), np.float32))),
+            (ValueError, lambda: mmtune.matmul(a, b, beta=1.0)),
+            (ValueError, lambda: mmtune.matmul(a, b, np.zeros((8, 5), np.float32))),
+            (ValueError, lambda: mmtune.matmul(a, b, compute="fast")),
+        ]
+        for error, call in cases:
+            with self.assertRaises(error):
+                call()
+        square = np.ones((6, 6), np.float32)
+        with self.assertRaises(ValueError):  # out overlapping an input
+            mmtune.matmul(square, square, square)
+        out = np.full((8, 4), 7.0, np.float32)
+        with self.assertRaises(mmtune.MmtuneError) as e:  # no tf32 on the CPU: libmmtuned's message
+            mmtune.matmul(a, b, out, compute="tf32")
+        self.assertTrue(str(e.exception))
+        self.assertTrue(np.all(out == 7.0), "a refused call wrote out")
+
+
+if __name__ == "__main__":
+    unittest.main()
