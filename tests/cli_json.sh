@@ -27,8 +27,9 @@ assert len(doc["rows"]) == 3, doc["rows"]
 header = [l for l in table if l.startswith("problem ")]
 assert len(header) == 1 and header[0].split()[-4:] == ["ratio", "error", "vendor", "error"], header
 for r in doc["rows"]:
-    line = [l for l in table if l.startswith(r["problem"] + " ") and r["config"] in l.split()]
-    assert len(line) == 1, (r["problem"], line)
+    at = [i for i, l in enumerate(table) if l.startswith(r["problem"] + " ") and table[i + 1].split() == ["config:", r["config"]]]
+    assert len(at) == 1, (r["problem"], table)
+    line = [table[at[0]]]
     words = line[0].split()
     assert "%.1f" % r["tuned"]["gflops"] in words, (r, line)
     assert "%.1f" % r["vendor"]["gflops"] in words and "%.2fx" % r["ratio"] in words, (r, line)

@@ -15,7 +15,8 @@ args=(--device cpu --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/t.db" --budget 2
 check "a tune through a pipe" 0 env -u NO_COLOR TERM=xterm "$MMTUNE" "${args[@]}"
 cat "$tmp/err"
 expect_eq "  one progress line per problem" "$(grep -cE '^\[[1-3]/3\] f[0-9]+ (row|col) [NT]{2} [0-9x]+: ' "$tmp/err")" 3
-expect_eq "  and the start line: nothing else" "$(wc -l <"$tmp/err")" 4
+expect_eq "  and the start line and what to do next: nothing else" "$(wc -l <"$tmp/err")" 8
+expect_eq "  what to do next" "$(grep -c '^next: `mmtune bench --device cpu --shapes' "$tmp/err")" 1
 grep -qE 'compile [0-9.]+/s +measure [0-9.]+/s' "$tmp/err" || { echo "FAIL: the lines lack throughputs"; fail=1; }
 grep -q "[$esc$cr]" "$tmp/out" "$tmp/err" && { echo "FAIL: escape codes or carriage returns off a terminal"; fail=1; }
 

@@ -88,11 +88,11 @@ if command -v sqlite3 >/dev/null; then
     { echo "FAIL: a vendor figure older than the rerun"; fail=1; }
   while IFS='|' read -r m ours vendor; do
     row=$(grep -E "^f[0-9]+ (row|col) [NT]{2} ${m}x" "$tmp/out")
-    set -- $row # problem (4 words), family, config, GFLOP/s, median, interval (3), vendor, ...
-    awk -v a="$7" -v b="$ours" -v c="${12}" -v d="$vendor" \
+    set -- $row # problem (4 words), family, GFLOP/s, median, interval (3), vendor, vendor ms, ...
+    awk -v a="$6" -v b="$ours" -v c="${11}" -v d="$vendor" \
       'BEGIN { exit !((a - b) ^ 2 < 0.03 && (c - d) ^ 2 < 0.03) }' ||
-      { echo "FAIL: the table's $7 and ${12} for $m are not the database's $ours and $vendor"; fail=1; }
-    [ "${10}" != "-" ] && [ "${15}" != "-" ] || { echo "FAIL: an interval is missing: $row"; fail=1; }
+      { echo "FAIL: the table's $6 and ${11} for $m are not the database's $ours and $vendor"; fail=1; }
+    [ "$8" != "-" ] && [ "${10}" != "-" ] || { echo "FAIL: an interval is missing: $row"; fail=1; }
   done < <(q "select p.m, b.gflops, v.gflops from best b join problem p on p.id = b.problem_id
               join baseline v on v.trial_id = b.trial_id")
   [ "$(configs)" = "$winners" ] || { echo "FAIL: the rerun chose otherwise:"; echo "$winners"; configs; fail=1; }

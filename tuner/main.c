@@ -18,6 +18,7 @@
 #include "bench.h"
 #include "device_lock.h"
 #include "exit_codes.h"
+#include "explain.h"
 #include "fsutil.h"
 #include "replay.h"
 #include "report_html.h"
@@ -51,6 +52,7 @@ static const char usage[] =
     "       mmtune export [--db PATH] [-o FILE] [--format csv|json]  the results, for another machine\n"
     "       mmtune import FILE... [--db PATH]                     results an export wrote (- is stdin)\n"
     "       mmtune merge DB... -o OUT                             databases into one (OUT may exist)\n"
+    "       mmtune explain [KNOB]                                 what the knobs of the configurations mean\n"
     "\n"
     "  --device DEV      cpu, a GPU number (0, 1, ...), or all (every GPU in parallel; GPUs of one\n"
     "                    model deal the problems among them; a host without a GPU is refused)\n"
@@ -833,7 +835,8 @@ static int cmd_tune(const options *o, int argc, char **argv)
     if (labels[0])
         snprintf(vendor, sizeof vendor,
                  "vendor: %s, timed side by side with each winner at the end of its problem, in this run (A B A B "
-                 "... on the same inputs): GFLOP/s, vendor and ratio are figures of the same rounds",
+                 "... on the same inputs): GFLOP/s, vendor and ratio are figures of the same rounds; ratio: our "
+                 "GFLOP/s over the vendor's (above 1.00x: faster than the vendor)",
                  labels);
     char core[600];
     const char *footer[6] = {vendor};
@@ -850,6 +853,19 @@ static int cmd_tune(const options *o, int argc, char **argv)
              t.dev.arch, stop_signal ? "; interrupted: a partial table" : "");
     mmt_report_meta meta = {"tune", &t.dev, path, footer, stop_signal != 0};
     if (res && rows && notes) print_table(o, &meta, title, rows, pl.n);
+    if (res && rows && notes && !o->quiet && !stop_signal) { /* what a person does next: on stderr, off the table */
+        char what[600] = "";
+        if (o->problem || o->shapes)
+            snprintf(what, sizeof what,
+                     "`mmtune bench --device %.40s %s \"%.200s\" --db %.200s` times libmmtuned as an application calls it, beside "
+                     "the vendor;\n      ",
+                     o->device, o->problem ? "--problem" : "--shapes", o->problem ? o->problem : o->shapes, path);
+        fprintf(stderr,
+                "\nnext: %s`mmtune show --db %s` lists what the database holds; `mmtune explain KNOB` says what a "
+                "knob of a config sets;\n      programs get these kernels by linking -lmmtuned (mmtuned.h), through "
+                "the drop-in BLAS (LD_PRELOAD=libmmtuned_blas.so), or in Python (mmtune.matmul)\n",
+                what, path);
+    }
     free(res);
     free(rows);
     free(notes);
@@ -1066,7 +1082,8 @@ static int cmd_bench(const options *o)
     if (vendor && labels[0])
         snprintf(vendor_text, sizeof vendor_text,
                  "vendor: %.200s, timed side by side with libmmtuned (A B A B ... on the same inputs): GFLOP/s, "
-                 "vendor and ratio are figures of the same rounds",
+                 "vendor and ratio are figures of the same rounds; ratio: libmmtuned's GFLOP/s over the vendor's (above "
+                 "1.00x: faster than the vendor)",
                  labels);
     else if (vendor) snprintf(vendor_text, sizeof vendor_text, "vendor: %.100s: nothing measured", mmt_vendor_name(vendor));
     else snprintf(vendor_text, sizeof vendor_text, "vendor: %.300s", vendor_why);
@@ -1127,6 +1144,7 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "__worker") == 0) return mmt_worker_main(argv[2]);
     if (argc == 2 && strcmp(argv[1], "__compiler") == 0) return mmt_prebuild_main();
     if (argc > 1 && mmt_transfer_command(argv[1])) return mmt_transfer_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "explain") == 0) return mmt_explain_main(argc, argv);
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != EXIT_OK) return rc;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "term.h"
@@ -175,29 +176,52 @@ static int widest(int w, const char *text)
     return n > w ? n : w;
 }
 
+/* prefix, then text: on a terminal on lines of at most 160 columns, broken at spaces, the
+ * lines after the first indented by `indent` columns; elsewhere on one line, which scripts
+ * grep (--json is the form for programs). */
+static void print_wrapped(FILE *f, const char *prefix, int indent, const char *text)
+{
+    enum { WIDTH = 160 };
+    if (!isatty(fileno(f))) {
+        fprintf(f, "%s%s\n", prefix, text);
+        return;
+    }
+    int col = fprintf(f, "%s", prefix), first = 1;
+    while (*text) {
+        const size_t word = strcspn(text, " ");
+        if (!first && col + 1 + (int)word > WIDTH) {
+            col = fprintf(f, "\n%*s", indent, "") - 1;
+        } else if (!first) {
+            col += fprintf(f, " ");
+        }
+        col += (int)fwrite(text, 1, word, f);
+        first = 0;
+        text += word;
+        while (*text == ' ') text++;
+    }
+    fputc('\n', f);
+}
+
 void mmt_report_table(FILE *f, const char *title, const char *const *footer, const mmt_report_row *rows, size_t n)
 {
-    /* column widths: at least the header's */
-    int nw = 30, fw = 0, pw = 6, iw = (int)strlen("interval (ms)"), vw = (int)strlen("vendor interval (ms)");
+    /* column widths: at least the header's; the configuration goes on a line of its own and
+     * the vendor's interval to --json, show and the report, so a row fits 160 columns */
+    int nw = 30, fw = 0, iw = (int)strlen("interval (ms)");
     char name[128];
     for (size_t i = 0; i < n; i++) {
-        figure_cells ours, theirs;
+        figure_cells ours;
         figure_cells_of(rows[i].problem, &rows[i].tuned, rows[i].params != NULL, &ours);
-        figure_cells_of(rows[i].problem, &rows[i].vendor, 1, &theirs);
         mmt_problem_format(rows[i].problem, name, sizeof name);
         nw = widest(nw, name);
         if (rows[i].family) fw = widest(fw < 6 ? 6 : fw, rows[i].family);
-        pw = widest(pw, rows[i].params ? rows[i].params : "(none)");
         iw = widest(iw, ours.interval);
-        vw = widest(vw, theirs.interval);
     }
     char fam[80] = "";
     if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, "family");
     const mmt_colours c = mmt_term_colours(f);
     fprintf(f, "\n%s%s%s\n", c.bold, title, c.off);
-    fprintf(f, "%s%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %6s  %7s  %12s%s\n", c.bold, nw, "problem", fam, pw,
-            "config", "GFLOP/s", "median ms", iw, "interval (ms)", "vendor", "vendor ms", vw, "vendor interval (ms)",
-            "ratio", "error", "vendor error", c.off);
+    fprintf(f, "%s%-*s  %s%8s  %10s  %-*s  %8s  %10s  %6s  %7s  %12s%s\n", c.bold, nw, "problem", fam, "GFLOP/s",
+            "median ms", iw, "interval (ms)", "vendor", "vendor ms", "ratio", "error", "vendor error", c.off);
     for (size_t i = 0; i < n; i++) {
         const mmt_report_row *r = &rows[i];
         figure_cells ours, theirs;
@@ -208,12 +232,17 @@ void mmt_report_table(FILE *f, const char *title, const char *const *footer, con
         mmt_problem_format(r->problem, name, sizeof name);
         if (fw) snprintf(fam, sizeof fam, "%-*s  ", fw, r->family ? r->family : "-");
         const char *colour = ratio[0] == '-' ? "" : r->vendor.median_ms >= r->tuned.median_ms ? c.good : c.bad;
-        fprintf(f, "%-*s  %s%-*s  %8s  %10s  %-*s  %8s  %10s  %-*s  %s%6s%s  %7s  %12s\n", nw, name, fam, pw,
-                r->params ? r->params : "(none)", ours.gflops, ours.ms, iw, ours.interval, theirs.gflops, theirs.ms,
-                vw, theirs.interval, colour, ratio, c.off, ours.error, theirs.error);
-        if (r->note && *r->note) fprintf(f, "%-*s  %snote: %s%s\n", nw, "", c.dim, r->note, c.off);
+        fprintf(f, "%-*s  %s%8s  %10s  %-*s  %8s  %10s  %s%6s%s  %7s  %12s\n", nw, name, fam, ours.gflops, ours.ms, iw,
+                ours.interval, theirs.gflops, theirs.ms, colour, ratio, c.off, ours.error, theirs.error);
+        fprintf(f, "%-*s  config: %s\n", nw, "", r->params ? r->params : "(none)");
+        if (r->note && *r->note) {
+            char prefix[192];
+            snprintf(prefix, sizeof prefix, "%-*s  %snote: ", nw, "", c.dim);
+            print_wrapped(f, prefix, nw + 4, r->note);
+            fputs(c.off, f);
+        }
     }
-    for (int i = 0; footer && footer[i]; i++) fprintf(f, "%s\n", footer[i]);
+    for (int i = 0; footer && footer[i]; i++) print_wrapped(f, "", 2, footer[i]);
     /* per problem: how each winner was chosen, where its figures come from, and how well
      * compiling kept the device busy (idle: the loop waited for a binary with nothing else
      * to run) */
@@ -222,15 +251,21 @@ void mmt_report_table(FILE *f, const char *title, const char *const *footer, con
         const mmt_report_detail *d = rows[i].detail;
         if (!d) continue;
         if (!header++)
-            fprintf(f, "per problem: the final choice, the levels round (Strassen-Winograd levels against the classic "
-                       "kernel) where there was one, where the figures come from, and the pipeline (per second of "
-                       "wall time)\n");
+            print_wrapped(f, "", 2,
+                          "per problem: the final choice, the levels round (Strassen-Winograd levels against the classic "
+                          "kernel) where there was one, where the figures come from, and the pipeline (per second of "
+                          "wall time)");
         char text[320];
         mmt_report_pipeline_text(&d->pipe, text, sizeof text);
         mmt_problem_format(rows[i].problem, name, sizeof name);
-        if (d->final[0]) fprintf(f, "%-*s  final: %s\n", nw, name, d->final);
-        if (d->levels[0]) fprintf(f, "%-*s  levels: %s\n", nw, name, d->levels);
-        if (d->figures[0]) fprintf(f, "%-*s  figures: %s\n", nw, name, d->figures);
-        fprintf(f, "%-*s  pipeline: %s\n", nw, name, text);
+        const struct {
+            const char *label, *text;
+        } lines[] = {{"final", d->final}, {"levels", d->levels}, {"figures", d->figures}, {"pipeline", text}};
+        for (size_t j = 0; j < sizeof lines / sizeof *lines; j++) {
+            char prefix[192];
+            if (!lines[j].text[0]) continue;
+            snprintf(prefix, sizeof prefix, "%-*s  %s: ", nw, name, lines[j].label);
+            print_wrapped(f, prefix, nw + 4, lines[j].text);
+        }
     }
 }
