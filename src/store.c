@@ -37,16 +37,28 @@ mmt_status mmt_store_default_dir_check(int create, mmt_err *err)
     return mmt_private_dir(path, err);
 }
 
+/* SQLite's words for what went wrong, with what they mean for a database file said plainly. */
+static const char *sqlite_why(int rc, const char *msg)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOTADB: return "not an SQLite database (another kind of file, or its header is damaged)";
+    case SQLITE_CORRUPT: return "damaged (SQLite: database disk image is malformed)";
+    default: return msg;
+    }
+}
+
 static mmt_status db_error(mmt_store *st, mmt_err *err, const char *what)
 {
-    return mmt_err_set(err, MMT_DATABASE, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+    return mmt_err_set(err, MMT_DATABASE, "%s: %s: %s", st->path, what,
+                       sqlite_why(sqlite3_extended_errcode(st->db), sqlite3_errmsg(st->db)));
 }
 
 static mmt_status exec(mmt_store *st, const char *sql, mmt_err *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK) return MMT_OK;
-    mmt_status s = mmt_err_set(err, MMT_DATABASE, "%s: %s", st->path, msg ? msg : sqlite3_errmsg(st->db));
+    mmt_status s = mmt_err_set(err, MMT_DATABASE, "%s: %s", st->path,
+                               sqlite_why(sqlite3_extended_errcode(st->db), msg ? msg : sqlite3_errmsg(st->db)));
     sqlite3_free(msg);
     return s;
 }
@@ -279,7 +291,7 @@ mmt_status mmt_store_open_snapshot(const char *path, mmt_store **out, mmt_err *e
         int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
         if (b) sqlite3_backup_finish(b);
         /* the backup's own code: the source connection's message says "not an error" */
-        if (rc != SQLITE_DONE) s = mmt_err_set(err, MMT_DATABASE, "%s: copying: %s", path, sqlite3_errstr(rc));
+        if (rc != SQLITE_DONE) s = mmt_err_set(err, MMT_DATABASE, "%s: reading it: %s", path, sqlite_why(rc, sqlite3_errstr(rc)));
     }
     sqlite3_close_v2(src);
     if (s == MMT_OK) s = exec(st, "PRAGMA foreign_keys = ON", err);

@@ -50,6 +50,16 @@ for kind in $kinds; do
   [ ! -e "$db-wal" ] || [ ! -s "$db-wal" ] || { echo "FAIL: the $kind database got a WAL"; fail=1; }
 done
 
+# a file that is no database at all: each reader says so in plain words, and writes nothing
+head -c 20000 /dev/urandom >"$tmp/noise.db"
+for cmd in "export --db $tmp/noise.db -o $tmp/noise.csv" "report --html $tmp/noise.html --db $tmp/noise.db" \
+  "merge $tmp/noise.db -o $tmp/noise-merged.db" "show --db $tmp/noise.db"; do
+  check "${cmd%% *} of a file that is no database" 1 "$MMTUNE" $cmd
+  expect_err "  says it is not an SQLite database" "noise.db: .*not an SQLite database"
+done
+[ ! -e "$tmp/noise.csv" ] && [ ! -e "$tmp/noise.html" ] && [ ! -e "$tmp/noise-merged.db" ] ||
+  { echo "FAIL: a reader of a file that is no database wrote something"; fail=1; }
+
 # the default database under a HOME others may write: refused with the folder named, nothing made
 mkdir -p "$tmp/open-home" && chmod 0777 "$tmp/open-home"
 check "the default database under a HOME others may write" 2 \

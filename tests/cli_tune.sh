@@ -36,6 +36,10 @@ for n in 99999999999999999999999 " -1" "+5" 18446744073709551615m; do # past 64 
 done
 check "bad shapes file" 2 "$MMTUNE" --device cpu --shapes "$DATA/shapes_bad_key.yaml" --db "$tmp/x.db"
 grep -q "shapes_bad_key.yaml:3:" "$tmp/err" || { echo "FAIL: no file:line in: $(cat "$tmp/err")"; fail=1; }
+printf 'problems:\n  - {m: 64, n: 48, k: 40}\n  - {m: 64, n: 64, k: 64, dtype: bf16, out: f32}\n' >"$tmp/gpu_mode.yaml"
+check "a mode the CPU has no template for" 2 "$MMTUNE" --device cpu --shapes "$tmp/gpu_mode.yaml" --db "$tmp/x.db"
+expect_err "  names the file, the problem and what the device serves" \
+  "gpu_mode.yaml: bf16->f32 row NN 64x64x64: no template serves bf16 on the cpu backend \(.* serves f32, f64\)"
 check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"
 check "an endless shapes file" 2 "$MMTUNE" --device cpu --shapes /dev/zero --db "$tmp/x.db"
 expect_err "read no further than 64 MiB" 'larger than 64 MiB'

@@ -467,7 +467,8 @@ static int cmd_report(const options *o)
         return EXIT_FAIL;
     }
     if (!o->quiet)
-        fprintf(stderr, "mmtune: wrote %s: %zu device%s, %zu problem%s, %zu trial%s of %s\n", o->html, sum.devices,
+        fprintf(stderr, "mmtune: wrote %s: %zu device%s, %zu problem%s, %zu trial%s of %s\n",
+                strcmp(o->html, "-") == 0 ? "the page to stdout" : o->html, sum.devices,
                 sum.devices == 1 ? "" : "s", sum.problems, sum.problems == 1 ? "" : "s", sum.trials,
                 sum.trials == 1 ? "" : "s", path);
     return EXIT_OK;
@@ -577,8 +578,19 @@ static int make_plan(const options *o, plan *pl)
         if (s == MMT_OK && strncmp(fl->f[0]->name, pl->be->name, strlen(pl->be->name)) != 0)
             s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s is a template for another backend than %s", fl->f[0]->name,
                             pl->be->name);
-        if (s != MMT_OK) {
-            fprintf(stderr, "mmtune: %s\n", err.msg);
+        if (s != MMT_OK) { /* which problem, and what the device does serve */
+            char name[128], modes[128] = "";
+            mmt_problem_format(&pl->problems[i], name, sizeof name);
+            for (int m = 0; !o->space && m < MMT_N_MODES; m++) {
+                mmt_family_list any = {0};
+                if (mmt_family_find_all(pl->be->name, (mmt_mode)m, &any, NULL) == MMT_OK && any.n)
+                    snprintf(modes + strlen(modes), sizeof modes - strlen(modes), "%s%s", modes[0] ? ", " : "",
+                             mmt_mode_name((mmt_mode)m));
+                mmt_family_list_free(&any);
+            }
+            fprintf(stderr, "mmtune: %s: %s: %s%s%s%s%s%s\n", o->shapes ? o->shapes : "--problem", name, err.msg,
+                    modes[0] ? " (" : "", modes[0] ? pl->dev.name : "", modes[0] ? " serves " : "", modes,
+                    modes[0] ? ")" : "");
             return EXIT_BAD_INPUT;
         }
     }

@@ -137,8 +137,9 @@ static int cmd_export(const transfer_options *o)
         return s == MMT_NOT_FOUND ? EXIT_BAD_INPUT : EXIT_FAIL;
     }
     if (!o->quiet)
-        fprintf(stderr, "mmtune: exported %ld trials and %ld baselines of %s%s%s\n", e.trials, e.rows - e.trials, path,
-                o->output ? " to " : "", o->output ? o->output : "");
+        fprintf(stderr, "mmtune: exported %ld trial%s and %ld baseline%s of %s to %s\n", e.trials,
+                e.trials == 1 ? "" : "s", e.rows - e.trials, e.rows - e.trials == 1 ? "" : "s", path,
+                !o->output || strcmp(o->output, "-") == 0 ? "stdout" : o->output);
     return EXIT_OK;
 }
 
