@@ -683,24 +683,37 @@ static void bind_kernel(sqlite3_stmt *s, const char *fingerprint, const char *te
     sqlite3_bind_text(s, 3, source_hash, -1, SQLITE_TRANSIENT);
 }
 
-mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
-                               const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
-                               mmt_err *err)
+static mmt_status best_list(mmt_store *st, const char *fingerprint, const char *template_name,
+                            const char *source_hash, mmt_mode mode, int complete_only, mmt_best_rec **out, size_t *n,
+                            mmt_err *err)
 {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st,
-                             "SELECT " PROBLEM_COLS ", c.params, b.gflops "
-                             "FROM best b JOIN device d ON d.id = b.device_id "
-                             "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "
-                             "JOIN problem p ON p.id = b.problem_id "
-                             "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? "
-                             "ORDER BY p.id",
-                             &s, err));
+#define BEST_LIST_SQL(extra)                                                                      \
+    "SELECT " PROBLEM_COLS ", c.params, b.gflops FROM best b JOIN device d ON d.id = b.device_id "      \
+    "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "                    \
+    "JOIN problem p ON p.id = b.problem_id "                                                          \
+    "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? " extra " ORDER BY p.id"
+    FORWARD_IF_ERROR(prepare(st, complete_only ? BEST_LIST_SQL("AND b.partial = 0") : BEST_LIST_SQL(""), &s, err));
+#undef BEST_LIST_SQL
     bind_kernel(s, fingerprint, template_name, source_hash);
     sqlite3_bind_text(s, 4, mmt_mode_name(mode), -1, SQLITE_STATIC);
     return collect_recs(st, s, "best list", out, n, err);
+}
+
+mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
+                               const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
+                               mmt_err *err)
+{
+    return best_list(st, fingerprint, template_name, source_hash, mode, 0, out, n, err);
+}
+
+mmt_status mmt_store_best_list_complete(mmt_store *st, const char *fingerprint, const char *template_name,
+                                        const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
+                                        mmt_err *err)
+{
+    return best_list(st, fingerprint, template_name, source_hash, mode, 1, out, n, err);
 }
 
 mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const char *template_name,

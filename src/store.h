@@ -127,6 +127,11 @@ typedef struct mmt_best_rec {
 mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const char *template_name,
                                const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
                                mmt_err *err);
+/* The same, less the bests whose search stopped before it measured what it planned
+ * (partial): what a later run should go on with. */
+mmt_status mmt_store_best_list_complete(mmt_store *st, const char *fingerprint, const char *template_name,
+                                        const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
+                                        mmt_err *err);
 
 /* Every configuration measured for problem p (as stored: its layout and transposes as the
  * user wrote them) with (device fingerprint, template name, source hash) that ran correctly,

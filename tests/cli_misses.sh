@@ -70,5 +70,10 @@ grep -q "nothing left to tune" "$tmp/err" || { echo "FAIL: $(cat "$tmp/err")"; f
 expect "third: no new trial" "$(sqlite3 "$db" "select count(*) from trial")" "$trials"
 expect "other device: untuned" "$(sqlite3 "$db" "select count(*) from best_view where m = 40")" 0
 expect "history stays" "$(sqlite3 "$db" "select count(*) || ' ' || sum(tuned) from miss_view")" "4 3"
+# a best cut short (partial: a time budget, an interrupt) is picked again, and the run goes on with it
+sqlite3 "$db" "update best set partial = 1 where problem_id in (select id from problem where m = 24)"
+check "from-misses: a partial best again" 0 "$MMTUNE" --device cpu --from-misses --top 1 --budget 2 --db "$db" --quiet
+expect "partial: picked again" "$(sqlite3 "$db" "select command like '%from misses: f32 row NN 24x20x16 (70 calls)' from session order by id desc limit 1")" 1
+expect "partial: complete after" "$(sqlite3 "$db" "select max(b.partial) from best b join problem p on p.id = b.problem_id where p.m = 24")" 0
 [ $fail = 0 ] && echo "cli_misses: all passed"
 exit $fail

@@ -32,7 +32,8 @@ static mmt_status add_bests(mmt_store *st, const mmt_device_info *dev, const mmt
     mmt_best_rec *b = NULL;
     size_t n = 0;
     mb->served = 1;
-    FORWARD_IF_ERROR(mmt_store_best_list(st, dev->fingerprint, fam->name, fam->source_hash, mode, &b, &n, err));
+    FORWARD_IF_ERROR(
+        mmt_store_best_list_complete(st, dev->fingerprint, fam->name, fam->source_hash, mode, &b, &n, err));
     mmt_best_rec *all = n ? realloc(mb->bests, sizeof *all * (mb->n + n)) : mb->bests;
     if (n && !all) {
         free(b);
@@ -68,7 +69,8 @@ mmt_status mmt_from_misses_pick(const char *db_path, const mmt_backend *be, cons
     for (size_t i = 0; s == MMT_OK && i < n_misses && *n < top; i++) {
         const mmt_problem *p = &misses[i].problem;
         mode_bests *mb = &modes[p->mode];
-        if (!mb->read) { /* a problem is tuned once any of its mode's families has a best for it */
+        if (!mb->read) { /* a problem is tuned once any of its mode's families has a best for it whose
+                          * search ended; a partial one, cut short, is picked again to go on with */
             mb->read = 1;
             mmt_family_list fams = {.n = 0};
             if (space) fams = (mmt_family_list){.f = {space}, .n = space->space->modes & (1u << p->mode) ? 1 : 0};
