@@ -61,7 +61,7 @@ static const char usage[] =
     "                    workers, each into its own --db, then mmtune merge\n"
     "  --problem TEXT    one problem: \"MODE[->OUT] row|col NN|NT|TN|TT MxNxK\" (f32 row NN 64x48x40)\n"
     "  --from-misses     the problems of the database's miss table, most calls first, less\n"
-    "                    those tuned since; --top N of them (default 10)\n"
+    "                    those tuned since (a search cut short goes on); --top N of them (default 10)\n"
     "  --db PATH         the database (default $MMTUNE_DB, else ~/.cache/mmtune/mmtune.db)\n"
     "  --strategy NAME   model (default: guided by a model of the measured trials), anneal\n"
     "                    (simulated annealing on the parameter grid), random or exhaustive\n"
