@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# issue12_gpu.sh - the GPU measurements issue 12 still needs, a step a device call (each under
-# its 10 minutes; a warm machine keeps build-gpu/ between calls):
-#   OUT=/tmp/out bash bench/issue12_gpu.sh tests|sk|wide|two|splitk
+# f32_odd_gpu.sh - the odd and skinny fp32 suite on a GPU (bench/shapes_f32_odd.yaml), one
+# step a device call (each under its 10 minutes; a warm machine keeps build-gpu/ between calls):
+#   OUT=/tmp/out bash bench/f32_odd_gpu.sh tests|sk|wide|two|splitk
 # tests: build (bench/gpu_run.sh, from .debs where the image lacks the headers), test_stream_k
 #   and test_gpu_gemm's stream-K samples (MMTUNE_TEST_KNOB=STREAMK).
 # sk: the odd problems of bench/shapes_f32_odd.yaml tuned exhaustively over large tiles with
@@ -93,5 +93,5 @@ splitk)
       tee "$OUT/splitk_bench_$r.log" | tail -9
   done
   ;;
-*) echo "issue12_gpu.sh: what is step '$step'? (tests, sk, wide, two, splitk)" >&2; exit 2 ;;
+*) echo "f32_odd_gpu.sh: what is step '$step'? (tests, sk, wide, two, splitk)" >&2; exit 2 ;;
 esac
