@@ -454,3 +454,12 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
     }
     return MMT_OK;
 }
+
+int64_t mmt_bench_cache_bytes(const mmt_device_info *dev)
+{
+    int64_t total = 0, v;
+    static const char *const levels[] = {"l2_bytes", "l3_bytes", NULL};
+    for (int i = 0; levels[i]; i++)
+        if (mmt_device_get_prop(dev, levels[i], strlen(levels[i]), &v) == 0) total += v;
+    return total;
+}

@@ -57,6 +57,9 @@ double mmt_bench_elem(const void *buf, mmt_dtype dt, size_t i);
  * cache_bytes is the size of the caches to defeat (rotation covers twice it). */
 mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, void *stream, const mmt_problem *p,
                            int64_t cache_bytes, mmt_bench **out, mmt_err *err);
+
+/* The cache size a bench of this device must defeat: its L2 and L3 together. */
+int64_t mmt_bench_cache_bytes(const mmt_device_info *dev);
 void mmt_bench_free(mmt_bench *b);
 
 /* Runs fn once on set 0 with C full of NaN (beta = 0) and measures the relative

@@ -1038,7 +1038,7 @@ static int cmd_bench(const options *o)
          * built in the background meanwhile (the vendor ran the call), what an application's
          * calls run from then on is verified again. */
         int built = 0;
-        if (mmt_bench_setup(pl.be, &pl.dev, NULL, p, mmt_tune_cache_bytes(&pl.dev), &b, &err) != MMT_OK ||
+        if (mmt_bench_setup(pl.be, &pl.dev, NULL, p, mmt_bench_cache_bytes(&pl.dev), &b, &err) != MMT_OK ||
             mmt_bench_verify(b, runtime_gemm, &call, 0, &rel, &ok, &err) != MMT_OK ||
             mmt_wait_kernels(ctx, &built) != MMT_OK ||
             (built && mmt_bench_verify(b, runtime_gemm, &call, 0, &rel, &ok, &err) != MMT_OK) ||

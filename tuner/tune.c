@@ -15,15 +15,6 @@
 #include "versus.h"
 #include "warm.h"
 
-int64_t mmt_tune_cache_bytes(const mmt_device_info *dev)
-{
-    int64_t total = 0, v;
-    static const char *const levels[] = {"l2_bytes", "l3_bytes", NULL};
-    for (int i = 0; levels[i]; i++)
-        if (mmt_device_get_prop(dev, levels[i], strlen(levels[i]), &v) == 0) total += v;
-    return total;
-}
-
 /* Trials already in the database, by config text, so a rerun resumes. */
 typedef struct prior {
     char **params;

@@ -81,7 +81,5 @@ typedef struct mmt_tune_result {
  * problem not begun then is not tuned at all (r->ok 0). */
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err);
 
-/* The cache size a bench of this device must defeat. */
-int64_t mmt_tune_cache_bytes(const mmt_device_info *dev);
 
 #endif

@@ -13,7 +13,6 @@
 
 #include "child.h"
 #include "stats.h"
-#include "tune.h"
 #include "vendor.h"
 
 enum { REQ_SETUP = 1, REQ_MEASURE = 2, REQ_PAIRED = 4 };
@@ -387,7 +386,7 @@ int mmt_worker_main(const char *device)
         if (rq.kind == REQ_SETUP) {
             mmt_bench_free(b);
             b = NULL;
-            rp.status = mmt_bench_setup(be, &dev, NULL, &rq.problem, mmt_tune_cache_bytes(&dev), &b, &err);
+            rp.status = mmt_bench_setup(be, &dev, NULL, &rq.problem, mmt_bench_cache_bytes(&dev), &b, &err);
             if (rp.status != MMT_OK) snprintf(rp.m.message, sizeof rp.m.message, "%.2000s", err.msg);
         } else if (rq.kind == REQ_MEASURE && b) {
             kernel_call kc = {.be = be, .g = rq.geometry};
