@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 # a test never writes the user's own database: what runs without --db or its own
 # MMTUNE_DB (a program linked against the drop-in BLAS records its misses) writes here
 export MMTUNE_DB="$tmp/default.db"
-# ... nor holds the user's device locks (tuner/device_lock.h): tests measure side by side
+# ... nor holds the user's device locks (tuner/tune/device_lock.h): tests measure side by side
 export XDG_CACHE_HOME="$tmp/xdg"
 fail=0
 check() {

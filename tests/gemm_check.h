@@ -102,7 +102,7 @@ static inline double gc_rel_error(int f64, int col_major, int64_t m, int64_t n, 
     return gc_rel_error_t(gc_type(f64), col_major, m, n, c, ldc, ref);
 }
 
-/* The tuner's bound for a mode (tuner/bench.c, mmt_bench_error_bound):
+/* The tuner's bound for a mode (tuner/measure/bench.c, mmt_bench_error_bound):
  * 8 sqrt(K) u_acc (x2 for f32x3) + 4 u_in + 2 u_out, with u_acc 2^-53 for f64 and 2^-24
  * otherwise, u_in 2^-11 for tf32 (its inputs are rounded) else 0, u_out the unit roundoff
  * of a C narrower than fp32 (bf16 2^-8, f16 2^-11) else 0. */

@@ -1,4 +1,4 @@
-/* test_bench.c - the tuner's verification (tuner/bench.c), which decides what a kernel may
+/* test_bench.c - the tuner's verification (tuner/measure/bench.c), which decides what a kernel may
  * be: mmt_bench_error_bound's value for each mode, output type and Strassen level, pinned
  * to the formula bench.h states (numbers written out here, not the function again); and
  * mmt_bench_verify on the CPU backend with a GEMM of the test's own (long double sums of

@@ -1,4 +1,4 @@
-/* test_json_out.c - JSON written as it goes (tuner/json_out.c): nesting and commas, keys,
+/* test_json_out.c - JSON written as it goes (tuner/report/json_out.c): nesting and commas, keys,
  * null for what is missing or not finite, numbers that read back as the same double,
  * strings escaped (quotes, backslashes, controls, DEL) with bytes that are not UTF-8 made
  * U+FFFD and valid UTF-8 kept. */

@@ -1,4 +1,4 @@
-/* test_peaks.c - roofline ceilings from device records (tuner/peaks.c): the H100's and the
+/* test_peaks.c - roofline ceilings from device records (tuner/measure/peaks.c): the H100's and the
  * A100's published peaks from their SM counts and the driver's clocks, a CPU's from its
  * CPUs, ISA and clock, the rows that lack a figure say so (and give no number), and the
  * least traffic of a GEMM. */

@@ -1,4 +1,4 @@
-/* test_shard.c - --shard I/N (tuner/shard.c): I/N parses only with 0 <= I < N; the shards
+/* test_shard.c - --shard I/N (tuner/tune/shard.c): I/N parses only with 0 <= I < N; the shards
  * of a list are its distinct problems, each in exactly one shard, dealt in turn and in the
  * list's order, for any N (more workers than problems leaves some empty). */
 #include <stdlib.h>

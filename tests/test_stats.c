@@ -1,4 +1,4 @@
-/* test_stats.c - the timing statistics (tuner/stats.c): the order-statistic interval of
+/* test_stats.c - the timing statistics (tuner/measure/stats.c): the order-statistic interval of
  * the median against binomial tables and a fixed-seed simulation, the summary of known
  * samples, the early-stop rule, and the finalists and winner of a problem, which must
  * not depend on the order the candidates come in. */

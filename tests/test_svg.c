@@ -1,4 +1,4 @@
-/* test_svg.c - the report's drawing helpers (tuner/svg.c): scales widen to round ends and
+/* test_svg.c - the report's drawing helpers (tuner/report/svg.c): scales widen to round ends and
  * tick at round values (linear: 1, 2 or 5 times a power of ten; log: decades, with 2 and 5
  * between few), map their ends to their pixels, and text is escaped into well-formed XML
  * (markup characters, controls XML forbids, bytes that are not UTF-8). */

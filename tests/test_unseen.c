@@ -1,4 +1,4 @@
-/* test_unseen.c - serving on problems nobody tuned (tuner/unseen.c) and the rule it measures:
+/* test_unseen.c - serving on problems nobody tuned (tuner/replay/unseen.c) and the rule it measures:
  *   - mmt_predict_serve, the rule libmmtuned and `mmtune replay --unseen` share: the vendor
  *     family's exact entry against the templates', a template's exact entry kept, an untuned
  *     problem left to the prediction (nothing known: the vendor; calibrated neighbours: a

@@ -1,5 +1,5 @@
 /* test_versus.c - the vendor round's rule for when libmmtuned serves the vendor
- * (tuner/versus.c, mmt_versus_vendor_serves): faster (its median below the winner's, within
+ * (tuner/tune/versus.c, mmt_versus_vendor_serves): faster (its median below the winner's, within
  * noise too), else more accurate (the winner's error above 1.1x the vendor's on the same
  * inputs); a template that is as fast and as accurate keeps the problem, and an error that
  * is not known decides nothing. */
