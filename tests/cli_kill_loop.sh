@@ -15,7 +15,7 @@ problems:
   - {m: [96, 160], n: 128, k: 192}
   - {m: 64, n: 64, k: 64, dtype: f64}
 YAML
-run() { "$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/k.db" --strategy exhaustive --budget 10 --quiet "$@"; }
+run() { "$MMTUNE" --device cpu --shapes "$tmp/s.yaml" --db "$tmp/k.db" --strategy exhaustive --budget 4 --quiet "$@"; }
 count() { sqlite3 "$tmp/k.db" "select count(*) from trial" 2>/dev/null || echo 0; }
 set -m
 last=0
