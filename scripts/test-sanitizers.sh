@@ -2,7 +2,9 @@
 # test-sanitizers.sh - the test suite again under the sanitizers (`make test` runs it after
 # the plain suite):
 #   build-asan/  AddressSanitizer and UndefinedBehaviorSanitizer (leaks included), every CPU
-#                test but the NVRTC compile test (NVRTC itself is not what it checks), with
+#                test but the NVRTC compile test (NVRTC itself is not what it checks) and the
+#                kill loop (processes killed at random moments: its code paths are the
+#                tuner's, which the other CLI tests run under the sanitizers whole), with
 #                the skips by cause (scripts/ctest-summary.sh: the tests that load the
 #                libraries into programs built without the sanitizers skip here);
 #   build-tsan/  ThreadSanitizer on the threading contract (tests/test_threads.c), with the
@@ -17,7 +19,7 @@ asan=${BUILD_ASAN:-build-asan}
 cmake -S . -B "$asan" -DMMT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$asan" -j "$jobs" >/dev/null
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-  scripts/ctest-summary.sh "$asan" -j "$jobs" --exclude '^test_cuda_compile$'
+  scripts/ctest-summary.sh "$asan" -j "$jobs" --exclude '^(test_cuda_compile|cli_kill_loop)$'
 echo "the suite under AddressSanitizer and UndefinedBehaviorSanitizer: passed"
 
 tsan=${BUILD_TSAN:-build-tsan}
