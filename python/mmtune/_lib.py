@@ -30,9 +30,9 @@ def _candidates():
     if env:
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
+    checkout = os.path.join(here, "..", "..", "build", "libmmtuned.so")  # imported from a built checkout
     found = ctypes.util.find_library("mmtuned")
-    return ([found] if found else []) + [
-        os.path.join(here, "..", "..", "build", "libmmtuned.so"),  # a checkout, built
+    return ([checkout] if os.path.exists(checkout) else []) + ([found] if found else []) + [
         "/usr/local/lib/libmmtuned.so.0",
         "libmmtuned.so.0",
     ]
