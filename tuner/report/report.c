@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "term.h"
@@ -182,7 +181,7 @@ static int widest(int w, const char *text)
 static void print_wrapped(FILE *f, const char *prefix, int indent, const char *text)
 {
     enum { WIDTH = 160 };
-    if (!isatty(fileno(f))) {
+    if (!mmt_term_is_tty(f)) {
         fprintf(f, "%s%s\n", prefix, text);
         return;
     }
