@@ -34,6 +34,7 @@ have_blas_test() { [ -x /usr/lib/x86_64-linux-gnu/blas/xblat3s ] || ls /usr/lib/
 have_numpy() { /usr/bin/python3 -c 'import numpy' 2>/dev/null; }
 have_pip_numpy() { "$src/.venv-numpy/bin/python" -c 'import numpy' 2>/dev/null; }
 have_venv() { d=$(mktemp -d) && /usr/bin/python3 -m venv "$d/v" >/dev/null 2>&1 && "$d/v/bin/python" -c 'import setuptools' 2>/dev/null; r=$?; rm -rf "$d"; return $r; }
+have_torch_gpu() { python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; }
 have_sqlite3() { command -v sqlite3 >/dev/null; }
 have_python3() { command -v python3 >/dev/null; }
 have_script() { command -v script >/dev/null; }
@@ -45,12 +46,13 @@ unknowable() { false; } # the machine may lack it in ways no probe here can tell
 rules='
 ^(test_gpu_.*|test_blas_offload|cli_gpu_faulty)$ :: . :: have_gpu
 ^(test_cuda_compile|test_prebuild)$ :: NVRTC|nvrtc :: have_nvrtc
-^(cli_install|cli_blas_netlib|cli_blas_numpy|cli_blas_pip_numpy|cli_python)$ :: built with sanitizers :: plain_build
+^(cli_install|cli_blas_netlib|cli_blas_numpy|cli_blas_pip_numpy|cli_python|cli_gpu_python)$ :: built with sanitizers :: plain_build
 ^(cli_blas_netlib|cli_blas_numpy|cli_blas_pip_numpy)$ :: is not built :: have_blas_lib
 ^cli_blas_netlib$ :: libblas-test :: have_blas_test
 ^(cli_blas_numpy|cli_python)$ :: has no numpy|numpy is not installed :: have_numpy
 ^cli_blas_pip_numpy$ :: no pip numpy :: have_pip_numpy
 ^cli_python$ :: virtual environment|setuptools :: have_venv
+^cli_gpu_python$ :: torch :: have_torch_gpu
 ^cli_[a-z_]+$ :: sqlite3 :: have_sqlite3
 ^(cli_json|cli_report)$ :: python3 is missing :: have_python3
 ^cli_report$ :: Chromium :: have_chromium

@@ -3,7 +3,7 @@
 # environment as the README says, then its tests run from outside the checkout:
 # tests/python/test_mmtune_numpy.py (numpy arrays on the CPU) and mmtune.tune / mmtune.show
 # over the mmtune command. Debian's python3 and its numpy, the venv seeing the system's
-# packages.
+# packages. Torch tensors on a GPU: cli_gpu_python.sh.
 set -u
 MMTUNE=$1
 BUILD=$(cd "$(dirname "$MMTUNE")" && pwd)

@@ -1,0 +1,69 @@
+"""The Python module on PyTorch CUDA tensors: every type and compute mode, both orders and
+transposes, a side stream, against torch's own matmul in float64 on random data with the
+output poisoned first (NaN); skipped without torch or a CUDA GPU. Run by
+tests/cli_python.sh (the GPU machine has torch)."""
+import unittest
+
+import mmtune
+
+try:
+    import torch
+    GPU = torch.cuda.is_available()
+except ImportError:
+    GPU = False
+
+# (input type, output type, compute, error allowed relative to the sum of |a||b|)
+KINDS = [("float32", "float32", "native", 1e-5), ("float64", "float64", "native", 1e-13),
+         ("float32", "float32", "tf32", 5e-3), ("float32", "float32", "f32x3", 1e-5),
+         ("bfloat16", "bfloat16", "native", 2e-2), ("bfloat16", "float32", "native", 1e-4),
+         ("float16", "float16", "native", 3e-3), ("float16", "float32", "native", 1e-4)]
+
+
+@unittest.skipUnless(GPU, "no torch with a CUDA GPU")
+class MatmulTorch(unittest.TestCase):
+    def check(self, kind, m, n, k, ta, tb, col, stream=None):
+        ab, ct, compute, tol = kind
+        dev = torch.device("cuda:0")
+        ab_t, c_t = getattr(torch, ab), getattr(torch, ct)
+        a = torch.empty((k, m) if ta else (m, k), device=dev).uniform_(-1, 1).to(ab_t)
+        b = torch.empty((n, k) if tb else (k, n), device=dev).uniform_(-1, 1).to(ab_t)
+        if col:  # Fortran-ordered storage: the transpose of a contiguous tensor
+            a, b = a.t().contiguous().t(), b.t().contiguous().t()
+        out = torch.full((n, m) if col else (m, n), float("nan"), dtype=c_t, device=dev)
+        out = out.t() if col else out
+        x, y = a.double(), b.double()
+        want = (x.t() if ta else x) @ (y.t() if tb else y)
+        scale = (x.abs().t() if ta else x.abs()) @ (y.abs().t() if tb else y.abs())
+        if stream is not None:  # the operands were made on the current stream
+            stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream) if stream is not None else torch.cuda.device(dev):
+            mmtune.matmul(a, b, out, trans_a=ta, trans_b=tb, compute=compute,
+                          out_dtype="float32" if ct != ab else None)
+        torch.cuda.synchronize()
+        err = float(((out.double() - want).abs() / (scale + 1e-30)).max())
+        self.assertTrue(bool(torch.isfinite(out).all()), f"{kind} {m}x{n}x{k}: NaN or Inf")
+        self.assertLessEqual(err, tol, f"{kind} {m}x{n}x{k} ta={ta} tb={tb} col={col}")
+
+    def test_every_kind(self):
+        for kind in KINDS:
+            for m, n, k in ((256, 192, 128), (67, 45, 93), (1, 300, 70)):
+                for ta in (False, True):
+                    for tb in (False, True):
+                        for col in (False, True):
+                            with self.subTest(kind=kind, shape=(m, n, k), ta=ta, tb=tb, col=col):
+                                self.check(kind, m, n, k, ta, tb, col)
+
+    def test_side_stream(self):
+        s = torch.cuda.Stream()
+        self.check(KINDS[0], 512, 384, 256, False, False, False, stream=s)
+
+    def test_refused(self):
+        a = torch.ones((8, 6), device="cuda:0")
+        with self.assertRaises(ValueError):
+            mmtune.matmul(a, torch.ones((6, 4)))  # another device
+        with self.assertRaises(TypeError):
+            mmtune.matmul(a.int(), torch.ones((6, 4), device="cuda:0").int())
+
+
+if __name__ == "__main__":
+    unittest.main()
