@@ -25,8 +25,11 @@ enum { COMPUTE_32F = 68, COMPUTE_64F = 70, COMPUTE_32F_FAST_TF32 = 77 };
 enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1, PREF_ALIGN_A = 5 }; /* B, C, D: 6, 7, 8 */
 
 /* The workspace cuBLAS's own calls may use on Hopper (32 MiB): a plan is made as cuBLAS
- * would choose, and kept only where its algorithm needs none of it. */
+ * would choose. A plan that needs workspace takes it from a pool of libmmtuned's own in the
+ * call's stream order, so calls on other streams never share it; the pool keeps up to
+ * KEEP_WORKSPACE bytes between calls. */
 static const uint64_t HEURISTIC_WORKSPACE = 32u << 20;
+static const size_t KEEP_WORKSPACE = 64u << 20;
 /* Larger problems take long enough that the host's time does not show: cuBLAS runs them. */
 static const double SMALL_MNK = 1073741824.0; /* 1024^3 */
 
@@ -41,7 +44,8 @@ typedef struct plan_key {
 typedef struct plan {
     plan_key key;
     int used;   /* the slot holds a plan */
-    int usable; /* 0: cuBLASLt has none without workspace, or refused it: cuBLAS runs the problem */
+    int usable; /* 0: cuBLASLt has none, or refused it: cuBLAS runs the problem */
+    size_t workspace;
     lt_desc desc;
     lt_layout la, lb, lc;
     lt_algo algo;
@@ -50,6 +54,9 @@ typedef struct plan {
 struct mmt_cublaslt {
     void *lib;
     lt_handle h;
+    int ordinal;
+    const mmt_cuda_async *cuda;
+    void *pool; /* the workspaces' (NULL until a plan needs one) */
     int (*create)(lt_handle *);
     int (*destroy)(lt_handle);
     int (*desc_create)(lt_desc *, int, int);
@@ -67,7 +74,7 @@ struct mmt_cublaslt {
     plan slots[SLOTS];
 };
 
-mmt_status mmt_cublaslt_open(mmt_cublaslt **out, mmt_err *err)
+mmt_status mmt_cublaslt_open(int ordinal, mmt_cublaslt **out, mmt_err *err)
 {
     *out = NULL;
     static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
@@ -75,6 +82,8 @@ mmt_status mmt_cublaslt_open(mmt_cublaslt **out, mmt_err *err)
                                         "/usr/local/cuda/lib64/libcublasLt.so.12", NULL};
     mmt_cublaslt *lt = calloc(1, sizeof *lt);
     RETURN_ERROR_IF(!lt, err, MMT_OUT_OF_MEMORY, "out of memory");
+    lt->ordinal = ordinal;
+    lt->cuda = mmt_cuda_async_api();
     for (int i = 0; names[i] && !lt->lib; i++) lt->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!lt->lib) {
         mmt_cublaslt_close(lt);
@@ -126,6 +135,7 @@ void mmt_cublaslt_close(mmt_cublaslt *lt)
 {
     if (!lt) return;
     for (int i = 0; i < SLOTS; i++) plan_free(lt, &lt->slots[i]);
+    if (lt->pool) lt->cuda->pool_free(lt->ordinal, lt->pool);
     if (lt->h) lt->destroy(lt->h);
     if (lt->lib) dlclose(lt->lib);
     free(lt);
@@ -153,8 +163,8 @@ static int data_type(mmt_dtype t)
 }
 
 /* Fills pl for its key: descriptors as cublas.c's call (row-major C = op(A) op(B) as
- * column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm where it needs
- * no workspace. pl->usable says whether one was found. */
+ * column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm, with the
+ * workspace it needs. pl->usable says whether one was found. */
 static void plan_make(mmt_cublaslt *lt, plan *pl)
 {
     const plan_key *k = &pl->key;
@@ -177,12 +187,13 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
         int set = 1;
         for (int i = 0; i < 4; i++) set &= lt->pref_set(pref, PREF_ALIGN_A + i, &align[i], sizeof align[i]) == 0;
         found = set && lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &best, &found) == 0 &&
-                found == 1 && best.state == 0 && best.workspace_size == 0;
+                found == 1 && best.state == 0 && best.workspace_size <= HEURISTIC_WORKSPACE &&
+                (best.workspace_size == 0 || lt->cuda);
     }
     if (pref) lt->pref_destroy(pref);
     pl->used = 1;
     pl->usable = found;
-    if (found) pl->algo = best.algo;
+    if (found) pl->algo = best.algo, pl->workspace = best.workspace_size;
 }
 
 /* The problem's plan: kept, or made now in its slot (a full probe run gives its first slot
@@ -215,12 +226,19 @@ mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, con
                      .m = p->m, .n = p->n, .k = p->k, .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc,
                      .align_a = alignment(p->a), .align_b = alignment(p->b), .align_c = alignment(p->c)};
     plan *pl = plan_for(lt, &key);
-    if (!pl->usable) return mmt_err_set(err, MMT_UNSUPPORTED, "cuBLASLt: no plan without workspace");
+    if (!pl->usable) return mmt_err_set(err, MMT_UNSUPPORTED, "cuBLASLt: no plan");
+    void *ws = NULL;
+    if (pl->workspace && ((!lt->pool && lt->cuda->pool_new(lt->ordinal, KEEP_WORKSPACE, &lt->pool, err) != MMT_OK) ||
+                          lt->cuda->pool_alloc(lt->ordinal, lt->pool, pl->workspace, stream, &ws, err) != MMT_OK)) {
+        pl->usable = 0; /* no workspace to be had: cuBLAS, which has its own, from now on */
+        return MMT_UNSUPPORTED;
+    }
     const double alpha64 = p->alpha, beta64 = p->beta;
     const float alpha32 = (float)p->alpha, beta32 = (float)p->beta;
     const int f64 = mode == MMT_MODE_F64;
     int rc = lt->matmul(lt->h, pl->desc, f64 ? (const void *)&alpha64 : &alpha32, p->b, pl->la, p->a, pl->lb,
-                        f64 ? (const void *)&beta64 : &beta32, p->c, pl->lc, p->c, pl->lc, &pl->algo, NULL, 0, stream);
+                        f64 ? (const void *)&beta64 : &beta32, p->c, pl->lc, p->c, pl->lc, &pl->algo, ws, pl->workspace, stream);
+    if (ws) lt->cuda->pool_release(lt->ordinal, ws, stream);
     if (rc != 0) { /* refused before launching: cuBLAS runs the problem from now on */
         pl->usable = 0;
         return mmt_err_set(err, MMT_UNSUPPORTED, "cublasLtMatmul refused the plan (status %d)", rc);
