@@ -112,9 +112,10 @@ int main(int argc, char **argv)
     cl.c = call_buffer("call_cost", cl.gpu, &dev, most);
     static const shape cpu[] = {{MMT_F32, 40, 30, 20}, {MMT_F32, 64, 64, 64}, {MMT_F64, 32, 32, 32}};
     static const shape gpu[] = {{MMT_F32, 64, 64, 64},     {MMT_F16, 64, 64, 64},  {MMT_F16, 256, 256, 256},
-                                {MMT_F16, 1024, 512, 768}, {MMT_F64, 128, 128, 128}, {MMT_F32, 256, 256, 8192}};
+                                {MMT_F16, 1024, 512, 768}, {MMT_F64, 128, 128, 128}, {MMT_F32, 256, 256, 8192},
+                                {MMT_F16, 512, 512, 4096}, {MMT_F16, 96, 640, 1024}};
     const shape *shapes = cl.gpu ? gpu : cpu;
-    const int n_shapes = cl.gpu ? 6 : 3;
+    const int n_shapes = cl.gpu ? 8 : 3;
     printf("%s, vendor %s, %d calls a round, %d rounds each, alternated\n", dev.name, mmt_vendor_name(v), reps,
            ROUNDS);
     for (int i = 0; i < n_shapes; i++) {
