@@ -166,7 +166,7 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
     int pushed;
     FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
     pthread_mutex_lock(&cb->lock);
-    mmt_status st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, stream, err) : MMT_UNSUPPORTED;
+    mmt_status st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, stream) : MMT_UNSUPPORTED;
     if (st == MMT_UNSUPPORTED) st = gemm_in(cb, mode, out, p, stream, err);
     pthread_mutex_unlock(&cb->lock);
     mmt_cuda_context_leave(pushed);
