@@ -25,9 +25,9 @@ enum { COMPUTE_32F = 68, COMPUTE_64F = 70, COMPUTE_32F_FAST_TF32 = 77 };
 enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1, PREF_ALIGN_A = 5 }; /* B, C, D: 6, 7, 8 */
 
 /* The workspace cuBLAS's own calls may use on Hopper (32 MiB): a plan is made as cuBLAS
- * would choose. A plan that needs workspace takes it from a pool of libmmtuned's own in the
- * call's stream order, so calls on other streams never share it; the pool keeps up to
- * KEEP_WORKSPACE bytes between calls. */
+ * would choose. A plan that needs workspace (tensor-core modes only) takes it from a pool
+ * of libmmtuned's own in the call's stream order, so calls on other streams never share
+ * it; the pool keeps up to KEEP_WORKSPACE bytes between calls. */
 static const uint64_t HEURISTIC_WORKSPACE = 32u << 20;
 static const size_t KEEP_WORKSPACE = 64u << 20;
 /* Larger problems take long enough that the host's time does not show: cuBLAS runs them. */
@@ -174,6 +174,10 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
     const int in = data_type(mmt_mode_dtype(mode)), ct = data_type((mmt_dtype)k->out);
     const int compute = mode == MMT_MODE_F64 ? COMPUTE_64F : mode == MMT_MODE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
     const int32_t opa = k->trans_b, opb = k->trans_a; /* cuBLASLt's A is our B, its B our A */
+    /* A plan with workspace only on tensor cores: for f32 and f64 the kernel cuBLAS's own
+     * Sgemm and Dgemm choose ran faster on the GPU than cuBLASLt's split-K one (H200, f32
+     * 256x256x8192: 0.97x), and what a plan saves on the host does not make that up. */
+    const int tensor_cores = mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_TF32;
     lt_pref pref = NULL;
     lt_heuristic best;
     int found = 0;
@@ -189,8 +193,8 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
         int set = 1;
         for (int i = 0; i < 4; i++) set &= lt->pref_set(pref, PREF_ALIGN_A + i, &align[i], sizeof align[i]) == 0;
         found = set && lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &best, &found) == 0 &&
-                found == 1 && best.state == 0 && best.workspace_size <= HEURISTIC_WORKSPACE &&
-                (best.workspace_size == 0 || lt->cuda);
+                found == 1 && best.state == 0 &&
+                (best.workspace_size == 0 || (tensor_cores && lt->cuda && best.workspace_size <= HEURISTIC_WORKSPACE));
     }
     if (pref) lt->pref_destroy(pref);
     pl->used = 1;
