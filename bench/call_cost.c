@@ -5,7 +5,7 @@
  * of libmmtuned's path that ask the driver (where a pointer lives, the current context),
  * alone and before the vendor's calls, and the vendor through the plan libmmtuned keeps
  * (cuBLASLt, cublaslt.h) called directly.
- *   call_cost [DEVICE (cpu)] [R (2000)]
+ *   call_cost [DEVICE (cpu)] [R (2000)] [MODE:MxNxK ...  (a set of small shapes)]
  * Prints per shape the median microseconds a call of each and their ratio. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include "call_buffer.h"
 #include "clock.h"
 #include "mmtuned.h"
+#include "problem.h"
 #include "stats.h"
 #include "vendor.h"
 
@@ -27,7 +28,7 @@ static void die(const char *what, const char *msg)
 }
 
 typedef struct shape {
-    mmt_dtype dtype;
+    mmt_mode mode;
     int64_t m, n, k;
 } shape;
 
@@ -49,7 +50,9 @@ static double round_us(const caller *cl, const shape *s, int how, int reps)
     mmt_vendor_call vendor = cl->vendor;
     vendor.planned = how == VENDOR_PLANNED;
     mmt_err err;
-    const mmt_gemm_desc desc = {.ab_type = s->dtype, .c_type = s->dtype, .layout = MMT_ROW_MAJOR,
+    const mmt_dtype dtype = mmt_mode_dtype(s->mode);
+    const mmt_gemm_desc desc = {.ab_type = dtype, .c_type = dtype, .layout = MMT_ROW_MAJOR,
+                                .compute = mmt_mode_compute(s->mode),
                                 .trans_a = MMT_NO_TRANS, .trans_b = MMT_NO_TRANS};
     const mmt_gemm_params gp = {.m = s->m, .n = s->n, .k = s->k, .lda = s->k, .ldb = s->n, .ldc = s->n,
                                 .alpha = 1, .beta = 0, .a = cl->a, .b = cl->b, .c = cl->c};
@@ -107,22 +110,43 @@ int main(int argc, char **argv)
     if (mmt_open(&cl.ctx, device, NULL) != MMT_OK) die("mmt_open", mmt_last_error(cl.ctx));
     mmt_vendor *v;
     if (mmt_vendor_open(be, &dev, &v, &err) != MMT_OK) die("vendor", err.msg);
-    const size_t most = sizeof(float) * 256 * 8192;
+    static const shape cpu[] = {{MMT_MODE_F32, 40, 30, 20}, {MMT_MODE_F32, 64, 64, 64}, {MMT_MODE_F64, 32, 32, 32}};
+    static const shape gpu[] = {{MMT_MODE_F32, 64, 64, 64},      {MMT_MODE_F16, 64, 64, 64},
+                                {MMT_MODE_F16, 256, 256, 256},   {MMT_MODE_F16, 1024, 512, 768},
+                                {MMT_MODE_F64, 128, 128, 128},   {MMT_MODE_F32, 256, 256, 8192},
+                                {MMT_MODE_F16, 512, 512, 4096},  {MMT_MODE_F16, 96, 640, 1024},
+                                {MMT_MODE_TF32, 512, 512, 4096}, {MMT_MODE_F16, 512, 4096, 1024}};
+    const shape *shapes = cl.gpu ? gpu : cpu;
+    int n_shapes = cl.gpu ? 10 : 3;
+    shape given[32];
+    if (argc > 3) { /* the caller's shapes */
+        n_shapes = 0;
+        for (int i = 3; i < argc && n_shapes < 32; i++) {
+            char mode[16];
+            long long m, n, k;
+            shape *s = &given[n_shapes++];
+            if (sscanf(argv[i], "%15[^:]:%lldx%lldx%lld", mode, &m, &n, &k) != 4 || mmt_mode_parse(mode, &s->mode) ||
+                m < 1 || n < 1 || k < 1)
+                die(argv[i], "not MODE:MxNxK (f32:64x64x64, say)");
+            s->m = m, s->n = n, s->k = k;
+        }
+        shapes = given;
+    }
+    size_t most = 0; /* bytes of the largest operand */
+    for (int i = 0; i < n_shapes; i++) {
+        const shape *s = &shapes[i];
+        const int64_t largest = s->m * s->k > s->k * s->n ? s->m * s->k : s->k * s->n;
+        const size_t bytes = mmt_dtype_size(mmt_mode_dtype(s->mode)) * (size_t)(largest > s->m * s->n ? largest : s->m * s->n);
+        if (bytes > most) most = bytes;
+    }
     cl.a = call_buffer("call_cost", cl.gpu, &dev, most), cl.b = call_buffer("call_cost", cl.gpu, &dev, most);
     cl.c = call_buffer("call_cost", cl.gpu, &dev, most);
-    static const shape cpu[] = {{MMT_F32, 40, 30, 20}, {MMT_F32, 64, 64, 64}, {MMT_F64, 32, 32, 32}};
-    static const shape gpu[] = {{MMT_F32, 64, 64, 64},     {MMT_F16, 64, 64, 64},  {MMT_F16, 256, 256, 256},
-                                {MMT_F16, 1024, 512, 768}, {MMT_F64, 128, 128, 128}, {MMT_F32, 256, 256, 8192},
-                                {MMT_F16, 512, 512, 4096}, {MMT_F16, 96, 640, 1024}};
-    const shape *shapes = cl.gpu ? gpu : cpu;
-    const int n_shapes = cl.gpu ? 8 : 3;
     printf("%s, vendor %s, %d calls a round, %d rounds each, alternated\n", dev.name, mmt_vendor_name(v), reps,
            ROUNDS);
     for (int i = 0; i < n_shapes; i++) {
         const shape *s = &shapes[i];
-        cl.vendor = (mmt_vendor_call){v, s->dtype == MMT_F64 ? MMT_MODE_F64 : s->dtype == MMT_F16 ? MMT_MODE_F16
-                                                                                                 : MMT_MODE_F32,
-                                      s->dtype, 0};
+        /* f32x3's yardstick is SGEMM, as the tuner's */
+        cl.vendor = (mmt_vendor_call){v, s->mode == MMT_MODE_F32X3 ? MMT_MODE_F32 : s->mode, mmt_mode_dtype(s->mode), 0};
         double us[4][ROUNDS];
         const int ways = cl.gpu ? 4 : 2;
         for (int w = 0; w < ways; w++) round_us(&cl, s, w, reps / 10 + 1); /* warm */
@@ -132,7 +156,7 @@ int main(int argc, char **argv)
         mmt_last_choice(cl.ctx, &config);
         const double o = median_of(us[LIBMMTUNED], ROUNDS), t = median_of(us[VENDOR], ROUNDS);
         printf("%s %lldx%lldx%lld: libmmtuned %.3f us a call, the vendor %.3f us: %.2fx (served by %s)",
-               mmt_dtype_name(s->dtype), (long long)s->m, (long long)s->n, (long long)s->k, o, t, t / o, config);
+               mmt_mode_name(s->mode), (long long)s->m, (long long)s->n, (long long)s->k, o, t, t / o, config);
         if (cl.gpu)
             printf("; the vendor after three pointer queries %.3f us; through the kept plan %.3f us",
                    median_of(us[VENDOR_QUERIED], ROUNDS), median_of(us[VENDOR_PLANNED], ROUNDS));

@@ -30,8 +30,15 @@ enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1, PREF_ALIGN_A = 
  * it; the pool keeps up to KEEP_WORKSPACE bytes between calls. */
 static const uint64_t HEURISTIC_WORKSPACE = 32u << 20;
 static const size_t KEEP_WORKSPACE = 64u << 20;
-/* Larger problems take long enough that the host's time does not show: cuBLAS runs them. */
-static const double SMALL_MNK = 1073741824.0; /* 1024^3 */
+/* Larger problems take long enough that the host's time does not show: cuBLAS runs them.
+ * The bound is m*n*k of some 10-25 us of an H200 at each mode's rate: 1024^3 on CUDA
+ * cores, more on tensor cores, where a call of cuBLAS's own spends about as long on the
+ * host as the GPU spends on 512x4096x1024 in f16. */
+static double small_mnk(mmt_mode mode)
+{
+    const double cube = 1073741824.0; /* 1024^3 */
+    return mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 ? 8 * cube : mode == MMT_MODE_TF32 ? 4 * cube : cube;
+}
 
 enum { SLOTS = 256, PROBE = 4 };
 
@@ -226,7 +233,7 @@ static plan *plan_for(mmt_cublaslt *lt, const plan_key *k)
 mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream)
 {
     /* the fallbacks say nothing: cuBLAS takes the call at once, and most large calls pass here */
-    if (p->k == 0 || (double)p->m * (double)p->n * (double)p->k > SMALL_MNK) return MMT_UNSUPPORTED;
+    if (p->k == 0 || (double)p->m * (double)p->n * (double)p->k > small_mnk(mode)) return MMT_UNSUPPORTED;
     const plan_key key = {.mode = (int32_t)mode, .out = (int32_t)out, .trans_a = !!p->trans_a, .trans_b = !!p->trans_b,
                      .m = p->m, .n = p->n, .k = p->k, .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc,
                      .align_a = alignment(p->a), .align_b = alignment(p->b), .align_c = alignment(p->c)};

@@ -4,9 +4,10 @@
  * double reference for both layouts, every transpose, padded leading dimensions and the
  * BLAS rules (NaN in C with beta = 0; NaN in A and B with alpha = 0, which cuBLAS's GemmEx
  * would read: libmmtuned runs it with K = 0), half the calls on operands one element past an
- * allocation's start (cuBLASLt's plans assume 256-byte alignment unless told). Then a problem with a tuned template entry
- * whose kernel is not cached: its first call runs cuBLAS, and after mmt_wait_kernels the
- * tuned kernel does. Exits 77 (skipped) without a GPU or without cuBLAS. */
+ * allocation's start (cuBLASLt's plans assume 256-byte alignment unless told), and one
+ * larger problem a mode. Then a problem with a tuned template entry whose kernel is not
+ * cached: its first call runs cuBLAS, and after mmt_wait_kernels the tuned kernel does.
+ * Exits 77 (skipped) without a GPU or without cuBLAS. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 #include "store.h"
@@ -105,6 +106,18 @@ static void test_modes(void)
                     }
         printf("%s->%s by cuBLAS: %d runs, %d wrong\n", mmt_mode_name(mc->mode), mmt_dtype_name(mc->c), runs, bad);
         CHECK_EQ_INT(bad, 0);
+    }
+    /* m*n*k past 1024^3: on tensor cores still a kept plan's (cublaslt.c), on CUDA cores cuBLAS's call */
+    const shape larger = {1100, 1000, 1000};
+    for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
+        mmt_choice how;
+        char config[512];
+        const int t = (int)(mi % 4);
+        const double e = one_call(ctx, &modes[mi], (int)(mi & 1), t & 1, t >> 1, larger, cases[0], (int)(mi & 1),
+                                  &how, config, sizeof config);
+        printf("%s->%s %lldx%lldx%lld: error %g (%s)\n", mmt_mode_name(modes[mi].mode), mmt_dtype_name(modes[mi].c),
+               (long long)larger.m, (long long)larger.n, (long long)larger.k, e, config);
+        CHECK(e <= gc_bound_mode(modes[mi].mode, modes[mi].c, larger.k) && how == MMT_CHOICE_VENDOR);
     }
     mmt_close(ctx);
 }
