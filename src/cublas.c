@@ -78,7 +78,7 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
         return st;
     }
     int rc = cb->create(&cb->h);
-    if (mmt_cublaslt_open(ordinal, &cb->lt, NULL) != MMT_OK) cb->lt = NULL; /* cuBLAS serves every call */
+    if (mmt_cublaslt_open(&cb->lt, NULL) != MMT_OK) cb->lt = NULL; /* cuBLAS serves every call */
     mmt_cuda_context_leave(pushed);
     if (rc != CUBLAS_OK) {
         cb->h = NULL;
