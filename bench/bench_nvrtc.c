@@ -1,6 +1,6 @@
 /* bench_nvrtc.c - the tuner's compile-ahead pool (tuner/tune/prebuild.h) with its compiles in
  * the pool's threads against in its processes (`mmtune __compiler`), on a fixed random
- * sample of instances of one family for the two fast odd bf16 problems of issue 9
+ * sample of instances of one family for the two fast odd bf16 problems (bench/shapes_odd.yaml)
  * (777x1234x4321, 96x12288x4096, row major NN) on an H100 as the CUDA backend probes it
  * (no GPU needed). Each run starts from an empty kernel cache.
  *   bench_nvrtc [--family wgmma|mma] [--count N] N_WORKERS...
