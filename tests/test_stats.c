@@ -207,6 +207,27 @@ static void test_fastest(void)
     CHECK_EQ_STR(same[mmt_stats_fastest(same, 2, NULL)].key, "X=1");
 }
 
+static void test_accurate_tie(void)
+{
+    mmt_stats_entry e[4] = {
+        {"A=1", 1.00, 0.99, 1.02}, /* the fastest */
+        {"B=2", 1.01, 1.00, 1.03}, /* within noise of it */
+        {"C=3", 1.02, 1.01, 1.04}, /* within noise too */
+        {"D=4", 1.20, 1.15, 1.25}, /* apart */
+    };
+    /* A's error 1.2x C's, the least among the tied: C, not D (more accurate, but slower) */
+    const double err[4] = {3.6e-7, 3.4e-7, 3.0e-7, 1.0e-7};
+    CHECK_EQ_STR(e[mmt_stats_accurate_tie(e, err, 4, 0, 1.1)].key, "C=3");
+    /* within the ratio: the fastest stays */
+    const double near[4] = {3.2e-7, 3.4e-7, 3.0e-7, 1.0e-7};
+    CHECK_EQ_STR(e[mmt_stats_accurate_tie(e, near, 4, 0, 1.1)].key, "A=1");
+    /* errors not known decide nothing: the fastest's, or the others' */
+    const double unknown_fastest[4] = {0, 3.4e-7, 1.0e-7, 1.0e-7};
+    CHECK_EQ_STR(e[mmt_stats_accurate_tie(e, unknown_fastest, 4, 0, 1.1)].key, "A=1");
+    const double unknown_others[4] = {3.6e-7, -1, 0, 1.0e-7};
+    CHECK_EQ_STR(e[mmt_stats_accurate_tie(e, unknown_others, 4, 0, 1.1)].key, "A=1");
+}
+
 static void test_finalists(void)
 {
     mmt_stats_entry e[6] = {
@@ -253,6 +274,7 @@ int main(void)
     test_early_stop();
     test_winner();
     test_fastest();
+    test_accurate_tie();
     test_finalists();
     return check_result();
 }

@@ -137,6 +137,15 @@ size_t mmt_stats_fastest(const mmt_stats_entry *e, size_t n, size_t *n_tied)
     return f;
 }
 
+size_t mmt_stats_accurate_tie(const mmt_stats_entry *e, const double *error, size_t n, size_t fastest, double ratio)
+{
+    size_t best = fastest;
+    for (size_t i = 0; i < n; i++)
+        if (error[i] > 0 && mmt_stats_overlap(&e[i], &e[fastest]) && (!(error[best] > 0) || error[i] < error[best]))
+            best = i;
+    return error[fastest] > 0 && error[best] > 0 && error[fastest] > ratio * error[best] ? best : fastest;
+}
+
 size_t mmt_stats_winner(const mmt_stats_entry *e, size_t n, size_t *n_tied)
 {
     const size_t f = mmt_stats_fastest(e, n, n_tied);

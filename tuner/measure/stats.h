@@ -74,4 +74,11 @@ size_t mmt_stats_winner(const mmt_stats_entry *e, size_t n, size_t *n_tied);
  * entries does not change the answer. n must be >= 1. */
 size_t mmt_stats_fastest(const mmt_stats_entry *e, size_t n, size_t *n_tied);
 
+/* Within noise, the more accurate: the entry among those whose intervals overlap entry
+ * `fastest`'s (itself included) with the smallest error[i], where fastest's error is above
+ * `ratio` times it; else fastest. An error not above 0 is not known and decides nothing.
+ * The final round's rule: the same time, and a result the vendor round would refuse for
+ * its error (MMT_VENDOR_ERROR_RATIO) is no reason to lose a tied finalist that passes. */
+size_t mmt_stats_accurate_tie(const mmt_stats_entry *e, const double *error, size_t n, size_t fastest, double ratio);
+
 #endif

@@ -53,11 +53,19 @@ int mmt_final_binary(mmt_tuner *t, const mmt_family *fam, const mmt_space_env *e
     return ok;
 }
 
-/* The message a finalist's trial keeps: what the round made of it. */
+/* The message a finalist's trial keeps: what the round made of it. accurate: the winner is
+ * not the fastest median but the more accurate of those within noise of it. */
 static void verdict(char *buf, size_t size, int is_winner, size_t tied, int in_tie, int finalists, int rounds,
-                    const char *winner)
+                    const char *winner, int accurate)
 {
-    if (is_winner && tied > 1)
+    if (is_winner && accurate)
+        snprintf(buf, size,
+                 "final round: within noise of the fastest median of %d finalists measured side by side over %d "
+                 "rounds, and the most accurate of the %zu so tied, the fastest's error above %.1fx its own",
+                 finalists, rounds, tied, MMT_VENDOR_ERROR_RATIO);
+    else if (accurate && in_tie)
+        snprintf(buf, size, "final round: within noise of %.400s, which was more accurate", winner);
+    else if (is_winner && tied > 1)
         snprintf(buf, size,
                  "final round: the fastest median of %d finalists measured side by side over %d rounds; %zu of them "
                  "within noise of each other",
@@ -154,7 +162,11 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
      * whatever their speed (f16 4096^3 on the H100 kept a one-consumer 128 x 128 tile) */
     size_t tied = 0;
     const size_t fastest = np > 0 ? mmt_stats_fastest(pe, (size_t)np, &tied) : 0;
-    const int wj = np > 0 ? pj[fastest] : -1;
+    double error[MMT_FINALISTS];
+    for (int q = 0; q < np; q++) error[q] = isnan(res[pj[q]].rel_error) ? 0 : res[pj[q]].rel_error;
+    const size_t chosen = np > 0 ? mmt_stats_accurate_tie(pe, error, (size_t)np, fastest, MMT_VENDOR_ERROR_RATIO) : 0;
+    const int accurate = chosen != fastest;
+    const int wj = np > 0 ? pj[chosen] : -1;
     const char *winner = wj >= 0 ? c[who[wj]].params : "";
 
     /* every finalist's result is an ordinary trial; the winner's is recorded last */
@@ -166,7 +178,7 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
             char message[2048];
             if (r->status == MMT_TRIAL_OK)
                 verdict(message, sizeof message, j == wj, tied, mmt_stats_overlap(&pe[pe_of[j]], &pe[fastest]), m,
-                        rounds, winner);
+                        rounds, winner, accurate);
             else
                 snprintf(message, sizeof message, "final round: %.2000s", r->message);
             int64_t id = 0;
@@ -188,7 +200,12 @@ mmt_status mmt_final_choose(mmt_tuner *t, const mmt_family *fam, const mmt_space
     out->hi_ms = wt->hi_ms;
     out->level = wt->level;
     out->tied = tied;
-    if (tied > 1)
+    if (accurate)
+        snprintf(out->text, sizeof out->text,
+                 "final round: %d finalists side by side over %d rounds; %zu within noise of each other, the most "
+                 "accurate chosen (error %.2g; the fastest median's %.2g)",
+                 m, rounds, tied, error[chosen], error[fastest]);
+    else if (tied > 1)
         snprintf(out->text, sizeof out->text,
                  "final round: %d finalists side by side over %d rounds; %zu within noise of each other, the "
                  "fastest median chosen",
