@@ -1,4 +1,4 @@
--- schema.sql - the mmtune database, version 5 (PRAGMA user_version; src/store.c applies it
+-- schema.sql - the mmtune database, version 6 (PRAGMA user_version; src/store.c applies it
 -- to a new file and db/migrate_N.sql files bring older files forward). Plain tables a
 -- person can read with sqlite3; best_view joins the winners into one readable row,
 -- miss_view the shapes applications ran untuned. This file is a public interface: a
@@ -75,7 +75,10 @@ CREATE TABLE trial (
     reps           INTEGER,               -- timed samples
     message        TEXT,                  -- compile log, fault, why it was wrong
     created        TEXT NOT NULL DEFAULT (datetime('now'))
-);
+, cpu_wait REAL);
+-- cpu_wait (version 6): the share of the trial's measurement some task waited for a CPU
+-- (/proc/pressure/cpu); NULL: not known. Above 0.25 the trial was measured busy: it never
+-- takes a best from one that was not, and a later run measures it again.
 CREATE INDEX trial_by_problem ON trial (device_id, problem_id, config_id); -- resume, replay
 
 -- The winner per device, problem and template family (every family that serves a mode is

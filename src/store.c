@@ -14,7 +14,7 @@
 #include "resource.h"
 #include "store_sql.h"
 
-enum { SCHEMA_VERSION = 5, BUSY_TIMEOUT_MS = 30000 };
+enum { SCHEMA_VERSION = 6, BUSY_TIMEOUT_MS = 30000 };
 
 void mmt_store_default_path(char *buf, size_t size)
 {
@@ -454,10 +454,16 @@ static void bind_real_or_null(sqlite3_stmt *s, int i, double v, int present)
     else sqlite3_bind_null(s, i);
 }
 
+#define SQL_STR_(x) #x
+#define SQL_STR(x) SQL_STR_(x)
+/* Of a best's row in an upsert: whether its trial was measured busy (store.h). */
+#define BEST_BUSY "(coalesce((SELECT cpu_wait FROM trial WHERE id = best.trial_id), 0) > " SQL_STR(MMT_CPU_BUSY) ")"
+
 /* Inside the trial's transaction: make it the best of its (device, problem, template) if
- * it is faster than the current one, or the current one belongs to an older source. A best
- * a trial moves is partial until its search ends (mmt_store_best_partial): a run killed
- * part way leaves it marked. */
+ * it is faster than the current one (and not busy where the current one is not), if it
+ * was measured quiet where the current one was busy, or if the current one belongs to an
+ * older source. A best a trial moves is partial until its search ends
+ * (mmt_store_best_partial): a run killed part way leaves it marked. */
 static mmt_status update_best(mmt_store *st, const mmt_trial_rec *t, int64_t trial_id, mmt_err *err)
 {
     sqlite3_stmt *s;
@@ -470,7 +476,8 @@ static mmt_status update_best(mmt_store *st, const mmt_trial_rec *t, int64_t tri
                              "template_id = excluded.template_id, config_id = excluded.config_id, "
                              "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops, "
                              "partial = 1 "
-                             "WHERE excluded.time_ms < best.time_ms OR "
+                             "WHERE (excluded.time_ms < best.time_ms AND NOT (?7 AND NOT " BEST_BUSY ")) OR "
+                             "(NOT ?7 AND " BEST_BUSY ") OR "
                              "(SELECT source_hash FROM template WHERE id = best.template_id) <> "
                              "(SELECT source_hash FROM template WHERE id = excluded.template_id)",
                              &s, err));
@@ -480,6 +487,7 @@ static mmt_status update_best(mmt_store *st, const mmt_trial_rec *t, int64_t tri
     sqlite3_bind_int64(s, 4, trial_id);
     sqlite3_bind_double(s, 5, t->time_ms_median);
     sqlite3_bind_double(s, 6, t->gflops);
+    sqlite3_bind_int(s, 7, t->cpu_wait > MMT_CPU_BUSY);
     return step_done(st, s, err);
 }
 
@@ -489,8 +497,8 @@ mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *t
     sqlite3_stmt *s;
     mmt_status r = prepare(st,
                            "INSERT INTO trial (session_id, device_id, problem_id, config_id, status, "
-                           "time_ms_median, time_ms_min, time_ms_max, gflops, rel_error, reps, message) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           "time_ms_median, time_ms_min, time_ms_max, gflops, rel_error, reps, message, cpu_wait) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            &s, err);
     if (r == MMT_OK) {
         int ok = t->status == MMT_TRIAL_OK;
@@ -509,6 +517,7 @@ mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *t
         else sqlite3_bind_null(s, 11);
         if (t->message) sqlite3_bind_text(s, 12, t->message, -1, SQLITE_TRANSIENT);
         else sqlite3_bind_null(s, 12);
+        bind_real_or_null(s, 13, t->cpu_wait, t->cpu_wait >= 0);
         r = step_done(st, s, err);
     }
     int64_t id = sqlite3_last_insert_rowid(st->db);
@@ -525,7 +534,8 @@ mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *t
 
 mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err)
 {
-    /* update_best's statement without its "only if faster" */
+    /* update_best's statement without its "only if faster"; a busy trial still leaves a
+     * best that was not busy where it is */
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(prepare(st,
                              "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, "
@@ -537,12 +547,19 @@ mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err)
                              "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET "
                              "template_id = excluded.template_id, config_id = excluded.config_id, "
                              "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops, "
-                             "partial = 1",
+                             "partial = 1 "
+                             "WHERE NOT (coalesce((SELECT cpu_wait FROM trial WHERE id = excluded.trial_id), 0) > "
+                             SQL_STR(MMT_CPU_BUSY) " AND NOT " BEST_BUSY ")",
                              &s, err));
     sqlite3_bind_int64(s, 1, trial_id);
     FORWARD_IF_ERROR(step_done(st, s, err));
-    RETURN_ERROR_IF(sqlite3_changes(st->db) != 1, err, MMT_NOT_FOUND, "%s: trial %lld is not an ok trial",
-                    st->path, (long long)trial_id);
+    if (sqlite3_changes(st->db) == 1) return MMT_OK;
+    /* kept for a quiet best, or no such trial */
+    FORWARD_IF_ERROR(prepare(st, "SELECT 1 FROM trial WHERE id = ? AND status = 'ok' AND time_ms_median > 0", &s, err));
+    sqlite3_bind_int64(s, 1, trial_id);
+    const int ok = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    RETURN_ERROR_IF(!ok, err, MMT_NOT_FOUND, "%s: trial %lld is not an ok trial", st->path, (long long)trial_id);
     return MMT_OK;
 }
 
@@ -695,7 +712,9 @@ static mmt_status best_list(mmt_store *st, const char *fingerprint, const char *
     "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "                    \
     "JOIN problem p ON p.id = b.problem_id "                                                          \
     "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? " extra " ORDER BY p.id"
-    FORWARD_IF_ERROR(prepare(st, complete_only ? BEST_LIST_SQL("AND b.partial = 0") : BEST_LIST_SQL(""), &s, err));
+    FORWARD_IF_ERROR(prepare(st, complete_only ? BEST_LIST_SQL("AND b.partial = 0 AND coalesce((SELECT cpu_wait FROM trial WHERE "
+                                                                "id = b.trial_id), 0) <= " SQL_STR(MMT_CPU_BUSY))
+                                                : BEST_LIST_SQL(""), &s, err));
 #undef BEST_LIST_SQL
     bind_kernel(s, fingerprint, template_name, source_hash);
     sqlite3_bind_text(s, 4, mmt_mode_name(mode), -1, SQLITE_STATIC);
@@ -804,7 +823,8 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     FORWARD_IF_ERROR(prepare(st,
                              "SELECT c.params, t.status, t.time_ms_median, t.gflops FROM trial t "
                              "JOIN config c ON c.id = t.config_id "
-                             "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? ORDER BY t.id",
+                             "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? "
+                             "AND coalesce(t.cpu_wait, 0) <= " SQL_STR(MMT_CPU_BUSY) " ORDER BY t.id",
                              &s, err));
     sqlite3_bind_int64(s, 1, device_id);
     sqlite3_bind_int64(s, 2, problem_id);

@@ -39,7 +39,13 @@ typedef struct mmt_trial_rec {
     double rel_error;                                /* against the reference; <0 if not measured */
     int reps;
     const char *message; /* compile log, fault, ...; may be NULL */
+    double cpu_wait;     /* the share of its measurement some task waited for a CPU; < 0: not known */
 } mmt_trial_rec;
+
+/* A trial whose cpu_wait is above this was measured busy: it never takes a best from one
+ * that was not (nor from one whose cpu_wait is not known), and mmt_store_trials_each leaves
+ * it out, so a later run measures it again. */
+#define MMT_CPU_BUSY 0.25
 
 /* The default database path: $MMTUNE_DB, else mmtune/mmtune.db in the user's cache
  * directory (fsutil.h: $XDG_CACHE_HOME, else HOME's .cache, HOME from the password
@@ -84,13 +90,16 @@ mmt_status mmt_store_session_begin(mmt_store *st, int64_t device_id, const char 
 mmt_status mmt_store_session_end(mmt_store *st, int64_t session_id, const char *outcome, mmt_err *err);
 
 /* Records a trial in one transaction; an ok trial faster than the current best of its
- * (device, problem) - or whose best is stale (another template hash) - becomes the best,
- * marked partial until its search ends (mmt_store_best_partial). *trial_id may be NULL. */
+ * (device, problem) - or whose best is stale (another template hash), or was measured busy
+ * where this one was not (MMT_CPU_BUSY) - becomes the best, marked partial until its search
+ * ends (mmt_store_best_partial); a busy trial never displaces a best that was not busy.
+ * *trial_id may be NULL. */
 mmt_status mmt_store_trial_add(mmt_store *st, const mmt_trial_rec *t, int64_t *trial_id, mmt_err *err);
 
 /* Makes an ok trial the best of its (device, problem, template name) whatever the times
  * on record: the tuner's final round decides on paired medians and breaks ties by text.
- * Marked partial, like a best a trial moves, until its search ends. */
+ * Marked partial, like a best a trial moves, until its search ends. A trial measured busy
+ * leaves a best that was not where it is (MMT_OK all the same). */
 mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err);
 
 /* The best of (device, problem, template name) as it stands: its template, trial, figure
@@ -128,7 +137,7 @@ mmt_status mmt_store_best_list(mmt_store *st, const char *fingerprint, const cha
                                const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
                                mmt_err *err);
 /* The same, less the bests whose search stopped before it measured what it planned
- * (partial): what a later run should go on with. */
+ * (partial) and those measured busy (MMT_CPU_BUSY): what a later run should go on with. */
 mmt_status mmt_store_best_list_complete(mmt_store *st, const char *fingerprint, const char *template_name,
                                         const char *source_hash, mmt_mode mode, mmt_best_rec **out, size_t *n,
                                         mmt_err *err);
@@ -142,8 +151,9 @@ mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const
                                    mmt_err *err);
 
 /* The configs (canonical text) already measured for (device, problem, template) with
- * their status and median time, in the order measured: for resuming and replay.
- * Calls fn for each; stops early if fn returns non-zero. */
+ * their status and median time, in the order measured: for resuming and replay. Trials
+ * measured busy (MMT_CPU_BUSY) are left out: a run measures them again. Calls fn for
+ * each; stops early if fn returns non-zero. */
 mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t problem_id, int64_t template_id,
                                  int (*fn)(void *user, const char *params, mmt_trial_status status,
                                            double time_ms_median, double gflops),

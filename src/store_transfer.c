@@ -27,7 +27,7 @@ static const char rows_sql[] =
     "s.strategy AS session_strategy, s.budget AS session_budget, s.host AS session_host, "
     "s.started AS session_started, s.ended AS session_ended, s.outcome AS session_outcome, "
     "NULL AS paired_template, NULL AS paired_template_hash, NULL AS paired_params, NULL AS paired_created, "
-    "NULL AS paired_time_ms_median, 0 AS part, t.id AS line "
+    "NULL AS paired_time_ms_median, t.cpu_wait AS cpu_wait, 0 AS part, t.id AS line "
     "FROM %1$s.trial t JOIN %1$s.device d ON d.id = t.device_id JOIN %1$s.problem p ON p.id = t.problem_id "
     "JOIN %1$s.config c ON c.id = t.config_id JOIN %1$s.template tp ON tp.id = c.template_id "
     "LEFT JOIN %1$s.session s ON s.id = t.session_id LEFT JOIN %1$s.best b ON " BEST_OF("b", "t") " "
@@ -35,7 +35,7 @@ static const char rows_sql[] =
     "SELECT 'baseline', d.backend, d.name, d.arch, d.fingerprint, d.props, " PROBLEM_AS ", NULL, NULL, NULL, "
     "v.library, NULL, v.time_ms, NULL, NULL, v.gflops, NULL, NULL, NULL, v.created, NULL, NULL, "
     "NULL, NULL, NULL, NULL, NULL, NULL, NULL, pt.name, pt.source_hash, pc.params, pr.created, pr.time_ms_median, "
-    "1, v.rowid "
+    "NULL, 1, v.rowid "
     "FROM %1$s.baseline v JOIN %1$s.device d ON d.id = v.device_id JOIN %1$s.problem p ON p.id = v.problem_id "
     "LEFT JOIN %1$s.trial pr ON pr.id = v.trial_id LEFT JOIN %1$s.config pc ON pc.id = pr.config_id "
     "LEFT JOIN %1$s.template pt ON pt.id = pc.template_id "
@@ -231,13 +231,18 @@ mmt_status mmt_xfer_add_db(mmt_xfer *x, int source, const char *path, mmt_err *e
     ".started = " x ".session_started"
 #define TRIAL_COLS                                                                                          \
     "session_id, device_id, problem_id, config_id, status, time_ms_median, time_ms_min, time_ms_max, gflops, " \
-    "rel_error, reps, message, created"
+    "rel_error, reps, message, created, cpu_wait"
 #define TRIAL_IS(t, x)                                                                                         \
     t ".device_id = " x ".device_id AND " t ".problem_id = " x ".problem_id AND " t ".config_id = " x           \
     ".config_id AND " t ".session_id IS " x ".session_id AND " t ".status = " x ".status AND " t                \
     ".time_ms_median IS " x ".time_ms_median AND " t ".time_ms_min IS " x ".time_ms_min AND " t ".time_ms_max IS " \
     x ".time_ms_max AND " t ".gflops IS " x ".gflops AND " t ".rel_error IS " x ".rel_error AND " t ".reps IS " x   \
     ".reps AND " t ".message IS " x ".message AND " t ".created = " x ".created"
+
+/* 1 where a trial's cpu_wait says it was measured busy (store.h), 0 where not or not known */
+#define BUSY_STR_(x) #x
+#define BUSY_STR(x) BUSY_STR_(x)
+#define BUSY(w) "(coalesce(" w ", 0) > " BUSY_STR(MMT_CPU_BUSY) ")"
 
 enum { N_NONE, N_DEVICES, N_SESSIONS, N_TRIALS, N_BESTS, N_BASELINES };
 static const struct step {
@@ -301,13 +306,15 @@ static const struct step {
      "gflops, partial) SELECT device_id, problem_id, template, template_id, config_id, trial_id, time_ms_median, "
      "gflops, coalesce(partial, 0) FROM "
      "(SELECT x.*, row_number() OVER (PARTITION BY x.device_id, x.problem_id, x.template ORDER BY r.stale, "
-     "x.time_ms_median, r.params, r.source_hash, x.trial_id) AS place FROM xfer x JOIN temp.config_rank r "
+     BUSY("x.cpu_wait") ", x.time_ms_median, r.params, r.source_hash, x.trial_id) AS place FROM xfer x JOIN temp.config_rank r "
      "ON r.config_id = x.config_id WHERE x.src = ?1 AND x.kind = 'trial' AND x.best = 1) WHERE place = 1 "
      "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET template_id = excluded.template_id, "
      "config_id = excluded.config_id, trial_id = excluded.trial_id, time_ms = excluded.time_ms, "
-     "gflops = excluded.gflops, partial = excluded.partial WHERE (SELECT r.stale, excluded.time_ms, r.params, "
+     "gflops = excluded.gflops, partial = excluded.partial WHERE (SELECT r.stale, "
+     BUSY("(SELECT cpu_wait FROM target.trial WHERE id = excluded.trial_id)") ", excluded.time_ms, r.params, "
      "r.source_hash FROM temp.config_rank r WHERE r.config_id = excluded.config_id) < (SELECT r.stale, "
-     "best.time_ms, r.params, r.source_hash FROM temp.config_rank r WHERE r.config_id = best.config_id)",
+     BUSY("(SELECT cpu_wait FROM target.trial WHERE id = best.trial_id)") ", best.time_ms, r.params, r.source_hash "
+     "FROM temp.config_rank r WHERE r.config_id = best.config_id)",
      N_BESTS},
     /* the same best trial, partial in one copy and not in another: that copy saw its search
      * go on to its end (an export taken while it ran, a rerun), whichever copy came first */

@@ -26,7 +26,7 @@ const mmt_xfer_col mmt_xfer_cols[MMT_XFER_NCOLS] = {
     {"best", I},           {"partial", I},          {"session_command", T},  {"session_strategy", T},
     {"session_budget", T}, {"session_host", T},     {"session_started", T},  {"session_ended", T},
     {"session_outcome", T}, {"paired_template", T}, {"paired_template_hash", T}, {"paired_params", T},
-    {"paired_created", T}, {"paired_time_ms_median", R},
+    {"paired_created", T}, {"paired_time_ms_median", R}, {"cpu_wait", R},
 };
 #undef T
 #undef I
@@ -162,6 +162,8 @@ const char *mmt_xfer_row_check(const mmt_xfer_value *v, char *buf, size_t size)
     if ((!v[MMT_COL_GFLOPS].null && v[MMT_COL_GFLOPS].r < 0) || (!v[MMT_COL_REL_ERROR].null && v[MMT_COL_REL_ERROR].r < 0) ||
         (!v[MMT_COL_REPS].null && v[MMT_COL_REPS].i < 0))
         return "gflops, rel_error and reps are >= 0";
+    if (!v[MMT_COL_CPU_WAIT].null && (!trial || v[MMT_COL_CPU_WAIT].r < 0 || v[MMT_COL_CPU_WAIT].r > 1))
+        return "cpu_wait is a trial's, between 0 and 1";
     if (!trial) {
         NEED(MMT_COL_LIBRARY);
         NEED(MMT_COL_MEDIAN);

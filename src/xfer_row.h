@@ -13,7 +13,7 @@
  * bit, tells them apart); device and problem are the baseline's own. A file written before
  * partial, session_outcome and paired_* existed lacks those columns: its bests are not
  * partial, its sessions' outcomes unknown and its baselines unpaired (no ratio), as schema
- * 5 reads a version-4 figure. No SQLite here: store_transfer.c stores rows, tuner/rows*.c
+ * 5 reads a version-4 figure; one written before cpu_wait lacks it (not known: not busy). No SQLite here: store_transfer.c stores rows, tuner/rows*.c
  * read and write files of them. */
 #ifndef MMT_XFER_ROW_H
 #define MMT_XFER_ROW_H
@@ -29,7 +29,7 @@ typedef struct mmt_xfer_col {
 } mmt_xfer_col;
 
 /* The columns of a row, in their order. */
-#define MMT_XFER_NCOLS 42
+#define MMT_XFER_NCOLS 43
 extern const mmt_xfer_col mmt_xfer_cols[MMT_XFER_NCOLS];
 
 /* The columns by place, in mmt_xfer_cols' order (S_: the session's; PAIRED_: a baseline's
@@ -41,7 +41,7 @@ enum {
     MMT_COL_MEDIAN, MMT_COL_MIN, MMT_COL_MAX, MMT_COL_GFLOPS, MMT_COL_REL_ERROR, MMT_COL_REPS, MMT_COL_MESSAGE,
     MMT_COL_CREATED, MMT_COL_BEST, MMT_COL_PARTIAL, MMT_COL_S_COMMAND, MMT_COL_S_STRATEGY, MMT_COL_S_BUDGET,
     MMT_COL_S_HOST, MMT_COL_S_STARTED, MMT_COL_S_ENDED, MMT_COL_S_OUTCOME, MMT_COL_PAIRED_TEMPLATE,
-    MMT_COL_PAIRED_HASH, MMT_COL_PAIRED_PARAMS, MMT_COL_PAIRED_CREATED, MMT_COL_PAIRED_MEDIAN
+    MMT_COL_PAIRED_HASH, MMT_COL_PAIRED_PARAMS, MMT_COL_PAIRED_CREATED, MMT_COL_PAIRED_MEDIAN, MMT_COL_CPU_WAIT
 };
 
 /* One value of a row: null, or the member of the column's type (text is borrowed). */

@@ -25,7 +25,7 @@ check "export as CSV" 0 "$MMTUNE" export --db "$tmp/a.db" -o "$tmp/a.csv"
 check "export as JSON (by the file's name)" 0 "$MMTUNE" export --db "$tmp/a.db" -o "$tmp/a.json"
 rows=$(($(q "$tmp/a.db" "select count(*) from trial") + $(q "$tmp/a.db" "select count(*) from baseline")))
 expect_eq "one CSV line per trial and baseline, and the header" "$(wc -l <"$tmp/a.csv")" $((rows + 1))
-expect_eq "the JSON file says what it is" "$(head -c 49 "$tmp/a.json")" '{"format": "mmtune-results", "version": 2, "rows"'
+expect_eq "the JSON file says what it is" "$(head -c 49 "$tmp/a.json")" '{"format": "mmtune-results", "version": 3, "rows"'
 "$MMTUNE" export --db "$tmp/a.db" --format csv --quiet >"$tmp/stdout.csv"
 expect_same "export to stdout is the same CSV" "$tmp/a.csv" "$tmp/stdout.csv"
 

@@ -164,8 +164,8 @@ static void test_refused(void)
     refused("{\"format\": \"mmtune-results\", \"version\": 1, \"rows\": [{\"size\": 1}]}", "unknown column 'size'");
     refused("{\"format\": \"mmtune-results\", \"version\": 1, \"rows\": [{\"m\": [1]}]}", "m: a number, a string or null");
     refused("{\"format\": \"other\", \"version\": 1, \"rows\": []}", "f:1:12: format \"other\"");
-    refused("{\"format\": \"mmtune-results\", \"version\": 3, \"rows\": []}",
-            "version 3: this mmtune reads versions 1 to 2");
+    refused("{\"format\": \"mmtune-results\", \"version\": 4, \"rows\": []}",
+            "version 4: this mmtune reads versions 1 to 3");
     refused("{\"version\": 1, \"rows\": []}", "not an mmtune results file");
     refused("{\"format\": \"mmtune-results\", \"version\": 1, \"rows\": [], \"more\": 1}", "unknown key 'more'");
     refused("{\"format\": \"mmtune-results\",\n \"version\": 1, \"rows\": [}", "f:2:");

@@ -77,7 +77,7 @@ static void test_concurrent_create(void)
     query(path, "SELECT count(*) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "1");
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "5");
+    CHECK_EQ_STR(text, "6");
 }
 
 typedef struct seen {
@@ -323,7 +323,7 @@ static void test_migrate(void)
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "5");
+    CHECK_EQ_STR(text, "6");
     query(path,
           "SELECT (SELECT count(*) FROM device) || (SELECT count(*) FROM template) || (SELECT count(*) FROM config) "
           "|| (SELECT count(*) FROM problem) || (SELECT count(*) FROM session) || (SELECT count(*) FROM trial) "
@@ -457,7 +457,7 @@ static void test_migrate_v2(void)
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "5");
+    CHECK_EQ_STR(text, "6");
     query(path, "SELECT (SELECT count(*) FROM miss) || ' ' || (SELECT group_concat(id) FROM problem)", text,
           sizeof text);
     CHECK_EQ_STR(text, "0 9");
@@ -497,7 +497,7 @@ static void test_migrate_v3(void)
     if (!st) return;
     mmt_store_close(st);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "5");
+    CHECK_EQ_STR(text, "6");
     query(path, "SELECT group_concat(template || ' ' || chosen, ', ') FROM best_view", text, sizeof text);
     CHECK_EQ_STR(text, "cuda/gemm_mma.cu 0, cuda/gemm_wgmma.cu 1");
     same_schema_as_new(path, fresh, NULL, NULL);
@@ -534,7 +534,7 @@ static void test_migrate_v4(void)
     if (!st) return;
     mmt_store_close(st);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "5");
+    CHECK_EQ_STR(text, "6");
     query(path, "SELECT coalesce(outcome, 'unknown') FROM session WHERE id = 2", text, sizeof text);
     CHECK_EQ_STR(text, "unknown");
     query(path, "SELECT partial || ' ' || params || ' ' || coalesce(vendor, '-') || ' ' || coalesce(ratio, '-') "
@@ -543,6 +543,81 @@ static void test_migrate_v4(void)
     query(path, "SELECT library || ' ' || coalesce(trial_id, 'unpaired') FROM baseline", text, sizeof text);
     CHECK_EQ_STR(text, "OpenBLAS 0.3.21 unpaired");
     same_schema_as_new(path, fresh, "outcome", "partial");
+}
+
+/* A version-5 file: migrate_6.sql adds trial.cpu_wait (older rows: not known, which reads
+ * as not busy), and the result is the schema of a new file. */
+static void test_migrate_v5(void)
+{
+    char path[256], fresh[256], text[256];
+    snprintf(path, sizeof path, "%s/v5-old.db", dir);
+    snprintf(fresh, sizeof fresh, "%s/v6.db", dir);
+    make_old(path, 5,
+             "INSERT INTO device (id, backend, name, arch, fingerprint) VALUES (5, 'cpu', 'c', 'a', 'v5-cpu');"
+             "INSERT INTO template (id, name, source_hash) VALUES (1, 'cpu/gemm_avx.c', 'aa');"
+             "INSERT INTO config (id, template_id, params) VALUES (3, 1, 'X=1');"
+             "INSERT INTO problem (id, dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k) "
+             "  VALUES (9, 'f32', 'f32', 'f32', 'row', 0, 0, 64, 64, 64);"
+             "INSERT INTO trial (id, device_id, problem_id, config_id, status, time_ms_median, gflops) "
+             "  VALUES (6, 5, 9, 3, 'ok', 1.0, 500);"
+             "INSERT INTO best (device_id, problem_id, template_name, template_id, config_id, trial_id, time_ms, "
+             "  gflops) VALUES (5, 9, 'cpu/gemm_avx.c', 1, 3, 6, 1.0, 500);");
+    open_from_children(path);
+    query(path, "PRAGMA user_version", text, sizeof text);
+    CHECK_EQ_STR(text, "6");
+    query(path, "SELECT coalesce(cpu_wait, 'unknown') FROM trial WHERE id = 6", text, sizeof text);
+    CHECK_EQ_STR(text, "unknown");
+    same_schema_as_new(path, fresh, "cpu_wait", NULL);
+}
+
+/* Trials measured busy (cpu_wait above MMT_CPU_BUSY): a faster busy one leaves a quiet best
+ * (and one whose cpu_wait is not known) where it is, mmt_store_best_set too; a quiet one
+ * takes a busy best, slower or not; resuming leaves busy trials out, to be measured again. */
+static void test_busy(void)
+{
+    mmt_err err;
+    char path[256], text[256];
+    snprintf(path, sizeof path, "%s/busy.db", dir);
+    mmt_store *st;
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    mmt_device_info d = device("busy-cpu");
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64}, q = p;
+    q.m = 65;
+    int64_t dev, tpl, c1, c2, prob, prob2;
+    CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
+    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "aaaa", &tpl, &err), &err);
+    CHECK_OK(mmt_store_config(st, tpl, "MR=6", &c1, &err), &err);
+    CHECK_OK(mmt_store_config(st, tpl, "MR=4", &c2, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &q, &prob2, &err), &err);
+    const int64_t quiet = add(st, dev, prob, c1, MMT_TRIAL_OK, 1.0);
+    mmt_trial_rec busy = {.device_id = dev, .problem_id = prob, .config_id = c2, .status = MMT_TRIAL_OK,
+                          .time_ms_median = 0.5, .time_ms_min = 0.5, .time_ms_max = 0.5, .gflops = 2000,
+                          .rel_error = 1e-7, .reps = 5, .cpu_wait = 0.6};
+    int64_t busy_id = 0;
+    CHECK_OK(mmt_store_trial_add(st, &busy, &busy_id, &err), &err);
+    CHECK_OK(mmt_store_best_set(st, busy_id, &err), &err);
+    snprintf(text, sizeof text, "%lld", (long long)quiet);
+    char best[64];
+    query(path, "SELECT trial_id FROM best", best, sizeof best);
+    CHECK_EQ_STR(best, text);
+    query(path, "SELECT cpu_wait FROM trial WHERE config_id = (SELECT id FROM config WHERE params = 'MR=4')", text,
+          sizeof text);
+    CHECK_EQ_STR(text, "0.6");
+    seen s = {0};
+    CHECK_OK(mmt_store_trials_each(st, dev, prob, tpl, collect, &s, &err), &err);
+    CHECK_EQ_INT(s.n, 1);
+    CHECK_EQ_STR(s.params[0], "MR=6");
+    /* a busy best, where nothing quiet was there: a quiet trial takes it, though slower */
+    busy.problem_id = prob2, busy.config_id = c1;
+    CHECK_OK(mmt_store_trial_add(st, &busy, NULL, &err), &err);
+    const int64_t later = add(st, dev, prob2, c2, MMT_TRIAL_OK, 0.8);
+    snprintf(text, sizeof text, "SELECT trial_id = %lld FROM best WHERE problem_id = %lld", (long long)later,
+             (long long)prob2);
+    query(path, text, best, sizeof best);
+    CHECK_EQ_STR(best, "1");
+    mmt_store_close(st);
 }
 
 /* The miss table: counts add up per (device, problem) across writes, lists are per device
@@ -683,7 +758,7 @@ static void test_concurrent_migrate(void)
     make_v1(path, v1_rows);
     open_from_children(path);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "5");
+    CHECK_EQ_STR(text, "6");
     query(path, "SELECT count(*) || ' ' || (SELECT count(*) FROM problem) FROM device", text, sizeof text);
     CHECK_EQ_STR(text, "2 2");
 }
@@ -700,7 +775,7 @@ int main(void)
     CHECK(st == NULL);
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     query(path, "PRAGMA user_version", text, sizeof text);
-    CHECK_EQ_STR(text, "5");
+    CHECK_EQ_STR(text, "6");
     query(path, "PRAGMA journal_mode", text, sizeof text);
     CHECK_EQ_STR(text, "wal");
 
@@ -976,6 +1051,8 @@ int main(void)
     test_migrate_v2();
     test_migrate_v3();
     test_migrate_v4();
+    test_migrate_v5();
+    test_busy();
     test_misses();
     test_ooc_rows();
 

@@ -743,6 +743,12 @@ static mmt_report_row tune_row(const options *o, const mmt_problem *p, const mmt
                               "inputs, so libmmtuned calls it for this problem (the figures are the templates' best "
                               "beside it)",
                               n ? "; " : "", r->vendor_label, MMT_VENDOR_ERROR_RATIO);
+    if (r->cpu_wait > MMT_CPU_BUSY && n < size)
+        n += (size_t)snprintf(note + n, size - n,
+                              "%sbusy: some task waited for a CPU %.0f%% of the time this problem was measured; its "
+                              "figures displace none measured quiet, whom libmmtuned serves stays as it was, and the "
+                              "next run measures it again",
+                              n ? "; " : "", 100 * r->cpu_wait);
     if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
     return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,
                             .tuned = r->tuned, .vendor = r->vendor,
@@ -851,7 +857,7 @@ static int cmd_tune(const options *o, int argc, char **argv)
                  "GFLOP/s over the vendor's (above 1.00x: faster than the vendor)",
                  labels);
     char core[600];
-    const char *footer[6] = {vendor};
+    const char *footer[7] = {vendor};
     size_t n_footer = 1;
     if (vendor_core_line(&t.dev, core, sizeof core)) footer[n_footer++] = core;
     footer[n_footer++] = intervals_note;
@@ -859,6 +865,16 @@ static int cmd_tune(const options *o, int argc, char **argv)
     if (partial)
         footer[n_footer++] = "partial: a search stopped before it measured the candidates it planned (time budget, "
                              "Ctrl-C); the same command goes on with it";
+    size_t busy = 0;
+    for (size_t i = 0; res && i < pl.n; i++) busy += res[i].cpu_wait > MMT_CPU_BUSY;
+    char busy_line[300];
+    if (busy) {
+        snprintf(busy_line, sizeof busy_line,
+                 "busy: %zu of %zu problem(s) measured while other work kept tasks waiting for a CPU more than %.0f%% "
+                 "of the time (/proc/pressure/cpu): run the same command on a quiet machine",
+                 busy, pl.n, 100 * MMT_CPU_BUSY);
+        footer[n_footer++] = busy_line;
+    }
     footer[n_footer] = NULL;
     char title[512];
     snprintf(title, sizeof title, "best per shape on %s (%s), GFLOP/s = 2mnk / median time%s", t.dev.name,

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "child.h"
+#include "cpu_wait.h"
 #include "stats.h"
 #include "vendor.h"
 
@@ -57,6 +58,12 @@ static double watchdog_s(double base)
 }
 
 /* ---- the tuner's side --------------------------------------------------------------- */
+
+/* The CPUs' pressure over a measurement that began at w0, on a CPU device. */
+static double cpu_wait_of(const mmt_worker *w, const mmt_cpu_wait *w0)
+{
+    return strcmp(w->device, "cpu") == 0 ? mmt_cpu_wait_share(w0) : -1;
+}
 
 static mmt_status spawn(mmt_worker *w, mmt_err *err)
 {
@@ -147,8 +154,11 @@ mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const
     snprintf(rq.entry, sizeof rq.entry, "%s", entry);
     reply rp;
     int lost;
+    mmt_cpu_wait w0;
+    mmt_cpu_wait_start(&w0);
     FORWARD_IF_ERROR(round_trip(w, &rq, bin, watchdog_s(60), &rp, &lost, err));
     *m = rp.m;
+    m->cpu_wait = cpu_wait_of(w, &w0);
     if (lost || rp.retire) return restore(w, err);
     RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
     return MMT_OK;
@@ -173,12 +183,15 @@ static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mm
     for (size_t i = 0, at = 0; i < (size_t)n; at += bins[i].size, i++) memcpy(blob + at, bins[i].bin, bins[i].size);
     reply rp;
     int lost;
+    mmt_cpu_wait w0;
+    mmt_cpu_wait_start(&w0);
     /* each has its warm-up, verification and time-capped share of the rounds */
     mmt_status st = round_trip(w, &rq, blob, watchdog_s(60) * all, &rp, &lost, err);
     free(blob);
     FORWARD_IF_ERROR(st);
-    for (int i = 0; i < n; i++) m[i] = lost ? rp.m : rp.paired[i];
-    if (vendor) *vendor = lost ? rp.m : rp.paired[n];
+    const double cpu_wait = cpu_wait_of(w, &w0);
+    for (int i = 0; i < n; i++) m[i] = lost ? rp.m : rp.paired[i], m[i].cpu_wait = cpu_wait;
+    if (vendor) *vendor = lost ? rp.m : rp.paired[n], vendor->cpu_wait = cpu_wait;
     if (label) snprintf(label, label_size, "%s", lost ? "" : rp.text);
     if (lost || rp.retire) return restore(w, err);
     RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);

@@ -17,6 +17,9 @@ typedef struct mmt_measure {
     mmt_trial_status status;
     double rel_error; /* NAN if not verified */
     mmt_timing timing;
+    double cpu_wait; /* on a CPU device, the share of the measurement some task waited for a CPU
+                      * (cpu_wait.h); < 0: not known, or a GPU's (the tuner's own compiles
+                      * would count) */
     char message[2048];
 } mmt_measure;
 

@@ -10,9 +10,9 @@
 #include "rows.h"
 
 static const char format_name[] = "mmtune-results";
-/* 2 added partial, session_outcome and paired_*; a version-1 file reads as one of 2 without
- * them (see xfer_row.h), and a version-1 mmtune refuses a version-2 file by its number */
-enum { FORMAT_VERSION = 2 };
+/* 2 added partial, session_outcome and paired_*, 3 cpu_wait; an older file reads as one of
+ * 3 without them (see xfer_row.h), and an older mmtune refuses a newer file by its number */
+enum { FORMAT_VERSION = 3 };
 
 void mmt_rows_json_begin(FILE *f)
 {
@@ -148,7 +148,9 @@ static mmt_status read_document(json_reader *r, mmt_rows_fn fn, void *user)
             format = 1;
         } else if (strcmp(scalar(r), "version") == 0) {
             FORWARD_IF_ERROR(expect(r, YAML_SCALAR_EVENT, "a version number"));
-            if (strcmp(scalar(r), "1") != 0 && strcmp(scalar(r), "2") != 0)
+            char *end;
+            const long v = strtol(scalar(r), &end, 10);
+            if (*end || end == scalar(r) || v < 1 || v > FORMAT_VERSION)
                 return fail(r, &r->event.start_mark,
                             "version %.20s: this mmtune reads versions 1 to %d (a newer mmtune wrote it?)", scalar(r),
                             FORMAT_VERSION);

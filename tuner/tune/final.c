@@ -86,7 +86,8 @@ mmt_status mmt_final_record(mmt_tuner *t, const mmt_space_env *env, int64_t prob
                             mmt_err *err)
 {
     mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
-                         .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error, .message = message};
+                         .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error, .message = message,
+                         .cpu_wait = r->cpu_wait};
     if (r->status == MMT_TRIAL_OK) {
         const mmt_timing *tm = &r->timing;
         rec.time_ms_median = tm->median_ms;

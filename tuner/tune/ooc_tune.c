@@ -166,7 +166,7 @@ mmt_status mmt_ooc_tune_problem(mmt_tuner *t, const char *device, const char *db
         cd->knobs = grid[i];
         mmt_ooc_knobs_format(&cd->knobs, cd->text, sizeof cd->text);
         cd->rec = (mmt_trial_rec){.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
-                                  .message = cd->message};
+                                  .message = cd->message, .cpu_wait = -1};
         st = mmt_store_config(t->st, template_id, cd->text, &cd->rec.config_id, err);
         if (st != MMT_OK) break;
         run_candidate(ctx, p, &a, &b, &c, cd);

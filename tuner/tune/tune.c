@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "cpu_wait.h"
 #include "kernel.h"
 #include "final.h"
 #include "levels.h"
@@ -122,6 +123,7 @@ static mmt_status measure(mmt_tuner *t, const mmt_family *fam, const mmt_config 
     FORWARD_IF_ERROR(st);
     rec->status = m.status;
     rec->rel_error = isnan(m.rel_error) ? -1 : m.rel_error;
+    rec->cpu_wait = m.cpu_wait;
     if (m.status == MMT_TRIAL_OK) {
         *tm = m.timing;
         rec->time_ms_median = m.timing.median_ms;
@@ -352,7 +354,7 @@ static mmt_status tune_family(mmt_tuner *t, const mmt_family *fam, const mmt_pro
             }
         } else {
             mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
-                                 .rel_error = -1};
+                                 .rel_error = -1, .cpu_wait = -1};
             char *message = NULL;
             int64_t trial_id = 0;
             st = mmt_store_config(t->st, template_id, params, &rec.config_id, err);
@@ -524,6 +526,8 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     int64_t problem_id = 0;
     if (st == MMT_OK && live) st = mmt_store_problem(t->st, p, &problem_id, err);
     if (st == MMT_OK && live) st = mmt_worker_setup(t->worker, p, err);
+    mmt_cpu_wait load;
+    mmt_cpu_wait_start(&load);
     /* The families compete: each searches within its share of what is left of the time
      * budget (one that finishes early leaves its time to the next), and the fastest winner
      * is the problem's. A family built for this exact architecture weighs twice (it exists
@@ -582,6 +586,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     for (int f = 0; st == MMT_OK && f < fl->n; f++)
         if (searched[f]) st = mmt_store_best_partial(t->st, t->device_id, problem_id, fl->f[f]->name, part[f].partial, err);
     r->interrupted = live && stopped(t);
+    r->cpu_wait = strcmp(t->be->name, "cpu") == 0 ? mmt_cpu_wait_share(&load) : -1;
     if (r->ok) describe_figures(r, &vs);
     for (int f = 0; f < fl->n; f++) free(cands[f]);
     return st;

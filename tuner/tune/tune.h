@@ -73,6 +73,8 @@ typedef struct mmt_tune_result {
     size_t proposed, planned;  /* candidates the searches got to, of those they planned */
     int partial;               /* a search stopped short of its plan: a time budget or an interrupt */
     int interrupted;           /* the run was stopped while tuning this problem */
+    double cpu_wait;           /* on a CPU device, the share of the problem's time some task waited for a
+                                * CPU (cpu_wait.h); < 0: not known. Above MMT_CPU_BUSY: measured busy */
     char message[512];         /* why there is no result, or the vendor's failure */
     mmt_report_detail detail;  /* how the winner was chosen, where the figures come from, the pipeline */
 } mmt_tune_result;

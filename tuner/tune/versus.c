@@ -22,7 +22,7 @@ static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id
     char message[2400];
     mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
                          .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error,
-                         .message = message};
+                         .message = message, .cpu_wait = r->cpu_wait};
     if (r->status == MMT_TRIAL_OK) {
         rec.time_ms_median = r->timing.median_ms;
         rec.time_ms_min = r->timing.min_ms;
@@ -118,6 +118,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     int off = 0;
     FORWARD_IF_ERROR(mmt_vendor_policy(&off, err));
     if (off) return MMT_OK; /* a yardstick only: its family's bests stay as they are */
+    if (vres.cpu_wait > MMT_CPU_BUSY) return MMT_OK; /* measured busy: whom libmmtuned serves stays as it was */
     out->vendor_serves = routine ? mmt_versus_vendor_serves(&out->tuned[out->winner], out->tuned_error[out->winner],
                                                             &vres.timing, vres.rel_error)
                                  : MMT_VENDOR_NOT;
