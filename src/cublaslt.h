@@ -19,7 +19,7 @@ void mmt_cublaslt_close(mmt_cublaslt *lt);
 /* The row-major GEMM of p as cublas.h describes it for mode and out, through the problem's
  * cached plan, on stream with the device's context current; asynchronous. MMT_OK when it
  * ran; MMT_UNSUPPORTED, nothing launched, where cuBLASLt has no plan for it without
- * workspace or the problem is not small (the caller runs cuBLAS); err is left alone then.
+ * workspace or the problem is not small (the caller runs cuBLAS; no message is formatted).
  * Not thread-safe: the caller runs one call at a time. */
 mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream);
 
