@@ -28,6 +28,9 @@ expect_eq "one CSV line per trial and baseline, and the header" "$(wc -l <"$tmp/
 expect_eq "the JSON file says what it is" "$(head -c 49 "$tmp/a.json")" '{"format": "mmtune-results", "version": 3, "rows"'
 "$MMTUNE" export --db "$tmp/a.db" --format csv --quiet >"$tmp/stdout.csv"
 expect_same "export to stdout is the same CSV" "$tmp/a.csv" "$tmp/stdout.csv"
+(cd "$tmp" && "$MMTUNE" export --db "$tmp/a.db" -o - --quiet >"$tmp/dash.csv")
+expect_same "export -o - is stdout too" "$tmp/a.csv" "$tmp/dash.csv"
+[ ! -e "$tmp/-" ] || { echo "FAIL: export -o - wrote a file named -"; fail=1; }
 
 check "import the CSV into a new database" 0 "$MMTUNE" import "$tmp/a.csv" --db "$tmp/b.db"
 "$MMTUNE" export --db "$tmp/b.db" -o "$tmp/b.csv" --quiet

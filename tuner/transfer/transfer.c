@@ -110,7 +110,8 @@ static int cmd_export(const transfer_options *o)
 {
     char path[4096];
     db_path(o, path, sizeof path);
-    const char *ext = o->output ? strrchr(o->output, '.') : NULL;
+    const char *out = o->output && strcmp(o->output, "-") != 0 ? o->output : NULL; /* NULL: stdout */
+    const char *ext = out ? strrchr(out, '.') : NULL;
     export_state e = {.format = (o->format ? strcmp(o->format, "json") == 0 : ext && strcasecmp(ext, ".json") == 0)
                                     ? MMT_ROWS_JSON
                                     : MMT_ROWS_CSV};
@@ -119,18 +120,18 @@ static int cmd_export(const transfer_options *o)
     mmt_status s = mmt_store_open_snapshot(path, &st, &err);
     char *text = NULL;
     size_t size = 0;
-    e.f = o->output ? open_memstream(&text, &size) : stdout;
+    e.f = out ? open_memstream(&text, &size) : stdout;
     if (s == MMT_OK && !e.f) s = mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory");
     if (s == MMT_OK) {
         mmt_rows_begin(e.f, e.format);
         s = mmt_store_xfer_each(st, put_row, &e, &err);
         mmt_rows_end(e.f, e.format);
         if (s == MMT_OK && (ferror(e.f) || fflush(e.f)))
-            s = mmt_err_set(&err, MMT_IO, "%s: cannot write", o->output ? o->output : "stdout");
+            s = mmt_err_set(&err, MMT_IO, "%s: cannot write", out ? out : "stdout");
     }
     mmt_store_close(st);
-    if (o->output && e.f) fclose(e.f);
-    if (s == MMT_OK && o->output) s = mmt_file_write_atomic(o->output, text, size, &err);
+    if (out && e.f) fclose(e.f);
+    if (s == MMT_OK && out) s = mmt_file_write_atomic(out, text, size, &err);
     free(text);
     if (s != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
@@ -139,7 +140,7 @@ static int cmd_export(const transfer_options *o)
     if (!o->quiet)
         fprintf(stderr, "mmtune: exported %ld trial%s and %ld baseline%s of %s to %s\n", e.trials,
                 e.trials == 1 ? "" : "s", e.rows - e.trials, e.rows - e.trials == 1 ? "" : "s", path,
-                !o->output || strcmp(o->output, "-") == 0 ? "stdout" : o->output);
+                out ? out : "stdout");
     return EXIT_OK;
 }
 
