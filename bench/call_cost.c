@@ -68,13 +68,6 @@ static double round_us(const caller *cl, const shape *s, int how, int reps)
     return 1e6 * (mmt_now_s() - t0) / reps;
 }
 
-static double median_of(double *v, int n)
-{
-    mmt_summary sum;
-    mmt_stats_summarise(v, n, &sum);
-    return sum.median;
-}
-
 /* The driver queries of libmmtuned's GPU path, microseconds each. */
 static void driver_parts(const caller *cl, int reps)
 {
@@ -154,12 +147,12 @@ int main(int argc, char **argv)
             for (int w = 0; w < ways; w++) us[w][r] = round_us(&cl, s, w, reps);
         const char *config;
         mmt_last_choice(cl.ctx, &config);
-        const double o = median_of(us[LIBMMTUNED], ROUNDS), t = median_of(us[VENDOR], ROUNDS);
+        const double o = mmt_stats_median(us[LIBMMTUNED], ROUNDS), t = mmt_stats_median(us[VENDOR], ROUNDS);
         printf("%s %lldx%lldx%lld: libmmtuned %.3f us a call, the vendor %.3f us: %.2fx (served by %s)",
                mmt_mode_name(s->mode), (long long)s->m, (long long)s->n, (long long)s->k, o, t, t / o, config);
         if (cl.gpu)
             printf("; the vendor after three pointer queries %.3f us; through the kept plan %.3f us",
-                   median_of(us[VENDOR_QUERIED], ROUNDS), median_of(us[VENDOR_PLANNED], ROUNDS));
+                   mmt_stats_median(us[VENDOR_QUERIED], ROUNDS), mmt_stats_median(us[VENDOR_PLANNED], ROUNDS));
         printf("\n");
     }
     if (cl.gpu) driver_parts(&cl, reps);

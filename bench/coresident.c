@@ -48,13 +48,6 @@ static double one_call(const bench *b, int ours)
     return mmt_now_s() - t0;
 }
 
-static double median_of(double *v, int n)
-{
-    mmt_summary s;
-    mmt_stats_summarise(v, n, &s);
-    return s.median;
-}
-
 static float *random_matrix(int64_t elems)
 {
     float *x = malloc(sizeof *x * (size_t)elems);
@@ -94,8 +87,8 @@ int main(int argc, char **argv)
             for (int w = 0; w < 2; w++) beside[w][r] = one_call(&b, w);
         const char *config;
         mmt_last_choice(b.ctx, &config);
-        const double ma = median_of(alone[1], ROUNDS), mb = median_of(beside[1], ROUNDS);
-        const double va = median_of(alone[0], ROUNDS), vb = median_of(beside[0], ROUNDS);
+        const double ma = mmt_stats_median(alone[1], ROUNDS), mb = mmt_stats_median(beside[1], ROUNDS);
+        const double va = mmt_stats_median(alone[0], ROUNDS), vb = mmt_stats_median(beside[0], ROUNDS);
         printf("%lldx%lldx%lld: libmmtuned alone %.3f ms, beside OpenBLAS %.3f ms (%.2fx); OpenBLAS alone %.3f ms, "
                "beside libmmtuned %.3f ms (%.2fx); served by %s\n",
                m, n, k, 1e3 * ma, 1e3 * mb, mb / ma, 1e3 * va, 1e3 * vb, vb / va, config);
