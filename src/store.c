@@ -454,10 +454,8 @@ static void bind_real_or_null(sqlite3_stmt *s, int i, double v, int present)
     else sqlite3_bind_null(s, i);
 }
 
-#define SQL_STR_(x) #x
-#define SQL_STR(x) SQL_STR_(x)
 /* Of a best's row in an upsert: whether its trial was measured busy (store.h). */
-#define BEST_BUSY "(coalesce((SELECT cpu_wait FROM trial WHERE id = best.trial_id), 0) > " SQL_STR(MMT_CPU_BUSY) ")"
+#define BEST_BUSY MMT_STORE_BUSY("(SELECT cpu_wait FROM trial WHERE id = best.trial_id)")
 
 /* Inside the trial's transaction: make it the best of its (device, problem, template) if
  * it is faster than the current one (and not busy where the current one is not), if it
@@ -548,8 +546,8 @@ mmt_status mmt_store_best_set(mmt_store *st, int64_t trial_id, mmt_err *err)
                              "template_id = excluded.template_id, config_id = excluded.config_id, "
                              "trial_id = excluded.trial_id, time_ms = excluded.time_ms, gflops = excluded.gflops, "
                              "partial = 1 "
-                             "WHERE NOT (coalesce((SELECT cpu_wait FROM trial WHERE id = excluded.trial_id), 0) > "
-                             SQL_STR(MMT_CPU_BUSY) " AND NOT " BEST_BUSY ")",
+                             "WHERE NOT (" MMT_STORE_BUSY("(SELECT cpu_wait FROM trial WHERE id = excluded.trial_id)")
+                             " AND NOT " BEST_BUSY ")",
                              &s, err));
     sqlite3_bind_int64(s, 1, trial_id);
     FORWARD_IF_ERROR(step_done(st, s, err));
@@ -712,8 +710,8 @@ static mmt_status best_list(mmt_store *st, const char *fingerprint, const char *
     "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "                    \
     "JOIN problem p ON p.id = b.problem_id "                                                          \
     "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? " extra " ORDER BY p.id"
-    FORWARD_IF_ERROR(prepare(st, complete_only ? BEST_LIST_SQL("AND b.partial = 0 AND coalesce((SELECT cpu_wait FROM trial WHERE "
-                                                                "id = b.trial_id), 0) <= " SQL_STR(MMT_CPU_BUSY))
+    FORWARD_IF_ERROR(prepare(st, complete_only ? BEST_LIST_SQL("AND b.partial = 0 AND NOT " MMT_STORE_BUSY(
+                                                                "(SELECT cpu_wait FROM trial WHERE id = b.trial_id)"))
                                                 : BEST_LIST_SQL(""), &s, err));
 #undef BEST_LIST_SQL
     bind_kernel(s, fingerprint, template_name, source_hash);
@@ -824,7 +822,7 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
                              "SELECT c.params, t.status, t.time_ms_median, t.gflops FROM trial t "
                              "JOIN config c ON c.id = t.config_id "
                              "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? "
-                             "AND coalesce(t.cpu_wait, 0) <= " SQL_STR(MMT_CPU_BUSY) " ORDER BY t.id",
+                             "AND NOT " MMT_STORE_BUSY("t.cpu_wait") " ORDER BY t.id",
                              &s, err));
     sqlite3_bind_int64(s, 1, device_id);
     sqlite3_bind_int64(s, 2, problem_id);

@@ -26,6 +26,12 @@ mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, s
 /* Column col's text, "" for null (a database of someone else's making may hold nulls). */
 const char *mmt_store_text_at(sqlite3_stmt *s, int col);
 
+/* SQL that is 1 where a trial's cpu_wait (an expression) says it was measured busy
+ * (MMT_CPU_BUSY), 0 where not or not known. */
+#define MMT_STORE_STR_(x) #x
+#define MMT_STORE_STR(x) MMT_STORE_STR_(x)
+#define MMT_STORE_BUSY(cpu_wait) "(coalesce(" cpu_wait ", 0) > " MMT_STORE_STR(MMT_CPU_BUSY) ")"
+
 /* The columns mmt_store_problem_from_row reads, of problem p, in its order. */
 #define MMT_STORE_PROBLEM_COLS "p.dtype, p.out_dtype, p.mode, p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k"
 enum { MMT_STORE_PROBLEM_NCOLS = 9 };

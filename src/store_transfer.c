@@ -239,11 +239,6 @@ mmt_status mmt_xfer_add_db(mmt_xfer *x, int source, const char *path, mmt_err *e
     x ".time_ms_max AND " t ".gflops IS " x ".gflops AND " t ".rel_error IS " x ".rel_error AND " t ".reps IS " x   \
     ".reps AND " t ".message IS " x ".message AND " t ".created = " x ".created"
 
-/* 1 where a trial's cpu_wait says it was measured busy (store.h), 0 where not or not known */
-#define BUSY_STR_(x) #x
-#define BUSY_STR(x) BUSY_STR_(x)
-#define BUSY(w) "(coalesce(" w ", 0) > " BUSY_STR(MMT_CPU_BUSY) ")"
-
 enum { N_NONE, N_DEVICES, N_SESSIONS, N_TRIALS, N_BESTS, N_BASELINES };
 static const struct step {
     const char *sql;
@@ -306,14 +301,14 @@ static const struct step {
      "gflops, partial) SELECT device_id, problem_id, template, template_id, config_id, trial_id, time_ms_median, "
      "gflops, coalesce(partial, 0) FROM "
      "(SELECT x.*, row_number() OVER (PARTITION BY x.device_id, x.problem_id, x.template ORDER BY r.stale, "
-     BUSY("x.cpu_wait") ", x.time_ms_median, r.params, r.source_hash, x.trial_id) AS place FROM xfer x JOIN temp.config_rank r "
+     MMT_STORE_BUSY("x.cpu_wait") ", x.time_ms_median, r.params, r.source_hash, x.trial_id) AS place FROM xfer x JOIN temp.config_rank r "
      "ON r.config_id = x.config_id WHERE x.src = ?1 AND x.kind = 'trial' AND x.best = 1) WHERE place = 1 "
      "ON CONFLICT (device_id, problem_id, template_name) DO UPDATE SET template_id = excluded.template_id, "
      "config_id = excluded.config_id, trial_id = excluded.trial_id, time_ms = excluded.time_ms, "
      "gflops = excluded.gflops, partial = excluded.partial WHERE (SELECT r.stale, "
-     BUSY("(SELECT cpu_wait FROM target.trial WHERE id = excluded.trial_id)") ", excluded.time_ms, r.params, "
+     MMT_STORE_BUSY("(SELECT cpu_wait FROM target.trial WHERE id = excluded.trial_id)") ", excluded.time_ms, r.params, "
      "r.source_hash FROM temp.config_rank r WHERE r.config_id = excluded.config_id) < (SELECT r.stale, "
-     BUSY("(SELECT cpu_wait FROM target.trial WHERE id = best.trial_id)") ", best.time_ms, r.params, r.source_hash "
+     MMT_STORE_BUSY("(SELECT cpu_wait FROM target.trial WHERE id = best.trial_id)") ", best.time_ms, r.params, r.source_hash "
      "FROM temp.config_rank r WHERE r.config_id = best.config_id)",
      N_BESTS},
     /* the same best trial, partial in one copy and not in another: that copy saw its search
