@@ -429,9 +429,8 @@ static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, c
 }
 
 /* Runs the row-major problem p through the vendor library on the context's stream, by its
- * kept plan where it has one (vendor.h). alpha ==
- * 0 runs it with K = 0, C = beta C: BLAS's rule that A and B are not read then, which
- * cuBLAS's GemmEx does not keep. */
+ * kept plan where it has one (vendor.h). alpha == 0 runs it with K = 0, C = beta C: BLAS's
+ * rule that A and B are not read then, which cuBLAS's GemmEx does not keep. */
 static mmt_status vendor_launch(mmt_ctx *ctx, const mmt_problem *p, mmt_gemm_params *gp, mmt_err *err)
 {
     mmt_vendor_call call = {ctx->vendor, p->mode, p->out, 1};
