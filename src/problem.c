@@ -107,6 +107,19 @@ mmt_problem mmt_problem_normalise(const mmt_problem *p)
     return r;
 }
 
+int mmt_problem_same_normal_form(const mmt_problem *a, const mmt_problem *b)
+{
+    const mmt_problem x = mmt_problem_normalise(a), y = mmt_problem_normalise(b);
+    return mmt_problem_equal(&x, &y);
+}
+
+int mmt_problem_among(const mmt_problem *p, const mmt_problem *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (mmt_problem_same_normal_form(p, &list[i])) return 1;
+    return 0;
+}
+
 void mmt_problem_format(const mmt_problem *p, char *buf, size_t size)
 {
     const char *mode = mmt_mode_name(p->mode), *out = mmt_dtype_name(p->out);

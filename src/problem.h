@@ -63,6 +63,12 @@ int mmt_problem_equal(const mmt_problem *a, const mmt_problem *b);
  * C^T = op(B)^T op(A)^T, so m/n and the operands (and their transposes) swap. */
 mmt_problem mmt_problem_normalise(const mmt_problem *p);
 
+/* Whether two problems are the same row-major problem (mmt_problem_normalise): a layout and
+ * its swapped transposes are one kernel run. */
+int mmt_problem_same_normal_form(const mmt_problem *a, const mmt_problem *b);
+/* Whether p is the same row-major problem as one of list[0..n). */
+int mmt_problem_among(const mmt_problem *p, const mmt_problem *list, size_t n);
+
 /* One line a person can read: "f32 row NN 4096x4096x4096", "bf16->f32 row NT 64x64x64". */
 void mmt_problem_format(const mmt_problem *p, char *buf, size_t size);
 

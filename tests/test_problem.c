@@ -70,9 +70,28 @@ static void test_refused(void)
     CHECK(mmt_problem_parse(NULL, NULL) != NULL);
 }
 
+/* A column-major problem and the row-major one it runs as are the same run; another
+ * transpose or size is not. */
+static void test_normal_form(void)
+{
+    const mmt_problem col = {.dtype = MMT_F32, .out = MMT_F32, .layout = MMT_COL_MAJOR, .trans_a = 1, .m = 30, .n = 20,
+                             .k = 10};
+    const mmt_problem row = {.dtype = MMT_F32, .out = MMT_F32, .layout = MMT_ROW_MAJOR, .trans_b = 1, .m = 20, .n = 30,
+                             .k = 10};
+    mmt_problem other = row;
+    other.trans_a = 1;
+    CHECK(mmt_problem_same_normal_form(&col, &row));
+    CHECK(!mmt_problem_same_normal_form(&col, &other));
+    const mmt_problem list[] = {other, row};
+    CHECK(mmt_problem_among(&col, list, 2));
+    CHECK(!mmt_problem_among(&col, list, 1));
+    CHECK(!mmt_problem_among(&col, list, 0));
+}
+
 int main(void)
 {
     test_round_trip();
     test_refused();
+    test_normal_form();
     return check_result();
 }

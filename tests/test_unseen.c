@@ -174,16 +174,6 @@ static void test_recorded(void)
     mmt_store_close(d.st);
 }
 
-static int among(const mmt_problem *p, const mmt_problem *list, size_t n)
-{
-    const mmt_problem np = mmt_problem_normalise(p);
-    for (size_t i = 0; i < n; i++) {
-        const mmt_problem q = mmt_problem_normalise(&list[i]);
-        if (mmt_problem_equal(&np, &q)) return 1;
-    }
-    return 0;
-}
-
 static void test_draw(void)
 {
     db d;
@@ -210,8 +200,8 @@ static void test_draw(void)
         CHECK(p[i].layout == MMT_ROW_MAJOR && p[i].trans_a == 0);
         nt += p[i].trans_b;
         CHECK(p[i].m >= 32 && p[i].m <= 128 && p[i].n >= 40 && p[i].n <= 64 && p[i].k >= 32 && p[i].k <= 48);
-        CHECK(!among(&p[i], tuned, 5));
-        CHECK(!among(&p[i], p, i));
+        CHECK(!mmt_problem_among(&p[i], tuned, 5));
+        CHECK(!mmt_problem_among(&p[i], p, i));
     }
     CHECK(nt > 0 && nt < 40); /* both kinds tuned are drawn */
     CHECK_OK(mmt_unseen_draw(d.st, &d.dev, 40, 5, &again, &n_again, NULL, 0, &err), &err);

@@ -557,17 +557,6 @@ static int same_kind(const mmt_problem *a, const mmt_problem *b)
            a->trans_b == b->trans_b;
 }
 
-/* Whether p's row-major form is one of list[0..n)'s. */
-static int among(const mmt_problem *p, const mmt_problem *list, size_t n)
-{
-    const mmt_problem np = mmt_problem_normalise(p);
-    for (size_t i = 0; i < n; i++) {
-        const mmt_problem q = mmt_problem_normalise(&list[i]);
-        if (mmt_problem_equal(&np, &q)) return 1;
-    }
-    return 0;
-}
-
 mmt_status mmt_unseen_draw(mmt_store *st, const mmt_device_info *dev, size_t per_mode, uint64_t seed,
                            mmt_problem **out, size_t *n, char *note, size_t note_size, mmt_err *err)
 {
@@ -621,7 +610,7 @@ mmt_status mmt_unseen_draw(mmt_store *st, const mmt_device_info *dev, size_t per
             p.m = log_uniform(&state, lo[0], hi[0]);
             p.n = log_uniform(&state, lo[1], hi[1]);
             p.k = log_uniform(&state, lo[2], hi[2]);
-            if (among(&p, tuned_list, n_tuned) || among(&p, *out, *n)) {
+            if (mmt_problem_among(&p, tuned_list, n_tuned) || mmt_problem_among(&p, *out, *n)) {
                 missed++;
                 continue;
             }

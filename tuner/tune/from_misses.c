@@ -9,15 +9,6 @@
 #include "family.h"
 #include "store.h"
 
-/* Lookups compare row-major forms: a best of the column-major problem equal to a recorded
- * row-major one serves it exactly, so the miss is tuned. */
-static int same_normal_form(const mmt_problem *a, const mmt_problem *b)
-{
-    mmt_problem x = mmt_problem_normalise(a), y = mmt_problem_normalise(b);
-    return x.m == y.m && x.n == y.n && x.k == y.k && x.dtype == y.dtype && x.out == y.out && x.mode == y.mode &&
-           x.trans_a == y.trans_a && x.trans_b == y.trans_b;
-}
-
 /* The bests of one mode's families, read once. */
 typedef struct mode_bests {
     int read, served;
@@ -78,8 +69,10 @@ mmt_status mmt_from_misses_pick(const char *db_path, const mmt_backend *be, cons
             for (int f = 0; s == MMT_OK && f < fams.n; f++) s = add_bests(st, dev, fams.f[f], p->mode, mb, err);
             if (!space) mmt_family_list_free(&fams);
         }
+        /* lookups compare row-major forms: a best of the column-major problem equal to a
+         * recorded row-major one serves it exactly, so the miss is tuned */
         int tuned = !mb->served;
-        for (size_t b = 0; !tuned && b < mb->n; b++) tuned = same_normal_form(&mb->bests[b].problem, p);
+        for (size_t b = 0; !tuned && b < mb->n; b++) tuned = mmt_problem_same_normal_form(&mb->bests[b].problem, p);
         if (tuned) {
             (*left_out)++;
             continue;
