@@ -48,7 +48,7 @@ static double round_us(const caller *cl, const shape *s, int how, int reps)
     const int direct = how != LIBMMTUNED;
     const mmt_cuda_async *async = how == VENDOR_QUERIED ? mmt_cuda_async_api() : NULL;
     mmt_vendor_call vendor = cl->vendor;
-    vendor.planned = how == VENDOR_PLANNED;
+    vendor.route = how == VENDOR_PLANNED ? MMT_VENDOR_PLAN : MMT_VENDOR_CALL;
     mmt_err err;
     const mmt_dtype dtype = mmt_mode_dtype(s->mode);
     const mmt_gemm_desc desc = {.ab_type = dtype, .c_type = dtype, .layout = MMT_ROW_MAJOR,
@@ -139,7 +139,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < n_shapes; i++) {
         const shape *s = &shapes[i];
         /* f32x3's yardstick is SGEMM, as the tuner's */
-        cl.vendor = (mmt_vendor_call){v, s->mode == MMT_MODE_F32X3 ? MMT_MODE_F32 : s->mode, mmt_mode_dtype(s->mode), 0};
+        cl.vendor = (mmt_vendor_call){v, s->mode == MMT_MODE_F32X3 ? MMT_MODE_F32 : s->mode, mmt_mode_dtype(s->mode),
+                                      MMT_VENDOR_CALL};
         double us[4][ROUNDS];
         const int ways = cl.gpu ? 4 : 2;
         for (int w = 0; w < ways; w++) round_us(&cl, s, w, reps / 10 + 1); /* warm */

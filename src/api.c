@@ -62,7 +62,8 @@ typedef struct call_key {
  * lock. */
 typedef struct entry {
     call_key key;
-    mmt_module *mod; /* NULL: the vendor library runs it */
+    mmt_module *mod; /* NULL: the vendor library runs it, by route */
+    mmt_vendor_route route;
     mmt_geometry geometry;
     mmt_strassen_plan plan; /* levels 0: the kernel alone (the classic algorithm) */
     mmt_choice choice;
@@ -431,9 +432,10 @@ static mmt_status launch(mmt_ctx *ctx, mmt_module *mod, const mmt_geometry *g, c
 /* Runs the row-major problem p through the vendor library on the context's stream, by its
  * kept plan where it has one (vendor.h). alpha == 0 runs it with K = 0, C = beta C: BLAS's
  * rule that A and B are not read then, which cuBLAS's GemmEx does not keep. */
-static mmt_status vendor_launch(mmt_ctx *ctx, const mmt_problem *p, mmt_gemm_params *gp, mmt_err *err)
+static mmt_status vendor_launch(mmt_ctx *ctx, const mmt_problem *p, mmt_vendor_route route, mmt_gemm_params *gp,
+                                mmt_err *err)
 {
-    mmt_vendor_call call = {ctx->vendor, p->mode, p->out, 1};
+    mmt_vendor_call call = {ctx->vendor, p->mode, p->out, route};
     if (gp->alpha == 0) gp->k = 0;
     return mmt_vendor_gemm(&call, gp, atomic_load(&ctx->stream), err);
 }
@@ -634,6 +636,7 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
 /* A configuration chosen for a call, before anything is built. */
 typedef struct pick {
     int by_vendor;     /* the vendor library, not a template (sf, cfg unused) */
+    mmt_vendor_route route; /* by_vendor: how it is called */
     served_family *sf; /* the family chosen */
     mmt_problem problem; /* row-major; its mode is the one that runs */
     mmt_config cfg;
@@ -784,18 +787,21 @@ static void vendor_or_template(const served *sv, const call_key *k, pick *pk)
                                             sv->n_paired, &k->problem, 0, NULL);
     if (by == MMT_CHOICE_NONE) return;
     pk->by_vendor = 1, pk->how = by;
+    /* the route the tuner measured for this very problem; elsewhere the lean one */
+    pk->route = by == MMT_CHOICE_EXACT ? mmt_vendor_route_of(vb->params) : MMT_VENDOR_PLAN;
     if (by == MMT_CHOICE_EXACT) pk->gflops = vb->gflops;
 }
 
 /* Entry e runs the vendor library: what mmt_last_choice says of it. Under lock, or before
  * e is shared. */
-static void vendor_entry(const mmt_ctx *ctx, entry *e, mmt_choice how)
+static void vendor_entry(const mmt_ctx *ctx, entry *e, mmt_choice how, mmt_vendor_route route)
 {
     e->mod = NULL;
     e->choice = how;
+    e->route = route;
     memset(&e->plan, 0, sizeof e->plan);
     snprintf(e->params, sizeof e->params, "LIBRARY=%s,ROUTINE=%s", mmt_vendor_name(ctx->vendor),
-             mmt_vendor_routine(ctx->be, e->key.problem.mode));
+             route == MMT_VENDOR_PLAN_WORKSPACE ? MMT_VENDOR_LT_ROUTINE : mmt_vendor_routine(ctx->be, e->key.problem.mode));
 }
 
 static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen);
@@ -863,7 +869,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
     e->key = *k;
     int background = 0;
     if (pk.by_vendor) {
-        vendor_entry(ctx, e, pk.how);
+        vendor_entry(ctx, e, pk.how, pk.route);
     } else {
         const mmt_space *s = pk.sf->family->space;
         env = env_of(ctx, &pk.problem, k);
@@ -874,7 +880,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
         /* a kernel no cache holds: the vendor runs the calls while the builder compiles it */
         if (st == MMT_OK) st = load_module(ctx, pk.sf->family, defines, !vendor_may, &e->mod, err);
         if (st == MMT_NOT_FOUND && (background = vendor_for(ctx, k->problem.mode) != NULL)) {
-            vendor_entry(ctx, e, MMT_CHOICE_VENDOR);
+            vendor_entry(ctx, e, MMT_CHOICE_VENDOR, MMT_VENDOR_PLAN);
             st = MMT_OK;
         } else if (st == MMT_NOT_FOUND) { /* the vendor does not open after all */
             st = load_module(ctx, pk.sf->family, defines, 1, &e->mod, err);
@@ -993,7 +999,7 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     if (pk.by_vendor) {
         const int open = vendor_for(ctx, e->key.problem.mode) != NULL; /* outside every lock */
         pthread_mutex_lock(&ctx->lock);
-        if (open) vendor_entry(ctx, e, pk.how);
+        if (open) vendor_entry(ctx, e, pk.how, pk.route);
         else e->stay = 1;
         pthread_mutex_unlock(&ctx->lock);
         return;
@@ -1397,6 +1403,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
     /* what the launch reads, copied: a sync may switch the entry meanwhile */
     mmt_module *mod = e->mod;
     mmt_geometry geometry = e->geometry;
+    const mmt_vendor_route route = e->route;
     mmt_strassen_plan plan;
     const int levels = e->plan.levels;
     if (levels) plan = e->plan;
@@ -1408,7 +1415,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
         sync = mmt_misses_due(ctx->misses);
     }
     mmt_status st = mod ? launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err)
-                        : vendor_launch(ctx, &key.problem, &gp, err);
+                        : vendor_launch(ctx, &key.problem, route, &gp, err);
     /* after the launch, so the call's own result is not delayed: the first call of an
      * untuned problem hands it to a background mmtune, and a due call syncs */
     if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)

@@ -139,12 +139,19 @@ void mmt_cuda_context_leave(int pushed);
  * context (made current for the call, the caller's restored). is_host: memory CUDA does not
  * know, or pinned host memory, is host memory (one cuPointerGetAttribute). mem_free: the
  * device's free bytes. wait_host blocks until the event has happened, wait_stream makes the
- * stream's later work wait for it. Copies are H2D or D2H. */
+ * stream's later work wait for it. Copies are H2D or D2H. pool_new makes a memory pool of
+ * the caller's own that keeps up to `keep` bytes between uses; pool_alloc and pool_release
+ * take and give back its memory in stream order (the release waits for the stream's work
+ * before it, so the next user cannot overlap it). */
 typedef struct mmt_cuda_async {
     int (*is_host)(const void *ptr);
     mmt_status (*mem_free)(int ordinal, int64_t *free_bytes, mmt_err *err);
     mmt_status (*dev_alloc)(int ordinal, size_t size, void **ptr, mmt_err *err);
     void (*dev_free)(int ordinal, void *ptr);
+    mmt_status (*pool_new)(int ordinal, size_t keep, void **pool, mmt_err *err);
+    void (*pool_free)(int ordinal, void *pool);
+    mmt_status (*pool_alloc)(int ordinal, void *pool, size_t size, void *stream, void **ptr, mmt_err *err);
+    void (*pool_release)(int ordinal, void *ptr, void *stream);
     mmt_status (*host_alloc)(int ordinal, size_t size, void **ptr, mmt_err *err);
     void (*host_free)(int ordinal, void *ptr);
     mmt_status (*stream_new)(int ordinal, void **stream, mmt_err *err);

@@ -94,6 +94,11 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
     X(MemGetInfo, cuMemGetInfo)                       \
     X(MemHostAlloc, cuMemHostAlloc)                   \
     X(MemFreeHost, cuMemFreeHost)                     \
+    X(MemPoolCreate, cuMemPoolCreate)                 \
+    X(MemPoolDestroy, cuMemPoolDestroy)               \
+    X(MemPoolSetAttribute, cuMemPoolSetAttribute)     \
+    X(MemAllocFromPoolAsync, cuMemAllocFromPoolAsync) \
+    X(MemFreeAsync, cuMemFreeAsync)                   \
     X(StreamCreate, cuStreamCreate)                   \
     X(StreamDestroy, cuStreamDestroy)                 \
     X(StreamWaitEvent, cuStreamWaitEvent)             \
@@ -934,6 +939,54 @@ static void async_release(int ordinal, int what, void *x)
     leave(&sc);
 }
 static void async_dev_free(int ordinal, void *ptr) { async_release(ordinal, 0, ptr); }
+
+/* A pool of device memory of libmmtuned's own (the application's pools keep their
+ * settings), which keeps up to `keep` bytes between uses instead of giving them back at
+ * each synchronisation. */
+static mmt_status async_pool_new(int ordinal, size_t keep, void **pool, mmt_err *err)
+{
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = ordinal;
+    CUmemoryPool mp = NULL;
+    cuuint64_t threshold = keep;
+    *pool = NULL;
+    ON_DEVICE(ordinal, cu.MemPoolCreate(&mp, &props), MMT_LAUNCH, "cuMemPoolCreate");
+    if (cu.MemPoolSetAttribute(mp, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) != CUDA_SUCCESS) {
+        cu.MemPoolDestroy(mp);
+        return mmt_err_set(err, MMT_LAUNCH, "cuMemPoolSetAttribute failed");
+    }
+    *pool = mp;
+    return MMT_OK;
+}
+
+static void async_pool_free(int ordinal, void *pool)
+{
+    scope sc;
+    if (!pool || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    cu.MemPoolDestroy((CUmemoryPool)pool);
+    leave(&sc);
+}
+
+static mmt_status async_pool_alloc(int ordinal, void *pool, size_t size, void *stream, void **ptr, mmt_err *err)
+{
+    CUdeviceptr d = 0;
+    *ptr = NULL;
+    ON_DEVICE(ordinal, cu.MemAllocFromPoolAsync(&d, size ? size : 1, (CUmemoryPool)pool, (CUstream)stream),
+              MMT_OUT_OF_MEMORY, "cuMemAllocFromPoolAsync");
+    *ptr = (void *)(uintptr_t)d;
+    return MMT_OK;
+}
+
+static void async_pool_release(int ordinal, void *ptr, void *stream)
+{
+    scope sc;
+    if (!ptr || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    cu.MemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
+    leave(&sc);
+}
 static void async_host_free(int ordinal, void *ptr) { async_release(ordinal, 1, ptr); }
 static void async_stream_free(int ordinal, void *stream) { async_release(ordinal, 2, stream); }
 static void async_event_free(int ordinal, void *event) { async_release(ordinal, 3, event); }
@@ -1001,6 +1054,10 @@ static const mmt_cuda_async async_api = {
     .mem_free = async_mem_free,
     .dev_alloc = async_dev_alloc,
     .dev_free = async_dev_free,
+    .pool_new = async_pool_new,
+    .pool_free = async_pool_free,
+    .pool_alloc = async_pool_alloc,
+    .pool_release = async_pool_release,
     .host_alloc = async_host_alloc,
     .host_free = async_host_free,
     .stream_new = async_stream_new,

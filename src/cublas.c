@@ -78,7 +78,7 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
         return st;
     }
     int rc = cb->create(&cb->h);
-    if (mmt_cublaslt_open(&cb->lt, NULL) != MMT_OK) cb->lt = NULL; /* cuBLAS serves every call */
+    if (mmt_cublaslt_open(ordinal, &cb->lt, NULL) != MMT_OK) cb->lt = NULL; /* cuBLAS serves every call */
     mmt_cuda_context_leave(pushed);
     if (rc != CUBLAS_OK) {
         cb->h = NULL;
@@ -153,6 +153,7 @@ static mmt_status gemm_in(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mm
     return MMT_OK;
 }
 
+/* planned: 0 cuBLAS's own call, 1 a plan that needs no workspace, 2 one that may need some */
 static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
                        int planned, mmt_err *err)
 {
@@ -166,7 +167,7 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
     int pushed;
     FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
     pthread_mutex_lock(&cb->lock);
-    mmt_status st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, stream) : MMT_UNSUPPORTED;
+    mmt_status st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, planned == 2, stream) : MMT_UNSUPPORTED;
     if (st == MMT_UNSUPPORTED) st = gemm_in(cb, mode, out, p, stream, err);
     pthread_mutex_unlock(&cb->lock);
     mmt_cuda_context_leave(pushed);
@@ -180,7 +181,18 @@ mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const m
 }
 
 mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
-                                   void *stream, mmt_err *err)
+                                   int workspace, void *stream, mmt_err *err)
 {
-    return gemm(cb, mode, out, p, stream, 1, err);
+    return gemm(cb, mode, out, p, stream, workspace ? 2 : 1, err);
+}
+
+int mmt_cublas_plan_needs_workspace(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p)
+{
+    int pushed, needs = 0;
+    if (!cb->lt || mmt_cuda_context_enter(cb->ordinal, &pushed, NULL) != MMT_OK) return 0;
+    pthread_mutex_lock(&cb->lock);
+    needs = mmt_cublaslt_needs_workspace(cb->lt, mode, out, p);
+    pthread_mutex_unlock(&cb->lock);
+    mmt_cuda_context_leave(pushed);
+    return needs;
 }

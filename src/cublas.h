@@ -33,9 +33,14 @@ mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const m
                            mmt_err *err);
 
 /* The same GEMM, through the problem's cuBLASLt plan where it has one (cublaslt.h): the
- * algorithm cuBLASLt's heuristic ranks first, less of the host's time a call. libmmtuned's path;
- * mmt_cublas_gemm stays the baseline, cuBLAS as an application calls it. */
+ * algorithm cuBLASLt's heuristic ranks first, less of the host's time a call; workspace:
+ * the plan may need workspace. libmmtuned's path; mmt_cublas_gemm stays the baseline,
+ * cuBLAS as an application calls it. */
 mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
-                                   void *stream, mmt_err *err);
+                                   int workspace, void *stream, mmt_err *err);
+
+/* Whether mmt_cublas_gemm_planned with workspace runs p otherwise than without: a plan that
+ * needs workspace (cublaslt.h). */
+int mmt_cublas_plan_needs_workspace(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);
 
 #endif

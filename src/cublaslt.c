@@ -25,11 +25,15 @@ enum { COMPUTE_32F = 68, COMPUTE_64F = 70, COMPUTE_32F_FAST_TF32 = 77 };
 enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1, PREF_ALIGN_A = 5 }; /* B, C, D: 6, 7, 8 */
 
 /* The workspace cuBLAS's own calls may use on Hopper (32 MiB): a plan is made as cuBLAS
- * would choose, and kept only where its algorithm needs none of it. Plans that took their
- * workspace from a stream-ordered pool were measured: where the heuristic's first
- * algorithm splits K, it lost to cuBLAS's own choice as often as it won (H200: tf32
- * 512x512x4096 0.94x, f16 164x856x4013 0.96x; f16 96x640x1024 1.16x). */
+ * would choose. Where the caller allows it (a problem the tuner measured so), a plan may
+ * need workspace (tensor-core modes only), taken from a pool of libmmtuned's own in the
+ * call's stream order, so calls on other streams never share it; the pool keeps up to
+ * KEEP_WORKSPACE bytes between calls. Elsewhere a plan is kept only where its algorithm
+ * needs none: where the heuristic's first algorithm splits K it lost to cuBLAS's own
+ * choice as often as it won (H200: tf32 512x512x4096 0.94x, f16 164x856x4013 0.96x; f16
+ * 96x640x1024 1.16x), so only a measurement may choose it. */
 static const uint64_t HEURISTIC_WORKSPACE = 32u << 20;
+static const size_t KEEP_WORKSPACE = 64u << 20;
 /* Larger problems take long enough that the host's time does not show: cuBLAS runs them.
  * The bound is m*n*k of some 10-25 us of an H200 at each mode's rate: 1024^3 on CUDA
  * cores, more on tensor cores, where a call of cuBLAS's own spends about as long on the
@@ -45,13 +49,15 @@ enum { SLOTS = 256, PROBE = 4 };
 typedef struct plan_key {
     int32_t mode, out, trans_a, trans_b;
     int64_t m, n, k, lda, ldb, ldc;
-    int32_t align_a, align_b, align_c, pad; /* no padding the compiler adds: keys compare as bytes */
+    int32_t align_a, align_b, align_c;
+    int32_t workspace; /* the plan may need workspace; no padding the compiler adds: keys compare as bytes */
 } plan_key;
 
 typedef struct plan {
     plan_key key;
     int used;   /* the slot holds a plan */
-    int usable; /* 0: cuBLASLt has none without workspace, or refused it: cuBLAS runs the problem */
+    int usable; /* 0: cuBLASLt has none (that the key allows), or refused it: cuBLAS runs the problem */
+    size_t workspace;
     lt_desc desc;
     lt_layout la, lb, lc;
     lt_algo algo;
@@ -60,6 +66,9 @@ typedef struct plan {
 struct mmt_cublaslt {
     void *lib;
     lt_handle h;
+    int ordinal;
+    const mmt_cuda_async *cuda;
+    void *pool; /* the workspaces' (NULL until a plan needs one) */
     int (*create)(lt_handle *);
     int (*destroy)(lt_handle);
     int (*desc_create)(lt_desc *, int, int);
@@ -77,7 +86,7 @@ struct mmt_cublaslt {
     plan slots[SLOTS];
 };
 
-mmt_status mmt_cublaslt_open(mmt_cublaslt **out, mmt_err *err)
+mmt_status mmt_cublaslt_open(int ordinal, mmt_cublaslt **out, mmt_err *err)
 {
     *out = NULL;
     static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
@@ -85,6 +94,8 @@ mmt_status mmt_cublaslt_open(mmt_cublaslt **out, mmt_err *err)
                                         "/usr/local/cuda/lib64/libcublasLt.so.12", NULL};
     mmt_cublaslt *lt = calloc(1, sizeof *lt);
     RETURN_ERROR_IF(!lt, err, MMT_OUT_OF_MEMORY, "out of memory");
+    lt->ordinal = ordinal;
+    lt->cuda = mmt_cuda_async_api();
     for (int i = 0; names[i] && !lt->lib; i++) lt->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!lt->lib) {
         mmt_cublaslt_close(lt);
@@ -136,6 +147,7 @@ void mmt_cublaslt_close(mmt_cublaslt *lt)
 {
     if (!lt) return;
     for (int i = 0; i < SLOTS; i++) plan_free(lt, &lt->slots[i]);
+    if (lt->pool) lt->cuda->pool_free(lt->ordinal, lt->pool);
     if (lt->h) lt->destroy(lt->h);
     if (lt->lib) dlclose(lt->lib);
     free(lt);
@@ -165,8 +177,8 @@ static int data_type(mmt_dtype t)
 }
 
 /* Fills pl for its key: descriptors as cublas.c's call (row-major C = op(A) op(B) as
- * column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm where it needs
- * no workspace. pl->usable says whether one was found. */
+ * column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm, with the
+ * workspace it needs where the key allows some. pl->usable says whether one was found. */
 static void plan_make(mmt_cublaslt *lt, plan *pl)
 {
     const plan_key *k = &pl->key;
@@ -174,6 +186,10 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
     const int in = data_type(mmt_mode_dtype(mode)), ct = data_type((mmt_dtype)k->out);
     const int compute = mode == MMT_MODE_F64 ? COMPUTE_64F : mode == MMT_MODE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
     const int32_t opa = k->trans_b, opb = k->trans_a; /* cuBLASLt's A is our B, its B our A */
+    /* A plan with workspace only on tensor cores: for f32 and f64 the kernel cuBLAS's own
+     * Sgemm and Dgemm choose ran faster on the GPU than cuBLASLt's split-K one (H200, f32
+     * 256x256x8192: 0.97x), and what a plan saves on the host does not make that up. */
+    const int tensor_cores = mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_TF32;
     lt_pref pref = NULL;
     lt_heuristic best;
     int found = 0;
@@ -189,12 +205,14 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
         int set = 1;
         for (int i = 0; i < 4; i++) set &= lt->pref_set(pref, PREF_ALIGN_A + i, &align[i], sizeof align[i]) == 0;
         found = set && lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &best, &found) == 0 &&
-                found == 1 && best.state == 0 && best.workspace_size == 0;
+                found == 1 && best.state == 0 &&
+                (best.workspace_size == 0 ||
+                 (k->workspace && tensor_cores && lt->cuda && best.workspace_size <= HEURISTIC_WORKSPACE));
     }
     if (pref) lt->pref_destroy(pref);
     pl->used = 1;
     pl->usable = found;
-    if (found) pl->algo = best.algo;
+    if (found) pl->algo = best.algo, pl->workspace = best.workspace_size;
 }
 
 /* The problem's plan: kept, or made now in its slot (a full probe run gives its first slot
@@ -218,20 +236,42 @@ static plan *plan_for(mmt_cublaslt *lt, const plan_key *k)
     return pl;
 }
 
-mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream)
+/* The plan of a small problem, kept or made now; NULL where the problem is not small (or
+ * has no K). */
+static plan *plan_of(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int workspace)
 {
-    /* the fallbacks say nothing: cuBLAS takes the call at once, and most large calls pass here */
-    if (p->k == 0 || (double)p->m * (double)p->n * (double)p->k > small_mnk(mode)) return MMT_UNSUPPORTED;
+    if (p->k == 0 || (double)p->m * (double)p->n * (double)p->k > small_mnk(mode)) return NULL;
     const plan_key key = {.mode = (int32_t)mode, .out = (int32_t)out, .trans_a = !!p->trans_a, .trans_b = !!p->trans_b,
                      .m = p->m, .n = p->n, .k = p->k, .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc,
-                     .align_a = alignment(p->a), .align_b = alignment(p->b), .align_c = alignment(p->c)};
-    plan *pl = plan_for(lt, &key);
-    if (!pl->usable) return MMT_UNSUPPORTED;
+                     .align_a = alignment(p->a), .align_b = alignment(p->b), .align_c = alignment(p->c),
+                     .workspace = !!workspace};
+    return plan_for(lt, &key);
+}
+
+int mmt_cublaslt_needs_workspace(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p)
+{
+    const plan *pl = plan_of(lt, mode, out, p, 1);
+    return pl && pl->usable && pl->workspace > 0;
+}
+
+mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int workspace,
+                             void *stream)
+{
+    /* the fallbacks say nothing: cuBLAS takes the call at once, and most large calls pass here */
+    plan *pl = plan_of(lt, mode, out, p, workspace);
+    if (!pl || !pl->usable) return MMT_UNSUPPORTED;
+    void *ws = NULL;
+    if (pl->workspace && ((!lt->pool && lt->cuda->pool_new(lt->ordinal, KEEP_WORKSPACE, &lt->pool, NULL) != MMT_OK) ||
+                          lt->cuda->pool_alloc(lt->ordinal, lt->pool, pl->workspace, stream, &ws, NULL) != MMT_OK)) {
+        pl->usable = 0; /* no workspace to be had: cuBLAS, which has its own, from now on */
+        return MMT_UNSUPPORTED;
+    }
     const double alpha64 = p->alpha, beta64 = p->beta;
     const float alpha32 = (float)p->alpha, beta32 = (float)p->beta;
     const int f64 = mode == MMT_MODE_F64;
     int rc = lt->matmul(lt->h, pl->desc, f64 ? (const void *)&alpha64 : &alpha32, p->b, pl->la, p->a, pl->lb,
-                        f64 ? (const void *)&beta64 : &beta32, p->c, pl->lc, p->c, pl->lc, &pl->algo, NULL, 0, stream);
+                        f64 ? (const void *)&beta64 : &beta32, p->c, pl->lc, p->c, pl->lc, &pl->algo, ws, pl->workspace, stream);
+    if (ws) lt->cuda->pool_release(lt->ordinal, ws, stream);
     if (rc != 0) { /* refused before launching: cuBLAS runs the problem from now on */
         pl->usable = 0;
         return MMT_UNSUPPORTED;

@@ -2,8 +2,9 @@
  * devices. cublasGemmEx and cublasSgemm choose their kernel on every call; a plan made once
  * per problem (descriptors, and the algorithm cuBLASLt's heuristic ranks first) and kept
  * skips that choice: 0.5-2 us less host time a call on an H200 (BENCHMARKS.md), which is
- * what a call under 20 us or so costs an application. Only where the plan needs no
- * workspace, so nothing is shared between streams; elsewhere the caller runs cuBLAS. */
+ * what a call under 20 us or so costs an application. A plan needs no workspace unless the
+ * caller allows one, which is then taken in the call's stream order from a pool of its own,
+ * so calls on different streams never share it; elsewhere the caller runs cuBLAS. */
 #ifndef MMT_CUBLASLT_H
 #define MMT_CUBLASLT_H
 
@@ -12,15 +13,22 @@
 
 typedef struct mmt_cublaslt mmt_cublaslt;
 
-/* Opens libcublasLt and creates a handle. On failure *out is NULL and err says why. */
-mmt_status mmt_cublaslt_open(mmt_cublaslt **out, mmt_err *err);
+/* Opens libcublasLt and creates a handle for GPU `ordinal` (its workspaces' pool is made
+ * there). On failure *out is NULL and err says why. */
+mmt_status mmt_cublaslt_open(int ordinal, mmt_cublaslt **out, mmt_err *err);
 void mmt_cublaslt_close(mmt_cublaslt *lt);
 
 /* The row-major GEMM of p as cublas.h describes it for mode and out, through the problem's
- * cached plan, on stream with the device's context current; asynchronous. MMT_OK when it
- * ran; MMT_UNSUPPORTED, nothing launched, where cuBLASLt has no plan for it without
- * workspace or the problem is not small (the caller runs cuBLAS; no message is formatted).
+ * cached plan, on stream with the device's context current; asynchronous. workspace: the
+ * plan may be one that needs workspace (tensor-core modes). MMT_OK when it ran;
+ * MMT_UNSUPPORTED, nothing launched, where cuBLASLt has no such plan for it, no workspace
+ * can be had, or the problem is not small (the caller runs cuBLAS; no message is formatted).
  * Not thread-safe: the caller runs one call at a time. */
-mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream);
+mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int workspace,
+                             void *stream);
+
+/* Whether p's plan with workspace allowed is one that needs some: only then is it another
+ * call than the plan without (the tuner times both). Not thread-safe, as above. */
+int mmt_cublaslt_needs_workspace(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);
 
 #endif

@@ -195,6 +195,11 @@ const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
     return NULL;
 }
 
+mmt_vendor_route mmt_vendor_route_of(const char *params)
+{
+    return params && strstr(params, "ROUTINE=" MMT_VENDOR_LT_ROUTINE) ? MMT_VENDOR_PLAN_WORKSPACE : MMT_VENDOR_PLAN;
+}
+
 void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size)
 {
     const char *tag = "";
@@ -216,8 +221,10 @@ mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, m
     mmt_vendor_call *call = user;
     mmt_vendor *v = call->v;
     if (v->cublas)
-        return (call->planned ? mmt_cublas_gemm_planned : mmt_cublas_gemm)(v->cublas, call->mode, call->out, p, stream,
-                                                                            err);
+        return call->route == MMT_VENDOR_CALL
+                   ? mmt_cublas_gemm(v->cublas, call->mode, call->out, p, stream, err)
+                   : mmt_cublas_gemm_planned(v->cublas, call->mode, call->out, p,
+                                             call->route == MMT_VENDOR_PLAN_WORKSPACE, stream, err);
     FORWARD_IF_ERROR(mmt_vendor_check(v, call->mode, err));
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff, err, MMT_UNSUPPORTED,
                     "the vendor library takes 32-bit sizes");
@@ -229,4 +236,9 @@ mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, m
         v->sgemm(CBLAS_ROW_MAJOR, ta, tb, (int)p->m, (int)p->n, (int)p->k, (float)p->alpha, p->a, (int)p->lda, p->b,
                  (int)p->ldb, (float)p->beta, p->c, (int)p->ldc);
     return MMT_OK;
+}
+
+int mmt_vendor_routes_differ(const mmt_vendor_call *call, const mmt_gemm_params *p)
+{
+    return call->v->cublas && mmt_cublas_plan_needs_workspace(call->v->cublas, call->mode, call->out, p);
 }

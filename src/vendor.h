@@ -73,15 +73,32 @@ void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size
  * has no bf16 GEMM"): nothing to measure, which is not a failed launch. */
 mmt_status mmt_vendor_check(const mmt_vendor *v, mmt_mode mode, mmt_err *err);
 
-/* A GEMM call for bench.h: user is a mmt_vendor_call (the problem's mode and C's type).
- * planned: libmmtuned's serving path, through cuBLASLt plans kept per problem on a GPU
- * (cublas.h); 0, the baseline: the vendor's routine as an application calls it. */
+/* How a call reaches the vendor library. On the CPU every route is the routine itself. */
+typedef enum mmt_vendor_route {
+    MMT_VENDOR_CALL = 0, /* the baseline: the vendor's routine as an application calls it */
+    MMT_VENDOR_PLAN = 1, /* libmmtuned's serving path on a GPU: a cuBLASLt plan kept per small
+                            problem where it needs no workspace (cublaslt.h), else the routine */
+    MMT_VENDOR_PLAN_WORKSPACE = 2, /* the same, the plan allowed to need workspace: served only
+                                      where the tuner measured it the faster (ROUTINE=cublasLtMatmul) */
+} mmt_vendor_route;
+
+/* The vendor family's configuration of MMT_VENDOR_PLAN_WORKSPACE, and the route a vendor
+ * best's configuration text names. */
+#define MMT_VENDOR_LT_ROUTINE "cublasLtMatmul"
+mmt_vendor_route mmt_vendor_route_of(const char *params);
+
+/* A GEMM call for bench.h: user is a mmt_vendor_call (the problem's mode and C's type, and
+ * the route). */
 typedef struct mmt_vendor_call {
     mmt_vendor *v;
     mmt_mode mode;
     mmt_dtype out;
-    int planned;
+    mmt_vendor_route route;
 } mmt_vendor_call;
 mmt_status mmt_vendor_gemm(void *call, const mmt_gemm_params *p, void *stream, mmt_err *err);
+
+/* Whether MMT_VENDOR_PLAN_WORKSPACE runs p otherwise than MMT_VENDOR_PLAN for the call's
+ * library, mode and C type (a cuBLASLt plan that needs workspace): the tuner then times both. */
+int mmt_vendor_routes_differ(const mmt_vendor_call *call, const mmt_gemm_params *p);
 
 #endif

@@ -6,7 +6,8 @@
  * would read: libmmtuned runs it with K = 0), half the calls on operands one element past an
  * allocation's start (cuBLASLt's plans assume 256-byte alignment unless told), and one
  * larger problem a mode. Then a problem with a tuned template entry whose kernel is not
- * cached: its first call runs cuBLAS, and after mmt_wait_kernels the tuned kernel does.
+ * cached: its first call runs cuBLAS, and after mmt_wait_kernels the tuned kernel does. And
+ * vendor bests whose route is a cuBLASLt plan with workspace (ROUTINE=cublasLtMatmul).
  * Exits 77 (skipped) without a GPU or without cuBLAS. */
 #include "gpu_check.h"
 #include "mmtuned.h"
@@ -179,6 +180,94 @@ static void test_background_build(void)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* Vendor bests whose route is a cuBLASLt plan that may need workspace (ROUTINE=
+ * cublasLtMatmul, as the tuner records where that route was the faster): libmmtuned serves
+ * them by it, right for every case of alpha and beta, on aligned and shifted operands; for
+ * a deep K in f16 and tf32 that plan does take workspace (cuBLASLt splits K there), so the
+ * workspace's pool is what these calls exercise. */
+static void test_workspace_route(void)
+{
+    char dir[] = "/tmp/mmtune-test-gpu-serve-XXXXXX", path[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    static const struct {
+        int mode_index; /* into modes[] */
+        shape s;
+    } tuned[] = {{2, {512, 512, 4096}}, {3, {113, 670, 1023}}, {0, {24, 40, 3000}}};
+    const int n = (int)(sizeof tuned / sizeof tuned[0]);
+    mmt_err err;
+    mmt_store *st;
+    int64_t dev_id, tpl, cfg, sess;
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
+    CHECK_OK(mmt_store_template(st, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, &tpl, &err), &err);
+    CHECK_OK(mmt_store_config(st, tpl, "ROUTINE=" MMT_VENDOR_LT_ROUTINE, &cfg, &err), &err);
+    CHECK_OK(mmt_store_session_begin(st, dev_id, "test_gpu_serve", "exhaustive", "0", &sess, &err), &err);
+    for (int i = 0; i < n; i++) {
+        const mode_case *mc = &modes[tuned[i].mode_index];
+        mmt_problem p = {.dtype = mc->ab, .out = mc->c, .mode = mc->mode, .layout = MMT_ROW_MAJOR,
+                         .m = tuned[i].s.m, .n = tuned[i].s.n, .k = tuned[i].s.k};
+        int64_t prob, trial;
+        CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+        mmt_trial_rec t = {.session_id = sess, .device_id = dev_id, .problem_id = prob, .config_id = cfg,
+                           .status = MMT_TRIAL_OK, .time_ms_median = 0.01, .time_ms_min = 0.01,
+                           .time_ms_max = 0.01, .gflops = mmt_problem_flops(&p) / 1e4, .rel_error = 1e-4, .reps = 5};
+        CHECK_OK(mmt_store_trial_add(st, &t, &trial, &err), &err);
+        CHECK_OK(mmt_store_best_set(st, trial, &err), &err);
+    }
+    mmt_store_close(st);
+
+    /* the plan needs workspace where BENCHMARKS.md says cuBLASLt splits K */
+    mmt_vendor *v = NULL;
+    CHECK_OK(mmt_vendor_open(be, &dev, &v, &err), &err);
+    for (int i = 0; v && i < 2; i++) {
+        const mode_case *mc = &modes[tuned[i].mode_index];
+        const shape s = tuned[i].s;
+        const size_t es = (size_t)mmt_dtype_size(mc->ab), cs = (size_t)mmt_dtype_size(mc->c);
+        void *da = NULL, *db = NULL, *dc = NULL;
+        if (be->alloc(&dev, es * s.m * s.k, &da, &err) == MMT_OK && be->alloc(&dev, es * s.k * s.n, &db, &err) == MMT_OK &&
+            be->alloc(&dev, cs * s.m * s.n, &dc, &err) == MMT_OK) {
+            const mmt_vendor_call call = {v, mc->mode, mc->c, MMT_VENDOR_PLAN};
+            const mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = s.k, .ldb = s.n, .ldc = s.n,
+                                        .alpha = 1, .a = da, .b = db, .c = dc};
+            const int differ = mmt_vendor_routes_differ(&call, &gp);
+            printf("%s %lldx%lldx%lld: the plan with workspace %s\n", mmt_mode_name(mc->mode), (long long)s.m,
+                   (long long)s.n, (long long)s.k, differ ? "needs some" : "needs none");
+            CHECK(differ);
+        }
+        be->free(da), be->free(db), be->free(dc);
+    }
+    mmt_vendor_close(v);
+
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "0", path), MMT_OK);
+    for (int i = 0; ctx && i < n; i++) {
+        const mode_case *mc = &modes[tuned[i].mode_index];
+        int bad = 0;
+        for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+            for (int shifted = 0; shifted < 2; shifted++) {
+                mmt_choice how;
+                char config[512];
+                const double e = one_call(ctx, mc, 0, 0, 0, tuned[i].s, cases[ci], shifted, &how, config,
+                                          sizeof config);
+                if (!(e <= gc_bound_mode(mc->mode, mc->c, tuned[i].s.k)) || how != MMT_CHOICE_EXACT ||
+                    !strstr(config, "ROUTINE=" MMT_VENDOR_LT_ROUTINE)) {
+                    fprintf(stderr, "%s %lldx%lldx%lld case %zu shifted %d: error %g, choice %d (%s)\n",
+                            mmt_mode_name(mc->mode), (long long)tuned[i].s.m, (long long)tuned[i].s.n,
+                            (long long)tuned[i].s.k, ci, shifted, e, (int)how, config);
+                    bad++;
+                }
+            }
+        printf("%s %lldx%lldx%lld by the cuBLASLt plan with workspace: %d wrong\n", mmt_mode_name(mc->mode),
+               (long long)tuned[i].s.m, (long long)tuned[i].s.n, (long long)tuned[i].s.k, bad);
+        CHECK_EQ_INT(bad, 0);
+    }
+    mmt_close(ctx);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -194,5 +283,6 @@ int main(void)
     test_modes();
     unsetenv("MMTUNE_DB");
     test_background_build();
+    test_workspace_route();
     return check_result();
 }

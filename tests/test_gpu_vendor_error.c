@@ -98,7 +98,7 @@ static void compare(mmt_family *const *fams, int nfam, mmt_vendor *v, kind kd, i
     CHECK(ok);
     mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = ac, .ldb = bc, .ldc = s.n, .trans_a = ta,
                           .trans_b = tb, .alpha = 1.0, .beta = 0.0, .a = da, .b = db, .c = dc};
-    mmt_vendor_call vc = {v, kd.mode, ct, 0};
+    mmt_vendor_call vc = {v, kd.mode, ct, MMT_VENDOR_CALL};
     const double vendor = ok ? error_after(mmt_vendor_gemm, &vc, &gp, ct, c, ref) : INFINITY;
     printf("%-30s vendor %-28s error %.3g\n", name, mmt_vendor_routine(be, kd.mode), vendor);
     CHECK(vendor <= gc_bound_mode(kd.mode, ct, s.k));

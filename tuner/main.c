@@ -1067,7 +1067,7 @@ static int cmd_bench(const options *o)
             mmt_choice how = hows[i] = mmt_last_choice(ctx, &cfg);
             snprintf(params[i], sizeof params[i], "%s", cfg);
             snprintf(notes[i], sizeof notes[i], "%s", choice_name(how));
-            mmt_vendor_call vc = {vendor, p->mode, p->out, 0};
+            mmt_vendor_call vc = {vendor, p->mode, p->out, MMT_VENDOR_CALL};
             char label[160];
             mmt_vendor_label(vendor, p->mode, label, sizeof label);
             mmt_status vs = vendor ? mmt_vendor_check(vendor, p->mode, &err) : MMT_NOT_FOUND;

@@ -328,6 +328,8 @@ static mmt_gemm_params params_of_set(const mmt_bench *b, int set, double beta)
     return g;
 }
 
+mmt_gemm_params mmt_bench_params(const mmt_bench *b) { return params_of_set(b, 0, 0.0); }
+
 mmt_status mmt_bench_verify(mmt_bench *b, mmt_gemm_fn fn, void *user, int levels, double *rel_error, int *ok,
                             mmt_err *err)
 {

@@ -49,8 +49,8 @@ void mmt_bench_fill_nan(void *buf, size_t count, mmt_dtype dt);
 double mmt_bench_elem(const void *buf, mmt_dtype dt, size_t i);
 
 /* The most implementations one paired measurement takes: every family of a mode
- * (MMT_MAX_FAMILIES) and the vendor library. */
-#define MMT_BENCH_MAX_PAIRED 7
+ * (MMT_MAX_FAMILIES) and the vendor library by two routes (vendor.h). */
+#define MMT_BENCH_MAX_PAIRED 8
 
 /* Allocates and fills the inputs of p (any layout: it is normalised; any mode: a problem
  * that fails mmt_problem_check is MMT_INVALID_ARGUMENT) and computes the reference.
@@ -61,6 +61,9 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
 /* The cache size a bench of this device must defeat: its L2 and L3 together. */
 int64_t mmt_bench_cache_bytes(const mmt_device_info *dev);
 void mmt_bench_free(mmt_bench *b);
+
+/* The arguments of a call on input set 0 (beta 0), as the verification passes them. */
+mmt_gemm_params mmt_bench_params(const mmt_bench *b);
 
 /* Runs fn once on set 0 with C full of NaN (beta = 0) and measures the relative
  * Frobenius error against the reference; *ok is 1 if it is within the bound of

@@ -7,6 +7,7 @@
 #define MMT_WORKER_H
 
 #include "bench.h"
+#include "vendor.h"
 #include "space.h"
 #include "store.h"
 #include "strassen.h"
@@ -57,9 +58,11 @@ mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const mmt_worker_bina
  * the same rounds after the binaries (n + 1 <= MMT_BENCH_MAX_PAIRED), so that a ratio is
  * two figures of one measurement: *vendor is its result (status launch_error and "not
  * measured: why" where it is absent or has no routine for the mode, or no binary passed),
- * label its name as tables print it ("OpenBLAS 0.3.21"). */
+ * label its name as tables print it ("OpenBLAS 0.3.21"). The vendor is timed as libmmtuned
+ * serves it, by both routes where they differ (vendor.h): *route is the faster one's. */
 mmt_status mmt_worker_measure_versus(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
-                                     mmt_measure *vendor, char *label, size_t size, mmt_err *err);
+                                     mmt_measure *vendor, mmt_vendor_route *route, char *label, size_t size,
+                                     mmt_err *err);
 
 void mmt_worker_stop(mmt_worker *w);
 

@@ -10,7 +10,8 @@
 #include "store_serving.h"
 #include "vendor.h"
 
-_Static_assert(MMT_MAX_FAMILIES + 1 <= MMT_BENCH_MAX_PAIRED, "a paired measurement holds every family and the vendor");
+_Static_assert(MMT_MAX_FAMILIES + 2 <= MMT_BENCH_MAX_PAIRED,
+               "a paired measurement holds every family and the vendor's two routes");
 
 /* Records a result of template (name, source hash) and configuration params as a trial of
  * this session; an ok one becomes its family's best. *trial_id: the trial (0 if none was
@@ -68,7 +69,9 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
         return MMT_OK;
     }
     mmt_measure res[MMT_MAX_FAMILIES], vres;
-    mmt_status st = mmt_worker_measure_versus(t->worker, m, bins, res, &vres, out->label, sizeof out->label, err);
+    mmt_vendor_route route = MMT_VENDOR_PLAN;
+    mmt_status st =
+        mmt_worker_measure_versus(t->worker, m, bins, res, &vres, &route, out->label, sizeof out->label, err);
     for (int j = 0; j < m; j++) free((void *)bins[j].bin);
     FORWARD_IF_ERROR(st);
     if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {
@@ -114,7 +117,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     /* The vendor family: a best of its own where it was the faster in these rounds or the
      * more accurate, so libmmtuned serves it for this problem; where a later round finds it
      * so no more, that best goes and the templates' serves again. */
-    const char *routine = mmt_vendor_routine(t->be, np.mode);
+    const char *routine = route == MMT_VENDOR_PLAN_WORKSPACE ? MMT_VENDOR_LT_ROUTINE : mmt_vendor_routine(t->be, np.mode);
     int off = 0;
     FORWARD_IF_ERROR(mmt_vendor_policy(&off, err));
     if (off) return MMT_OK; /* a yardstick only: its family's bests stay as they are */
