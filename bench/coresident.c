@@ -15,7 +15,7 @@
 #include "mmtuned.h"
 #include "stats.h"
 
-enum { ROUNDS = 11 };
+enum { ROUNDS = 41 };
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
 typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
                                float *, int);

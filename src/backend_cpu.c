@@ -402,11 +402,14 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
 /* Idle threads spin: libgomp's for some 300,000 pauses after a parallel region (several ms
  * where a pause is slow), OpenBLAS's for 2^28 cycles after a call. Beside each other in one
  * process they take the cores the other library's next call needs (bench/coresident: either
- * up to 2x slower on 2 cores, 12x at 1024^3 on 16). Each runtime reads its setting once,
- * when it loads, so where the application has not chosen one and the runtime is not loaded
- * yet both are bounded to a fraction of a millisecond: GOMP_SPINCOUNT 10000,
- * OPENBLAS_THREAD_TIMEOUT 20 (2^20 cycles). In a constructor: before the application's
- * threads, which setenv would race. */
+ * up to 2x slower on 2 cores, 17x on 16). Each runtime reads its setting once, when it
+ * loads, so where the application has not chosen one and the runtime is not loaded yet both
+ * are bounded: GOMP_SPINCOUNT 10000 (a fraction of a millisecond) and
+ * OPENBLAS_THREAD_TIMEOUT 4 (2^4 cycles: its threads sleep at once). With OpenBLAS's 2^20
+ * cycles instead, libmmtuned's calls ran 2.1-2.2x their time alone on 16 cores; with 2^4
+ * both stayed within 1.13x, and OpenBLAS's own calls back to back did not slow
+ * (BENCHMARKS.md). In a constructor: before the application's threads, which setenv would
+ * race. */
 static int loaded(const char *lib)
 {
     void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
@@ -419,7 +422,7 @@ __attribute__((constructor)) static void bound_idle_spinning(void)
     if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !loaded("libgomp.so.1"))
         setenv("GOMP_SPINCOUNT", "10000", 0);
     if (!getenv("OPENBLAS_THREAD_TIMEOUT") && !loaded("libopenblas.so.0") && !loaded("libopenblas.so"))
-        setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
+        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
 }
 
 /* libgomp ends the process where it cannot create a thread ("Thread creation failed":

@@ -2,7 +2,7 @@
  * the application has not chosen and the runtime is not loaded yet (backend_cpu.c). Linked
  * as an application links libmmtuned.so, without OpenMP of its own; it runs itself with
  * environments of each kind and the child checks what it finds:
- *   neither set                        GOMP_SPINCOUNT=10000, OPENBLAS_THREAD_TIMEOUT=20
+ *   neither set                        GOMP_SPINCOUNT=10000, OPENBLAS_THREAD_TIMEOUT=4
  *   both set by the application        its values
  *   OMP_WAIT_POLICY set                GOMP_SPINCOUNT left unset
  *   libgomp loaded first (LD_PRELOAD)  GOMP_SPINCOUNT left unset: too late to matter */
@@ -60,9 +60,9 @@ int main(int argc, char **argv)
     /* under AddressSanitizer a preload must not come before its runtime, unless told */
     static const char *const preloaded[] = {"LD_PRELOAD=libgomp.so.1",
                                             "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1", NULL};
-    CHECK_EQ_INT(run(argv[0], none, "10000", "20"), 0);
+    CHECK_EQ_INT(run(argv[0], none, "10000", "4"), 0);
     CHECK_EQ_INT(run(argv[0], chosen, "7", "9"), 0);
-    CHECK_EQ_INT(run(argv[0], policy, "-", "20"), 0);
-    CHECK_EQ_INT(run(argv[0], preloaded, "-", "20"), 0);
+    CHECK_EQ_INT(run(argv[0], policy, "-", "4"), 0);
+    CHECK_EQ_INT(run(argv[0], preloaded, "-", "4"), 0);
     return check_result();
 }
