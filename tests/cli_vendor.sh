@@ -4,7 +4,8 @@
 # microseconds on 40x30x20) leaves the problem to the vendor. The vendor round records the
 # vendor family's best (template `vendor`, ROUTINE=cblas_sgemm), chosen in best_view, with
 # the template's best and its ratio beside it; the table and --json say the vendor serves;
-# libmmtuned then calls the vendor for the problem (mmtune bench: tuned, LIBRARY=...).
+# libmmtuned then calls the vendor for the problem (mmtune bench: tuned, LIBRARY=...). The
+# vendor round also times the fastest template beside the vendor, calls alternating.
 # MMTUNE_VENDOR=off keeps the vendor a yardstick: a tune records nothing of its family; a
 # misspelt value is bad input with nothing written.
 set -u
@@ -37,6 +38,9 @@ expect_err "the table says so" 'served by OpenBLAS[^:]*: it was faster than ever
 expect_eq "the vendor's trial is verified and says why it is the best" \
   "$(q "$tmp/v.db" "select t.rel_error < 1e-5, t.message like '%libmmtuned serves it%' from best b join trial t on t.id = b.trial_id
                     where b.template_name = 'vendor'")" "1|1"
+
+expect_eq "the template's vendor round timed it beside the vendor in one process, calls alternating" \
+  "$(q "$tmp/v.db" "select count(*) > 0 from trial where message like '%beside it in one process, calls alternating%'")" 1
 
 # libmmtuned serves the vendor for that problem (its tuned entry), the same result
 check "mmtune bench through libmmtuned" 0 "$MMTUNE" bench --device cpu --shapes "$DATA/shapes_faulty.yaml" --db "$tmp/v.db"

@@ -457,6 +457,32 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
     return MMT_OK;
 }
 
+enum { BESIDE_MIN_ROUNDS = 5, BESIDE_MAX_ROUNDS = 41 };
+static const double BESIDE_BUDGET_MS = 1000.0;
+
+mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, mmt_gemm_fn other, void *other_user,
+                                 double call_ms, mmt_beside *out, mmt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    /* four calls a round: each alone, then the two beside each other */
+    const double fit = call_ms > 0 ? BESIDE_BUDGET_MS / (4 * call_ms) : BESIDE_MAX_ROUNDS;
+    if (fit < BESIDE_MIN_ROUNDS) return MMT_OK;
+    const int n = fit > BESIDE_MAX_ROUNDS ? BESIDE_MAX_ROUNDS : (int)fit;
+    timed_call call[2] = {{b, ours, ours_user}, {b, other, other_user}};
+    double alone[2][BESIDE_MAX_ROUNDS], beside[2][BESIDE_MAX_ROUNDS];
+    for (int w = 0; w < 2; w++)
+        for (int r = 0; r < n; r++) FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[w], 1, b->stream, &alone[w][r], err));
+    for (int r = 0; r < n; r++)
+        for (int w = 1; w >= 0; w--) /* the other library's call, then ours */
+            FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[w], 1, b->stream, &beside[w][r], err));
+    out->rounds = n;
+    out->ours_alone_ms = mmt_stats_median(alone[0], (size_t)n);
+    out->other_alone_ms = mmt_stats_median(alone[1], (size_t)n);
+    out->ours_beside_ms = mmt_stats_median(beside[0], (size_t)n);
+    out->other_beside_ms = mmt_stats_median(beside[1], (size_t)n);
+    return MMT_OK;
+}
+
 int64_t mmt_bench_cache_bytes(const mmt_device_info *dev)
 {
     int64_t total = 0, v;

@@ -82,6 +82,19 @@ double mmt_bench_error_bound(const mmt_problem *p, int levels);
 mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_hi_ms, mmt_timing *t,
                           mmt_err *err);
 
+/* Two implementations in one process, as an application that calls both (libmmtuned and
+ * the vendor library an application also links): single calls of each back to back (alone),
+ * then the two alternating call by call (beside), on the same input sets; medians of each
+ * call. What one library's idle threads do to the other's next call shows in beside / alone.
+ * rounds 0: not measured, where a call takes so long (call_ms, the slower's time) that the
+ * rounds would not fit the budget of about a second. */
+typedef struct mmt_beside {
+    int rounds;
+    double ours_alone_ms, ours_beside_ms, other_alone_ms, other_beside_ms;
+} mmt_beside;
+mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, mmt_gemm_fn other, void *other_user,
+                                 double call_ms, mmt_beside *out, mmt_err *err);
+
 /* Times n implementations (n <= MMT_BENCH_MAX_PAIRED) side by side: one warm-up call
  * each, then rounds of one sample each in a fixed order (A B C A B C ...), every sample
  * of a round the same number of calls on the same input sets, until every median is

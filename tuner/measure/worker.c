@@ -38,6 +38,7 @@ typedef struct reply {
     mmt_measure m;
     mmt_measure paired[MMT_BENCH_MAX_PAIRED]; /* the binaries, then the vendor (its faster route) */
     int32_t vendor_route;                     /* the vendor's route (mmt_vendor_route) */
+    mmt_beside beside; /* on the CPU, the fastest binary and the vendor in one process (bench.h) */
     char text[256]; /* paired with the vendor: its label */
     int32_t retire; /* the worker exits after this reply: its device state is not to be trusted */
 } reply;
@@ -167,7 +168,7 @@ mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const
 
 /* Both paired requests: n binaries, and the vendor after them where vendor is not NULL. */
 static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m, mmt_measure *vendor,
-                         mmt_vendor_route *route, char *label, size_t label_size, mmt_err *err)
+                         mmt_vendor_route *route, mmt_beside *beside, char *label, size_t label_size, mmt_err *err)
 {
     const int all = n + (vendor != NULL);
     RETURN_ERROR_IF(n < 1 || all > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "paired measurement of %d", all);
@@ -194,6 +195,7 @@ static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mm
     for (int i = 0; i < n; i++) m[i] = lost ? rp.m : rp.paired[i], m[i].cpu_wait = cpu_wait;
     if (vendor) *vendor = lost ? rp.m : rp.paired[n], vendor->cpu_wait = cpu_wait;
     if (route) *route = lost ? MMT_VENDOR_PLAN : (mmt_vendor_route)rp.vendor_route;
+    if (beside) *beside = lost ? (mmt_beside){0} : rp.beside;
     if (label) snprintf(label, label_size, "%s", lost ? "" : rp.text);
     if (lost || rp.retire) return restore(w, err);
     RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
@@ -203,14 +205,14 @@ static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mm
 mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
                                      mmt_err *err)
 {
-    return paired(w, n, bins, m, NULL, NULL, NULL, 0, err);
+    return paired(w, n, bins, m, NULL, NULL, NULL, NULL, 0, err);
 }
 
 mmt_status mmt_worker_measure_versus(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
-                                     mmt_measure *vendor, mmt_vendor_route *route, char *label, size_t size,
-                                     mmt_err *err)
+                                     mmt_measure *vendor, mmt_vendor_route *route, mmt_beside *beside, char *label,
+                                     size_t size, mmt_err *err)
 {
-    return paired(w, n, bins, m, vendor, route, label, size, err);
+    return paired(w, n, bins, m, vendor, route, beside, label, size, err);
 }
 
 /* ---- the worker's side -------------------------------------------------------------- */
@@ -383,6 +385,19 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
         if (live[n_live - 1] == n + 1 && t[n_live - 1].median_ms < t[n_live - 2].median_ms) {
             rp->paired[n] = rp->paired[n + 1];
             rp->vendor_route = MMT_VENDOR_PLAN_WORKSPACE;
+        }
+        /* on the CPU the vendor is a library an application may call too: the fastest
+         * binary and it alternating in one process, where one's idle threads may take the
+         * other's cores (the GPU's libraries share no cores) */
+        int fastest = -1, vendor_at = -1;
+        for (int j = 0; j < n_live; j++)
+            if (live[j] == n) vendor_at = j;
+            else if (live[j] < n && (fastest < 0 || t[j].median_ms < t[fastest].median_ms)) fastest = j;
+        if (strcmp(be->name, "cpu") == 0 && fastest >= 0 && vendor_at >= 0) {
+            const double slower = fmax(t[fastest].median_ms, t[vendor_at].median_ms);
+            if (mmt_bench_time_beside(b, fns[fastest], users[fastest], fns[vendor_at], users[vendor_at], slower,
+                                      &rp->beside, &err) != MMT_OK)
+                memset(&rp->beside, 0, sizeof rp->beside); /* the paired figures stand */
         }
     }
     for (int i = 0; i < n; i++) {

@@ -491,10 +491,14 @@ static void describe_figures(mmt_tune_result *r, const mmt_versus *vs)
                r->explored_reused ? "its trial of an earlier run" : "timed alone");
     if (strcmp(r->chosen_by, "the search") != 0 && r->chosen_ms > 0)
         append(buf, size, &used, "%s: %.1f GFLOP/s; ", r->chosen_by, flops / (r->chosen_ms * 1e6));
-    if (vs->winner >= 0 && r->vendor.median_ms > 0)
+    if (vs->winner >= 0 && r->vendor.median_ms > 0) {
         append(buf, size, &used, "the table's %.1f GFLOP/s and %.100s's %.1f: timed side by side over %d rounds",
                mmt_report_gflops(&r->problem, &r->tuned), r->vendor_label, mmt_report_gflops(&r->problem, &r->vendor),
                vs->tuned[vs->winner].samples);
+        char beside[200] = "";
+        if (vs->beside.rounds > 0) mmt_versus_beside_text(&vs->beside, beside, sizeof beside);
+        append(buf, size, &used, "%s", beside);
+    }
     else if (vs->winner >= 0)
         append(buf, size, &used, "the table's %.1f GFLOP/s: timed again over %d rounds, without the vendor",
                mmt_report_gflops(&r->problem, &r->tuned), vs->tuned[vs->winner].samples);

@@ -51,6 +51,14 @@ mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winn
     return MMT_VENDOR_NOT;
 }
 
+void mmt_versus_beside_text(const mmt_beside *b, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "; beside it in one process, calls alternating over %d rounds: the fastest %.2fx its time alone, the "
+             "vendor %.2fx",
+             b->rounds, b->ours_beside_ms / b->ours_alone_ms, b->other_beside_ms / b->other_alone_ms);
+}
+
 mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, const mmt_versus_entry *e, int n,
                           mmt_versus *out, mmt_err *err)
 {
@@ -70,8 +78,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     }
     mmt_measure res[MMT_MAX_FAMILIES], vres;
     mmt_vendor_route route = MMT_VENDOR_PLAN;
-    mmt_status st =
-        mmt_worker_measure_versus(t->worker, m, bins, res, &vres, &route, out->label, sizeof out->label, err);
+    mmt_status st = mmt_worker_measure_versus(t->worker, m, bins, res, &vres, &route, &out->beside, out->label,
+                                              sizeof out->label, err);
     for (int j = 0; j < m; j++) free((void *)bins[j].bin);
     FORWARD_IF_ERROR(st);
     if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {
@@ -83,7 +91,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     int rounds = 0;
     for (int j = 0; j < m; j++)
         if (res[j].status == MMT_TRIAL_OK) rounds = res[j].timing.samples;
-    char how[400];
+    char how[600];
     if (vendor_ok)
         snprintf(how, sizeof how, "timed side by side with %.100s over %d rounds (A B A B ..., the same inputs)",
                  out->label, rounds);
@@ -91,6 +99,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
         snprintf(how, sizeof how, "timed again over %d rounds (the vendor: %.300s)", rounds, vres.message);
     if (!vendor_ok)
         snprintf(out->text, sizeof out->text, "%.100s%s%.400s", out->label, out->label[0] ? ": " : "", vres.message);
+    if (vendor_ok && out->beside.rounds > 0)
+        mmt_versus_beside_text(&out->beside, how + strlen(how), sizeof how - strlen(how));
 
     int64_t winner_trial = 0;
     for (int j = 0; j < m && st == MMT_OK; j++) {

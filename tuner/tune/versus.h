@@ -36,9 +36,14 @@ typedef struct mmt_versus {
     double tuned_error[MMT_MAX_FAMILIES]; /* per entry, its result's relative error; 0: not known */
     double vendor_error;                /* the vendor's, on the same inputs; 0: not known */
     mmt_vendor_serves vendor_serves;    /* why the vendor's family has the best, or MMT_VENDOR_NOT */
+    mmt_beside beside;                  /* on the CPU: the fastest and the vendor in one process */
     char label[128];                    /* the vendor as tables name it */
     char text[512];                     /* why the round, or the vendor, timed nothing */
 } mmt_versus;
+
+/* "; beside it in one process, calls alternating over N rounds: the fastest 1.02x its time
+ * alone, the vendor 1.05x": what the trials' messages and the table say of b. */
+void mmt_versus_beside_text(const mmt_beside *b, char *buf, size_t size);
 
 /* Times the n <= MMT_MAX_FAMILIES winners e of p beside the vendor and records them (see
  * above). A round the worker does not survive, or winners that cannot be built again,
