@@ -1,8 +1,7 @@
-/* rows.c - result rows in files: the format of a file, and what CSV and JSON share (see
+/* rows.c - result rows in files: the format of a file, to its writer and reader (see
  * rows.h). */
 #include "rows.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void mmt_rows_begin(FILE *f, mmt_rows_format fmt)
@@ -28,34 +27,4 @@ mmt_status mmt_rows_read(const char *text, size_t size, const char *file, mmt_ro
     while (i < size && strchr(" \t\r\n", text[i])) i++;
     if (i < size && text[i] == '{') return mmt_rows_json_read(text, size, file, fn, user, err);
     return mmt_rows_csv_read(text, size, file, fn, user, err);
-}
-
-/* Times are doubles measured to many digits: the shortest text that reads back as the same
- * double keeps them exact (an import compares them with the database's) and readable. */
-void mmt_rows_real(double v, char *buf, size_t size)
-{
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(buf, size, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v) return;
-    }
-}
-
-void mmt_rows_put_value(FILE *f, int col, const mmt_xfer_value *v, void (*put_text)(FILE *f, const char *text))
-{
-    char num[32];
-    switch (mmt_xfer_cols[col].type) {
-    case MMT_XFER_INT: fprintf(f, "%lld", (long long)v->i); break;
-    case MMT_XFER_REAL:
-        mmt_rows_real(v->r, num, sizeof num);
-        fputs(num, f);
-        break;
-    case MMT_XFER_TEXT: put_text(f, v->text); break;
-    }
-}
-
-mmt_status mmt_rows_error_at(mmt_err *err, const char *file, long line)
-{
-    char msg[sizeof err->msg];
-    snprintf(msg, sizeof msg, "%.500s:%ld: %.3500s", file, line, err->msg);
-    return mmt_err_set(err, err->status, "%s", msg);
 }

@@ -32,12 +32,6 @@ typedef mmt_status (*mmt_rows_fn)(void *user, long line, const mmt_xfer_value *r
 mmt_status mmt_rows_read(const char *text, size_t size, const char *file, mmt_rows_fn fn, void *user,
                          mmt_err *err);
 
-/* What the two formats share (rows.c). */
-void mmt_rows_real(double v, char *buf, size_t size); /* the shortest text that reads back as v */
-/* A value that is not null: numbers as the shortest text, text through put_text. */
-void mmt_rows_put_value(FILE *f, int col, const mmt_xfer_value *v, void (*put_text)(FILE *f, const char *text));
-mmt_status mmt_rows_error_at(mmt_err *err, const char *file, long line); /* "file:line: " before err's message */
-
 void mmt_rows_csv_begin(FILE *f);
 void mmt_rows_csv_put(FILE *f, const mmt_xfer_value *row);
 mmt_status mmt_rows_csv_read(const char *text, size_t size, const char *file, mmt_rows_fn fn, void *user,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rows.h"
+#include "rows_value.h"
 
 void mmt_rows_csv_begin(FILE *f)
 {

@@ -8,6 +8,7 @@
 
 #include "json_out.h"
 #include "rows.h"
+#include "rows_value.h"
 
 static const char format_name[] = "mmtune-results";
 /* 2 added partial, session_outcome and paired_*, 3 cpu_wait; an older file reads as one of
