@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -404,12 +405,14 @@ static mmt_status cpu_load(const mmt_device_info *dev, const void *bin, size_t s
  * process they take the cores the other library's next call needs (bench/coresident: either
  * up to 2x slower on 2 cores, 17x on 16). Each runtime reads its setting once, when it
  * loads, so where the application has not chosen one and the runtime is not loaded yet both
- * are bounded: GOMP_SPINCOUNT 10000 (a fraction of a millisecond) and
- * OPENBLAS_THREAD_TIMEOUT 4 (2^4 cycles: its threads sleep at once). With OpenBLAS's 2^20
- * cycles instead, libmmtuned's calls ran 2.1-2.2x their time alone on 16 cores; with 2^4
- * both stayed within 1.13x, and OpenBLAS's own calls back to back did not slow
- * (BENCHMARKS.md). In a constructor: before the application's threads, which setenv would
- * race. */
+ * are bounded: OPENBLAS_THREAD_TIMEOUT 4 (2^4 cycles: its threads sleep at once; with 2^20,
+ * libmmtuned's calls ran 2.1-2.2x their time alone on 16 cores, with 2^4 both libraries
+ * stayed within 1.13x and OpenBLAS's own calls did not slow), and GOMP_SPINCOUNT 10000 (a
+ * fraction of a millisecond), 300 on 4 cores or fewer, where a spinning thread holds a core
+ * the other library's next call needs: on 2 cores, 10000 left OpenBLAS's 128^3 calls 8x
+ * their time alone beside libmmtuned, 300 1.23x, and libmmtuned's own calls did not slow
+ * down to 300 (at 100 its 128^3 calls took 4x as long). BENCHMARKS.md has the figures. In a
+ * constructor: before the application's threads, which setenv would race. */
 static int loaded(const char *lib)
 {
     void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
@@ -417,10 +420,19 @@ static int loaded(const char *lib)
     return h != NULL;
 }
 
+/* The cores this process may run on, as libgomp counts them for its threads. */
+static int usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 void mmt_cpu_bound_spinning(int children)
 {
     if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && (children || !loaded("libgomp.so.1")))
-        setenv("GOMP_SPINCOUNT", "10000", 0);
+        setenv("GOMP_SPINCOUNT", usable_cores() <= 4 ? "300" : "10000", 0);
     if (!getenv("OPENBLAS_THREAD_TIMEOUT") && (children || (!loaded("libopenblas.so.0") && !loaded("libopenblas.so"))))
         setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
 }
