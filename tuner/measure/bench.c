@@ -471,15 +471,16 @@ mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user
     timed_call call[2] = {{b, ours, ours_user}, {b, other, other_user}};
     double alone[2][BESIDE_MAX_ROUNDS], beside[2][BESIDE_MAX_ROUNDS];
     for (int w = 0; w < 2; w++)
-        for (int r = 0; r < n; r++) FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[w], 1, b->stream, &alone[w][r], err));
+        for (int r = 0; r < n; r++)
+            FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[w], 1, b->stream, &alone[w][r], err));
     for (int r = 0; r < n; r++)
         for (int w = 1; w >= 0; w--) /* the other library's call, then ours */
             FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[w], 1, b->stream, &beside[w][r], err));
-    out->rounds = n;
     out->ours_alone_ms = mmt_stats_median(alone[0], (size_t)n);
     out->other_alone_ms = mmt_stats_median(alone[1], (size_t)n);
     out->ours_beside_ms = mmt_stats_median(beside[0], (size_t)n);
     out->other_beside_ms = mmt_stats_median(beside[1], (size_t)n);
+    out->rounds = out->ours_alone_ms > 0 && out->other_alone_ms > 0 ? n : 0; /* below the clock: no ratio */
     return MMT_OK;
 }
 

@@ -382,7 +382,7 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
     } else {
         for (int j = 0; j < n_live; j++) rp->paired[live[j]].timing = t[j];
         rp->vendor_route = MMT_VENDOR_PLAN;
-        if (live[n_live - 1] == n + 1 && t[n_live - 1].median_ms < t[n_live - 2].median_ms) {
+        if (n_live >= 2 && live[n_live - 1] == n + 1 && t[n_live - 1].median_ms < t[n_live - 2].median_ms) {
             rp->paired[n] = rp->paired[n + 1];
             rp->vendor_route = MMT_VENDOR_PLAN_WORKSPACE;
         }
