@@ -369,8 +369,9 @@ static const char *vendor_core_line(const mmt_device_info *dev, char *buf, size_
     mmt_vendor_core_note(&vendor_core, (int)cores, buf, size);
     const char *g = getenv("GOMP_SPINCOUNT"), *w = getenv("OMP_WAIT_POLICY"), *o = getenv("OPENBLAS_THREAD_TIMEOUT");
     const size_t n = strlen(buf);
-    snprintf(buf + n, size - n, "; idle threads: %s%s%s, OPENBLAS_THREAD_TIMEOUT=%s", w ? "OMP_WAIT_POLICY=" : "",
-             w ? w : "GOMP_SPINCOUNT=", w ? "" : g ? g : "(libgomp's default)", o ? o : "(OpenBLAS's default)");
+    snprintf(buf + n, size - n, "; idle threads: %s=%s, OPENBLAS_THREAD_TIMEOUT=%s",
+             w ? "OMP_WAIT_POLICY" : "GOMP_SPINCOUNT", w ? w : g ? g : "(libgomp's default)",
+             o ? o : "(OpenBLAS's default)");
     return buf;
 }
 

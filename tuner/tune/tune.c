@@ -498,13 +498,13 @@ static void describe_figures(mmt_tune_result *r, const mmt_versus *vs)
         char beside[200] = "";
         if (vs->beside.rounds > 0) mmt_versus_beside_text(&vs->beside, beside, sizeof beside);
         append(buf, size, &used, "%s", beside);
-    }
-    else if (vs->winner >= 0)
+    } else if (vs->winner >= 0) {
         append(buf, size, &used, "the table's %.1f GFLOP/s: timed again over %d rounds, without the vendor",
                mmt_report_gflops(&r->problem, &r->tuned), vs->tuned[vs->winner].samples);
-    else
+    } else {
         append(buf, size, &used, "the table's: the figure it was chosen by, without a vendor round%s",
                r->interrupted ? " (interrupted)" : "");
+    }
 }
 
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
