@@ -34,8 +34,6 @@ typedef struct mmtb_gemm {
     int lda, ldb, ldc;
 } mmtb_gemm;
 
-/* gemm.c: g through mmt_sgemm or mmt_dgemm on ctx (a CPU context, or the offload's GPU). */
-mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g);
 
 /* gemm.c: a checked call: the quick return, then libmmtuned (the GPU under MMTUNE_OFFLOAD,
  * else the CPU), else fallback (NULL: the system BLAS), counted as forwarded. */
@@ -72,13 +70,13 @@ void mmtb_count_forwarded(mmt_dtype dtype);
 void mmtb_count_offloaded(mmt_dtype dtype);
 /* Prints "libmmtuned_blas: ..." on stderr, once per flag. */
 void mmtb_warn_once(atomic_int *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* g through mmt_sgemm or mmt_dgemm on ctx (the context above, or the offload's GPU). */
+mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g);
 
 /* offload.c: runs g on the GPU named by MMTUNE_OFFLOAD if it is at least the threshold's
  * size; 1 if it did, 0 if the call stays on the CPU (offload off, a small call, no usable
  * GPU or a GEMM the GPU could not run with C untouched: said once). */
 int mmtb_offload(const mmtb_gemm *g);
-/* At exit: closes the GPU context. */
-void mmtb_offload_close(void);
 
 /* forward.c: the system BLAS's own definition of a symbol (it never returns one of this
  * library's), or NULL; mmtb_forward_missing says why a routine cannot be forwarded and

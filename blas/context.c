@@ -149,6 +149,14 @@ static void print_counts(void)
     fprintf(stderr, "libmmtuned_blas: other routines go to %s\n", *system ? system : "no system BLAS (none found)");
 }
 
+mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g)
+{
+    return g->dtype == MMT_F32 ? mmt_sgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, (float)g->alpha,
+                                           g->a, g->lda, g->b, g->ldb, (float)g->beta, g->c, g->ldc)
+                               : mmt_dgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a,
+                                           g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+}
+
 /* At exit (or unload): wait a second at most for calls still inside, then close. */
 __attribute__((destructor)) static void close_context(void)
 {
@@ -156,7 +164,6 @@ __attribute__((destructor)) static void close_context(void)
     for (int i = 0; i < 1000 && atomic_load(&inflight) > 0; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
     if (atomic_load(&inflight) == 0) {
         mmt_close(atomic_exchange(&ctx, NULL));
-        mmtb_offload_close();
     }
     print_counts();
 }

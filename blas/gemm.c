@@ -75,14 +75,6 @@ static void forward(const mmtb_gemm *g)
     fn(&ta, &tb, &c.m, &c.n, &c.k, alpha, c.a, &c.lda, c.b, &c.ldb, beta, c.c, &c.ldc, 1, 1);
 }
 
-mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g)
-{
-    return g->dtype == MMT_F32 ? mmt_sgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, (float)g->alpha,
-                                           g->a, g->lda, g->b, g->ldb, (float)g->beta, g->c, g->ldc)
-                               : mmt_dgemm(ctx, g->layout, g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a,
-                                           g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
-}
-
 void mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g))
 {
     if (!fallback) fallback = forward;

@@ -96,7 +96,9 @@ int mmtb_offload(const mmtb_gemm *g)
     return 0;
 }
 
-void mmtb_offload_close(void)
+/* At exit (or unload): the GPU context closes. A call still running at exit is the
+ * application's race, as with any library it calls. */
+__attribute__((destructor)) static void close_gpu(void)
 {
     pthread_mutex_lock(&lock);
     mmt_close(gpu);
