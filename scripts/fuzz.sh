@@ -14,7 +14,7 @@ out=${BUILD_FUZZ:-build-fuzz}
 seconds=${FUZZ_SECONDS:-20}
 mkdir -p "$out/seeds" "$out/corpus"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc -Ituner -Ituner/transfer -Ituner/report \
-  $(pkg-config --cflags yaml-0.1) fuzz/fuzz_parsers.c src/expr.c src/space.c src/shapes.c src/yaml_util.c \
+  $(pkg-config --cflags yaml-0.1) fuzz/fuzz_parsers.c src/expr.c src/space.c src/space_load.c src/shapes.c src/yaml_util.c \
   src/problem.c src/device.c src/err.c src/xfer_row.c tuner/transfer/rows.c tuner/transfer/rows_value.c tuner/transfer/rows_csv.c tuner/transfer/rows_json.c \
   tuner/report/json_out.c tuner/report/utf8.c src/trial_status.c -o "$out/fuzz_parsers" $(pkg-config --libs yaml-0.1) -lcsv -lm
 i=0
