@@ -108,12 +108,6 @@ typedef struct mmt_backend {
 
 extern const mmt_backend mmt_backend_cpu;
 
-/* The idle spinning of libgomp's and OpenBLAS's threads bounded where the application set
- * none (backend_cpu.c says why): libmmtuned does it when it loads, for runtimes not loaded
- * yet; children 1 does it for the processes this one starts (the tuner's workers, which
- * measure the CPU kernels as applications run them), whatever is loaded here. */
-void mmt_cpu_bound_spinning(int children);
-
 /* The CUDA backend, or NULL (with the reason in err) if its libraries do not open. */
 const mmt_backend *mmt_backend_cuda(mmt_err *err);
 

@@ -429,15 +429,13 @@ static int usable_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-void mmt_cpu_bound_spinning(int children)
+__attribute__((constructor)) static void bound_idle_spinning(void)
 {
-    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && (children || !loaded("libgomp.so.1")))
+    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !loaded("libgomp.so.1"))
         setenv("GOMP_SPINCOUNT", usable_cores() <= 4 ? "300" : "10000", 0);
-    if (!getenv("OPENBLAS_THREAD_TIMEOUT") && (children || (!loaded("libopenblas.so.0") && !loaded("libopenblas.so"))))
+    if (!getenv("OPENBLAS_THREAD_TIMEOUT") && !loaded("libopenblas.so.0") && !loaded("libopenblas.so"))
         setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
 }
-
-__attribute__((constructor)) static void bound_idle_spinning(void) { mmt_cpu_bound_spinning(0); }
 
 /* libgomp ends the process where it cannot create a thread ("Thread creation failed":
  * RLIMIT_AS, RLIMIT_NPROC, a process table full), and a GEMM must not. libgomp keeps a pool

@@ -5,7 +5,9 @@
 # vendor family's best (template `vendor`, ROUTINE=cblas_sgemm), chosen in best_view, with
 # the template's best and its ratio beside it; the table and --json say the vendor serves;
 # libmmtuned then calls the vendor for the problem (mmtune bench: tuned, LIBRARY=...). The
-# vendor round also times the fastest template beside the vendor, calls alternating.
+# vendor round also times the fastest template beside the vendor, calls alternating, both
+# runtimes' idle threads bounded as libmmtuned bounds them (mmtune has no OpenMP of its own,
+# so its kernels' libgomp loads after libmmtuned set them).
 # MMTUNE_VENDOR=off keeps the vendor a yardstick: a tune records nothing of its family; a
 # misspelt value is bad input with nothing written.
 set -u
@@ -14,7 +16,7 @@ DATA=$2
 . "$(dirname "$0")/clilib.sh"
 need_sqlite3
 export MMTUNE_TEMPLATE_DIR="$DATA/templates"
-unset MMTUNE_VENDOR
+unset MMTUNE_VENDOR GOMP_SPINCOUNT OMP_WAIT_POLICY OPENBLAS_THREAD_TIMEOUT
 tune() { "$MMTUNE" --device cpu --shapes "$DATA/shapes_faulty.yaml" --space "$DATA/space_twins.yaml" --db "$tmp/v.db" "$@"; }
 
 check "a misspelt MMTUNE_VENDOR is bad input" 2 env MMTUNE_VENDOR=sometimes "$MMTUNE" --device cpu \
@@ -39,6 +41,9 @@ expect_eq "the vendor's trial is verified and says why it is the best" \
   "$(q "$tmp/v.db" "select t.rel_error < 1e-5, t.message like '%libmmtuned serves it%' from best b join trial t on t.id = b.trial_id
                     where b.template_name = 'vendor'")" "1|1"
 
+grep -qE 'idle threads: GOMP_SPINCOUNT=(300|10000), OPENBLAS_THREAD_TIMEOUT=4' "$tmp/out" &&
+  echo "ok: the vendor's figures are of libmmtuned's idle-thread bounds" ||
+  { echo "FAIL: the table does not name libmmtuned's bounds"; grep 'idle threads' "$tmp/out"; fail=1; }
 expect_eq "the template's vendor round timed it beside the vendor in one process, calls alternating" \
   "$(q "$tmp/v.db" "select count(*) > 0 from trial where message like '%beside it in one process, calls alternating%'")" 1
 

@@ -375,18 +375,6 @@ static const char *vendor_core_line(const mmt_device_info *dev, char *buf, size_
     return buf;
 }
 
-/* libgomp reads its spin count when it loads, which for mmtune (linked with OpenMP) is
- * before libmmtuned's constructor could bound it (backend.h): where nothing was set, mmtune
- * starts itself again with the bounds set, so that its CPU kernels, in its workers and in
- * bench, run as in an application, and OpenBLAS beside them is not slowed by their idle
- * threads (by up to a third in the vendor's figures of a paired measurement, 2 cores). */
-static void restart_with_bounded_spinning(char **argv)
-{
-    if (getenv("GOMP_SPINCOUNT") || getenv("OMP_WAIT_POLICY")) return;
-    mmt_cpu_bound_spinning(1);
-    if (getenv("GOMP_SPINCOUNT")) execv("/proc/self/exe", argv); /* where that fails, as it is */
-}
-
 static void db_path(const options *o, char *buf, size_t size)
 {
     if (o->db) snprintf(buf, size, "%s", o->db);
@@ -1186,7 +1174,6 @@ int main(int argc, char **argv)
     /* a file-size limit (ulimit -f) fails the write that passes it, with a message, rather
      * than killing mmtune with no word (SIGXFSZ's default); the workers inherit it */
     signal(SIGXFSZ, SIG_IGN);
-    restart_with_bounded_spinning(argv);
     if (argc == 3 && strcmp(argv[1], "__worker") == 0) return mmt_worker_main(argv[2]);
     if (argc == 2 && strcmp(argv[1], "__compiler") == 0) return mmt_prebuild_main();
     if (argc > 1 && mmt_transfer_command(argv[1])) return mmt_transfer_main(argc, argv);

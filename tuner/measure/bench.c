@@ -2,6 +2,7 @@
 #include "bench.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "half.h"
 #include "kernel.h"
+#include "parallel_for.h"
 #include "problem.h"
 #include "resource.h"
 #include "stats.h"
@@ -23,19 +25,31 @@ static uint64_t random_at(uint64_t seed, uint64_t i)
     return z ^ (z >> 31);
 }
 
-void mmt_bench_fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed)
+typedef struct {
+    void *buf;
+    mmt_dtype dt;
+    uint64_t seed;
+} fill_job;
+
+static void fill_range(void *ctx, int64_t begin, int64_t end)
 {
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < count; i++) {
-        double v = (double)(random_at(seed, i) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+    const fill_job *f = ctx;
+    for (int64_t i = begin; i < end; i++) {
+        double v = (double)(random_at(f->seed, (uint64_t)i) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
         if (v == 0) v = 0.5;
-        switch (dt) {
-        case MMT_F64: ((double *)buf)[i] = v; break;
-        case MMT_BF16: ((uint16_t *)buf)[i] = mmt_bf16_from_double(v); break;
-        case MMT_F16: ((uint16_t *)buf)[i] = mmt_f16_from_double(v); break;
-        default: ((float *)buf)[i] = (float)v; break;
+        switch (f->dt) {
+        case MMT_F64: ((double *)f->buf)[i] = v; break;
+        case MMT_BF16: ((uint16_t *)f->buf)[i] = mmt_bf16_from_double(v); break;
+        case MMT_F16: ((uint16_t *)f->buf)[i] = mmt_f16_from_double(v); break;
+        default: ((float *)f->buf)[i] = (float)v; break;
         }
     }
+}
+
+void mmt_bench_fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed)
+{
+    fill_job f = {buf, dt, seed};
+    mmt_parallel_for((int64_t)count, 0, 0, fill_range, &f);
 }
 
 void mmt_bench_fill_nan(void *buf, size_t count, mmt_dtype dt)
@@ -60,15 +74,58 @@ double mmt_bench_elem(const void *buf, mmt_dtype dt, size_t i)
     }
 }
 
+typedef struct {
+    const void *x;
+    double *d;
+    mmt_dtype dt;
+    int trans;
+    int64_t cols, ld;
+} widen_job;
+
+static void widen_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const widen_job *w = ctx;
+    for (int64_t i = begin; i < end; i++)
+        for (int64_t j = 0; j < w->cols; j++)
+            w->d[i * w->cols + j] = mmt_bench_elem(w->x, w->dt, w->trans ? j * w->ld + i : i * w->ld + j);
+}
+
 /* op(X) of set 0 as a dense row-major double matrix (rows x cols). */
 static double *as_double(const void *x, mmt_dtype dt, int trans, int64_t rows, int64_t cols, int64_t ld)
 {
     double *d = malloc(sizeof(double) * rows * cols);
     if (!d) return NULL;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) d[i * cols + j] = mmt_bench_elem(x, dt, trans ? j * ld + i : i * ld + j);
+    widen_job w = {x, d, dt, trans, cols, ld};
+    mmt_parallel_for(rows, 0, 0, widen_rows, &w);
     return d;
+}
+
+typedef struct {
+    const double *A, *B;
+    double *R;
+    int64_t m, n, k;
+    atomic_int failed; /* a share found no memory for its compensation terms */
+} ref_job;
+
+enum { REF_ROWS = 16 }; /* rows of R a share of ref_gemm */
+
+static void ref_row_blocks(void *ctx, int64_t begin, int64_t end)
+{
+    const ref_job *r = ctx;
+    const int64_t m = r->m, n = r->n, k = r->k;
+    for (int64_t i0 = begin * REF_ROWS; i0 < end * REF_ROWS && i0 < m; i0 += REF_ROWS)
+        for (int64_t k0 = 0; k0 < k; k0 += 256)
+            for (int64_t j0 = 0; j0 < n; j0 += 1024) {
+                int64_t i1 = i0 + REF_ROWS < m ? i0 + REF_ROWS : m, k1 = k0 + 256 < k ? k0 + 256 : k,
+                        j1 = j0 + 1024 < n ? j0 + 1024 : n;
+                for (int64_t i = i0; i < i1; i++)
+                    for (int64_t kk = k0; kk < k1; kk++) {
+                        double a = r->A[i * k + kk];
+                        const double *b = r->B + kk * n;
+                        double *row = r->R + i * n;
+                        for (int64_t j = j0; j < j1; j++) row[j] += a * b[j];
+                    }
+            }
 }
 
 /* R = A B in double. Products of floats (and of bf16 or f16 values) are exact in double,
@@ -76,36 +133,26 @@ static double *as_double(const void *x, mmt_dtype dt, int trans, int64_t rows, i
 static void ref_gemm(const double *A, const double *B, double *R, int64_t m, int64_t n, int64_t k)
 {
     memset(R, 0, sizeof(double) * m * n);
-#pragma omp parallel for schedule(dynamic)
-    for (int64_t i0 = 0; i0 < m; i0 += 16)
-        for (int64_t k0 = 0; k0 < k; k0 += 256)
-            for (int64_t j0 = 0; j0 < n; j0 += 1024) {
-                int64_t i1 = i0 + 16 < m ? i0 + 16 : m, k1 = k0 + 256 < k ? k0 + 256 : k,
-                        j1 = j0 + 1024 < n ? j0 + 1024 : n;
-                for (int64_t i = i0; i < i1; i++)
-                    for (int64_t kk = k0; kk < k1; kk++) {
-                        double a = A[i * k + kk];
-                        const double *b = B + kk * n;
-                        double *r = R + i * n;
-                        for (int64_t j = j0; j < j1; j++) r[j] += a * b[j];
-                    }
-            }
+    ref_job r = {A, B, R, m, n, k, 0};
+    mmt_parallel_for((m + REF_ROWS - 1) / REF_ROWS, 1, 0, ref_row_blocks, &r);
 }
 
-/* R = A B with compensated (double-double) accumulation, for f64 problems: TwoProduct
+/* Rows [begin, end) of R = A B with compensated (double-double) accumulation: TwoProduct
  * by FMA and TwoSum. Contraction into FMA would break the error-free transformations. */
-__attribute__((optimize("fp-contract=off"))) static void ref_gemm_compensated(const double *A, const double *B,
-                                                                              double *R, int64_t m, int64_t n,
-                                                                              int64_t k)
+__attribute__((optimize("fp-contract=off"))) static void ref_rows_compensated(void *ctx, int64_t begin,
+                                                                              int64_t end)
 {
-#pragma omp parallel for schedule(dynamic)
-    for (int64_t i = 0; i < m; i++) {
-        double *r = R + i * n;
-        double *e = calloc(n, sizeof(double));
+    const ref_job *rj = ctx;
+    const int64_t n = rj->n, k = rj->k;
+    double *e = malloc(sizeof(double) * n);
+    if (!e) atomic_store(&rj->failed, 1);
+    for (int64_t i = begin; i < end && e; i++) {
+        double *r = rj->R + i * n;
         memset(r, 0, sizeof(double) * n);
+        memset(e, 0, sizeof(double) * n);
         for (int64_t kk = 0; kk < k; kk++) {
-            double a = A[i * k + kk];
-            const double *b = B + kk * n;
+            double a = rj->A[i * k + kk];
+            const double *b = rj->B + kk * n;
             for (int64_t j = 0; j < n; j++) {
                 double p = a * b[j], pe = fma(a, b[j], -p);
                 double s = r[j], t = s + p, z = t - s;
@@ -114,8 +161,16 @@ __attribute__((optimize("fp-contract=off"))) static void ref_gemm_compensated(co
             }
         }
         for (int64_t j = 0; j < n; j++) r[j] += e[j];
-        free(e);
     }
+    free(e);
+}
+
+/* R = A B with compensated accumulation, for f64 problems; 0, or -1 out of memory. */
+static int ref_gemm_compensated(const double *A, const double *B, double *R, int64_t m, int64_t n, int64_t k)
+{
+    ref_job r = {A, B, R, m, n, k, 0};
+    mmt_parallel_for(m, 1, 0, ref_rows_compensated, &r);
+    return atomic_load(&r.failed) ? -1 : 0;
 }
 
 /* The bound on the relative Frobenius error against the reference of the stored inputs:
@@ -301,9 +356,9 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         mmt_bench_fill_random(b->host_b, p->k * p->n, p->dtype, 2);
         double *A = as_double(b->host_a, p->dtype, p->trans_a, p->m, p->k, b->lda);
         double *B = as_double(b->host_b, p->dtype, p->trans_b, p->k, p->n, b->ldb);
-        if (!A || !B) st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for the reference");
-        else if (p->dtype == MMT_F64) ref_gemm_compensated(A, B, b->ref, p->m, p->n, p->k);
-        else ref_gemm(A, B, b->ref, p->m, p->n, p->k);
+        if (!A || !B || (p->dtype == MMT_F64 && ref_gemm_compensated(A, B, b->ref, p->m, p->n, p->k) != 0))
+            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for the reference");
+        else if (p->dtype != MMT_F64) ref_gemm(A, B, b->ref, p->m, p->n, p->k);
         free(A);
         free(B);
     }

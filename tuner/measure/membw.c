@@ -6,8 +6,25 @@
 #include <string.h>
 
 #include "clock.h"
+#include "parallel_for.h"
 
 enum { ARRAY_MIB = 128, PASSES = 5 };
+
+typedef struct {
+    double *a, *b, *c;
+} arrays;
+
+static void first_touch(void *ctx, int64_t begin, int64_t end)
+{
+    const arrays *x = ctx;
+    for (int64_t i = begin; i < end; i++) x->a[i] = 0, x->b[i] = 1, x->c[i] = 2;
+}
+
+static void triad(void *ctx, int64_t begin, int64_t end)
+{
+    const arrays *x = ctx;
+    for (int64_t i = begin; i < end; i++) x->a[i] = x->b[i] + 3 * x->c[i];
+}
 
 double mmt_membw_measure(const mmt_device_info *d, char *how, size_t size)
 {
@@ -19,13 +36,13 @@ double mmt_membw_measure(const mmt_device_info *d, char *how, size_t size)
     double best = 0;
     if (a && b && c) {
         const int threads = cpus > 0 ? (int)cpus : 1;
-        /* first touch by the threads that stream them, as STREAM does */
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (size_t i = 0; i < n; i++) a[i] = 0, b[i] = 1, c[i] = 2;
+        arrays x = {a, b, c};
+        /* first touch by shares as the passes stream them, as STREAM does (each pass makes
+         * its threads: their start is in the time, some microseconds of milliseconds) */
+        mmt_parallel_for((int64_t)n, 0, threads, first_touch, &x);
         for (int pass = 0; pass < PASSES; pass++) {
             double t0 = mmt_now_s();
-#pragma omp parallel for schedule(static) num_threads(threads)
-            for (size_t i = 0; i < n; i++) a[i] = b[i] + 3 * c[i];
+            mmt_parallel_for((int64_t)n, 0, threads, triad, &x);
             double s = mmt_now_s() - t0, gbs = s > 0 ? 3.0 * (double)(n * sizeof *a) / s / 1e9 : 0;
             if (gbs > best) best = gbs;
         }
