@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_help.sh MMTUNE DATA - the documentation covers the command line: every command (the
-# table of commands in tuner/main.c and those of tuner/transfer/transfer.c) and every option (the
+# table of commands in tuner/cli/options.c and those of tuner/transfer/transfer.c) and every option (the
 # long and short options of each getopt table) appears in `mmtune --help` and in the man
 # page docs/mmtune.1, and neither names an option that does not exist.
 set -u
@@ -8,7 +8,7 @@ MMTUNE=$1
 DATA=$2
 . "$(dirname "$0")/clilib.sh"
 src=$(cd "$DATA/../.." && pwd)
-tables=("$src/tuner/main.c" "$src/tuner/transfer/transfer.c")
+tables=("$src/tuner/cli/options.c" "$src/tuner/transfer/transfer.c")
 man=$src/docs/mmtune.1
 check "--help" 0 "$MMTUNE" --help
 help=$(cat "$tmp/out")
@@ -18,7 +18,7 @@ options=$(grep -ohE '\{"[a-z][a-z-]*", *(no|required|optional)_argument' "${tabl
           grep -ohE 'getopt_long\(argc, argv, "[^"]*"' "${tables[@]}" | sed -E 's/.*"([^"]*)"/\1/; s/://g' | grep -o . |
             sed 's/^/-/')
 options=$(sort -u <<<"$options")
-commands=$(grep -ohE '\{"[a-z]+", "[A-Za-z]*"\}' "$src/tuner/main.c" | sed -E 's/\{"([a-z]+)".*/\1/'
+commands=$(grep -ohE '\{"[a-z]+", "[A-Za-z]*"\}' "$src/tuner/cli/options.c" | sed -E 's/\{"([a-z]+)".*/\1/'
            grep -A3 '^int mmt_transfer_command' "$src/tuner/transfer/transfer.c" | grep -oE 'strcmp\(name, "[a-z]+"\)' |
              sed -E 's/.*"([a-z]+)".*/\1/')
 expect_eq "the tables name options" "$([ "$(wc -l <<<"$options")" -ge 25 ] && echo yes)" yes
