@@ -1,5 +1,6 @@
-/* store_sql.h - what store.c shares with the store's other files (store_transfer.c,
- * store_report.c): the handle, the statement helpers and rows read into structs. Internal to src/; the tuner sees store.h alone. */
+/* store_sql.h - what store.c and store_read.c share with each other and with the store's
+ * other files (store_transfer.c, store_report.c): the handle, the statement helpers and rows
+ * read into structs. Internal to src/; the tuner sees store.h alone. */
 #ifndef MMT_STORE_SQL_H
 #define MMT_STORE_SQL_H
 
@@ -17,6 +18,9 @@ mmt_status mmt_store_db_error(mmt_store *st, mmt_err *err, const char *what);
 /* Runs SQL text (any number of statements, no rows wanted). */
 mmt_status mmt_store_exec(mmt_store *st, const char *sql, mmt_err *err);
 mmt_status mmt_store_prepare(mmt_store *st, const char *sql, sqlite3_stmt **out, mmt_err *err);
+/* p's columns (dtype, out_dtype, mode, layout, trans_a, trans_b, m, n, k) as parameters
+ * at, at + 1, ... of s. */
+void mmt_store_bind_problem(sqlite3_stmt *s, int at, const mmt_problem *p);
 /* Steps s to its end, each row read by row(s, elem) into a zeroed element of elem_size bytes
  * of a malloc'd array (*out, *n), kept where row returns non-zero; finalises s. On a failure
  * *out is NULL and *n 0. */
