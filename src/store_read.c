@@ -9,17 +9,12 @@
 
 #include "store_sql.h"
 
-/* store.c's statement helpers, by the names the code below was written with */
-#define db_error mmt_store_db_error
-#define prepare mmt_store_prepare
-#define bind_problem mmt_store_bind_problem
-
 mmt_status mmt_store_best_get(mmt_store *st, int64_t device_id, int64_t problem_id, const char *template_name,
                               mmt_best_row *out, mmt_err *err)
 {
     sqlite3_stmt *s;
     memset(out, 0, sizeof *out);
-    FORWARD_IF_ERROR(prepare(st,
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
                              "SELECT b.template_id, b.trial_id, b.gflops, c.params FROM best b "
                              "JOIN config c ON c.id = b.config_id "
                              "WHERE b.device_id = ? AND b.problem_id = ? AND b.template_name = ?",
@@ -35,7 +30,7 @@ mmt_status mmt_store_best_get(mmt_store *st, int64_t device_id, int64_t problem_
         snprintf(out->params, sizeof out->params, "%s", (const char *)sqlite3_column_text(s, 3));
     }
     sqlite3_finalize(s);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "step");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "step");
 }
 
 #define PROBLEM_COLS MMT_STORE_PROBLEM_COLS
@@ -90,7 +85,7 @@ mmt_status mmt_store_collect(mmt_store *st, sqlite3_stmt *s, const char *what, s
         memset(elem, 0, elem_size);
         if (!row(s, elem)) (*n)--;
     }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, what);
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, what);
     sqlite3_finalize(s);
     if (r != MMT_OK) free(*out), *out = NULL, *n = 0;
     return r;
@@ -132,7 +127,7 @@ static mmt_status best_list(mmt_store *st, const char *fingerprint, const char *
     "JOIN template t ON t.id = b.template_id JOIN config c ON c.id = b.config_id "                    \
     "JOIN problem p ON p.id = b.problem_id "                                                          \
     "WHERE d.fingerprint = ? AND t.name = ? AND t.source_hash = ? AND p.mode = ? " extra " ORDER BY p.id"
-    FORWARD_IF_ERROR(prepare(st, complete_only ? BEST_LIST_SQL("AND b.partial = 0 AND NOT " MMT_STORE_BUSY(
+    FORWARD_IF_ERROR(mmt_store_prepare(st, complete_only ? BEST_LIST_SQL("AND b.partial = 0 AND NOT " MMT_STORE_BUSY(
                                                                 "(SELECT cpu_wait FROM trial WHERE id = b.trial_id)"))
                                                 : BEST_LIST_SQL(""), &s, err));
 #undef BEST_LIST_SQL
@@ -162,7 +157,7 @@ mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st,
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
                              "SELECT " PROBLEM_COLS ", c.params, max(t.gflops) AS g "
                              "FROM trial t JOIN device d ON d.id = t.device_id "
                              "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
@@ -173,7 +168,7 @@ mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const
                              "AND p.k = ?12 GROUP BY c.id ORDER BY g DESC, c.id",
                              &s, err));
     bind_kernel(s, fingerprint, template_name, source_hash);
-    bind_problem(s, 4, p);
+    mmt_store_bind_problem(s, 4, p);
     return collect_recs(st, s, "measured list", out, n, err);
 }
 
@@ -191,7 +186,7 @@ mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st,
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
                              "SELECT " PROBLEM_COLS ", x.problem_id, x.calls FROM miss x "
                              "JOIN device d ON d.id = x.device_id JOIN problem p ON p.id = x.problem_id "
                              "WHERE d.fingerprint = ? ORDER BY x.calls DESC, x.last_seen DESC, p.id",
@@ -206,7 +201,7 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
                                  void *user, mmt_err *err)
 {
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st,
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
                              "SELECT c.params, t.status, t.time_ms_median, t.gflops FROM trial t "
                              "JOIN config c ON c.id = t.config_id "
                              "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? "
@@ -224,7 +219,7 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
             break;
         }
     }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "trials");
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "trials");
     sqlite3_finalize(s);
     return r;
 }
@@ -248,7 +243,7 @@ mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, m
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st,
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
                              "SELECT " PROBLEM_COLS ", t.device_id, t.problem_id, c.template_id, tp.name, d.backend, "
                              "d.name, d.arch, d.fingerprint, d.props, count(*) FROM trial t "
                              "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
@@ -282,7 +277,7 @@ mmt_status mmt_store_print_best(mmt_store *st, void *file, const char *device, m
 {
     FILE *f = file;
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st, "SELECT * FROM best_view WHERE ?1 IS NULL OR device = ?1", &s, err));
+    FORWARD_IF_ERROR(mmt_store_prepare(st, "SELECT * FROM best_view WHERE ?1 IS NULL OR device = ?1", &s, err));
     if (device) sqlite3_bind_text(s, 1, device, -1, SQLITE_TRANSIENT);
     int cols = sqlite3_column_count(s);
     /* two passes: widths, then rows (the view is small: one row per tuned problem) */
@@ -308,7 +303,7 @@ mmt_status mmt_store_print_best(mmt_store *st, void *file, const char *device, m
             fprintf(f, "%-*s%s", c + 1 < cols ? width[c] : 0, t ? (const char *)t : "", c + 1 < cols ? "  " : "\n");
         }
     if (rows == 0) fprintf(f, "(no tuned problems%s%s in %s)\n", device ? " for " : "", device ? device : "", st->path);
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "best_view");
     sqlite3_finalize(s);
     return r;
 }
@@ -318,7 +313,7 @@ mmt_status mmt_store_best_view_each(mmt_store *st, const char *device,
                                     mmt_err *err)
 {
     sqlite3_stmt *s;
-    FORWARD_IF_ERROR(prepare(st, "SELECT * FROM best_view WHERE ?1 IS NULL OR device = ?1", &s, err));
+    FORWARD_IF_ERROR(mmt_store_prepare(st, "SELECT * FROM best_view WHERE ?1 IS NULL OR device = ?1", &s, err));
     if (device) sqlite3_bind_text(s, 1, device, -1, SQLITE_TRANSIENT);
     mmt_store_cell cells[32];
     int n = sqlite3_column_count(s) < 32 ? sqlite3_column_count(s) : 32, rc;
@@ -338,7 +333,7 @@ mmt_status mmt_store_best_view_each(mmt_store *st, const char *device,
             break;
         }
     }
-    mmt_status r = rc == SQLITE_DONE ? MMT_OK : db_error(st, err, "best_view");
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "best_view");
     sqlite3_finalize(s);
     return r;
 }

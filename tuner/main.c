@@ -28,8 +28,8 @@
 
 /* show and report: the database read-only (as it is, or a snapshot of any schema version)
  * and --device's description, which names the rows they keep. */
-static int open_to_read(const mmt_cli_options *o, int snapshot, char *path, size_t size, mmt_device_info *dev,
-                        mmt_store **st)
+static int open_to_read(const mmt_cli_options *o, int snapshot, char *path, size_t size,
+                        mmt_device_info *dev, mmt_store **st)
 {
     mmt_cli_db_path(o, path, size);
     const mmt_backend *be;
@@ -184,8 +184,8 @@ static void catch_stop(void)
 
 /* A tune's row: the result, and a note saying what the figures cannot (a search cut short,
  * a vendor that was not timed, why there is no result). */
-static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, const mmt_tune_result *r, int begun,
-                               char *note, size_t size)
+static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, const mmt_tune_result *r,
+                               int begun, char *note, size_t size)
 {
     size_t n = 0;
     note[0] = '\0';

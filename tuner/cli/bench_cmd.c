@@ -64,8 +64,8 @@ static int levels_run(const mmt_ctx *ctx, const mmt_family_list *fl)
 /* bench --unseen: how the shapes were drawn, then per mode libmmtuned's GFLOP/s over the
  * vendor's (geometric mean, 10th percentile, minimum) and what served the shapes
  * (mmt_last_choice), as lines of the table's footer; returns how many. */
-static size_t unseen_lines(const mmt_cli_options *o, const mmt_cli_plan *pl, const mmt_report_row *rows, const mmt_choice *hows,
-                           char (*lines)[600])
+static size_t unseen_lines(const mmt_cli_options *o, const mmt_cli_plan *pl, const mmt_report_row *rows,
+                           const mmt_choice *hows, char (*lines)[600])
 {
     size_t n = 0;
     snprintf(lines[n++], sizeof *lines,

@@ -196,8 +196,8 @@ const char mmt_cli_errors_note[] =
 
 /* The table: on stdout; with --json the JSON document there instead, and the table on
  * stderr (a person at a terminal still reads it) unless --quiet. */
-void mmt_cli_print_table(const mmt_cli_options *o, const mmt_report_meta *meta, const char *title, const mmt_report_row *rows,
-                        size_t n)
+void mmt_cli_print_table(const mmt_cli_options *o, const mmt_report_meta *meta, const char *title,
+                         const mmt_report_row *rows, size_t n)
 {
     if (!o->json) {
         mmt_report_table(stdout, title, meta->notes, rows, n);
