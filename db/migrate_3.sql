@@ -2,7 +2,7 @@
 -- libmmtuned records the (device, problem) pairs it served without a tuned entry for
 -- exactly that problem, with a count of calls, and miss_view to read it. Nothing existing
 -- changes, so this only adds; db/schema.sql ends with the same statements, word for word
--- (tests/test_store.c compares a migrated file with a new one).
+-- (tests/test_store_migrate.c compares a migrated file with a new one).
 
 -- What the runtime served without a tuned entry (lookup choice nearest or default), per
 -- device and problem: the problem in its row-major form (a column-major call is the

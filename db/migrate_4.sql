@@ -2,7 +2,7 @@
 -- mode compete for each problem (each keeps its best, as before), and best_view gains the
 -- column `chosen`, 1 on the fastest family's row of a device and problem. Only the view
 -- changes: it is dropped and created again as db/schema.sql has it, word for word
--- (tests/test_store.c compares a migrated file with a new one).
+-- (tests/test_store_migrate.c compares a migrated file with a new one).
 DROP VIEW best_view;
 
 CREATE VIEW best_view AS

@@ -5,8 +5,8 @@
 -- and a ratio only there: older vendor figures were timed alone, at another moment than the
 -- tuned figure, so they stay in baseline but no ratio is made of them. Columns are added
 -- (older rows: outcome NULL, partial 0, trial_id NULL) and the view is created again;
--- db/schema.sql has the same text, word for word (tests/test_store.c compares a migrated
--- file with a new one).
+-- db/schema.sql has the same text, word for word (tests/test_store_migrate.c compares a
+-- migrated file with a new one).
 ALTER TABLE session ADD COLUMN outcome TEXT CHECK (outcome IN ('complete', 'partial', 'interrupted', 'failed'));
 ALTER TABLE best ADD COLUMN partial INTEGER NOT NULL DEFAULT 0 CHECK (partial IN (0, 1));
 ALTER TABLE baseline ADD COLUMN trial_id INTEGER REFERENCES trial(id);

@@ -3,5 +3,5 @@
 -- CPU, from /proc/pressure/cpu; NULL: not known, a GPU's trial or an older row). A trial
 -- measured busy (above 0.25) never takes a best from one that was not, and is not reused
 -- by a later run, which measures it again. db/schema.sql has the same text, word for word
--- (tests/test_store.c compares a migrated file with a new one).
+-- (tests/test_store_migrate.c compares a migrated file with a new one).
 ALTER TABLE trial ADD COLUMN cpu_wait REAL;
