@@ -218,9 +218,9 @@ static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, c
                               n ? "; " : "", r->vendor_label, MMT_VENDOR_ERROR_RATIO);
     if (r->cpu_wait > MMT_CPU_BUSY && n < size)
         n += (size_t)snprintf(note + n, size - n,
-                              "%sbusy: some task waited for a CPU %.0f%% of the time this problem was measured; its "
-                              "figures displace none measured quiet, whom libmmtuned serves stays as it was, and the "
-                              "next run measures it again",
+                              "%sbusy: some task waited for a CPU %.0f%% of the time this problem (or its round "
+                              "beside the vendor) was measured; its figures displace none measured quiet, whom "
+                              "libmmtuned serves stays as it was, and the next run measures it again",
                               n ? "; " : "", 100 * r->cpu_wait);
     if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
     return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,

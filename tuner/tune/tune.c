@@ -591,6 +591,9 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
         if (searched[f]) st = mmt_store_best_partial(t->st, t->device_id, problem_id, fl->f[f]->name, part[f].partial, err);
     r->interrupted = live && stopped(t);
     r->cpu_wait = strcmp(t->be->name, "cpu") == 0 ? mmt_cpu_wait_share(&load) : -1;
+    /* a short vendor round at the end can be busy where the problem's whole time was not:
+     * the problem is busy then too, as its serving was left as it was */
+    if (r->cpu_wait >= 0 && vs.cpu_wait > MMT_CPU_BUSY && vs.cpu_wait > r->cpu_wait) r->cpu_wait = vs.cpu_wait;
     if (r->ok) describe_figures(r, &vs);
     for (int f = 0; f < fl->n; f++) free(cands[f]);
     return st;

@@ -87,6 +87,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
         snprintf(out->text, sizeof out->text, "vendor round lost (%.300s)", res[0].message);
         return MMT_OK;
     }
+    out->cpu_wait = res[0].cpu_wait;
     const int vendor_ok = vres.status == MMT_TRIAL_OK && vres.timing.samples > 0;
     int rounds = 0;
     for (int j = 0; j < m; j++)

@@ -37,6 +37,8 @@ typedef struct mmt_versus {
     double vendor_error;                /* the vendor's, on the same inputs; 0: not known */
     mmt_vendor_serves vendor_serves;    /* why the vendor's family has the best, or MMT_VENDOR_NOT */
     mmt_beside beside;                  /* on the CPU: the fastest and the vendor in one process */
+    double cpu_wait;                    /* on a CPU, the share of the round some task waited for a
+                                           CPU (cpu_wait.h); above MMT_CPU_BUSY it decides nothing */
     char label[128];                    /* the vendor as tables name it */
     char text[512];                     /* why the round, or the vendor, timed nothing */
 } mmt_versus;
