@@ -21,7 +21,7 @@ build: deps
 	@mkdir -p $(BUILD)
 	@{ cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release && cmake --build $(BUILD) -j $(JOBS); } \
 	  >$(BUILD)/build.log 2>&1 || { cat $(BUILD)/build.log; echo "make: the build failed (log: $(BUILD)/build.log)"; exit 1; }
-	@echo "built $(BUILD)/ ($$(grep -c 'warning:' $(BUILD)/build.log) compiler warnings; log: $(BUILD)/build.log)"
+	@echo "built $(BUILD)/ ($$(grep -cE ':[0-9]+:[0-9]+: warning:' $(BUILD)/build.log) compiler warnings; log: $(BUILD)/build.log)"
 
 # ctest-summary.sh: the suite, then its skips by cause; it fails where a test failed, did
 # not run, or skipped for a cause this machine does not have (GPU tests skip without a GPU)
