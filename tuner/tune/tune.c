@@ -39,7 +39,7 @@ static int collect_prior(void *user, const char *params, mmt_trial_status status
         if (!np || !ns || !nm) return 1;
         pr->cap = cap;
     }
-    pr->params[pr->n] = strdup(params);
+    if (!(pr->params[pr->n] = strdup(params))) return 1;
     pr->status[pr->n] = status;
     pr->ms[pr->n] = ms;
     pr->n++;
