@@ -15,10 +15,10 @@ mmt_status mmt_store_best_get(mmt_store *st, int64_t device_id, int64_t problem_
     sqlite3_stmt *s;
     memset(out, 0, sizeof *out);
     FORWARD_IF_ERROR(mmt_store_prepare(st,
-                             "SELECT b.template_id, b.trial_id, b.gflops, c.params FROM best b "
-                             "JOIN config c ON c.id = b.config_id "
-                             "WHERE b.device_id = ? AND b.problem_id = ? AND b.template_name = ?",
-                             &s, err));
+                                       "SELECT b.template_id, b.trial_id, b.gflops, c.params FROM best b "
+                                       "JOIN config c ON c.id = b.config_id "
+                                       "WHERE b.device_id = ? AND b.problem_id = ? AND b.template_name = ?",
+                                       &s, err));
     sqlite3_bind_int64(s, 1, device_id);
     sqlite3_bind_int64(s, 2, problem_id);
     sqlite3_bind_text(s, 3, template_name, -1, SQLITE_TRANSIENT);
@@ -158,15 +158,17 @@ mmt_status mmt_store_measured_list(mmt_store *st, const char *fingerprint, const
     *n = 0;
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(mmt_store_prepare(st,
-                             "SELECT " PROBLEM_COLS ", c.params, max(t.gflops) AS g "
-                             "FROM trial t JOIN device d ON d.id = t.device_id "
-                             "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
-                             "JOIN problem p ON p.id = t.problem_id "
-                             "WHERE d.fingerprint = ?1 AND tp.name = ?2 AND tp.source_hash = ?3 AND t.status = 'ok' "
-                             "AND t.gflops > 0 AND p.dtype = ?4 AND p.out_dtype = ?5 AND p.mode = ?6 "
-                             "AND p.layout = ?7 AND p.trans_a = ?8 AND p.trans_b = ?9 AND p.m = ?10 AND p.n = ?11 "
-                             "AND p.k = ?12 GROUP BY c.id ORDER BY g DESC, c.id",
-                             &s, err));
+                                       "SELECT " PROBLEM_COLS ", c.params, max(t.gflops) AS g "
+                                       "FROM trial t JOIN device d ON d.id = t.device_id "
+                                       "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
+                                       "JOIN problem p ON p.id = t.problem_id "
+                                       "WHERE d.fingerprint = ?1 AND tp.name = ?2 AND tp.source_hash = ?3 "
+                                       "AND t.status = 'ok' "
+                                       "AND t.gflops > 0 AND p.dtype = ?4 AND p.out_dtype = ?5 AND p.mode = ?6 "
+                                       "AND p.layout = ?7 AND p.trans_a = ?8 AND p.trans_b = ?9 "
+                                       "AND p.m = ?10 AND p.n = ?11 "
+                                       "AND p.k = ?12 GROUP BY c.id ORDER BY g DESC, c.id",
+                                       &s, err));
     bind_kernel(s, fingerprint, template_name, source_hash);
     mmt_store_bind_problem(s, 4, p);
     return collect_recs(st, s, "measured list", out, n, err);
@@ -187,10 +189,10 @@ mmt_status mmt_store_miss_list(mmt_store *st, const char *fingerprint, mmt_miss_
     *n = 0;
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(mmt_store_prepare(st,
-                             "SELECT " PROBLEM_COLS ", x.problem_id, x.calls FROM miss x "
-                             "JOIN device d ON d.id = x.device_id JOIN problem p ON p.id = x.problem_id "
-                             "WHERE d.fingerprint = ? ORDER BY x.calls DESC, x.last_seen DESC, p.id",
-                             &s, err));
+                                       "SELECT " PROBLEM_COLS ", x.problem_id, x.calls FROM miss x "
+                                       "JOIN device d ON d.id = x.device_id JOIN problem p ON p.id = x.problem_id "
+                                       "WHERE d.fingerprint = ? ORDER BY x.calls DESC, x.last_seen DESC, p.id",
+                                       &s, err));
     sqlite3_bind_text(s, 1, fingerprint, -1, SQLITE_TRANSIENT);
     return mmt_store_collect(st, s, "miss list", sizeof **out, miss_row, (void **)out, n, err);
 }
@@ -202,11 +204,11 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
 {
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(mmt_store_prepare(st,
-                             "SELECT c.params, t.status, t.time_ms_median, t.gflops FROM trial t "
-                             "JOIN config c ON c.id = t.config_id "
-                             "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? "
-                             "AND NOT " MMT_STORE_BUSY("t.cpu_wait") " ORDER BY t.id",
-                             &s, err));
+                                       "SELECT c.params, t.status, t.time_ms_median, t.gflops FROM trial t "
+                                       "JOIN config c ON c.id = t.config_id "
+                                       "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? "
+                                       "AND NOT " MMT_STORE_BUSY("t.cpu_wait") " ORDER BY t.id",
+                                       &s, err));
     sqlite3_bind_int64(s, 1, device_id);
     sqlite3_bind_int64(s, 2, problem_id);
     sqlite3_bind_int64(s, 3, template_id);
@@ -244,13 +246,14 @@ mmt_status mmt_store_trial_sets(mmt_store *st, mmt_trial_set **out, size_t *n, m
     *n = 0;
     sqlite3_stmt *s;
     FORWARD_IF_ERROR(mmt_store_prepare(st,
-                             "SELECT " PROBLEM_COLS ", t.device_id, t.problem_id, c.template_id, tp.name, d.backend, "
-                             "d.name, d.arch, d.fingerprint, d.props, count(*) FROM trial t "
-                             "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
-                             "JOIN device d ON d.id = t.device_id JOIN problem p ON p.id = t.problem_id "
-                             "GROUP BY t.device_id, t.problem_id, c.template_id "
-                             "ORDER BY t.device_id, c.template_id, t.problem_id",
-                             &s, err));
+                                       "SELECT " PROBLEM_COLS ", t.device_id, t.problem_id, c.template_id, tp.name, "
+                                       "d.backend, "
+                                       "d.name, d.arch, d.fingerprint, d.props, count(*) FROM trial t "
+                                       "JOIN config c ON c.id = t.config_id JOIN template tp ON tp.id = c.template_id "
+                                       "JOIN device d ON d.id = t.device_id JOIN problem p ON p.id = t.problem_id "
+                                       "GROUP BY t.device_id, t.problem_id, c.template_id "
+                                       "ORDER BY t.device_id, c.template_id, t.problem_id",
+                                       &s, err));
     return mmt_store_collect(st, s, "trial sets", sizeof **out, trial_set_row, (void **)out, n, err);
 }
 
