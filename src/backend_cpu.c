@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -420,19 +419,10 @@ static int loaded(const char *lib)
     return h != NULL;
 }
 
-/* The cores this process may run on, as libgomp counts them for its threads. */
-static int usable_cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 __attribute__((constructor)) static void bound_idle_spinning(void)
 {
     if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !loaded("libgomp.so.1"))
-        setenv("GOMP_SPINCOUNT", usable_cores() <= 4 ? "300" : "10000", 0);
+        setenv("GOMP_SPINCOUNT", mmt_usable_cores() <= 4 ? "300" : "10000", 0);
     if (!getenv("OPENBLAS_THREAD_TIMEOUT") && !loaded("libopenblas.so.0") && !loaded("libopenblas.so"))
         setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
 }

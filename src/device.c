@@ -1,8 +1,11 @@
-/* device.c - device property table (see device.h). */
+/* device.c - device property table, and the cores this process may use (see device.h). */
+#define _GNU_SOURCE
 #include "device.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void mmt_device_set_prop(mmt_device_info *d, const char *name, int64_t value)
 {
@@ -25,4 +28,12 @@ int mmt_device_get_prop(const mmt_device_info *d, const char *name, size_t len, 
             return 0;
         }
     return -1;
+}
+
+int mmt_usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }

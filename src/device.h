@@ -28,4 +28,8 @@ void mmt_device_set_prop(mmt_device_info *d, const char *name, int64_t value);
 /* Looks a property up; returns 0 and stores it, or -1 if absent. */
 int mmt_device_get_prop(const mmt_device_info *d, const char *name, size_t len, int64_t *value);
 
+/* The host's cores this process may run on (its affinity mask, as libgomp counts them for
+ * its threads), at least 1. */
+int mmt_usable_cores(void);
+
 #endif

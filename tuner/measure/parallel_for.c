@@ -1,12 +1,11 @@
 /* parallel_for.c - a loop spread over the host's cores on plain threads (see parallel_for.h). */
-#define _GNU_SOURCE
 #include "parallel_for.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
+
+#include "device.h"
 
 enum { MAX_THREADS = 1024 };
 
@@ -41,18 +40,10 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-static int cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 void mmt_parallel_for(int64_t n, int64_t chunk, int threads, mmt_range_fn fn, void *ctx)
 {
     if (n <= 0) return;
-    if (threads <= 0) threads = cores();
+    if (threads <= 0) threads = mmt_usable_cores();
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     const int64_t shares = chunk > 0 ? (n + chunk - 1) / chunk : n;
     if (threads > shares) threads = (int)shares;
