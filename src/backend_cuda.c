@@ -1,10 +1,7 @@
 /* backend_cuda.c - the CUDA backend: templates are compiled by NVRTC to a cubin for the
  * device's exact architecture, loaded and launched through the driver API. libcuda and
  * libnvrtc are opened with dlopen, so libmmtuned loads (and serves the CPU) on machines
- * without them. This file opens them and holds the contexts, devices, modules, launches
- * and memory; the compiling is backend_cuda_compile.c's, and the stream-ordered calls of
- * mmt_cuda_async are backend_cuda_async.c's. Those two share this file's function tables
- * and helpers through cuda_driver.h; these files alone include cuda.h and nvrtc.h.
+ * without them; this is the only file that includes cuda.h and nvrtc.h.
  *
  * Contexts: every device is used through its primary context (the one the CUDA runtime
  * and cuBLAS share), retained once and kept for the life of the process. Each entry point
@@ -12,6 +9,15 @@
  * tuner and the runtime library may call from any thread and an application with a
  * context of its own finds it current again afterwards. */
 #define _GNU_SOURCE
+/* The headers come from the CUDA toolkit; the build should put its include directory on
+ * the path (CMake: CUDAToolkit_INCLUDE_DIRS). Without them this file builds a stub. */
+#if __has_include(<cuda.h>) && __has_include(<nvrtc.h>)
+#include <cuda.h>
+#include <nvrtc.h>
+#define MMT_HAVE_CUDA_HEADERS 1
+#else
+#define MMT_HAVE_CUDA_HEADERS 0
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,7 +27,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cuda_driver.h"
 #include "elf_object.h"
 
 #if !MMT_HAVE_CUDA_HEADERS
@@ -42,6 +47,15 @@ mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
     return mmt_err_set(err, MMT_UNSUPPORTED, "no CUDA device %d: built without the CUDA headers", ordinal);
 }
 void mmt_cuda_context_leave(int pushed) { (void)pushed; }
+const mmt_cuda_async *mmt_cuda_async_api(void) { return NULL; }
+mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
+                                     size_t *size, char **log, mmt_err *err)
+{
+    (void)arch, (void)source, (void)defines;
+    *bin = NULL, *size = 0;
+    if (log) *log = NULL;
+    return mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: built without the CUDA headers");
+}
 #else
 
 _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this layout (112 bytes)");
@@ -49,15 +63,84 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
 #define STR_(x) #x
 #define XSTR(x) STR_(x) /* the symbol a cuda.h name maps to: cuMemAlloc -> "cuMemAlloc_v2" */
 
-struct mmt_cu mmt_cu;
-struct mmt_nvrtc mmt_nvrtc;
+/* Driver and NVRTC functions: field name, API name (cuda.h's macros pick the versioned
+ * symbol, and __typeof__ its prototype). */
+#define CU_FUNCS(X)                                   \
+    X(Init, cuInit)                                   \
+    X(DriverGetVersion, cuDriverGetVersion)           \
+    X(DeviceGetCount, cuDeviceGetCount)               \
+    X(DeviceGet, cuDeviceGet)                         \
+    X(DeviceGetName, cuDeviceGetName)                 \
+    X(DeviceGetAttribute, cuDeviceGetAttribute)       \
+    X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) \
+    X(CtxGetCurrent, cuCtxGetCurrent)                 \
+    X(CtxSetCurrent, cuCtxSetCurrent)                 \
+    X(CtxPushCurrent, cuCtxPushCurrent)               \
+    X(CtxPopCurrent, cuCtxPopCurrent)                 \
+    X(CtxSynchronize, cuCtxSynchronize)               \
+    X(ModuleLoadData, cuModuleLoadData)               \
+    X(ModuleUnload, cuModuleUnload)                   \
+    X(ModuleGetFunction, cuModuleGetFunction)         \
+    X(FuncSetAttribute, cuFuncSetAttribute)           \
+    X(FuncGetAttribute, cuFuncGetAttribute)           \
+    X(LaunchKernel, cuLaunchKernel)                   \
+    X(MemAlloc, cuMemAlloc)                           \
+    X(MemFree, cuMemFree)                             \
+    X(MemcpyHtoD, cuMemcpyHtoD)                       \
+    X(MemcpyDtoH, cuMemcpyDtoH)                       \
+    X(MemcpyDtoD, cuMemcpyDtoD)                       \
+    X(MemcpyHtoDAsync, cuMemcpyHtoDAsync)             \
+    X(MemcpyDtoHAsync, cuMemcpyDtoHAsync)             \
+    X(MemGetInfo, cuMemGetInfo)                       \
+    X(MemHostAlloc, cuMemHostAlloc)                   \
+    X(MemFreeHost, cuMemFreeHost)                     \
+    X(MemPoolCreate, cuMemPoolCreate)                 \
+    X(MemPoolDestroy, cuMemPoolDestroy)               \
+    X(MemPoolSetAttribute, cuMemPoolSetAttribute)     \
+    X(MemAllocFromPoolAsync, cuMemAllocFromPoolAsync) \
+    X(MemFreeAsync, cuMemFreeAsync)                   \
+    X(StreamCreate, cuStreamCreate)                   \
+    X(StreamDestroy, cuStreamDestroy)                 \
+    X(StreamWaitEvent, cuStreamWaitEvent)             \
+    X(StreamSynchronize, cuStreamSynchronize)         \
+    X(StreamGetCtx, cuStreamGetCtx)                   \
+    X(EventCreate, cuEventCreate)                     \
+    X(EventRecord, cuEventRecord)                     \
+    X(EventSynchronize, cuEventSynchronize)           \
+    X(EventElapsedTime, cuEventElapsedTime)           \
+    X(EventDestroy, cuEventDestroy)                   \
+    X(PointerGetAttribute, cuPointerGetAttribute)     \
+    X(TensorMapEncodeTiled, cuTensorMapEncodeTiled)   \
+    X(GetErrorString, cuGetErrorString)               \
+    X(GetErrorName, cuGetErrorName)
+
+#define NVRTC_FUNCS(X)                          \
+    X(Version, nvrtcVersion)                    \
+    X(CreateProgram, nvrtcCreateProgram)        \
+    X(CompileProgram, nvrtcCompileProgram)      \
+    X(DestroyProgram, nvrtcDestroyProgram)      \
+    X(GetProgramLogSize, nvrtcGetProgramLogSize) \
+    X(GetProgramLog, nvrtcGetProgramLog)        \
+    X(GetCUBINSize, nvrtcGetCUBINSize)          \
+    X(GetCUBIN, nvrtcGetCUBIN)                  \
+    X(GetErrorString, nvrtcGetErrorString)
+
+#define DECLARE_FN_(field, sym) __typeof__(sym) *field;
+static struct {
+    void *lib;
+    CU_FUNCS(DECLARE_FN_)
+} cu;
+static struct {
+    void *lib;
+    int major, minor;
+    NVRTC_FUNCS(DECLARE_FN_)
+} nv;
+#undef DECLARE_FN_
 
 /* ---- opening the libraries ------------------------------------------------------------ */
 
-pthread_once_t mmt_nvrtc_once = PTHREAD_ONCE_INIT;
-static pthread_once_t cuda_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
-char mmt_nvrtc_why[512];        /* empty when the library opened */
-static char cuda_why[512];      /* empty when the library opened */
+static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT, cuda_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
+static char nvrtc_why[512], cuda_why[512]; /* empty when the library opened */
 static CUresult init_rc = CUDA_ERROR_NOT_INITIALIZED;
 
 static void *open_first(const char *const *names, char *why, size_t size)
@@ -71,47 +154,47 @@ static void *open_first(const char *const *names, char *why, size_t size)
     return NULL;
 }
 
-void mmt_nvrtc_open(void)
+static void open_nvrtc(void)
 {
     static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                         "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
                                         "/usr/local/cuda/lib64/libnvrtc.so.12", NULL};
-    mmt_nvrtc.lib = open_first(names, mmt_nvrtc_why, sizeof mmt_nvrtc_why);
-    if (!mmt_nvrtc.lib) return;
-#define LOAD_FN_(field, sym)                                                                      \
-    if (!(*(void **)&mmt_nvrtc.field = dlsym(mmt_nvrtc.lib, XSTR(sym)))) {                        \
-        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "libnvrtc lacks %s (too old?)", XSTR(sym)); \
-        goto fail;                                                                                \
+    nv.lib = open_first(names, nvrtc_why, sizeof nvrtc_why);
+    if (!nv.lib) return;
+#define LOAD_FN_(field, sym)                                                                    \
+    if (!(*(void **)&nv.field = dlsym(nv.lib, XSTR(sym)))) {                                    \
+        snprintf(nvrtc_why, sizeof nvrtc_why, "libnvrtc lacks %s (too old?)", XSTR(sym));       \
+        goto fail;                                                                              \
     }
     NVRTC_FUNCS(LOAD_FN_)
 #undef LOAD_FN_
-    if (mmt_nvrtc.Version(&mmt_nvrtc.major, &mmt_nvrtc.minor) != NVRTC_SUCCESS) {
-        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "nvrtcVersion failed");
+    if (nv.Version(&nv.major, &nv.minor) != NVRTC_SUCCESS) {
+        snprintf(nvrtc_why, sizeof nvrtc_why, "nvrtcVersion failed");
         goto fail;
     }
     return;
 fail:
-    dlclose(mmt_nvrtc.lib);
-    mmt_nvrtc.lib = NULL;
+    dlclose(nv.lib);
+    nv.lib = NULL;
 }
 
 static void open_cuda(void)
 {
     static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
-    mmt_cu.lib = open_first(names, cuda_why, sizeof cuda_why);
-    if (!mmt_cu.lib) {
+    cu.lib = open_first(names, cuda_why, sizeof cuda_why);
+    if (!cu.lib) {
         snprintf(cuda_why, sizeof cuda_why, "the CUDA driver (libcuda.so.1) is not installed");
         return;
     }
 #define LOAD_FN_(field, sym)                                                                  \
-    if (!(*(void **)&mmt_cu.field = dlsym(mmt_cu.lib, XSTR(sym)))) {                          \
+    if (!(*(void **)&cu.field = dlsym(cu.lib, XSTR(sym)))) {                                  \
         snprintf(cuda_why, sizeof cuda_why, "libcuda lacks %s (driver too old?)", XSTR(sym)); \
         goto fail;                                                                            \
     }
     /* cuEventElapsedTime_v2 is CUDA 12.8+; older drivers have the same call unversioned. */
-    if (!dlsym(mmt_cu.lib, XSTR(cuEventElapsedTime))) {
-        *(void **)&mmt_cu.EventElapsedTime = dlsym(mmt_cu.lib, "cuEventElapsedTime");
-        if (!mmt_cu.EventElapsedTime) {
+    if (!dlsym(cu.lib, XSTR(cuEventElapsedTime))) {
+        *(void **)&cu.EventElapsedTime = dlsym(cu.lib, "cuEventElapsedTime");
+        if (!cu.EventElapsedTime) {
             snprintf(cuda_why, sizeof cuda_why, "libcuda lacks cuEventElapsedTime");
             goto fail;
         }
@@ -120,38 +203,38 @@ static void open_cuda(void)
 #undef LOAD_FN_
     return;
 fail:
-    dlclose(mmt_cu.lib);
-    mmt_cu.lib = NULL;
+    dlclose(cu.lib);
+    cu.lib = NULL;
 }
 
 static void init_cuda(void)
 {
     pthread_once(&cuda_once, open_cuda);
-    if (mmt_cu.lib) init_rc = mmt_cu.Init(0);
+    if (cu.lib) init_rc = cu.Init(0);
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
-mmt_status mmt_cuda_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what)
+static mmt_status cu_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what)
 {
     const char *name = NULL, *text = NULL;
-    if (mmt_cu.GetErrorName) mmt_cu.GetErrorName(rc, &name);
-    if (mmt_cu.GetErrorString) mmt_cu.GetErrorString(rc, &text);
+    if (cu.GetErrorName) cu.GetErrorName(rc, &name);
+    if (cu.GetErrorString) cu.GetErrorString(rc, &text);
     return mmt_err_set(err, st, "%s: %s (%d): %s", what, name ? name : "CUDA error", (int)rc,
                        text ? text : "unknown error");
 }
 
-#define CU_TRY(call, st, what)                                                 \
-    do {                                                                       \
-        CUresult rc_ = (call);                                                 \
-        if (rc_ != CUDA_SUCCESS) return mmt_cuda_fail(err, (st), rc_, (what)); \
+#define CU_TRY(call, st, what)                                      \
+    do {                                                            \
+        CUresult rc_ = (call);                                      \
+        if (rc_ != CUDA_SUCCESS) return cu_fail(err, (st), rc_, (what)); \
     } while (0)
 
-mmt_status mmt_cuda_need_driver(mmt_err *err)
+static mmt_status need_driver(mmt_err *err)
 {
     pthread_once(&init_once, init_cuda);
-    RETURN_ERROR_IF(!mmt_cu.lib, err, MMT_UNSUPPORTED, "%s", cuda_why);
-    if (init_rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_UNSUPPORTED, init_rc, "cuInit");
+    RETURN_ERROR_IF(!cu.lib, err, MMT_UNSUPPORTED, "%s", cuda_why);
+    if (init_rc != CUDA_SUCCESS) return cu_fail(err, MMT_UNSUPPORTED, init_rc, "cuInit");
     return MMT_OK;
 }
 
@@ -162,30 +245,36 @@ static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary[MAX_DEVICES];
 static _Atomic(CUcontext) last_ctx; /* for calls that name no device: free(NULL stream) */
 
-static mmt_status enter(CUcontext ctx, mmt_cuda_scope *sc, mmt_err *err)
+/* A context made current for one backend call: pushed unless it is current already, and
+ * popped by leave, which restores the caller's. */
+typedef struct scope {
+    int pushed;
+} scope;
+
+static mmt_status enter(CUcontext ctx, scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
     CUcontext cur = NULL;
-    if (mmt_cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx) return MMT_OK;
-    CU_TRY(mmt_cu.CtxPushCurrent(ctx), MMT_LAUNCH, "cuCtxPushCurrent");
+    if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx) return MMT_OK;
+    CU_TRY(cu.CtxPushCurrent(ctx), MMT_LAUNCH, "cuCtxPushCurrent");
     sc->pushed = 1;
     atomic_store(&last_ctx, ctx);
     return MMT_OK;
 }
 
-void mmt_cuda_leave(mmt_cuda_scope *sc)
+static void leave(scope *sc)
 {
     CUcontext popped;
-    if (sc->pushed) mmt_cu.CtxPopCurrent(&popped);
+    if (sc->pushed) cu.CtxPopCurrent(&popped);
     sc->pushed = 0;
 }
 
 /* The retained primary context of a device. */
 static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
 {
-    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
+    FORWARD_IF_ERROR(need_driver(err));
     int count = 0;
-    CU_TRY(mmt_cu.DeviceGetCount(&count), MMT_UNSUPPORTED, "cuDeviceGetCount");
+    CU_TRY(cu.DeviceGetCount(&count), MMT_UNSUPPORTED, "cuDeviceGetCount");
     RETURN_ERROR_IF(ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES, err, MMT_NOT_FOUND,
                     "no GPU %d (this machine has %d)", ordinal, count);
     pthread_mutex_lock(&ctx_lock);
@@ -193,26 +282,26 @@ static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
     const char *what = "cuDeviceGet";
     if (!primary[ordinal]) {
         CUdevice dev;
-        rc = mmt_cu.DeviceGet(&dev, ordinal);
+        rc = cu.DeviceGet(&dev, ordinal);
         if (rc == CUDA_SUCCESS) {
             what = "cuDevicePrimaryCtxRetain";
-            rc = mmt_cu.DevicePrimaryCtxRetain(&primary[ordinal], dev);
+            rc = cu.DevicePrimaryCtxRetain(&primary[ordinal], dev);
         }
     }
     *out = primary[ordinal];
     pthread_mutex_unlock(&ctx_lock);
-    if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_UNSUPPORTED, rc, what);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_UNSUPPORTED, rc, what);
     return MMT_OK;
 }
 
 /* The vendor wrapper's calls (cublas.c): the primary context pushed over the caller's where
- * another is current, as every backend call does (enter, mmt_cuda_leave). */
+ * another is current, as every backend call does (enter, leave). */
 mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 {
     *pushed = 0;
     CUcontext ctx;
     FORWARD_IF_ERROR(primary_ctx(ordinal, &ctx, err));
-    mmt_cuda_scope sc;
+    scope sc;
     FORWARD_IF_ERROR(enter(ctx, &sc, err));
     *pushed = sc.pushed;
     return MMT_OK;
@@ -220,11 +309,11 @@ mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 
 void mmt_cuda_context_leave(int pushed)
 {
-    mmt_cuda_scope sc = {.pushed = pushed};
-    mmt_cuda_leave(&sc);
+    scope sc = {.pushed = pushed};
+    leave(&sc);
 }
 
-mmt_status mmt_cuda_enter_ordinal(int ordinal, mmt_cuda_scope *sc, mmt_err *err)
+static mmt_status enter_ordinal(int ordinal, scope *sc, mmt_err *err)
 {
     CUcontext ctx = NULL;
     sc->pushed = 0;
@@ -234,35 +323,35 @@ mmt_status mmt_cuda_enter_ordinal(int ordinal, mmt_cuda_scope *sc, mmt_err *err)
 
 /* For calls that name no device: the current context if there is one, else the last one
  * entered, else device 0's. */
-mmt_status mmt_cuda_enter_default(mmt_cuda_scope *sc, mmt_err *err)
+static mmt_status enter_default(scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
-    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
+    FORWARD_IF_ERROR(need_driver(err));
     CUcontext cur = NULL;
-    if (mmt_cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur) return MMT_OK;
+    if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur) return MMT_OK;
     CUcontext last = atomic_load(&last_ctx);
     if (last) return enter(last, sc, err);
-    return mmt_cuda_enter_ordinal(0, sc, err);
+    return enter_ordinal(0, sc, err);
 }
 
-static mmt_status enter_for_ptr(const void *ptr, mmt_cuda_scope *sc, mmt_err *err)
+static mmt_status enter_for_ptr(const void *ptr, scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
-    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
+    FORWARD_IF_ERROR(need_driver(err));
     CUcontext ctx = NULL;
-    if (mmt_cu.PointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS &&
+    if (cu.PointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS &&
         ctx)
         return enter(ctx, sc, err);
-    return mmt_cuda_enter_default(sc, err);
+    return enter_default(sc, err);
 }
 
-static mmt_status enter_for_stream(void *stream, mmt_cuda_scope *sc, mmt_err *err)
+static mmt_status enter_for_stream(void *stream, scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
-    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
+    FORWARD_IF_ERROR(need_driver(err));
     CUcontext ctx = NULL;
-    if (stream && mmt_cu.StreamGetCtx((CUstream)stream, &ctx) == CUDA_SUCCESS && ctx) return enter(ctx, sc, err);
-    return mmt_cuda_enter_default(sc, err);
+    if (stream && cu.StreamGetCtx((CUstream)stream, &ctx) == CUDA_SUCCESS && ctx) return enter(ctx, sc, err);
+    return enter_default(sc, err);
 }
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -270,23 +359,23 @@ static mmt_status enter_for_stream(void *stream, mmt_cuda_scope *sc, mmt_err *er
 static int cuda_device_count(void)
 {
     pthread_once(&init_once, init_cuda);
-    if (!mmt_cu.lib || init_rc != CUDA_SUCCESS) return 0; /* no driver or no device: no GPUs */
+    if (!cu.lib || init_rc != CUDA_SUCCESS) return 0; /* no driver or no device: no GPUs */
     int n = 0;
-    return mmt_cu.DeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+    return cu.DeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
 }
 
 static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
 {
-    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
+    FORWARD_IF_ERROR(need_driver(err));
     int count = cuda_device_count();
     RETURN_ERROR_IF(ordinal < 0 || ordinal >= count, err, MMT_NOT_FOUND, "no GPU %d (this machine has %d)", ordinal,
                     count);
     CUdevice dev;
-    CU_TRY(mmt_cu.DeviceGet(&dev, ordinal), MMT_UNSUPPORTED, "cuDeviceGet");
+    CU_TRY(cu.DeviceGet(&dev, ordinal), MMT_UNSUPPORTED, "cuDeviceGet");
     memset(d, 0, sizeof *d);
     snprintf(d->backend, sizeof d->backend, "cuda");
     d->ordinal = ordinal;
-    CU_TRY(mmt_cu.DeviceGetName(d->name, (int)sizeof d->name, dev), MMT_UNSUPPORTED, "cuDeviceGetName");
+    CU_TRY(cu.DeviceGetName(d->name, (int)sizeof d->name, dev), MMT_UNSUPPORTED, "cuDeviceGetName");
 
     static const struct {
         const char *name;
@@ -308,7 +397,7 @@ static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     int cc[2] = {0, 0};
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         int v = 0;
-        CU_TRY(mmt_cu.DeviceGetAttribute(&v, attrs[i].attr, dev), MMT_UNSUPPORTED, "cuDeviceGetAttribute");
+        CU_TRY(cu.DeviceGetAttribute(&v, attrs[i].attr, dev), MMT_UNSUPPORTED, "cuDeviceGetAttribute");
         mmt_device_set_prop(d, attrs[i].name, v);
         if (i < 2) cc[i] = v;
     }
@@ -324,18 +413,144 @@ static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     };
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         int v = 0;
-        if (mmt_cu.DeviceGetAttribute(&v, rates[i].attr, dev) == CUDA_SUCCESS && v > 0)
+        if (cu.DeviceGetAttribute(&v, rates[i].attr, dev) == CUDA_SUCCESS && v > 0)
             mmt_device_set_prop(d, rates[i].name, v);
     }
     snprintf(d->arch, sizeof d->arch, "sm_%d%d", cc[0], cc[1]);
     int driver = 0;
-    CU_TRY(mmt_cu.DriverGetVersion(&driver), MMT_UNSUPPORTED, "cuDriverGetVersion");
-    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
+    CU_TRY(cu.DriverGetVersion(&driver), MMT_UNSUPPORTED, "cuDriverGetVersion");
+    pthread_once(&nvrtc_once, open_nvrtc);
     int64_t sms = 0;
     mmt_device_get_prop(d, "sm_count", 8, &sms);
     snprintf(d->fingerprint, sizeof d->fingerprint, "cuda|%s|%s|sms=%lld|driver=%d|nvrtc=%d.%d", d->name, d->arch,
-             (long long)sms, driver, mmt_nvrtc.major, mmt_nvrtc.minor);
+             (long long)sms, driver, nv.major, nv.minor);
     return MMT_OK;
+}
+
+/* ---- compiling ------------------------------------------------------------------------- */
+
+/* Fixed NVRTC options (besides --gpu-architecture and the -D definitions). No
+ * --use_fast_math: results must be IEEE (verification trusts them). */
+static const char *const nvrtc_flags[] = {"-std=c++17", "-default-device", "-lineinfo", NULL};
+
+mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
+                                     size_t *size, char **log, mmt_err *err)
+{
+    *bin = NULL;
+    *size = 0;
+    if (log) *log = NULL;
+    pthread_once(&nvrtc_once, open_nvrtc);
+    RETURN_ERROR_IF(!nv.lib, err, MMT_UNSUPPORTED, "NVRTC is not available: %s", nvrtc_why);
+
+    /* options: --gpu-architecture=ARCH, the fixed flags, -DNAME=VALUE per definition */
+    char *defs = strdup(defines ? defines : "");
+    size_t ntok = 1;
+    for (const char *s = defs ? defs : ""; *s; s++) ntok += *s == ' ';
+    const char **opts = calloc(ntok + 16, sizeof *opts);
+    char **owned = calloc(ntok + 2, sizeof *owned);
+    if (!defs || !opts || !owned) {
+        free(defs), free(opts), free(owned);
+        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+    }
+    int nopt = 0, nown = 0;
+    char archopt[96];
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
+    opts[nopt++] = archopt;
+    for (int i = 0; nvrtc_flags[i]; i++) opts[nopt++] = nvrtc_flags[i];
+    const char *verbose = getenv("MMTUNE_PTXAS_VERBOSE"); /* register / spill counts in the log */
+    if (verbose && *verbose && strcmp(verbose, "0") != 0) opts[nopt++] = "--ptxas-options=-v";
+    char *save = NULL;
+    mmt_status st = MMT_OK;
+    nvrtcProgram prog = NULL;
+    for (char *tok = strtok_r(defs, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        size_t n = strlen(tok) + 3;
+        if (!(owned[nown] = malloc(n))) { /* a definition left out would build another kernel */
+            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+            goto done;
+        }
+        snprintf(owned[nown], n, "-D%s", tok);
+        opts[nopt++] = owned[nown++];
+    }
+
+    nvrtcResult rc = nv.CreateProgram(&prog, source, "mmt_template.cu", 0, NULL, NULL);
+    if (rc != NVRTC_SUCCESS) {
+        st = mmt_err_set(err, rc == NVRTC_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_COMPILE,
+                         "nvrtcCreateProgram: %s", nv.GetErrorString(rc));
+        goto done;
+    }
+    nvrtcResult crc = nv.CompileProgram(prog, nopt, opts);
+    size_t logsize = 0;
+    char *text = NULL;
+    if (nv.GetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1 && (text = malloc(logsize + 1))) {
+        if (nv.GetProgramLog(prog, text) == NVRTC_SUCCESS) text[logsize] = '\0';
+        else text[0] = '\0';
+    }
+    if (crc != NVRTC_SUCCESS) {
+        st = mmt_err_set(err, MMT_COMPILE, "nvrtc (%s, %s): %s: %.3500s", arch, defines ? defines : "",
+                         nv.GetErrorString(crc), text ? text : "");
+    } else {
+        size_t n = 0;
+        rc = nv.GetCUBINSize(prog, &n);
+        if (rc != NVRTC_SUCCESS || n == 0) {
+            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBINSize: %s (is %s a real architecture?)",
+                             rc != NVRTC_SUCCESS ? nv.GetErrorString(rc) : "empty cubin", arch);
+        } else if (!(*bin = malloc(n))) {
+            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
+        } else if ((rc = nv.GetCUBIN(prog, *bin)) != NVRTC_SUCCESS) {
+            free(*bin);
+            *bin = NULL;
+            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBIN: %s", nv.GetErrorString(rc));
+        } else {
+            *size = n;
+        }
+    }
+    if (log) *log = text;
+    else free(text);
+done:
+    if (prog) nv.DestroyProgram(&prog);
+    for (int i = 0; i < nown; i++) free(owned[i]);
+    free(owned);
+    free(opts);
+    free(defs);
+    return st;
+}
+
+/* An instance that asks for the arch-specific target (MMT_ARCH_SPECIFIC=1 among its
+ * definitions: wgmma, setmaxnreg) is built for sm_XYa, which runs on that exact device only. */
+static mmt_status cuda_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
+                               size_t *size, char **log, mmt_err *err)
+{
+    char arch[80];
+    const char *at = defines ? strstr(defines, "MMT_ARCH_SPECIFIC=1") : NULL;
+    int specific = at && (at == defines || at[-1] == ' ') && (at[19] == '\0' || at[19] == ' ');
+    snprintf(arch, sizeof arch, "%s%s", dev->arch, specific ? "a" : "");
+    return mmt_cuda_compile_for_arch(arch, source, defines, bin, size, log, err);
+}
+
+/* "nvrtc-13.0 sm_90 -std=c++17 ...": one stable string per architecture. */
+static const char *cuda_compiler_id(const mmt_device_info *dev)
+{
+    static struct {
+        char arch[64];
+        char id[256];
+    } ids[16];
+    static int n_ids;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_once(&nvrtc_once, open_nvrtc);
+    pthread_mutex_lock(&lock);
+    const char *out = NULL;
+    for (int i = 0; i < n_ids && !out; i++)
+        if (strcmp(ids[i].arch, dev->arch) == 0) out = ids[i].id;
+    if (!out) {
+        int i = n_ids < 16 ? n_ids++ : 15;
+        snprintf(ids[i].arch, sizeof ids[i].arch, "%s", dev->arch);
+        size_t n = snprintf(ids[i].id, sizeof ids[i].id, "nvrtc-%d.%d %s", nv.major, nv.minor, dev->arch);
+        for (int f = 0; nvrtc_flags[f] && n < sizeof ids[i].id; f++)
+            n += snprintf(ids[i].id + n, sizeof ids[i].id - n, " %s", nvrtc_flags[f]);
+        out = ids[i].id;
+    }
+    pthread_mutex_unlock(&lock);
+    return out;
 }
 
 /* ---- modules and launches -------------------------------------------------------------- */
@@ -371,25 +586,25 @@ static mmt_status load_in(CUcontext ctx, const mmt_device_info *dev, const void 
     char needs_name[256];
     snprintf(needs_name, sizeof needs_name, "%s_needs", entry);
     if (mmt_elf_object(bin, size, needs_name, &m->needs, sizeof m->needs) != 0) memset(&m->needs, 0, sizeof m->needs);
-    CUresult rc = mmt_cu.ModuleLoadData(&m->mod, bin);
+    CUresult rc = cu.ModuleLoadData(&m->mod, bin);
     if (rc != CUDA_SUCCESS) {
         free(m);
-        return mmt_cuda_fail(err, MMT_LOAD, rc, "cuModuleLoadData");
+        return cu_fail(err, MMT_LOAD, rc, "cuModuleLoadData");
     }
-    rc = mmt_cu.ModuleGetFunction(&m->fn, m->mod, entry);
+    rc = cu.ModuleGetFunction(&m->fn, m->mod, entry);
     if (rc != CUDA_SUCCESS) {
-        mmt_cu.ModuleUnload(m->mod);
+        cu.ModuleUnload(m->mod);
         free(m);
-        return mmt_cuda_fail(err, MMT_LOAD, rc, entry);
+        return cu_fail(err, MMT_LOAD, rc, entry);
     }
     char pre[256];
     snprintf(pre, sizeof pre, "%s_pre", entry);
-    if (mmt_cu.ModuleGetFunction(&m->pre, m->mod, pre) != CUDA_SUCCESS) m->pre = NULL;
+    if (cu.ModuleGetFunction(&m->pre, m->mod, pre) != CUDA_SUCCESS) m->pre = NULL;
     m->sm_count = 132;
     mmt_device_get_prop(dev, "sm_count", 8, &m->sm_count);
     m->max_threads = 1024;
-    mmt_cu.FuncGetAttribute(&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn);
-    mmt_cu.FuncGetAttribute(&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn);
+    cu.FuncGetAttribute(&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn);
+    cu.FuncGetAttribute(&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn);
     pthread_mutex_init(&m->lock, NULL);
     *out = m;
     return MMT_OK;
@@ -400,11 +615,11 @@ static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t 
 {
     *out = NULL;
     CUcontext ctx = NULL;
-    mmt_cuda_scope sc;
+    scope sc;
     FORWARD_IF_ERROR(primary_ctx(dev->ordinal, &ctx, err));
     FORWARD_IF_ERROR(enter(ctx, &sc, err));
     mmt_status st = load_in(ctx, dev, bin, size, entry, out, err);
-    mmt_cuda_leave(&sc);
+    leave(&sc);
     return st;
 }
 
@@ -468,9 +683,9 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
     const cuuint64_t dims[2] = {e.dims[0], e.dims[1]}, strides[1] = {e.pitch};
     const cuuint32_t box[2] = {e.box[0], e.box[1]}, estrides[2] = {1, 1};
-    CU_TRY(mmt_cu.TensorMapEncodeTiled(&e.map, type, 2, (void *)(uintptr_t)e.base, dims, strides, box, estrides,
-                                       CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+    CU_TRY(cu.TensorMapEncodeTiled(&e.map, type, 2, (void *)(uintptr_t)e.base, dims, strides, box, estrides,
+                                   CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
            MMT_LAUNCH, o == 2 ? "cuTensorMapEncodeTiled (C)" : o ? "cuTensorMapEncodeTiled (B)" : "cuTensorMapEncodeTiled (A)");
     pthread_mutex_lock(&mod->lock);
     mod->tmaps[o] = e;
@@ -508,22 +723,22 @@ static mmt_status launch_in(mmt_module *mod, const mmt_gemm_params *p, const mmt
         pthread_mutex_lock(&mod->lock);
         CUresult rc = CUDA_SUCCESS;
         if (g->smem > mod->smem_opted) {
-            rc = mmt_cu.FuncSetAttribute(mod->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)g->smem);
+            rc = cu.FuncSetAttribute(mod->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)g->smem);
             if (rc == CUDA_SUCCESS) mod->smem_opted = g->smem;
         }
         pthread_mutex_unlock(&mod->lock);
-        if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_LAUNCH, rc, "cuFuncSetAttribute (dynamic shared memory)");
+        if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuFuncSetAttribute (dynamic shared memory)");
     }
     if (mod->pre) { /* a pass over C (split-K's beta) or over the packed operands (16-byte units) */
         int64_t total = p->m * p->n > g->workspace / 16 ? p->m * p->n : g->workspace / 16;
         int64_t blocks = (total + 255) / 256, cap = mod->sm_count * 8;
         if (blocks > cap) blocks = cap; /* the kernel strides */
-        CU_TRY(mmt_cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
+        CU_TRY(cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
                MMT_LAUNCH, "cuLaunchKernel (the pass before the kernel)");
     }
-    CU_TRY(mmt_cu.LaunchKernel(mod->fn, (unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2],
-                               (unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2],
-                               (unsigned)g->smem, (CUstream)stream, args, NULL),
+    CU_TRY(cu.LaunchKernel(mod->fn, (unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2],
+                           (unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2], (unsigned)g->smem,
+                           (CUstream)stream, args, NULL),
            MMT_LAUNCH,
            mod->pre ? "cuLaunchKernel (after the pass before it, which may have scaled C by beta)" : "cuLaunchKernel");
     return MMT_OK;
@@ -532,20 +747,20 @@ static mmt_status launch_in(mmt_module *mod, const mmt_gemm_params *p, const mmt
 static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                               mmt_err *err)
 {
-    mmt_cuda_scope sc;
+    scope sc;
     FORWARD_IF_ERROR(enter(mod->ctx, &sc, err));
     mmt_status st = launch_in(mod, p, g, stream, err);
-    mmt_cuda_leave(&sc);
+    leave(&sc);
     return st;
 }
 
 static void cuda_unload(mmt_module *mod)
 {
     if (!mod) return;
-    mmt_cuda_scope sc;
+    scope sc;
     if (enter(mod->ctx, &sc, NULL) == MMT_OK) {
-        mmt_cu.ModuleUnload(mod->mod);
-        mmt_cuda_leave(&sc);
+        cu.ModuleUnload(mod->mod);
+        leave(&sc);
     }
     pthread_mutex_destroy(&mod->lock);
     free(mod);
@@ -556,50 +771,49 @@ static void cuda_unload(mmt_module *mod)
 static mmt_status cuda_alloc(const mmt_device_info *dev, size_t size, void **ptr, mmt_err *err)
 {
     *ptr = NULL;
-    mmt_cuda_scope sc;
-    FORWARD_IF_ERROR(mmt_cuda_enter_ordinal(dev->ordinal, &sc, err));
+    scope sc;
+    FORWARD_IF_ERROR(enter_ordinal(dev->ordinal, &sc, err));
     CUdeviceptr d = 0;
-    CUresult rc = mmt_cu.MemAlloc(&d, size ? size : 1);
-    mmt_cuda_leave(&sc);
+    CUresult rc = cu.MemAlloc(&d, size ? size : 1);
+    leave(&sc);
     if (rc != CUDA_SUCCESS)
-        return mmt_cuda_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
+        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
     *ptr = (void *)(uintptr_t)d;
     return MMT_OK;
 }
 
 static void cuda_free(void *ptr)
 {
-    mmt_cuda_scope sc;
+    scope sc;
     if (!ptr || enter_for_ptr(ptr, &sc, NULL) != MMT_OK) return;
-    mmt_cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
-    mmt_cuda_leave(&sc);
+    cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
+    leave(&sc);
 }
 
 static mmt_status cuda_copy(void *dst, const void *src, size_t size, mmt_copy_dir dir, mmt_err *err)
 {
     if (size == 0) return MMT_OK;
-    mmt_cuda_scope sc;
+    scope sc;
     FORWARD_IF_ERROR(enter_for_ptr(dir == MMT_D2H ? src : dst, &sc, err));
     CUresult rc;
     switch (dir) {
-    case MMT_H2D: rc = mmt_cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, size); break;
-    case MMT_D2H: rc = mmt_cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, size); break;
-    default: rc = mmt_cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, size); break;
+    case MMT_H2D: rc = cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, size); break;
+    case MMT_D2H: rc = cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, size); break;
+    default: rc = cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, size); break;
     }
-    mmt_cuda_leave(&sc);
+    leave(&sc);
     /* a copy is where an earlier asynchronous kernel fault shows up */
-    if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_LAUNCH, rc, "cuMemcpy");
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuMemcpy");
     return MMT_OK;
 }
 
 static mmt_status cuda_sync(void *stream, mmt_err *err)
 {
-    mmt_cuda_scope sc;
+    scope sc;
     FORWARD_IF_ERROR(enter_for_stream(stream, &sc, err));
-    CUresult rc = stream ? mmt_cu.StreamSynchronize((CUstream)stream) : mmt_cu.CtxSynchronize();
-    mmt_cuda_leave(&sc);
-    if (rc != CUDA_SUCCESS)
-        return mmt_cuda_fail(err, MMT_LAUNCH, rc, stream ? "cuStreamSynchronize" : "cuCtxSynchronize");
+    CUresult rc = stream ? cu.StreamSynchronize((CUstream)stream) : cu.CtxSynchronize();
+    leave(&sc);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, stream ? "cuStreamSynchronize" : "cuCtxSynchronize");
     return MMT_OK;
 }
 
@@ -608,30 +822,30 @@ static mmt_status elapsed_in(mmt_status (*run)(void *user, mmt_err *err), void *
                              double *ms, mmt_err *err)
 {
     CUevent e0 = NULL, e1 = NULL;
-    CU_TRY(mmt_cu.EventCreate(&e0, CU_EVENT_DEFAULT), MMT_LAUNCH, "cuEventCreate");
-    CUresult rc = mmt_cu.EventCreate(&e1, CU_EVENT_DEFAULT);
+    CU_TRY(cu.EventCreate(&e0, CU_EVENT_DEFAULT), MMT_LAUNCH, "cuEventCreate");
+    CUresult rc = cu.EventCreate(&e1, CU_EVENT_DEFAULT);
     if (rc != CUDA_SUCCESS) {
-        mmt_cu.EventDestroy(e0);
-        return mmt_cuda_fail(err, MMT_LAUNCH, rc, "cuEventCreate");
+        cu.EventDestroy(e0);
+        return cu_fail(err, MMT_LAUNCH, rc, "cuEventCreate");
     }
     mmt_status st = MMT_OK;
     float t = 0;
     const char *what = "cuEventRecord";
-    rc = mmt_cu.EventRecord(e0, (CUstream)stream);
+    rc = cu.EventRecord(e0, (CUstream)stream);
     for (int i = 0; rc == CUDA_SUCCESS && st == MMT_OK && i < reps; i++) st = run(user, err);
-    if (rc == CUDA_SUCCESS && st == MMT_OK) rc = mmt_cu.EventRecord(e1, (CUstream)stream);
+    if (rc == CUDA_SUCCESS && st == MMT_OK) rc = cu.EventRecord(e1, (CUstream)stream);
     if (rc == CUDA_SUCCESS && st == MMT_OK) {
         what = "cuEventSynchronize (a kernel failed)";
-        rc = mmt_cu.EventSynchronize(e1);
+        rc = cu.EventSynchronize(e1);
     }
     if (rc == CUDA_SUCCESS && st == MMT_OK) {
         what = "cuEventElapsedTime";
-        rc = mmt_cu.EventElapsedTime(&t, e0, e1);
+        rc = cu.EventElapsedTime(&t, e0, e1);
     }
-    mmt_cu.EventDestroy(e0);
-    mmt_cu.EventDestroy(e1);
+    cu.EventDestroy(e0);
+    cu.EventDestroy(e1);
     if (st != MMT_OK) return st;
-    if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_LAUNCH, rc, what);
+    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, what);
     *ms = (double)t / (reps > 0 ? reps : 1);
     return MMT_OK;
 }
@@ -640,11 +854,227 @@ static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void
                                double *ms, mmt_err *err)
 {
     *ms = 0;
-    mmt_cuda_scope sc;
+    scope sc;
     FORWARD_IF_ERROR(enter_for_stream(stream, &sc, err));
     mmt_status st = elapsed_in(run, user, reps, stream, ms, err);
-    mmt_cuda_leave(&sc);
+    leave(&sc);
     return st;
+}
+
+/* ---- streams, events, pinned memory: the out-of-core GEMM's (ooc.c) ----------------------- */
+
+/* Each call makes the device's primary context current for itself (and restores the
+ * caller's), so any thread may call; a failure names the driver call. */
+#define ON_DEVICE(ordinal, call, st, what)                                  \
+    do {                                                                    \
+        scope sc_;                                                          \
+        FORWARD_IF_ERROR(enter_ordinal((ordinal), &sc_, err));              \
+        CUresult rc_ = (call);                                              \
+        leave(&sc_);                                                        \
+        if (rc_ != CUDA_SUCCESS) return cu_fail(err, (st), rc_, (what));    \
+    } while (0)
+
+/* Memory that CUDA does not know, or host memory it pinned (CU_MEMORYTYPE_HOST), is host
+ * memory; anything else (device, managed) is the device's. One query. */
+static int async_is_host(const void *ptr)
+{
+    unsigned type = 0;
+    CUresult rc = cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+    if (rc == CUDA_ERROR_INVALID_CONTEXT) { /* no context current: ask again inside one */
+        scope sc;
+        if (enter_default(&sc, NULL) != MMT_OK) return 1;
+        rc = cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+        leave(&sc);
+    }
+    return rc != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST;
+}
+
+static mmt_status async_mem_free(int ordinal, int64_t *free_bytes, mmt_err *err)
+{
+    size_t fr = 0, total = 0;
+    ON_DEVICE(ordinal, cu.MemGetInfo(&fr, &total), MMT_LAUNCH, "cuMemGetInfo");
+    *free_bytes = (int64_t)fr;
+    return MMT_OK;
+}
+
+static mmt_status async_dev_alloc(int ordinal, size_t size, void **ptr, mmt_err *err)
+{
+    CUdeviceptr d = 0;
+    *ptr = NULL;
+    scope sc;
+    FORWARD_IF_ERROR(enter_ordinal(ordinal, &sc, err));
+    CUresult rc = cu.MemAlloc(&d, size ? size : 1);
+    leave(&sc);
+    if (rc != CUDA_SUCCESS)
+        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
+    *ptr = (void *)(uintptr_t)d;
+    return MMT_OK;
+}
+
+static mmt_status async_host_alloc(int ordinal, size_t size, void **ptr, mmt_err *err)
+{
+    *ptr = NULL;
+    scope sc;
+    FORWARD_IF_ERROR(enter_ordinal(ordinal, &sc, err));
+    CUresult rc = cu.MemHostAlloc(ptr, size ? size : 1, CU_MEMHOSTALLOC_PORTABLE);
+    leave(&sc);
+    if (rc != CUDA_SUCCESS) {
+        *ptr = NULL;
+        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemHostAlloc");
+    }
+    return MMT_OK;
+}
+
+/* The releases: a failure has nowhere to go (the resource is gone or the context is). */
+static void async_release(int ordinal, int what, void *x)
+{
+    scope sc;
+    if (!x || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    switch (what) {
+    case 0: cu.MemFree((CUdeviceptr)(uintptr_t)x); break;
+    case 1: cu.MemFreeHost(x); break;
+    case 2: cu.StreamDestroy((CUstream)x); break;
+    default: cu.EventDestroy((CUevent)x); break;
+    }
+    leave(&sc);
+}
+static void async_dev_free(int ordinal, void *ptr) { async_release(ordinal, 0, ptr); }
+
+/* A pool of device memory of libmmtuned's own (the application's pools keep their
+ * settings), which keeps up to `keep` bytes between uses instead of giving them back at
+ * each synchronisation. */
+static mmt_status async_pool_new(int ordinal, size_t keep, void **pool, mmt_err *err)
+{
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = ordinal;
+    CUmemoryPool mp = NULL;
+    cuuint64_t threshold = keep;
+    *pool = NULL;
+    ON_DEVICE(ordinal, cu.MemPoolCreate(&mp, &props), MMT_LAUNCH, "cuMemPoolCreate");
+    if (cu.MemPoolSetAttribute(mp, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) != CUDA_SUCCESS) {
+        cu.MemPoolDestroy(mp);
+        return mmt_err_set(err, MMT_LAUNCH, "cuMemPoolSetAttribute failed");
+    }
+    *pool = mp;
+    return MMT_OK;
+}
+
+static void async_pool_free(int ordinal, void *pool)
+{
+    scope sc;
+    if (!pool || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    cu.MemPoolDestroy((CUmemoryPool)pool);
+    leave(&sc);
+}
+
+static mmt_status async_pool_alloc(int ordinal, void *pool, size_t size, void *stream, void **ptr, mmt_err *err)
+{
+    CUdeviceptr d = 0;
+    *ptr = NULL;
+    ON_DEVICE(ordinal, cu.MemAllocFromPoolAsync(&d, size ? size : 1, (CUmemoryPool)pool, (CUstream)stream),
+              MMT_OUT_OF_MEMORY, "cuMemAllocFromPoolAsync");
+    *ptr = (void *)(uintptr_t)d;
+    return MMT_OK;
+}
+
+static void async_pool_release(int ordinal, void *ptr, void *stream)
+{
+    scope sc;
+    if (!ptr || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    cu.MemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
+    leave(&sc);
+}
+static void async_host_free(int ordinal, void *ptr) { async_release(ordinal, 1, ptr); }
+static void async_stream_free(int ordinal, void *stream) { async_release(ordinal, 2, stream); }
+static void async_event_free(int ordinal, void *event) { async_release(ordinal, 3, event); }
+
+/* Non-blocking: no implicit order with the legacy default stream, which may be the one
+ * the kernels run on. */
+static mmt_status async_stream_new(int ordinal, void **stream, mmt_err *err)
+{
+    CUstream s = NULL;
+    *stream = NULL;
+    ON_DEVICE(ordinal, cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING), MMT_LAUNCH, "cuStreamCreate");
+    *stream = s;
+    return MMT_OK;
+}
+
+static mmt_status async_event_new(int ordinal, void **event, mmt_err *err)
+{
+    CUevent e = NULL;
+    *event = NULL;
+    ON_DEVICE(ordinal, cu.EventCreate(&e, CU_EVENT_DISABLE_TIMING), MMT_LAUNCH, "cuEventCreate");
+    *event = e;
+    return MMT_OK;
+}
+
+static mmt_status async_record(int ordinal, void *event, void *stream, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.EventRecord((CUevent)event, (CUstream)stream), MMT_LAUNCH, "cuEventRecord");
+    return MMT_OK;
+}
+
+/* Where an earlier asynchronous failure (a kernel's fault) shows up. */
+static mmt_status async_wait_host(int ordinal, void *event, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.EventSynchronize((CUevent)event), MMT_LAUNCH, "cuEventSynchronize");
+    return MMT_OK;
+}
+
+static mmt_status async_wait_stream(int ordinal, void *stream, void *event, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.StreamWaitEvent((CUstream)stream, (CUevent)event, 0), MMT_LAUNCH, "cuStreamWaitEvent");
+    return MMT_OK;
+}
+
+static mmt_status async_copy(int ordinal, void *dst, const void *src, size_t size, mmt_copy_dir dir, void *stream,
+                             mmt_err *err)
+{
+    if (size == 0) return MMT_OK;
+    if (dir == MMT_H2D)
+        ON_DEVICE(ordinal, cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, size, (CUstream)stream), MMT_LAUNCH,
+                  "cuMemcpyHtoDAsync");
+    else
+        ON_DEVICE(ordinal, cu.MemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, size, (CUstream)stream), MMT_LAUNCH,
+                  "cuMemcpyDtoHAsync");
+    return MMT_OK;
+}
+
+static mmt_status async_sync(int ordinal, void *stream, mmt_err *err)
+{
+    ON_DEVICE(ordinal, cu.StreamSynchronize((CUstream)stream), MMT_LAUNCH, "cuStreamSynchronize");
+    return MMT_OK;
+}
+
+static const mmt_cuda_async async_api = {
+    .is_host = async_is_host,
+    .mem_free = async_mem_free,
+    .dev_alloc = async_dev_alloc,
+    .dev_free = async_dev_free,
+    .pool_new = async_pool_new,
+    .pool_free = async_pool_free,
+    .pool_alloc = async_pool_alloc,
+    .pool_release = async_pool_release,
+    .host_alloc = async_host_alloc,
+    .host_free = async_host_free,
+    .stream_new = async_stream_new,
+    .stream_free = async_stream_free,
+    .event_new = async_event_new,
+    .event_free = async_event_free,
+    .record = async_record,
+    .wait_host = async_wait_host,
+    .wait_stream = async_wait_stream,
+    .copy = async_copy,
+    .sync = async_sync,
+};
+
+const mmt_cuda_async *mmt_cuda_async_api(void)
+{
+    mmt_err ignore;
+    return need_driver(&ignore) == MMT_OK ? &async_api : NULL;
 }
 
 static const mmt_backend cuda_backend = {
@@ -652,8 +1082,8 @@ static const mmt_backend cuda_backend = {
     .name = "cuda",
     .device_count = cuda_device_count,
     .probe = cuda_probe,
-    .compile = mmt_cuda_compile,
-    .compiler_id = mmt_cuda_compiler_id,
+    .compile = cuda_compile,
+    .compiler_id = cuda_compiler_id,
     .load = cuda_load,
     .launch = cuda_launch,
     .unload = cuda_unload,
@@ -666,14 +1096,14 @@ static const mmt_backend cuda_backend = {
 
 const mmt_backend *mmt_backend_cuda(mmt_err *err)
 {
-    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
+    pthread_once(&nvrtc_once, open_nvrtc);
     pthread_once(&init_once, init_cuda);
-    if (!mmt_cu.lib) {
+    if (!cu.lib) {
         mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: %s", cuda_why);
         return NULL;
     }
-    if (!mmt_nvrtc.lib) {
-        mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: NVRTC: %s", mmt_nvrtc_why);
+    if (!nv.lib) {
+        mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: NVRTC: %s", nvrtc_why);
         return NULL;
     }
     return &cuda_backend;
@@ -682,15 +1112,15 @@ const mmt_backend *mmt_backend_cuda(mmt_err *err)
 static const mmt_backend cuda_compiler = {
     .version = MMT_BACKEND_VERSION,
     .name = "cuda",
-    .compile = mmt_cuda_compile,
-    .compiler_id = mmt_cuda_compiler_id,
+    .compile = cuda_compile,
+    .compiler_id = cuda_compiler_id,
 };
 
 const mmt_backend *mmt_backend_cuda_compiler(mmt_err *err)
 {
-    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
-    if (!mmt_nvrtc.lib) {
-        mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: %s", mmt_nvrtc_why);
+    pthread_once(&nvrtc_once, open_nvrtc);
+    if (!nv.lib) {
+        mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: %s", nvrtc_why);
         return NULL;
     }
     return &cuda_compiler;
