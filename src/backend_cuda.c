@@ -126,21 +126,23 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
     X(GetErrorString, nvrtcGetErrorString)
 
 #define DECLARE_FN_(field, sym) __typeof__(sym) *field;
-static struct {
+static struct mmt_cu {
     void *lib;
     CU_FUNCS(DECLARE_FN_)
-} cu;
-static struct {
+} mmt_cu;
+static struct mmt_nvrtc {
     void *lib;
     int major, minor;
     NVRTC_FUNCS(DECLARE_FN_)
-} nv;
+} mmt_nvrtc;
 #undef DECLARE_FN_
 
 /* ---- opening the libraries ------------------------------------------------------------ */
 
-static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT, cuda_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
-static char nvrtc_why[512], cuda_why[512]; /* empty when the library opened */
+static pthread_once_t mmt_nvrtc_once = PTHREAD_ONCE_INIT;
+static pthread_once_t cuda_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
+static char mmt_nvrtc_why[512]; /* empty when the library opened */
+static char cuda_why[512];      /* empty when the library opened */
 static CUresult init_rc = CUDA_ERROR_NOT_INITIALIZED;
 
 static void *open_first(const char *const *names, char *why, size_t size)
@@ -154,47 +156,47 @@ static void *open_first(const char *const *names, char *why, size_t size)
     return NULL;
 }
 
-static void open_nvrtc(void)
+static void mmt_nvrtc_open(void)
 {
     static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                         "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
                                         "/usr/local/cuda/lib64/libnvrtc.so.12", NULL};
-    nv.lib = open_first(names, nvrtc_why, sizeof nvrtc_why);
-    if (!nv.lib) return;
-#define LOAD_FN_(field, sym)                                                                    \
-    if (!(*(void **)&nv.field = dlsym(nv.lib, XSTR(sym)))) {                                    \
-        snprintf(nvrtc_why, sizeof nvrtc_why, "libnvrtc lacks %s (too old?)", XSTR(sym));       \
-        goto fail;                                                                              \
+    mmt_nvrtc.lib = open_first(names, mmt_nvrtc_why, sizeof mmt_nvrtc_why);
+    if (!mmt_nvrtc.lib) return;
+#define LOAD_FN_(field, sym)                                                                      \
+    if (!(*(void **)&mmt_nvrtc.field = dlsym(mmt_nvrtc.lib, XSTR(sym)))) {                        \
+        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "libnvrtc lacks %s (too old?)", XSTR(sym)); \
+        goto fail;                                                                                \
     }
     NVRTC_FUNCS(LOAD_FN_)
 #undef LOAD_FN_
-    if (nv.Version(&nv.major, &nv.minor) != NVRTC_SUCCESS) {
-        snprintf(nvrtc_why, sizeof nvrtc_why, "nvrtcVersion failed");
+    if (mmt_nvrtc.Version(&mmt_nvrtc.major, &mmt_nvrtc.minor) != NVRTC_SUCCESS) {
+        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "nvrtcVersion failed");
         goto fail;
     }
     return;
 fail:
-    dlclose(nv.lib);
-    nv.lib = NULL;
+    dlclose(mmt_nvrtc.lib);
+    mmt_nvrtc.lib = NULL;
 }
 
 static void open_cuda(void)
 {
     static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
-    cu.lib = open_first(names, cuda_why, sizeof cuda_why);
-    if (!cu.lib) {
+    mmt_cu.lib = open_first(names, cuda_why, sizeof cuda_why);
+    if (!mmt_cu.lib) {
         snprintf(cuda_why, sizeof cuda_why, "the CUDA driver (libcuda.so.1) is not installed");
         return;
     }
 #define LOAD_FN_(field, sym)                                                                  \
-    if (!(*(void **)&cu.field = dlsym(cu.lib, XSTR(sym)))) {                                  \
+    if (!(*(void **)&mmt_cu.field = dlsym(mmt_cu.lib, XSTR(sym)))) {                          \
         snprintf(cuda_why, sizeof cuda_why, "libcuda lacks %s (driver too old?)", XSTR(sym)); \
         goto fail;                                                                            \
     }
     /* cuEventElapsedTime_v2 is CUDA 12.8+; older drivers have the same call unversioned. */
-    if (!dlsym(cu.lib, XSTR(cuEventElapsedTime))) {
-        *(void **)&cu.EventElapsedTime = dlsym(cu.lib, "cuEventElapsedTime");
-        if (!cu.EventElapsedTime) {
+    if (!dlsym(mmt_cu.lib, XSTR(cuEventElapsedTime))) {
+        *(void **)&mmt_cu.EventElapsedTime = dlsym(mmt_cu.lib, "cuEventElapsedTime");
+        if (!mmt_cu.EventElapsedTime) {
             snprintf(cuda_why, sizeof cuda_why, "libcuda lacks cuEventElapsedTime");
             goto fail;
         }
@@ -203,38 +205,38 @@ static void open_cuda(void)
 #undef LOAD_FN_
     return;
 fail:
-    dlclose(cu.lib);
-    cu.lib = NULL;
+    dlclose(mmt_cu.lib);
+    mmt_cu.lib = NULL;
 }
 
 static void init_cuda(void)
 {
     pthread_once(&cuda_once, open_cuda);
-    if (cu.lib) init_rc = cu.Init(0);
+    if (mmt_cu.lib) init_rc = mmt_cu.Init(0);
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
-static mmt_status cu_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what)
+static mmt_status mmt_cuda_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what)
 {
     const char *name = NULL, *text = NULL;
-    if (cu.GetErrorName) cu.GetErrorName(rc, &name);
-    if (cu.GetErrorString) cu.GetErrorString(rc, &text);
+    if (mmt_cu.GetErrorName) mmt_cu.GetErrorName(rc, &name);
+    if (mmt_cu.GetErrorString) mmt_cu.GetErrorString(rc, &text);
     return mmt_err_set(err, st, "%s: %s (%d): %s", what, name ? name : "CUDA error", (int)rc,
                        text ? text : "unknown error");
 }
 
-#define CU_TRY(call, st, what)                                      \
-    do {                                                            \
-        CUresult rc_ = (call);                                      \
-        if (rc_ != CUDA_SUCCESS) return cu_fail(err, (st), rc_, (what)); \
+#define CU_TRY(call, st, what)                                                 \
+    do {                                                                       \
+        CUresult rc_ = (call);                                                 \
+        if (rc_ != CUDA_SUCCESS) return mmt_cuda_fail(err, (st), rc_, (what)); \
     } while (0)
 
-static mmt_status need_driver(mmt_err *err)
+static mmt_status mmt_cuda_need_driver(mmt_err *err)
 {
     pthread_once(&init_once, init_cuda);
-    RETURN_ERROR_IF(!cu.lib, err, MMT_UNSUPPORTED, "%s", cuda_why);
-    if (init_rc != CUDA_SUCCESS) return cu_fail(err, MMT_UNSUPPORTED, init_rc, "cuInit");
+    RETURN_ERROR_IF(!mmt_cu.lib, err, MMT_UNSUPPORTED, "%s", cuda_why);
+    if (init_rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_UNSUPPORTED, init_rc, "cuInit");
     return MMT_OK;
 }
 
@@ -246,35 +248,35 @@ static CUcontext primary[MAX_DEVICES];
 static _Atomic(CUcontext) last_ctx; /* for calls that name no device: free(NULL stream) */
 
 /* A context made current for one backend call: pushed unless it is current already, and
- * popped by leave, which restores the caller's. */
-typedef struct scope {
+ * popped by mmt_cuda_leave, which restores the caller's. */
+typedef struct mmt_cuda_scope {
     int pushed;
-} scope;
+} mmt_cuda_scope;
 
-static mmt_status enter(CUcontext ctx, scope *sc, mmt_err *err)
+static mmt_status enter(CUcontext ctx, mmt_cuda_scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
     CUcontext cur = NULL;
-    if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx) return MMT_OK;
-    CU_TRY(cu.CtxPushCurrent(ctx), MMT_LAUNCH, "cuCtxPushCurrent");
+    if (mmt_cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx) return MMT_OK;
+    CU_TRY(mmt_cu.CtxPushCurrent(ctx), MMT_LAUNCH, "cuCtxPushCurrent");
     sc->pushed = 1;
     atomic_store(&last_ctx, ctx);
     return MMT_OK;
 }
 
-static void leave(scope *sc)
+static void mmt_cuda_leave(mmt_cuda_scope *sc)
 {
     CUcontext popped;
-    if (sc->pushed) cu.CtxPopCurrent(&popped);
+    if (sc->pushed) mmt_cu.CtxPopCurrent(&popped);
     sc->pushed = 0;
 }
 
 /* The retained primary context of a device. */
 static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
 {
-    FORWARD_IF_ERROR(need_driver(err));
+    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
     int count = 0;
-    CU_TRY(cu.DeviceGetCount(&count), MMT_UNSUPPORTED, "cuDeviceGetCount");
+    CU_TRY(mmt_cu.DeviceGetCount(&count), MMT_UNSUPPORTED, "cuDeviceGetCount");
     RETURN_ERROR_IF(ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES, err, MMT_NOT_FOUND,
                     "no GPU %d (this machine has %d)", ordinal, count);
     pthread_mutex_lock(&ctx_lock);
@@ -282,26 +284,26 @@ static mmt_status primary_ctx(int ordinal, CUcontext *out, mmt_err *err)
     const char *what = "cuDeviceGet";
     if (!primary[ordinal]) {
         CUdevice dev;
-        rc = cu.DeviceGet(&dev, ordinal);
+        rc = mmt_cu.DeviceGet(&dev, ordinal);
         if (rc == CUDA_SUCCESS) {
             what = "cuDevicePrimaryCtxRetain";
-            rc = cu.DevicePrimaryCtxRetain(&primary[ordinal], dev);
+            rc = mmt_cu.DevicePrimaryCtxRetain(&primary[ordinal], dev);
         }
     }
     *out = primary[ordinal];
     pthread_mutex_unlock(&ctx_lock);
-    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_UNSUPPORTED, rc, what);
+    if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_UNSUPPORTED, rc, what);
     return MMT_OK;
 }
 
 /* The vendor wrapper's calls (cublas.c): the primary context pushed over the caller's where
- * another is current, as every backend call does (enter, leave). */
+ * another is current, as every backend call does (enter, mmt_cuda_leave). */
 mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 {
     *pushed = 0;
     CUcontext ctx;
     FORWARD_IF_ERROR(primary_ctx(ordinal, &ctx, err));
-    scope sc;
+    mmt_cuda_scope sc;
     FORWARD_IF_ERROR(enter(ctx, &sc, err));
     *pushed = sc.pushed;
     return MMT_OK;
@@ -309,11 +311,11 @@ mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 
 void mmt_cuda_context_leave(int pushed)
 {
-    scope sc = {.pushed = pushed};
-    leave(&sc);
+    mmt_cuda_scope sc = {.pushed = pushed};
+    mmt_cuda_leave(&sc);
 }
 
-static mmt_status enter_ordinal(int ordinal, scope *sc, mmt_err *err)
+static mmt_status mmt_cuda_enter_ordinal(int ordinal, mmt_cuda_scope *sc, mmt_err *err)
 {
     CUcontext ctx = NULL;
     sc->pushed = 0;
@@ -323,35 +325,35 @@ static mmt_status enter_ordinal(int ordinal, scope *sc, mmt_err *err)
 
 /* For calls that name no device: the current context if there is one, else the last one
  * entered, else device 0's. */
-static mmt_status enter_default(scope *sc, mmt_err *err)
+static mmt_status mmt_cuda_enter_default(mmt_cuda_scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
-    FORWARD_IF_ERROR(need_driver(err));
+    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
     CUcontext cur = NULL;
-    if (cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur) return MMT_OK;
+    if (mmt_cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur) return MMT_OK;
     CUcontext last = atomic_load(&last_ctx);
     if (last) return enter(last, sc, err);
-    return enter_ordinal(0, sc, err);
+    return mmt_cuda_enter_ordinal(0, sc, err);
 }
 
-static mmt_status enter_for_ptr(const void *ptr, scope *sc, mmt_err *err)
+static mmt_status enter_for_ptr(const void *ptr, mmt_cuda_scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
-    FORWARD_IF_ERROR(need_driver(err));
+    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
     CUcontext ctx = NULL;
-    if (cu.PointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS &&
+    if (mmt_cu.PointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS &&
         ctx)
         return enter(ctx, sc, err);
-    return enter_default(sc, err);
+    return mmt_cuda_enter_default(sc, err);
 }
 
-static mmt_status enter_for_stream(void *stream, scope *sc, mmt_err *err)
+static mmt_status enter_for_stream(void *stream, mmt_cuda_scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
-    FORWARD_IF_ERROR(need_driver(err));
+    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
     CUcontext ctx = NULL;
-    if (stream && cu.StreamGetCtx((CUstream)stream, &ctx) == CUDA_SUCCESS && ctx) return enter(ctx, sc, err);
-    return enter_default(sc, err);
+    if (stream && mmt_cu.StreamGetCtx((CUstream)stream, &ctx) == CUDA_SUCCESS && ctx) return enter(ctx, sc, err);
+    return mmt_cuda_enter_default(sc, err);
 }
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -359,23 +361,23 @@ static mmt_status enter_for_stream(void *stream, scope *sc, mmt_err *err)
 static int cuda_device_count(void)
 {
     pthread_once(&init_once, init_cuda);
-    if (!cu.lib || init_rc != CUDA_SUCCESS) return 0; /* no driver or no device: no GPUs */
+    if (!mmt_cu.lib || init_rc != CUDA_SUCCESS) return 0; /* no driver or no device: no GPUs */
     int n = 0;
-    return cu.DeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+    return mmt_cu.DeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
 }
 
 static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
 {
-    FORWARD_IF_ERROR(need_driver(err));
+    FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
     int count = cuda_device_count();
     RETURN_ERROR_IF(ordinal < 0 || ordinal >= count, err, MMT_NOT_FOUND, "no GPU %d (this machine has %d)", ordinal,
                     count);
     CUdevice dev;
-    CU_TRY(cu.DeviceGet(&dev, ordinal), MMT_UNSUPPORTED, "cuDeviceGet");
+    CU_TRY(mmt_cu.DeviceGet(&dev, ordinal), MMT_UNSUPPORTED, "cuDeviceGet");
     memset(d, 0, sizeof *d);
     snprintf(d->backend, sizeof d->backend, "cuda");
     d->ordinal = ordinal;
-    CU_TRY(cu.DeviceGetName(d->name, (int)sizeof d->name, dev), MMT_UNSUPPORTED, "cuDeviceGetName");
+    CU_TRY(mmt_cu.DeviceGetName(d->name, (int)sizeof d->name, dev), MMT_UNSUPPORTED, "cuDeviceGetName");
 
     static const struct {
         const char *name;
@@ -397,7 +399,7 @@ static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     int cc[2] = {0, 0};
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         int v = 0;
-        CU_TRY(cu.DeviceGetAttribute(&v, attrs[i].attr, dev), MMT_UNSUPPORTED, "cuDeviceGetAttribute");
+        CU_TRY(mmt_cu.DeviceGetAttribute(&v, attrs[i].attr, dev), MMT_UNSUPPORTED, "cuDeviceGetAttribute");
         mmt_device_set_prop(d, attrs[i].name, v);
         if (i < 2) cc[i] = v;
     }
@@ -413,17 +415,17 @@ static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     };
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         int v = 0;
-        if (cu.DeviceGetAttribute(&v, rates[i].attr, dev) == CUDA_SUCCESS && v > 0)
+        if (mmt_cu.DeviceGetAttribute(&v, rates[i].attr, dev) == CUDA_SUCCESS && v > 0)
             mmt_device_set_prop(d, rates[i].name, v);
     }
     snprintf(d->arch, sizeof d->arch, "sm_%d%d", cc[0], cc[1]);
     int driver = 0;
-    CU_TRY(cu.DriverGetVersion(&driver), MMT_UNSUPPORTED, "cuDriverGetVersion");
-    pthread_once(&nvrtc_once, open_nvrtc);
+    CU_TRY(mmt_cu.DriverGetVersion(&driver), MMT_UNSUPPORTED, "cuDriverGetVersion");
+    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
     int64_t sms = 0;
     mmt_device_get_prop(d, "sm_count", 8, &sms);
     snprintf(d->fingerprint, sizeof d->fingerprint, "cuda|%s|%s|sms=%lld|driver=%d|nvrtc=%d.%d", d->name, d->arch,
-             (long long)sms, driver, nv.major, nv.minor);
+             (long long)sms, driver, mmt_nvrtc.major, mmt_nvrtc.minor);
     return MMT_OK;
 }
 
@@ -439,8 +441,8 @@ mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const
     *bin = NULL;
     *size = 0;
     if (log) *log = NULL;
-    pthread_once(&nvrtc_once, open_nvrtc);
-    RETURN_ERROR_IF(!nv.lib, err, MMT_UNSUPPORTED, "NVRTC is not available: %s", nvrtc_why);
+    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
+    RETURN_ERROR_IF(!mmt_nvrtc.lib, err, MMT_UNSUPPORTED, "NVRTC is not available: %s", mmt_nvrtc_why);
 
     /* options: --gpu-architecture=ARCH, the fixed flags, -DNAME=VALUE per definition */
     char *defs = strdup(defines ? defines : "");
@@ -472,34 +474,34 @@ mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const
         opts[nopt++] = owned[nown++];
     }
 
-    nvrtcResult rc = nv.CreateProgram(&prog, source, "mmt_template.cu", 0, NULL, NULL);
+    nvrtcResult rc = mmt_nvrtc.CreateProgram(&prog, source, "mmt_template.cu", 0, NULL, NULL);
     if (rc != NVRTC_SUCCESS) {
         st = mmt_err_set(err, rc == NVRTC_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_COMPILE,
-                         "nvrtcCreateProgram: %s", nv.GetErrorString(rc));
+                         "nvrtcCreateProgram: %s", mmt_nvrtc.GetErrorString(rc));
         goto done;
     }
-    nvrtcResult crc = nv.CompileProgram(prog, nopt, opts);
+    nvrtcResult crc = mmt_nvrtc.CompileProgram(prog, nopt, opts);
     size_t logsize = 0;
     char *text = NULL;
-    if (nv.GetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1 && (text = malloc(logsize + 1))) {
-        if (nv.GetProgramLog(prog, text) == NVRTC_SUCCESS) text[logsize] = '\0';
+    if (mmt_nvrtc.GetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1 && (text = malloc(logsize + 1))) {
+        if (mmt_nvrtc.GetProgramLog(prog, text) == NVRTC_SUCCESS) text[logsize] = '\0';
         else text[0] = '\0';
     }
     if (crc != NVRTC_SUCCESS) {
         st = mmt_err_set(err, MMT_COMPILE, "nvrtc (%s, %s): %s: %.3500s", arch, defines ? defines : "",
-                         nv.GetErrorString(crc), text ? text : "");
+                         mmt_nvrtc.GetErrorString(crc), text ? text : "");
     } else {
         size_t n = 0;
-        rc = nv.GetCUBINSize(prog, &n);
+        rc = mmt_nvrtc.GetCUBINSize(prog, &n);
         if (rc != NVRTC_SUCCESS || n == 0) {
             st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBINSize: %s (is %s a real architecture?)",
-                             rc != NVRTC_SUCCESS ? nv.GetErrorString(rc) : "empty cubin", arch);
+                             rc != NVRTC_SUCCESS ? mmt_nvrtc.GetErrorString(rc) : "empty cubin", arch);
         } else if (!(*bin = malloc(n))) {
             st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-        } else if ((rc = nv.GetCUBIN(prog, *bin)) != NVRTC_SUCCESS) {
+        } else if ((rc = mmt_nvrtc.GetCUBIN(prog, *bin)) != NVRTC_SUCCESS) {
             free(*bin);
             *bin = NULL;
-            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBIN: %s", nv.GetErrorString(rc));
+            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBIN: %s", mmt_nvrtc.GetErrorString(rc));
         } else {
             *size = n;
         }
@@ -507,7 +509,7 @@ mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const
     if (log) *log = text;
     else free(text);
 done:
-    if (prog) nv.DestroyProgram(&prog);
+    if (prog) mmt_nvrtc.DestroyProgram(&prog);
     for (int i = 0; i < nown; i++) free(owned[i]);
     free(owned);
     free(opts);
@@ -517,8 +519,8 @@ done:
 
 /* An instance that asks for the arch-specific target (MMT_ARCH_SPECIFIC=1 among its
  * definitions: wgmma, setmaxnreg) is built for sm_XYa, which runs on that exact device only. */
-static mmt_status cuda_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
-                               size_t *size, char **log, mmt_err *err)
+static mmt_status mmt_cuda_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
+                                   size_t *size, char **log, mmt_err *err)
 {
     char arch[80];
     const char *at = defines ? strstr(defines, "MMT_ARCH_SPECIFIC=1") : NULL;
@@ -528,7 +530,7 @@ static mmt_status cuda_compile(const mmt_device_info *dev, const char *source, c
 }
 
 /* "nvrtc-13.0 sm_90 -std=c++17 ...": one stable string per architecture. */
-static const char *cuda_compiler_id(const mmt_device_info *dev)
+static const char *mmt_cuda_compiler_id(const mmt_device_info *dev)
 {
     static struct {
         char arch[64];
@@ -536,7 +538,7 @@ static const char *cuda_compiler_id(const mmt_device_info *dev)
     } ids[16];
     static int n_ids;
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_once(&nvrtc_once, open_nvrtc);
+    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
     pthread_mutex_lock(&lock);
     const char *out = NULL;
     for (int i = 0; i < n_ids && !out; i++)
@@ -544,7 +546,7 @@ static const char *cuda_compiler_id(const mmt_device_info *dev)
     if (!out) {
         int i = n_ids < 16 ? n_ids++ : 15;
         snprintf(ids[i].arch, sizeof ids[i].arch, "%s", dev->arch);
-        size_t n = snprintf(ids[i].id, sizeof ids[i].id, "nvrtc-%d.%d %s", nv.major, nv.minor, dev->arch);
+        size_t n = snprintf(ids[i].id, sizeof ids[i].id, "nvrtc-%d.%d %s", mmt_nvrtc.major, mmt_nvrtc.minor, dev->arch);
         for (int f = 0; nvrtc_flags[f] && n < sizeof ids[i].id; f++)
             n += snprintf(ids[i].id + n, sizeof ids[i].id - n, " %s", nvrtc_flags[f]);
         out = ids[i].id;
@@ -586,25 +588,25 @@ static mmt_status load_in(CUcontext ctx, const mmt_device_info *dev, const void 
     char needs_name[256];
     snprintf(needs_name, sizeof needs_name, "%s_needs", entry);
     if (mmt_elf_object(bin, size, needs_name, &m->needs, sizeof m->needs) != 0) memset(&m->needs, 0, sizeof m->needs);
-    CUresult rc = cu.ModuleLoadData(&m->mod, bin);
+    CUresult rc = mmt_cu.ModuleLoadData(&m->mod, bin);
     if (rc != CUDA_SUCCESS) {
         free(m);
-        return cu_fail(err, MMT_LOAD, rc, "cuModuleLoadData");
+        return mmt_cuda_fail(err, MMT_LOAD, rc, "cuModuleLoadData");
     }
-    rc = cu.ModuleGetFunction(&m->fn, m->mod, entry);
+    rc = mmt_cu.ModuleGetFunction(&m->fn, m->mod, entry);
     if (rc != CUDA_SUCCESS) {
-        cu.ModuleUnload(m->mod);
+        mmt_cu.ModuleUnload(m->mod);
         free(m);
-        return cu_fail(err, MMT_LOAD, rc, entry);
+        return mmt_cuda_fail(err, MMT_LOAD, rc, entry);
     }
     char pre[256];
     snprintf(pre, sizeof pre, "%s_pre", entry);
-    if (cu.ModuleGetFunction(&m->pre, m->mod, pre) != CUDA_SUCCESS) m->pre = NULL;
+    if (mmt_cu.ModuleGetFunction(&m->pre, m->mod, pre) != CUDA_SUCCESS) m->pre = NULL;
     m->sm_count = 132;
     mmt_device_get_prop(dev, "sm_count", 8, &m->sm_count);
     m->max_threads = 1024;
-    cu.FuncGetAttribute(&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn);
-    cu.FuncGetAttribute(&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn);
+    mmt_cu.FuncGetAttribute(&m->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn);
+    mmt_cu.FuncGetAttribute(&m->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, m->fn);
     pthread_mutex_init(&m->lock, NULL);
     *out = m;
     return MMT_OK;
@@ -615,11 +617,11 @@ static mmt_status cuda_load(const mmt_device_info *dev, const void *bin, size_t 
 {
     *out = NULL;
     CUcontext ctx = NULL;
-    scope sc;
+    mmt_cuda_scope sc;
     FORWARD_IF_ERROR(primary_ctx(dev->ordinal, &ctx, err));
     FORWARD_IF_ERROR(enter(ctx, &sc, err));
     mmt_status st = load_in(ctx, dev, bin, size, entry, out, err);
-    leave(&sc);
+    mmt_cuda_leave(&sc);
     return st;
 }
 
@@ -683,9 +685,9 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
     const cuuint64_t dims[2] = {e.dims[0], e.dims[1]}, strides[1] = {e.pitch};
     const cuuint32_t box[2] = {e.box[0], e.box[1]}, estrides[2] = {1, 1};
-    CU_TRY(cu.TensorMapEncodeTiled(&e.map, type, 2, (void *)(uintptr_t)e.base, dims, strides, box, estrides,
-                                   CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+    CU_TRY(mmt_cu.TensorMapEncodeTiled(&e.map, type, 2, (void *)(uintptr_t)e.base, dims, strides, box, estrides,
+                                       CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
            MMT_LAUNCH, o == 2 ? "cuTensorMapEncodeTiled (C)" : o ? "cuTensorMapEncodeTiled (B)" : "cuTensorMapEncodeTiled (A)");
     pthread_mutex_lock(&mod->lock);
     mod->tmaps[o] = e;
@@ -723,22 +725,22 @@ static mmt_status launch_in(mmt_module *mod, const mmt_gemm_params *p, const mmt
         pthread_mutex_lock(&mod->lock);
         CUresult rc = CUDA_SUCCESS;
         if (g->smem > mod->smem_opted) {
-            rc = cu.FuncSetAttribute(mod->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)g->smem);
+            rc = mmt_cu.FuncSetAttribute(mod->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)g->smem);
             if (rc == CUDA_SUCCESS) mod->smem_opted = g->smem;
         }
         pthread_mutex_unlock(&mod->lock);
-        if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuFuncSetAttribute (dynamic shared memory)");
+        if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_LAUNCH, rc, "cuFuncSetAttribute (dynamic shared memory)");
     }
     if (mod->pre) { /* a pass over C (split-K's beta) or over the packed operands (16-byte units) */
         int64_t total = p->m * p->n > g->workspace / 16 ? p->m * p->n : g->workspace / 16;
         int64_t blocks = (total + 255) / 256, cap = mod->sm_count * 8;
         if (blocks > cap) blocks = cap; /* the kernel strides */
-        CU_TRY(cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
+        CU_TRY(mmt_cu.LaunchKernel(mod->pre, (unsigned)blocks, 1, 1, 256, 1, 1, 0, (CUstream)stream, args, NULL),
                MMT_LAUNCH, "cuLaunchKernel (the pass before the kernel)");
     }
-    CU_TRY(cu.LaunchKernel(mod->fn, (unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2],
-                           (unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2], (unsigned)g->smem,
-                           (CUstream)stream, args, NULL),
+    CU_TRY(mmt_cu.LaunchKernel(mod->fn, (unsigned)g->grid[0], (unsigned)g->grid[1], (unsigned)g->grid[2],
+                               (unsigned)g->block[0], (unsigned)g->block[1], (unsigned)g->block[2],
+                               (unsigned)g->smem, (CUstream)stream, args, NULL),
            MMT_LAUNCH,
            mod->pre ? "cuLaunchKernel (after the pass before it, which may have scaled C by beta)" : "cuLaunchKernel");
     return MMT_OK;
@@ -747,20 +749,20 @@ static mmt_status launch_in(mmt_module *mod, const mmt_gemm_params *p, const mmt
 static mmt_status cuda_launch(mmt_module *mod, const mmt_gemm_params *p, const mmt_geometry *g, void *stream,
                               mmt_err *err)
 {
-    scope sc;
+    mmt_cuda_scope sc;
     FORWARD_IF_ERROR(enter(mod->ctx, &sc, err));
     mmt_status st = launch_in(mod, p, g, stream, err);
-    leave(&sc);
+    mmt_cuda_leave(&sc);
     return st;
 }
 
 static void cuda_unload(mmt_module *mod)
 {
     if (!mod) return;
-    scope sc;
+    mmt_cuda_scope sc;
     if (enter(mod->ctx, &sc, NULL) == MMT_OK) {
-        cu.ModuleUnload(mod->mod);
-        leave(&sc);
+        mmt_cu.ModuleUnload(mod->mod);
+        mmt_cuda_leave(&sc);
     }
     pthread_mutex_destroy(&mod->lock);
     free(mod);
@@ -771,49 +773,50 @@ static void cuda_unload(mmt_module *mod)
 static mmt_status cuda_alloc(const mmt_device_info *dev, size_t size, void **ptr, mmt_err *err)
 {
     *ptr = NULL;
-    scope sc;
-    FORWARD_IF_ERROR(enter_ordinal(dev->ordinal, &sc, err));
+    mmt_cuda_scope sc;
+    FORWARD_IF_ERROR(mmt_cuda_enter_ordinal(dev->ordinal, &sc, err));
     CUdeviceptr d = 0;
-    CUresult rc = cu.MemAlloc(&d, size ? size : 1);
-    leave(&sc);
+    CUresult rc = mmt_cu.MemAlloc(&d, size ? size : 1);
+    mmt_cuda_leave(&sc);
     if (rc != CUDA_SUCCESS)
-        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
+        return mmt_cuda_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
     *ptr = (void *)(uintptr_t)d;
     return MMT_OK;
 }
 
 static void cuda_free(void *ptr)
 {
-    scope sc;
+    mmt_cuda_scope sc;
     if (!ptr || enter_for_ptr(ptr, &sc, NULL) != MMT_OK) return;
-    cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
-    leave(&sc);
+    mmt_cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
+    mmt_cuda_leave(&sc);
 }
 
 static mmt_status cuda_copy(void *dst, const void *src, size_t size, mmt_copy_dir dir, mmt_err *err)
 {
     if (size == 0) return MMT_OK;
-    scope sc;
+    mmt_cuda_scope sc;
     FORWARD_IF_ERROR(enter_for_ptr(dir == MMT_D2H ? src : dst, &sc, err));
     CUresult rc;
     switch (dir) {
-    case MMT_H2D: rc = cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, size); break;
-    case MMT_D2H: rc = cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, size); break;
-    default: rc = cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, size); break;
+    case MMT_H2D: rc = mmt_cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, size); break;
+    case MMT_D2H: rc = mmt_cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, size); break;
+    default: rc = mmt_cu.MemcpyDtoD((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, size); break;
     }
-    leave(&sc);
+    mmt_cuda_leave(&sc);
     /* a copy is where an earlier asynchronous kernel fault shows up */
-    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, "cuMemcpy");
+    if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_LAUNCH, rc, "cuMemcpy");
     return MMT_OK;
 }
 
 static mmt_status cuda_sync(void *stream, mmt_err *err)
 {
-    scope sc;
+    mmt_cuda_scope sc;
     FORWARD_IF_ERROR(enter_for_stream(stream, &sc, err));
-    CUresult rc = stream ? cu.StreamSynchronize((CUstream)stream) : cu.CtxSynchronize();
-    leave(&sc);
-    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, stream ? "cuStreamSynchronize" : "cuCtxSynchronize");
+    CUresult rc = stream ? mmt_cu.StreamSynchronize((CUstream)stream) : mmt_cu.CtxSynchronize();
+    mmt_cuda_leave(&sc);
+    if (rc != CUDA_SUCCESS)
+        return mmt_cuda_fail(err, MMT_LAUNCH, rc, stream ? "cuStreamSynchronize" : "cuCtxSynchronize");
     return MMT_OK;
 }
 
@@ -822,30 +825,30 @@ static mmt_status elapsed_in(mmt_status (*run)(void *user, mmt_err *err), void *
                              double *ms, mmt_err *err)
 {
     CUevent e0 = NULL, e1 = NULL;
-    CU_TRY(cu.EventCreate(&e0, CU_EVENT_DEFAULT), MMT_LAUNCH, "cuEventCreate");
-    CUresult rc = cu.EventCreate(&e1, CU_EVENT_DEFAULT);
+    CU_TRY(mmt_cu.EventCreate(&e0, CU_EVENT_DEFAULT), MMT_LAUNCH, "cuEventCreate");
+    CUresult rc = mmt_cu.EventCreate(&e1, CU_EVENT_DEFAULT);
     if (rc != CUDA_SUCCESS) {
-        cu.EventDestroy(e0);
-        return cu_fail(err, MMT_LAUNCH, rc, "cuEventCreate");
+        mmt_cu.EventDestroy(e0);
+        return mmt_cuda_fail(err, MMT_LAUNCH, rc, "cuEventCreate");
     }
     mmt_status st = MMT_OK;
     float t = 0;
     const char *what = "cuEventRecord";
-    rc = cu.EventRecord(e0, (CUstream)stream);
+    rc = mmt_cu.EventRecord(e0, (CUstream)stream);
     for (int i = 0; rc == CUDA_SUCCESS && st == MMT_OK && i < reps; i++) st = run(user, err);
-    if (rc == CUDA_SUCCESS && st == MMT_OK) rc = cu.EventRecord(e1, (CUstream)stream);
+    if (rc == CUDA_SUCCESS && st == MMT_OK) rc = mmt_cu.EventRecord(e1, (CUstream)stream);
     if (rc == CUDA_SUCCESS && st == MMT_OK) {
         what = "cuEventSynchronize (a kernel failed)";
-        rc = cu.EventSynchronize(e1);
+        rc = mmt_cu.EventSynchronize(e1);
     }
     if (rc == CUDA_SUCCESS && st == MMT_OK) {
         what = "cuEventElapsedTime";
-        rc = cu.EventElapsedTime(&t, e0, e1);
+        rc = mmt_cu.EventElapsedTime(&t, e0, e1);
     }
-    cu.EventDestroy(e0);
-    cu.EventDestroy(e1);
+    mmt_cu.EventDestroy(e0);
+    mmt_cu.EventDestroy(e1);
     if (st != MMT_OK) return st;
-    if (rc != CUDA_SUCCESS) return cu_fail(err, MMT_LAUNCH, rc, what);
+    if (rc != CUDA_SUCCESS) return mmt_cuda_fail(err, MMT_LAUNCH, rc, what);
     *ms = (double)t / (reps > 0 ? reps : 1);
     return MMT_OK;
 }
@@ -854,10 +857,10 @@ static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void
                                double *ms, mmt_err *err)
 {
     *ms = 0;
-    scope sc;
+    mmt_cuda_scope sc;
     FORWARD_IF_ERROR(enter_for_stream(stream, &sc, err));
     mmt_status st = elapsed_in(run, user, reps, stream, ms, err);
-    leave(&sc);
+    mmt_cuda_leave(&sc);
     return st;
 }
 
@@ -865,13 +868,13 @@ static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void
 
 /* Each call makes the device's primary context current for itself (and restores the
  * caller's), so any thread may call; a failure names the driver call. */
-#define ON_DEVICE(ordinal, call, st, what)                                  \
-    do {                                                                    \
-        scope sc_;                                                          \
-        FORWARD_IF_ERROR(enter_ordinal((ordinal), &sc_, err));              \
-        CUresult rc_ = (call);                                              \
-        leave(&sc_);                                                        \
-        if (rc_ != CUDA_SUCCESS) return cu_fail(err, (st), rc_, (what));    \
+#define ON_DEVICE(ordinal, call, st, what)                                     \
+    do {                                                                       \
+        mmt_cuda_scope sc_;                                                    \
+        FORWARD_IF_ERROR(mmt_cuda_enter_ordinal((ordinal), &sc_, err));        \
+        CUresult rc_ = (call);                                                 \
+        mmt_cuda_leave(&sc_);                                                  \
+        if (rc_ != CUDA_SUCCESS) return mmt_cuda_fail(err, (st), rc_, (what)); \
     } while (0)
 
 /* Memory that CUDA does not know, or host memory it pinned (CU_MEMORYTYPE_HOST), is host
@@ -879,12 +882,12 @@ static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void
 static int async_is_host(const void *ptr)
 {
     unsigned type = 0;
-    CUresult rc = cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+    CUresult rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
     if (rc == CUDA_ERROR_INVALID_CONTEXT) { /* no context current: ask again inside one */
-        scope sc;
-        if (enter_default(&sc, NULL) != MMT_OK) return 1;
-        rc = cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
-        leave(&sc);
+        mmt_cuda_scope sc;
+        if (mmt_cuda_enter_default(&sc, NULL) != MMT_OK) return 1;
+        rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+        mmt_cuda_leave(&sc);
     }
     return rc != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST;
 }
@@ -892,7 +895,7 @@ static int async_is_host(const void *ptr)
 static mmt_status async_mem_free(int ordinal, int64_t *free_bytes, mmt_err *err)
 {
     size_t fr = 0, total = 0;
-    ON_DEVICE(ordinal, cu.MemGetInfo(&fr, &total), MMT_LAUNCH, "cuMemGetInfo");
+    ON_DEVICE(ordinal, mmt_cu.MemGetInfo(&fr, &total), MMT_LAUNCH, "cuMemGetInfo");
     *free_bytes = (int64_t)fr;
     return MMT_OK;
 }
@@ -901,12 +904,12 @@ static mmt_status async_dev_alloc(int ordinal, size_t size, void **ptr, mmt_err 
 {
     CUdeviceptr d = 0;
     *ptr = NULL;
-    scope sc;
-    FORWARD_IF_ERROR(enter_ordinal(ordinal, &sc, err));
-    CUresult rc = cu.MemAlloc(&d, size ? size : 1);
-    leave(&sc);
+    mmt_cuda_scope sc;
+    FORWARD_IF_ERROR(mmt_cuda_enter_ordinal(ordinal, &sc, err));
+    CUresult rc = mmt_cu.MemAlloc(&d, size ? size : 1);
+    mmt_cuda_leave(&sc);
     if (rc != CUDA_SUCCESS)
-        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
+        return mmt_cuda_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
     *ptr = (void *)(uintptr_t)d;
     return MMT_OK;
 }
@@ -914,13 +917,14 @@ static mmt_status async_dev_alloc(int ordinal, size_t size, void **ptr, mmt_err 
 static mmt_status async_host_alloc(int ordinal, size_t size, void **ptr, mmt_err *err)
 {
     *ptr = NULL;
-    scope sc;
-    FORWARD_IF_ERROR(enter_ordinal(ordinal, &sc, err));
-    CUresult rc = cu.MemHostAlloc(ptr, size ? size : 1, CU_MEMHOSTALLOC_PORTABLE);
-    leave(&sc);
+    mmt_cuda_scope sc;
+    FORWARD_IF_ERROR(mmt_cuda_enter_ordinal(ordinal, &sc, err));
+    CUresult rc = mmt_cu.MemHostAlloc(ptr, size ? size : 1, CU_MEMHOSTALLOC_PORTABLE);
+    mmt_cuda_leave(&sc);
     if (rc != CUDA_SUCCESS) {
         *ptr = NULL;
-        return cu_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemHostAlloc");
+        return mmt_cuda_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc,
+                             "cuMemHostAlloc");
     }
     return MMT_OK;
 }
@@ -928,15 +932,15 @@ static mmt_status async_host_alloc(int ordinal, size_t size, void **ptr, mmt_err
 /* The releases: a failure has nowhere to go (the resource is gone or the context is). */
 static void async_release(int ordinal, int what, void *x)
 {
-    scope sc;
-    if (!x || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    mmt_cuda_scope sc;
+    if (!x || mmt_cuda_enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
     switch (what) {
-    case 0: cu.MemFree((CUdeviceptr)(uintptr_t)x); break;
-    case 1: cu.MemFreeHost(x); break;
-    case 2: cu.StreamDestroy((CUstream)x); break;
-    default: cu.EventDestroy((CUevent)x); break;
+    case 0: mmt_cu.MemFree((CUdeviceptr)(uintptr_t)x); break;
+    case 1: mmt_cu.MemFreeHost(x); break;
+    case 2: mmt_cu.StreamDestroy((CUstream)x); break;
+    default: mmt_cu.EventDestroy((CUevent)x); break;
     }
-    leave(&sc);
+    mmt_cuda_leave(&sc);
 }
 static void async_dev_free(int ordinal, void *ptr) { async_release(ordinal, 0, ptr); }
 
@@ -953,9 +957,9 @@ static mmt_status async_pool_new(int ordinal, size_t keep, void **pool, mmt_err 
     CUmemoryPool mp = NULL;
     cuuint64_t threshold = keep;
     *pool = NULL;
-    ON_DEVICE(ordinal, cu.MemPoolCreate(&mp, &props), MMT_LAUNCH, "cuMemPoolCreate");
-    if (cu.MemPoolSetAttribute(mp, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) != CUDA_SUCCESS) {
-        cu.MemPoolDestroy(mp);
+    ON_DEVICE(ordinal, mmt_cu.MemPoolCreate(&mp, &props), MMT_LAUNCH, "cuMemPoolCreate");
+    if (mmt_cu.MemPoolSetAttribute(mp, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) != CUDA_SUCCESS) {
+        mmt_cu.MemPoolDestroy(mp);
         return mmt_err_set(err, MMT_LAUNCH, "cuMemPoolSetAttribute failed");
     }
     *pool = mp;
@@ -964,17 +968,17 @@ static mmt_status async_pool_new(int ordinal, size_t keep, void **pool, mmt_err 
 
 static void async_pool_free(int ordinal, void *pool)
 {
-    scope sc;
-    if (!pool || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
-    cu.MemPoolDestroy((CUmemoryPool)pool);
-    leave(&sc);
+    mmt_cuda_scope sc;
+    if (!pool || mmt_cuda_enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    mmt_cu.MemPoolDestroy((CUmemoryPool)pool);
+    mmt_cuda_leave(&sc);
 }
 
 static mmt_status async_pool_alloc(int ordinal, void *pool, size_t size, void *stream, void **ptr, mmt_err *err)
 {
     CUdeviceptr d = 0;
     *ptr = NULL;
-    ON_DEVICE(ordinal, cu.MemAllocFromPoolAsync(&d, size ? size : 1, (CUmemoryPool)pool, (CUstream)stream),
+    ON_DEVICE(ordinal, mmt_cu.MemAllocFromPoolAsync(&d, size ? size : 1, (CUmemoryPool)pool, (CUstream)stream),
               MMT_OUT_OF_MEMORY, "cuMemAllocFromPoolAsync");
     *ptr = (void *)(uintptr_t)d;
     return MMT_OK;
@@ -982,10 +986,10 @@ static mmt_status async_pool_alloc(int ordinal, void *pool, size_t size, void *s
 
 static void async_pool_release(int ordinal, void *ptr, void *stream)
 {
-    scope sc;
-    if (!ptr || enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
-    cu.MemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
-    leave(&sc);
+    mmt_cuda_scope sc;
+    if (!ptr || mmt_cuda_enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
+    mmt_cu.MemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
+    mmt_cuda_leave(&sc);
 }
 static void async_host_free(int ordinal, void *ptr) { async_release(ordinal, 1, ptr); }
 static void async_stream_free(int ordinal, void *stream) { async_release(ordinal, 2, stream); }
@@ -997,7 +1001,7 @@ static mmt_status async_stream_new(int ordinal, void **stream, mmt_err *err)
 {
     CUstream s = NULL;
     *stream = NULL;
-    ON_DEVICE(ordinal, cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING), MMT_LAUNCH, "cuStreamCreate");
+    ON_DEVICE(ordinal, mmt_cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING), MMT_LAUNCH, "cuStreamCreate");
     *stream = s;
     return MMT_OK;
 }
@@ -1006,27 +1010,27 @@ static mmt_status async_event_new(int ordinal, void **event, mmt_err *err)
 {
     CUevent e = NULL;
     *event = NULL;
-    ON_DEVICE(ordinal, cu.EventCreate(&e, CU_EVENT_DISABLE_TIMING), MMT_LAUNCH, "cuEventCreate");
+    ON_DEVICE(ordinal, mmt_cu.EventCreate(&e, CU_EVENT_DISABLE_TIMING), MMT_LAUNCH, "cuEventCreate");
     *event = e;
     return MMT_OK;
 }
 
 static mmt_status async_record(int ordinal, void *event, void *stream, mmt_err *err)
 {
-    ON_DEVICE(ordinal, cu.EventRecord((CUevent)event, (CUstream)stream), MMT_LAUNCH, "cuEventRecord");
+    ON_DEVICE(ordinal, mmt_cu.EventRecord((CUevent)event, (CUstream)stream), MMT_LAUNCH, "cuEventRecord");
     return MMT_OK;
 }
 
 /* Where an earlier asynchronous failure (a kernel's fault) shows up. */
 static mmt_status async_wait_host(int ordinal, void *event, mmt_err *err)
 {
-    ON_DEVICE(ordinal, cu.EventSynchronize((CUevent)event), MMT_LAUNCH, "cuEventSynchronize");
+    ON_DEVICE(ordinal, mmt_cu.EventSynchronize((CUevent)event), MMT_LAUNCH, "cuEventSynchronize");
     return MMT_OK;
 }
 
 static mmt_status async_wait_stream(int ordinal, void *stream, void *event, mmt_err *err)
 {
-    ON_DEVICE(ordinal, cu.StreamWaitEvent((CUstream)stream, (CUevent)event, 0), MMT_LAUNCH, "cuStreamWaitEvent");
+    ON_DEVICE(ordinal, mmt_cu.StreamWaitEvent((CUstream)stream, (CUevent)event, 0), MMT_LAUNCH, "cuStreamWaitEvent");
     return MMT_OK;
 }
 
@@ -1035,17 +1039,17 @@ static mmt_status async_copy(int ordinal, void *dst, const void *src, size_t siz
 {
     if (size == 0) return MMT_OK;
     if (dir == MMT_H2D)
-        ON_DEVICE(ordinal, cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, size, (CUstream)stream), MMT_LAUNCH,
+        ON_DEVICE(ordinal, mmt_cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, size, (CUstream)stream), MMT_LAUNCH,
                   "cuMemcpyHtoDAsync");
     else
-        ON_DEVICE(ordinal, cu.MemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, size, (CUstream)stream), MMT_LAUNCH,
+        ON_DEVICE(ordinal, mmt_cu.MemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, size, (CUstream)stream), MMT_LAUNCH,
                   "cuMemcpyDtoHAsync");
     return MMT_OK;
 }
 
 static mmt_status async_sync(int ordinal, void *stream, mmt_err *err)
 {
-    ON_DEVICE(ordinal, cu.StreamSynchronize((CUstream)stream), MMT_LAUNCH, "cuStreamSynchronize");
+    ON_DEVICE(ordinal, mmt_cu.StreamSynchronize((CUstream)stream), MMT_LAUNCH, "cuStreamSynchronize");
     return MMT_OK;
 }
 
@@ -1074,7 +1078,7 @@ static const mmt_cuda_async async_api = {
 const mmt_cuda_async *mmt_cuda_async_api(void)
 {
     mmt_err ignore;
-    return need_driver(&ignore) == MMT_OK ? &async_api : NULL;
+    return mmt_cuda_need_driver(&ignore) == MMT_OK ? &async_api : NULL;
 }
 
 static const mmt_backend cuda_backend = {
@@ -1082,8 +1086,8 @@ static const mmt_backend cuda_backend = {
     .name = "cuda",
     .device_count = cuda_device_count,
     .probe = cuda_probe,
-    .compile = cuda_compile,
-    .compiler_id = cuda_compiler_id,
+    .compile = mmt_cuda_compile,
+    .compiler_id = mmt_cuda_compiler_id,
     .load = cuda_load,
     .launch = cuda_launch,
     .unload = cuda_unload,
@@ -1096,14 +1100,14 @@ static const mmt_backend cuda_backend = {
 
 const mmt_backend *mmt_backend_cuda(mmt_err *err)
 {
-    pthread_once(&nvrtc_once, open_nvrtc);
+    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
     pthread_once(&init_once, init_cuda);
-    if (!cu.lib) {
+    if (!mmt_cu.lib) {
         mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: %s", cuda_why);
         return NULL;
     }
-    if (!nv.lib) {
-        mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: NVRTC: %s", nvrtc_why);
+    if (!mmt_nvrtc.lib) {
+        mmt_err_set(err, MMT_UNSUPPORTED, "CUDA backend unavailable: NVRTC: %s", mmt_nvrtc_why);
         return NULL;
     }
     return &cuda_backend;
@@ -1112,15 +1116,15 @@ const mmt_backend *mmt_backend_cuda(mmt_err *err)
 static const mmt_backend cuda_compiler = {
     .version = MMT_BACKEND_VERSION,
     .name = "cuda",
-    .compile = cuda_compile,
-    .compiler_id = cuda_compiler_id,
+    .compile = mmt_cuda_compile,
+    .compiler_id = mmt_cuda_compiler_id,
 };
 
 const mmt_backend *mmt_backend_cuda_compiler(mmt_err *err)
 {
-    pthread_once(&nvrtc_once, open_nvrtc);
-    if (!nv.lib) {
-        mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: %s", nvrtc_why);
+    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
+    if (!mmt_nvrtc.lib) {
+        mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: %s", mmt_nvrtc_why);
         return NULL;
     }
     return &cuda_compiler;
