@@ -120,7 +120,7 @@ const mmt_backend *mmt_backend_cuda_compiler(mmt_err *err);
 /* Parses a device name ("cpu", "0", "cuda:1") into a backend and an ordinal. */
 mmt_status mmt_backend_for_device(const char *device, const mmt_backend **be, int *ordinal, mmt_err *err);
 
-/* CUDA-only helpers (backend_cuda.c; they fail with MMT_UNSUPPORTED without CUDA). */
+/* CUDA-only helpers (backend_cuda*.c; they fail with MMT_UNSUPPORTED without CUDA). */
 
 /* NVRTC-compiles source for an architecture ("sm_90") without needing a GPU: what the
  * backend's compile does for a device of that arch (same flags, same log and errors). */

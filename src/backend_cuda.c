@@ -1,7 +1,10 @@
 /* backend_cuda.c - the CUDA backend: templates are compiled by NVRTC to a cubin for the
  * device's exact architecture, loaded and launched through the driver API. libcuda and
  * libnvrtc are opened with dlopen, so libmmtuned loads (and serves the CPU) on machines
- * without them; this is the only file that includes cuda.h and nvrtc.h.
+ * without them. This file opens them and holds the contexts, devices, modules, launches
+ * and memory; the compiling is backend_cuda_compile.c's, and the stream-ordered calls of
+ * mmt_cuda_async are backend_cuda_async.c's. Those two share this file's function tables
+ * and helpers through cuda_driver.h; these files alone include cuda.h and nvrtc.h.
  *
  * Contexts: every device is used through its primary context (the one the CUDA runtime
  * and cuBLAS share), retained once and kept for the life of the process. Each entry point
@@ -9,15 +12,6 @@
  * tuner and the runtime library may call from any thread and an application with a
  * context of its own finds it current again afterwards. */
 #define _GNU_SOURCE
-/* The headers come from the CUDA toolkit; the build should put its include directory on
- * the path (CMake: CUDAToolkit_INCLUDE_DIRS). Without them this file builds a stub. */
-#if __has_include(<cuda.h>) && __has_include(<nvrtc.h>)
-#include <cuda.h>
-#include <nvrtc.h>
-#define MMT_HAVE_CUDA_HEADERS 1
-#else
-#define MMT_HAVE_CUDA_HEADERS 0
-#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,6 +21,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cuda_driver.h"
 #include "elf_object.h"
 
 #if !MMT_HAVE_CUDA_HEADERS
@@ -47,15 +42,6 @@ mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
     return mmt_err_set(err, MMT_UNSUPPORTED, "no CUDA device %d: built without the CUDA headers", ordinal);
 }
 void mmt_cuda_context_leave(int pushed) { (void)pushed; }
-const mmt_cuda_async *mmt_cuda_async_api(void) { return NULL; }
-mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
-                                     size_t *size, char **log, mmt_err *err)
-{
-    (void)arch, (void)source, (void)defines;
-    *bin = NULL, *size = 0;
-    if (log) *log = NULL;
-    return mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: built without the CUDA headers");
-}
 #else
 
 _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this layout (112 bytes)");
@@ -63,85 +49,14 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
 #define STR_(x) #x
 #define XSTR(x) STR_(x) /* the symbol a cuda.h name maps to: cuMemAlloc -> "cuMemAlloc_v2" */
 
-/* Driver and NVRTC functions: field name, API name (cuda.h's macros pick the versioned
- * symbol, and __typeof__ its prototype). */
-#define CU_FUNCS(X)                                   \
-    X(Init, cuInit)                                   \
-    X(DriverGetVersion, cuDriverGetVersion)           \
-    X(DeviceGetCount, cuDeviceGetCount)               \
-    X(DeviceGet, cuDeviceGet)                         \
-    X(DeviceGetName, cuDeviceGetName)                 \
-    X(DeviceGetAttribute, cuDeviceGetAttribute)       \
-    X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) \
-    X(CtxGetCurrent, cuCtxGetCurrent)                 \
-    X(CtxSetCurrent, cuCtxSetCurrent)                 \
-    X(CtxPushCurrent, cuCtxPushCurrent)               \
-    X(CtxPopCurrent, cuCtxPopCurrent)                 \
-    X(CtxSynchronize, cuCtxSynchronize)               \
-    X(ModuleLoadData, cuModuleLoadData)               \
-    X(ModuleUnload, cuModuleUnload)                   \
-    X(ModuleGetFunction, cuModuleGetFunction)         \
-    X(FuncSetAttribute, cuFuncSetAttribute)           \
-    X(FuncGetAttribute, cuFuncGetAttribute)           \
-    X(LaunchKernel, cuLaunchKernel)                   \
-    X(MemAlloc, cuMemAlloc)                           \
-    X(MemFree, cuMemFree)                             \
-    X(MemcpyHtoD, cuMemcpyHtoD)                       \
-    X(MemcpyDtoH, cuMemcpyDtoH)                       \
-    X(MemcpyDtoD, cuMemcpyDtoD)                       \
-    X(MemcpyHtoDAsync, cuMemcpyHtoDAsync)             \
-    X(MemcpyDtoHAsync, cuMemcpyDtoHAsync)             \
-    X(MemGetInfo, cuMemGetInfo)                       \
-    X(MemHostAlloc, cuMemHostAlloc)                   \
-    X(MemFreeHost, cuMemFreeHost)                     \
-    X(MemPoolCreate, cuMemPoolCreate)                 \
-    X(MemPoolDestroy, cuMemPoolDestroy)               \
-    X(MemPoolSetAttribute, cuMemPoolSetAttribute)     \
-    X(MemAllocFromPoolAsync, cuMemAllocFromPoolAsync) \
-    X(MemFreeAsync, cuMemFreeAsync)                   \
-    X(StreamCreate, cuStreamCreate)                   \
-    X(StreamDestroy, cuStreamDestroy)                 \
-    X(StreamWaitEvent, cuStreamWaitEvent)             \
-    X(StreamSynchronize, cuStreamSynchronize)         \
-    X(StreamGetCtx, cuStreamGetCtx)                   \
-    X(EventCreate, cuEventCreate)                     \
-    X(EventRecord, cuEventRecord)                     \
-    X(EventSynchronize, cuEventSynchronize)           \
-    X(EventElapsedTime, cuEventElapsedTime)           \
-    X(EventDestroy, cuEventDestroy)                   \
-    X(PointerGetAttribute, cuPointerGetAttribute)     \
-    X(TensorMapEncodeTiled, cuTensorMapEncodeTiled)   \
-    X(GetErrorString, cuGetErrorString)               \
-    X(GetErrorName, cuGetErrorName)
-
-#define NVRTC_FUNCS(X)                          \
-    X(Version, nvrtcVersion)                    \
-    X(CreateProgram, nvrtcCreateProgram)        \
-    X(CompileProgram, nvrtcCompileProgram)      \
-    X(DestroyProgram, nvrtcDestroyProgram)      \
-    X(GetProgramLogSize, nvrtcGetProgramLogSize) \
-    X(GetProgramLog, nvrtcGetProgramLog)        \
-    X(GetCUBINSize, nvrtcGetCUBINSize)          \
-    X(GetCUBIN, nvrtcGetCUBIN)                  \
-    X(GetErrorString, nvrtcGetErrorString)
-
-#define DECLARE_FN_(field, sym) __typeof__(sym) *field;
-static struct mmt_cu {
-    void *lib;
-    CU_FUNCS(DECLARE_FN_)
-} mmt_cu;
-static struct mmt_nvrtc {
-    void *lib;
-    int major, minor;
-    NVRTC_FUNCS(DECLARE_FN_)
-} mmt_nvrtc;
-#undef DECLARE_FN_
+struct mmt_cu mmt_cu;
+struct mmt_nvrtc mmt_nvrtc;
 
 /* ---- opening the libraries ------------------------------------------------------------ */
 
-static pthread_once_t mmt_nvrtc_once = PTHREAD_ONCE_INIT;
+pthread_once_t mmt_nvrtc_once = PTHREAD_ONCE_INIT;
 static pthread_once_t cuda_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
-static char mmt_nvrtc_why[512]; /* empty when the library opened */
+char mmt_nvrtc_why[512];        /* empty when the library opened */
 static char cuda_why[512];      /* empty when the library opened */
 static CUresult init_rc = CUDA_ERROR_NOT_INITIALIZED;
 
@@ -156,7 +71,7 @@ static void *open_first(const char *const *names, char *why, size_t size)
     return NULL;
 }
 
-static void mmt_nvrtc_open(void)
+void mmt_nvrtc_open(void)
 {
     static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                         "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
@@ -217,7 +132,7 @@ static void init_cuda(void)
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
-static mmt_status mmt_cuda_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what)
+mmt_status mmt_cuda_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what)
 {
     const char *name = NULL, *text = NULL;
     if (mmt_cu.GetErrorName) mmt_cu.GetErrorName(rc, &name);
@@ -232,7 +147,7 @@ static mmt_status mmt_cuda_fail(mmt_err *err, mmt_status st, CUresult rc, const 
         if (rc_ != CUDA_SUCCESS) return mmt_cuda_fail(err, (st), rc_, (what)); \
     } while (0)
 
-static mmt_status mmt_cuda_need_driver(mmt_err *err)
+mmt_status mmt_cuda_need_driver(mmt_err *err)
 {
     pthread_once(&init_once, init_cuda);
     RETURN_ERROR_IF(!mmt_cu.lib, err, MMT_UNSUPPORTED, "%s", cuda_why);
@@ -247,12 +162,6 @@ static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary[MAX_DEVICES];
 static _Atomic(CUcontext) last_ctx; /* for calls that name no device: free(NULL stream) */
 
-/* A context made current for one backend call: pushed unless it is current already, and
- * popped by mmt_cuda_leave, which restores the caller's. */
-typedef struct mmt_cuda_scope {
-    int pushed;
-} mmt_cuda_scope;
-
 static mmt_status enter(CUcontext ctx, mmt_cuda_scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
@@ -264,7 +173,7 @@ static mmt_status enter(CUcontext ctx, mmt_cuda_scope *sc, mmt_err *err)
     return MMT_OK;
 }
 
-static void mmt_cuda_leave(mmt_cuda_scope *sc)
+void mmt_cuda_leave(mmt_cuda_scope *sc)
 {
     CUcontext popped;
     if (sc->pushed) mmt_cu.CtxPopCurrent(&popped);
@@ -315,7 +224,7 @@ void mmt_cuda_context_leave(int pushed)
     mmt_cuda_leave(&sc);
 }
 
-static mmt_status mmt_cuda_enter_ordinal(int ordinal, mmt_cuda_scope *sc, mmt_err *err)
+mmt_status mmt_cuda_enter_ordinal(int ordinal, mmt_cuda_scope *sc, mmt_err *err)
 {
     CUcontext ctx = NULL;
     sc->pushed = 0;
@@ -325,7 +234,7 @@ static mmt_status mmt_cuda_enter_ordinal(int ordinal, mmt_cuda_scope *sc, mmt_er
 
 /* For calls that name no device: the current context if there is one, else the last one
  * entered, else device 0's. */
-static mmt_status mmt_cuda_enter_default(mmt_cuda_scope *sc, mmt_err *err)
+mmt_status mmt_cuda_enter_default(mmt_cuda_scope *sc, mmt_err *err)
 {
     sc->pushed = 0;
     FORWARD_IF_ERROR(mmt_cuda_need_driver(err));
@@ -427,132 +336,6 @@ static mmt_status cuda_probe(int ordinal, mmt_device_info *d, mmt_err *err)
     snprintf(d->fingerprint, sizeof d->fingerprint, "cuda|%s|%s|sms=%lld|driver=%d|nvrtc=%d.%d", d->name, d->arch,
              (long long)sms, driver, mmt_nvrtc.major, mmt_nvrtc.minor);
     return MMT_OK;
-}
-
-/* ---- compiling ------------------------------------------------------------------------- */
-
-/* Fixed NVRTC options (besides --gpu-architecture and the -D definitions). No
- * --use_fast_math: results must be IEEE (verification trusts them). */
-static const char *const nvrtc_flags[] = {"-std=c++17", "-default-device", "-lineinfo", NULL};
-
-mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const char *defines, void **bin,
-                                     size_t *size, char **log, mmt_err *err)
-{
-    *bin = NULL;
-    *size = 0;
-    if (log) *log = NULL;
-    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
-    RETURN_ERROR_IF(!mmt_nvrtc.lib, err, MMT_UNSUPPORTED, "NVRTC is not available: %s", mmt_nvrtc_why);
-
-    /* options: --gpu-architecture=ARCH, the fixed flags, -DNAME=VALUE per definition */
-    char *defs = strdup(defines ? defines : "");
-    size_t ntok = 1;
-    for (const char *s = defs ? defs : ""; *s; s++) ntok += *s == ' ';
-    const char **opts = calloc(ntok + 16, sizeof *opts);
-    char **owned = calloc(ntok + 2, sizeof *owned);
-    if (!defs || !opts || !owned) {
-        free(defs), free(opts), free(owned);
-        return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-    }
-    int nopt = 0, nown = 0;
-    char archopt[96];
-    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
-    opts[nopt++] = archopt;
-    for (int i = 0; nvrtc_flags[i]; i++) opts[nopt++] = nvrtc_flags[i];
-    const char *verbose = getenv("MMTUNE_PTXAS_VERBOSE"); /* register / spill counts in the log */
-    if (verbose && *verbose && strcmp(verbose, "0") != 0) opts[nopt++] = "--ptxas-options=-v";
-    char *save = NULL;
-    mmt_status st = MMT_OK;
-    nvrtcProgram prog = NULL;
-    for (char *tok = strtok_r(defs, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        size_t n = strlen(tok) + 3;
-        if (!(owned[nown] = malloc(n))) { /* a definition left out would build another kernel */
-            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-            goto done;
-        }
-        snprintf(owned[nown], n, "-D%s", tok);
-        opts[nopt++] = owned[nown++];
-    }
-
-    nvrtcResult rc = mmt_nvrtc.CreateProgram(&prog, source, "mmt_template.cu", 0, NULL, NULL);
-    if (rc != NVRTC_SUCCESS) {
-        st = mmt_err_set(err, rc == NVRTC_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_COMPILE,
-                         "nvrtcCreateProgram: %s", mmt_nvrtc.GetErrorString(rc));
-        goto done;
-    }
-    nvrtcResult crc = mmt_nvrtc.CompileProgram(prog, nopt, opts);
-    size_t logsize = 0;
-    char *text = NULL;
-    if (mmt_nvrtc.GetProgramLogSize(prog, &logsize) == NVRTC_SUCCESS && logsize > 1 && (text = malloc(logsize + 1))) {
-        if (mmt_nvrtc.GetProgramLog(prog, text) == NVRTC_SUCCESS) text[logsize] = '\0';
-        else text[0] = '\0';
-    }
-    if (crc != NVRTC_SUCCESS) {
-        st = mmt_err_set(err, MMT_COMPILE, "nvrtc (%s, %s): %s: %.3500s", arch, defines ? defines : "",
-                         mmt_nvrtc.GetErrorString(crc), text ? text : "");
-    } else {
-        size_t n = 0;
-        rc = mmt_nvrtc.GetCUBINSize(prog, &n);
-        if (rc != NVRTC_SUCCESS || n == 0) {
-            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBINSize: %s (is %s a real architecture?)",
-                             rc != NVRTC_SUCCESS ? mmt_nvrtc.GetErrorString(rc) : "empty cubin", arch);
-        } else if (!(*bin = malloc(n))) {
-            st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
-        } else if ((rc = mmt_nvrtc.GetCUBIN(prog, *bin)) != NVRTC_SUCCESS) {
-            free(*bin);
-            *bin = NULL;
-            st = mmt_err_set(err, MMT_COMPILE, "nvrtcGetCUBIN: %s", mmt_nvrtc.GetErrorString(rc));
-        } else {
-            *size = n;
-        }
-    }
-    if (log) *log = text;
-    else free(text);
-done:
-    if (prog) mmt_nvrtc.DestroyProgram(&prog);
-    for (int i = 0; i < nown; i++) free(owned[i]);
-    free(owned);
-    free(opts);
-    free(defs);
-    return st;
-}
-
-/* An instance that asks for the arch-specific target (MMT_ARCH_SPECIFIC=1 among its
- * definitions: wgmma, setmaxnreg) is built for sm_XYa, which runs on that exact device only. */
-static mmt_status mmt_cuda_compile(const mmt_device_info *dev, const char *source, const char *defines, void **bin,
-                                   size_t *size, char **log, mmt_err *err)
-{
-    char arch[80];
-    const char *at = defines ? strstr(defines, "MMT_ARCH_SPECIFIC=1") : NULL;
-    int specific = at && (at == defines || at[-1] == ' ') && (at[19] == '\0' || at[19] == ' ');
-    snprintf(arch, sizeof arch, "%s%s", dev->arch, specific ? "a" : "");
-    return mmt_cuda_compile_for_arch(arch, source, defines, bin, size, log, err);
-}
-
-/* "nvrtc-13.0 sm_90 -std=c++17 ...": one stable string per architecture. */
-static const char *mmt_cuda_compiler_id(const mmt_device_info *dev)
-{
-    static struct {
-        char arch[64];
-        char id[256];
-    } ids[16];
-    static int n_ids;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
-    pthread_mutex_lock(&lock);
-    const char *out = NULL;
-    for (int i = 0; i < n_ids && !out; i++)
-        if (strcmp(ids[i].arch, dev->arch) == 0) out = ids[i].id;
-    if (!out) {
-        int i = n_ids < 16 ? n_ids++ : 15;
-        snprintf(ids[i].arch, sizeof ids[i].arch, "%s", dev->arch);
-        size_t n = snprintf(ids[i].id, sizeof ids[i].id, "nvrtc-%d.%d %s", mmt_nvrtc.major, mmt_nvrtc.minor, dev->arch);
-        for (int f = 0; nvrtc_flags[f] && n < sizeof ids[i].id; f++)
-            n += snprintf(ids[i].id + n, sizeof ids[i].id - n, " %s", nvrtc_flags[f]);
-        out = ids[i].id;
-    }
-    pthread_mutex_unlock(&lock);
-    return out;
 }
 
 /* ---- modules and launches -------------------------------------------------------------- */
@@ -862,223 +645,6 @@ static mmt_status cuda_elapsed(mmt_status (*run)(void *user, mmt_err *err), void
     mmt_status st = elapsed_in(run, user, reps, stream, ms, err);
     mmt_cuda_leave(&sc);
     return st;
-}
-
-/* ---- streams, events, pinned memory: the out-of-core GEMM's (ooc.c) ----------------------- */
-
-/* Each call makes the device's primary context current for itself (and restores the
- * caller's), so any thread may call; a failure names the driver call. */
-#define ON_DEVICE(ordinal, call, st, what)                                     \
-    do {                                                                       \
-        mmt_cuda_scope sc_;                                                    \
-        FORWARD_IF_ERROR(mmt_cuda_enter_ordinal((ordinal), &sc_, err));        \
-        CUresult rc_ = (call);                                                 \
-        mmt_cuda_leave(&sc_);                                                  \
-        if (rc_ != CUDA_SUCCESS) return mmt_cuda_fail(err, (st), rc_, (what)); \
-    } while (0)
-
-/* Memory that CUDA does not know, or host memory it pinned (CU_MEMORYTYPE_HOST), is host
- * memory; anything else (device, managed) is the device's. One query. */
-static int async_is_host(const void *ptr)
-{
-    unsigned type = 0;
-    CUresult rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
-    if (rc == CUDA_ERROR_INVALID_CONTEXT) { /* no context current: ask again inside one */
-        mmt_cuda_scope sc;
-        if (mmt_cuda_enter_default(&sc, NULL) != MMT_OK) return 1;
-        rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
-        mmt_cuda_leave(&sc);
-    }
-    return rc != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST;
-}
-
-static mmt_status async_mem_free(int ordinal, int64_t *free_bytes, mmt_err *err)
-{
-    size_t fr = 0, total = 0;
-    ON_DEVICE(ordinal, mmt_cu.MemGetInfo(&fr, &total), MMT_LAUNCH, "cuMemGetInfo");
-    *free_bytes = (int64_t)fr;
-    return MMT_OK;
-}
-
-static mmt_status async_dev_alloc(int ordinal, size_t size, void **ptr, mmt_err *err)
-{
-    CUdeviceptr d = 0;
-    *ptr = NULL;
-    mmt_cuda_scope sc;
-    FORWARD_IF_ERROR(mmt_cuda_enter_ordinal(ordinal, &sc, err));
-    CUresult rc = mmt_cu.MemAlloc(&d, size ? size : 1);
-    mmt_cuda_leave(&sc);
-    if (rc != CUDA_SUCCESS)
-        return mmt_cuda_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc, "cuMemAlloc");
-    *ptr = (void *)(uintptr_t)d;
-    return MMT_OK;
-}
-
-static mmt_status async_host_alloc(int ordinal, size_t size, void **ptr, mmt_err *err)
-{
-    *ptr = NULL;
-    mmt_cuda_scope sc;
-    FORWARD_IF_ERROR(mmt_cuda_enter_ordinal(ordinal, &sc, err));
-    CUresult rc = mmt_cu.MemHostAlloc(ptr, size ? size : 1, CU_MEMHOSTALLOC_PORTABLE);
-    mmt_cuda_leave(&sc);
-    if (rc != CUDA_SUCCESS) {
-        *ptr = NULL;
-        return mmt_cuda_fail(err, rc == CUDA_ERROR_OUT_OF_MEMORY ? MMT_OUT_OF_MEMORY : MMT_LAUNCH, rc,
-                             "cuMemHostAlloc");
-    }
-    return MMT_OK;
-}
-
-/* The releases: a failure has nowhere to go (the resource is gone or the context is). */
-static void async_release(int ordinal, int what, void *x)
-{
-    mmt_cuda_scope sc;
-    if (!x || mmt_cuda_enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
-    switch (what) {
-    case 0: mmt_cu.MemFree((CUdeviceptr)(uintptr_t)x); break;
-    case 1: mmt_cu.MemFreeHost(x); break;
-    case 2: mmt_cu.StreamDestroy((CUstream)x); break;
-    default: mmt_cu.EventDestroy((CUevent)x); break;
-    }
-    mmt_cuda_leave(&sc);
-}
-static void async_dev_free(int ordinal, void *ptr) { async_release(ordinal, 0, ptr); }
-
-/* A pool of device memory of libmmtuned's own (the application's pools keep their
- * settings), which keeps up to `keep` bytes between uses instead of giving them back at
- * each synchronisation. */
-static mmt_status async_pool_new(int ordinal, size_t keep, void **pool, mmt_err *err)
-{
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = ordinal;
-    CUmemoryPool mp = NULL;
-    cuuint64_t threshold = keep;
-    *pool = NULL;
-    ON_DEVICE(ordinal, mmt_cu.MemPoolCreate(&mp, &props), MMT_LAUNCH, "cuMemPoolCreate");
-    if (mmt_cu.MemPoolSetAttribute(mp, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) != CUDA_SUCCESS) {
-        mmt_cu.MemPoolDestroy(mp);
-        return mmt_err_set(err, MMT_LAUNCH, "cuMemPoolSetAttribute failed");
-    }
-    *pool = mp;
-    return MMT_OK;
-}
-
-static void async_pool_free(int ordinal, void *pool)
-{
-    mmt_cuda_scope sc;
-    if (!pool || mmt_cuda_enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
-    mmt_cu.MemPoolDestroy((CUmemoryPool)pool);
-    mmt_cuda_leave(&sc);
-}
-
-static mmt_status async_pool_alloc(int ordinal, void *pool, size_t size, void *stream, void **ptr, mmt_err *err)
-{
-    CUdeviceptr d = 0;
-    *ptr = NULL;
-    ON_DEVICE(ordinal, mmt_cu.MemAllocFromPoolAsync(&d, size ? size : 1, (CUmemoryPool)pool, (CUstream)stream),
-              MMT_OUT_OF_MEMORY, "cuMemAllocFromPoolAsync");
-    *ptr = (void *)(uintptr_t)d;
-    return MMT_OK;
-}
-
-static void async_pool_release(int ordinal, void *ptr, void *stream)
-{
-    mmt_cuda_scope sc;
-    if (!ptr || mmt_cuda_enter_ordinal(ordinal, &sc, NULL) != MMT_OK) return;
-    mmt_cu.MemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
-    mmt_cuda_leave(&sc);
-}
-static void async_host_free(int ordinal, void *ptr) { async_release(ordinal, 1, ptr); }
-static void async_stream_free(int ordinal, void *stream) { async_release(ordinal, 2, stream); }
-static void async_event_free(int ordinal, void *event) { async_release(ordinal, 3, event); }
-
-/* Non-blocking: no implicit order with the legacy default stream, which may be the one
- * the kernels run on. */
-static mmt_status async_stream_new(int ordinal, void **stream, mmt_err *err)
-{
-    CUstream s = NULL;
-    *stream = NULL;
-    ON_DEVICE(ordinal, mmt_cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING), MMT_LAUNCH, "cuStreamCreate");
-    *stream = s;
-    return MMT_OK;
-}
-
-static mmt_status async_event_new(int ordinal, void **event, mmt_err *err)
-{
-    CUevent e = NULL;
-    *event = NULL;
-    ON_DEVICE(ordinal, mmt_cu.EventCreate(&e, CU_EVENT_DISABLE_TIMING), MMT_LAUNCH, "cuEventCreate");
-    *event = e;
-    return MMT_OK;
-}
-
-static mmt_status async_record(int ordinal, void *event, void *stream, mmt_err *err)
-{
-    ON_DEVICE(ordinal, mmt_cu.EventRecord((CUevent)event, (CUstream)stream), MMT_LAUNCH, "cuEventRecord");
-    return MMT_OK;
-}
-
-/* Where an earlier asynchronous failure (a kernel's fault) shows up. */
-static mmt_status async_wait_host(int ordinal, void *event, mmt_err *err)
-{
-    ON_DEVICE(ordinal, mmt_cu.EventSynchronize((CUevent)event), MMT_LAUNCH, "cuEventSynchronize");
-    return MMT_OK;
-}
-
-static mmt_status async_wait_stream(int ordinal, void *stream, void *event, mmt_err *err)
-{
-    ON_DEVICE(ordinal, mmt_cu.StreamWaitEvent((CUstream)stream, (CUevent)event, 0), MMT_LAUNCH, "cuStreamWaitEvent");
-    return MMT_OK;
-}
-
-static mmt_status async_copy(int ordinal, void *dst, const void *src, size_t size, mmt_copy_dir dir, void *stream,
-                             mmt_err *err)
-{
-    if (size == 0) return MMT_OK;
-    if (dir == MMT_H2D)
-        ON_DEVICE(ordinal, mmt_cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, size, (CUstream)stream), MMT_LAUNCH,
-                  "cuMemcpyHtoDAsync");
-    else
-        ON_DEVICE(ordinal, mmt_cu.MemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, size, (CUstream)stream), MMT_LAUNCH,
-                  "cuMemcpyDtoHAsync");
-    return MMT_OK;
-}
-
-static mmt_status async_sync(int ordinal, void *stream, mmt_err *err)
-{
-    ON_DEVICE(ordinal, mmt_cu.StreamSynchronize((CUstream)stream), MMT_LAUNCH, "cuStreamSynchronize");
-    return MMT_OK;
-}
-
-static const mmt_cuda_async async_api = {
-    .is_host = async_is_host,
-    .mem_free = async_mem_free,
-    .dev_alloc = async_dev_alloc,
-    .dev_free = async_dev_free,
-    .pool_new = async_pool_new,
-    .pool_free = async_pool_free,
-    .pool_alloc = async_pool_alloc,
-    .pool_release = async_pool_release,
-    .host_alloc = async_host_alloc,
-    .host_free = async_host_free,
-    .stream_new = async_stream_new,
-    .stream_free = async_stream_free,
-    .event_new = async_event_new,
-    .event_free = async_event_free,
-    .record = async_record,
-    .wait_host = async_wait_host,
-    .wait_stream = async_wait_stream,
-    .copy = async_copy,
-    .sync = async_sync,
-};
-
-const mmt_cuda_async *mmt_cuda_async_api(void)
-{
-    mmt_err ignore;
-    return mmt_cuda_need_driver(&ignore) == MMT_OK ? &async_api : NULL;
 }
 
 static const mmt_backend cuda_backend = {
