@@ -1,10 +1,11 @@
 /* backend_cuda.c - the CUDA backend: templates are compiled by NVRTC to a cubin for the
  * device's exact architecture, loaded and launched through the driver API. libcuda and
  * libnvrtc are opened with dlopen, so libmmtuned loads (and serves the CPU) on machines
- * without them. This file opens them and holds the contexts, devices, modules, launches
- * and memory; the compiling is backend_cuda_compile.c's, and the stream-ordered calls of
- * mmt_cuda_async are backend_cuda_async.c's. Those two share this file's function tables
- * and helpers through cuda_driver.h; these files alone include cuda.h and nvrtc.h.
+ * without them. This file opens libcuda and holds the contexts, devices, modules, launches
+ * and memory; NVRTC (its opening and the compiling) is backend_cuda_compile.c's, and the
+ * stream-ordered calls of mmt_cuda_async are backend_cuda_async.c's, which use this file's
+ * helpers. What they share is declared in cuda_driver.h; these files alone include cuda.h
+ * and nvrtc.h.
  *
  * Contexts: every device is used through its primary context (the one the CUDA runtime
  * and cuBLAS share), retained once and kept for the life of the process. Each entry point
@@ -50,55 +51,17 @@ _Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this 
 #define XSTR(x) STR_(x) /* the symbol a cuda.h name maps to: cuMemAlloc -> "cuMemAlloc_v2" */
 
 struct mmt_cu mmt_cu;
-struct mmt_nvrtc mmt_nvrtc;
 
 /* ---- opening the libraries ------------------------------------------------------------ */
 
-pthread_once_t mmt_nvrtc_once = PTHREAD_ONCE_INIT;
 static pthread_once_t cuda_once = PTHREAD_ONCE_INIT, init_once = PTHREAD_ONCE_INIT;
-char mmt_nvrtc_why[512];        /* empty when the library opened */
 static char cuda_why[512];      /* empty when the library opened */
 static CUresult init_rc = CUDA_ERROR_NOT_INITIALIZED;
-
-static void *open_first(const char *const *names, char *why, size_t size)
-{
-    for (int i = 0; names[i]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) return h;
-    }
-    const char *e = dlerror();
-    snprintf(why, size, "cannot open %s (%s)", names[0], e ? e : "not found");
-    return NULL;
-}
-
-void mmt_nvrtc_open(void)
-{
-    static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
-                                        "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
-                                        "/usr/local/cuda/lib64/libnvrtc.so.12", NULL};
-    mmt_nvrtc.lib = open_first(names, mmt_nvrtc_why, sizeof mmt_nvrtc_why);
-    if (!mmt_nvrtc.lib) return;
-#define LOAD_FN_(field, sym)                                                                      \
-    if (!(*(void **)&mmt_nvrtc.field = dlsym(mmt_nvrtc.lib, XSTR(sym)))) {                        \
-        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "libnvrtc lacks %s (too old?)", XSTR(sym)); \
-        goto fail;                                                                                \
-    }
-    NVRTC_FUNCS(LOAD_FN_)
-#undef LOAD_FN_
-    if (mmt_nvrtc.Version(&mmt_nvrtc.major, &mmt_nvrtc.minor) != NVRTC_SUCCESS) {
-        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "nvrtcVersion failed");
-        goto fail;
-    }
-    return;
-fail:
-    dlclose(mmt_nvrtc.lib);
-    mmt_nvrtc.lib = NULL;
-}
 
 static void open_cuda(void)
 {
     static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
-    mmt_cu.lib = open_first(names, cuda_why, sizeof cuda_why);
+    mmt_cu.lib = mmt_cuda_open_first(names, cuda_why, sizeof cuda_why);
     if (!mmt_cu.lib) {
         snprintf(cuda_why, sizeof cuda_why, "the CUDA driver (libcuda.so.1) is not installed");
         return;

@@ -1,7 +1,8 @@
 /* backend_cuda_compile.c - the CUDA backend's compiling: a template's source and its -D
  * definitions to a cubin by NVRTC, for a device's architecture or a named one (no GPU
- * needed), and the string that names the compiler in cache keys. backend_cuda.c opens
- * NVRTC (cuda_driver.h). */
+ * needed), and the string that names the compiler in cache keys; NVRTC opened with dlopen
+ * (backend_cuda.c reads its version and availability through cuda_driver.h). */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,39 @@ mmt_status mmt_cuda_compile_for_arch(const char *arch, const char *source, const
     return mmt_err_set(err, MMT_UNSUPPORTED, "NVRTC is not available: built without the CUDA headers");
 }
 #else
+
+#define STR_(x) #x
+#define XSTR(x) STR_(x)
+
+/* ---- opening NVRTC ----------------------------------------------------------------------- */
+
+struct mmt_nvrtc mmt_nvrtc;
+pthread_once_t mmt_nvrtc_once = PTHREAD_ONCE_INIT;
+char mmt_nvrtc_why[512]; /* empty when the library opened */
+
+void mmt_nvrtc_open(void)
+{
+    static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                                        "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                        "/usr/local/cuda/lib64/libnvrtc.so.12", NULL};
+    mmt_nvrtc.lib = mmt_cuda_open_first(names, mmt_nvrtc_why, sizeof mmt_nvrtc_why);
+    if (!mmt_nvrtc.lib) return;
+#define LOAD_FN_(field, sym)                                                                      \
+    if (!(*(void **)&mmt_nvrtc.field = dlsym(mmt_nvrtc.lib, XSTR(sym)))) {                        \
+        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "libnvrtc lacks %s (too old?)", XSTR(sym)); \
+        goto fail;                                                                                \
+    }
+    NVRTC_FUNCS(LOAD_FN_)
+#undef LOAD_FN_
+    if (mmt_nvrtc.Version(&mmt_nvrtc.major, &mmt_nvrtc.minor) != NVRTC_SUCCESS) {
+        snprintf(mmt_nvrtc_why, sizeof mmt_nvrtc_why, "nvrtcVersion failed");
+        goto fail;
+    }
+    return;
+fail:
+    dlclose(mmt_nvrtc.lib);
+    mmt_nvrtc.lib = NULL;
+}
 
 /* ---- compiling ------------------------------------------------------------------------- */
 

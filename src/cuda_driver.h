@@ -15,7 +15,9 @@
 #else
 #define MMT_HAVE_CUDA_HEADERS 0
 #endif
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 
 #include "backend.h"
 
@@ -95,11 +97,23 @@ extern struct mmt_nvrtc {
 } mmt_nvrtc;
 #undef DECLARE_FN_
 
-/* NVRTC opens once: pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open); where it did not,
- * mmt_nvrtc.lib is NULL and mmt_nvrtc_why says why. */
+/* NVRTC opens once (backend_cuda_compile.c): pthread_once(&mmt_nvrtc_once, mmt_nvrtc_open);
+ * where it did not, mmt_nvrtc.lib is NULL and mmt_nvrtc_why says why. */
 extern pthread_once_t mmt_nvrtc_once;
 extern char mmt_nvrtc_why[512];
 void mmt_nvrtc_open(void);
+
+/* The first of names that dlopen opens; NULL with why set where none does. */
+static inline void *mmt_cuda_open_first(const char *const *names, char *why, size_t size)
+{
+    for (int i = 0; names[i]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) return h;
+    }
+    const char *e = dlerror();
+    snprintf(why, size, "cannot open %s (%s)", names[0], e ? e : "not found");
+    return NULL;
+}
 
 /* Sets err to st: the call `what` failed with rc, named and described by the driver. */
 mmt_status mmt_cuda_fail(mmt_err *err, mmt_status st, CUresult rc, const char *what);
