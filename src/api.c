@@ -479,7 +479,8 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_err err;
     mmt_choice how = MMT_CHOICE_NONE;
-    char config[512] = "";
+    char config[512]; /* written where how is set (not cleared: a call's time matters) */
+    config[0] = '\0';
     mmt_status st = run_gemm(ctx, d, sgemm, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config,
                              sizeof config, &err);
     return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);

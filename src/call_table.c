@@ -687,16 +687,19 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
     key.align_a = mmt_align_bytes((uintptr_t)gp.a, gp.lda * es);
     key.align_b = mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es);
 
-    /* the fast path: one lookup under the lock; a first-time key is made outside it */
+    /* the fast path: the lookup and what the launch reads, under the lock once; a first-time
+     * key is made outside it */
     pthread_mutex_lock(&ctx->lock);
     key.allow_f32x3 = sgemm && ctx->sgemm_policy == MMT_SGEMM_ALLOW_F32X3;
     key.reproducible = ctx->reproducible;
     key.allow_levels = ctx->algorithm_policy == MMT_ALLOW_STRASSEN;
     entry *e = table_find(ctx, &key);
-    pthread_mutex_unlock(&ctx->lock);
-    if (!e) FORWARD_IF_ERROR(make_entry(ctx, &key, &e, err));
+    if (!e) {
+        pthread_mutex_unlock(&ctx->lock);
+        FORWARD_IF_ERROR(make_entry(ctx, &key, &e, err));
+        pthread_mutex_lock(&ctx->lock);
+    }
     mmt_miss_counter *miss = NULL;
-    pthread_mutex_lock(&ctx->lock);
     *how = e->choice;
     mmt_copy_text(config, config_size, e->params);
     /* what the launch reads, copied: a sync may switch the entry meanwhile */
