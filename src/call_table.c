@@ -384,8 +384,9 @@ static void vendor_entry(const mmt_ctx *ctx, entry *e, mmt_choice how, mmt_vendo
     e->choice = how;
     e->route = route;
     memset(&e->plan, 0, sizeof e->plan);
-    snprintf(e->params, sizeof e->params, "LIBRARY=%s,ROUTINE=%s", mmt_vendor_name(ctx->vendor),
-             route == MMT_VENDOR_PLAN_WORKSPACE ? MMT_VENDOR_LT_ROUTINE : mmt_vendor_routine(ctx->be, e->key.problem.mode));
+    char routine[96];
+    const char *r = mmt_vendor_route_params(ctx->be, e->key.problem.mode, route, routine, sizeof routine);
+    snprintf(e->params, sizeof e->params, "LIBRARY=%s%s%s", mmt_vendor_name(ctx->vendor), r ? "," : "", r ? r : "");
 }
 
 static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen);

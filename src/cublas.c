@@ -186,13 +186,25 @@ mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out,
     return gemm(cb, mode, out, p, stream, workspace ? 2 : 1, err);
 }
 
-int mmt_cublas_plan_needs_workspace(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p)
+/* which: what to ask of p's plans, 1 whether the plan with workspace allowed needs some, 0
+ * whether there is a usable plan without */
+static int ask_plans(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int which)
 {
-    int pushed, needs = 0;
+    int pushed, yes = 0;
     if (!cb->lt || mmt_cuda_context_enter(cb->ordinal, &pushed, NULL) != MMT_OK) return 0;
     pthread_mutex_lock(&cb->lock);
-    needs = mmt_cublaslt_needs_workspace(cb->lt, mode, out, p);
+    yes = which ? mmt_cublaslt_needs_workspace(cb->lt, mode, out, p) : mmt_cublaslt_has_plan(cb->lt, mode, out, p);
     pthread_mutex_unlock(&cb->lock);
     mmt_cuda_context_leave(pushed);
-    return needs;
+    return yes;
+}
+
+int mmt_cublas_plan_needs_workspace(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p)
+{
+    return ask_plans(cb, mode, out, p, 1);
+}
+
+int mmt_cublas_has_plan(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p)
+{
+    return ask_plans(cb, mode, out, p, 0);
 }

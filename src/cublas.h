@@ -43,4 +43,8 @@ mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out,
  * needs workspace (cublaslt.h). */
 int mmt_cublas_plan_needs_workspace(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);
 
+/* Whether mmt_cublas_gemm_planned without workspace runs p through a kept plan, and so
+ * otherwise than cuBLAS's own call. */
+int mmt_cublas_has_plan(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);
+
 #endif

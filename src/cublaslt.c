@@ -254,6 +254,12 @@ int mmt_cublaslt_needs_workspace(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out,
     return pl && pl->usable && pl->workspace > 0;
 }
 
+int mmt_cublaslt_has_plan(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p)
+{
+    const plan *pl = plan_of(lt, mode, out, p, 0);
+    return pl && pl->usable;
+}
+
 mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int workspace,
                              void *stream)
 {

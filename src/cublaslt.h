@@ -31,4 +31,8 @@ mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, con
  * call than the plan without (the tuner times both). Not thread-safe, as above. */
 int mmt_cublaslt_needs_workspace(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);
 
+/* Whether p has a usable plan without workspace (mmt_cublaslt_gemm runs it, not cuBLAS). Not
+ * thread-safe, as above. */
+int mmt_cublaslt_has_plan(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);
+
 #endif

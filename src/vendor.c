@@ -195,9 +195,22 @@ const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
     return NULL;
 }
 
+#define OWN_CALL ",PLAN=0"
+
+const char *mmt_vendor_route_params(const mmt_backend *be, mmt_mode mode, mmt_vendor_route route, char *buf,
+                                    size_t size)
+{
+    const char *routine = mmt_vendor_routine(be, mode);
+    if (!routine) return NULL;
+    snprintf(buf, size, "ROUTINE=%s%s", route == MMT_VENDOR_PLAN_WORKSPACE ? MMT_VENDOR_LT_ROUTINE : routine,
+             route == MMT_VENDOR_CALL ? OWN_CALL : "");
+    return buf;
+}
+
 mmt_vendor_route mmt_vendor_route_of(const char *params)
 {
-    return params && strstr(params, "ROUTINE=" MMT_VENDOR_LT_ROUTINE) ? MMT_VENDOR_PLAN_WORKSPACE : MMT_VENDOR_PLAN;
+    if (params && strstr(params, "ROUTINE=" MMT_VENDOR_LT_ROUTINE)) return MMT_VENDOR_PLAN_WORKSPACE;
+    return params && strstr(params, OWN_CALL) ? MMT_VENDOR_CALL : MMT_VENDOR_PLAN;
 }
 
 void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size)
@@ -238,7 +251,10 @@ mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, m
     return MMT_OK;
 }
 
-int mmt_vendor_routes_differ(const mmt_vendor_call *call, const mmt_gemm_params *p)
+int mmt_vendor_route_differs(const mmt_vendor_call *call, const mmt_gemm_params *p, mmt_vendor_route other)
 {
-    return call->v->cublas && mmt_cublas_plan_needs_workspace(call->v->cublas, call->mode, call->out, p);
+    mmt_cublas *cb = call->v->cublas;
+    if (!cb) return 0;
+    if (other == MMT_VENDOR_PLAN_WORKSPACE) return mmt_cublas_plan_needs_workspace(cb, call->mode, call->out, p);
+    return other == MMT_VENDOR_CALL && mmt_cublas_has_plan(cb, call->mode, call->out, p);
 }

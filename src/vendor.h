@@ -75,16 +75,22 @@ mmt_status mmt_vendor_check(const mmt_vendor *v, mmt_mode mode, mmt_err *err);
 
 /* How a call reaches the vendor library. On the CPU every route is the routine itself. */
 typedef enum mmt_vendor_route {
-    MMT_VENDOR_CALL = 0, /* the baseline: the vendor's routine as an application calls it */
+    MMT_VENDOR_CALL = 0, /* the vendor's routine as an application calls it: the baseline, and
+                            served where the tuner measured it the faster (ROUTINE=...,PLAN=0) */
     MMT_VENDOR_PLAN = 1, /* libmmtuned's serving path on a GPU: a cuBLASLt plan kept per small
                             problem where it needs no workspace (cublaslt.h), else the routine */
     MMT_VENDOR_PLAN_WORKSPACE = 2, /* the same, the plan allowed to need workspace: served only
                                       where the tuner measured it the faster (ROUTINE=cublasLtMatmul) */
 } mmt_vendor_route;
 
-/* The vendor family's configuration of MMT_VENDOR_PLAN_WORKSPACE, and the route a vendor
- * best's configuration text names. */
+/* The vendor family's configuration text of a route on backend be in mode, into buf:
+ * ROUTINE=<the routine> (MMT_VENDOR_PLAN), ROUTINE=cublasLtMatmul (MMT_VENDOR_PLAN_WORKSPACE),
+ * ROUTINE=<the routine>,PLAN=0 (MMT_VENDOR_CALL); NULL where be has no routine for mode.
+ * mmt_vendor_route_of reads the route back from such a text (MMT_VENDOR_PLAN where it names
+ * none: the configurations written before the routes). */
 #define MMT_VENDOR_LT_ROUTINE "cublasLtMatmul"
+const char *mmt_vendor_route_params(const mmt_backend *be, mmt_mode mode, mmt_vendor_route route, char *buf,
+                                    size_t size);
 mmt_vendor_route mmt_vendor_route_of(const char *params);
 
 /* A GEMM call for bench.h: user is a mmt_vendor_call (the problem's mode and C's type, and
@@ -97,8 +103,9 @@ typedef struct mmt_vendor_call {
 } mmt_vendor_call;
 mmt_status mmt_vendor_gemm(void *call, const mmt_gemm_params *p, void *stream, mmt_err *err);
 
-/* Whether MMT_VENDOR_PLAN_WORKSPACE runs p otherwise than MMT_VENDOR_PLAN for the call's
- * library, mode and C type (a cuBLASLt plan that needs workspace): the tuner then times both. */
-int mmt_vendor_routes_differ(const mmt_vendor_call *call, const mmt_gemm_params *p);
+/* Whether route `other` runs p otherwise than MMT_VENDOR_PLAN for the call's library, mode
+ * and C type: MMT_VENDOR_PLAN_WORKSPACE where p's plan with workspace allowed needs some,
+ * MMT_VENDOR_CALL where p has a kept plan. The tuner then times both. */
+int mmt_vendor_route_differs(const mmt_vendor_call *call, const mmt_gemm_params *p, mmt_vendor_route other);
 
 #endif

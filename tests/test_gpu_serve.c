@@ -180,31 +180,39 @@ static void test_background_build(void)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
-/* Vendor bests whose route is a cuBLASLt plan that may need workspace (ROUTINE=
- * cublasLtMatmul, as the tuner records where that route was the faster): libmmtuned serves
- * them by it, right for every case of alpha and beta, on aligned and shifted operands; for
- * a deep K in f16 and tf32 that plan does take workspace (cuBLASLt splits K there), so the
- * workspace's pool is what these calls exercise. */
-static void test_workspace_route(void)
+/* Vendor bests whose route is other than the lean plan, as the tuner records where that
+ * route was the faster: a cuBLASLt plan that may need workspace (ROUTINE=cublasLtMatmul),
+ * or cuBLAS's own call (ROUTINE=...,PLAN=0). libmmtuned serves them by it, right for every
+ * case of alpha and beta, on aligned and shifted operands. For a deep K in f16 and tf32 the
+ * plan with workspace does take some (cuBLASLt splits K there), so the workspace's pool is
+ * what those calls exercise. cuBLAS's own call is another call where the lean plan is kept
+ * (shapes whose plan needs no workspace, BENCHMARKS.md's call path), and the same call
+ * elsewhere. */
+static void test_vendor_route(mmt_vendor_route route)
 {
     char dir[] = "/tmp/mmtune-test-gpu-serve-XXXXXX", path[128];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/s.db", dir);
-    static const struct {
+    typedef struct {
         int mode_index; /* into modes[] */
         shape s;
-    } tuned[] = {{2, {512, 512, 4096}}, {3, {113, 670, 1023}}, {0, {24, 40, 3000}}};
-    const int n = (int)(sizeof tuned / sizeof tuned[0]);
+    } tuned_problem;
+    static const tuned_problem deep_k[] = {{2, {512, 512, 4096}}, {3, {113, 670, 1023}}, {0, {24, 40, 3000}}},
+                               planned[] = {{2, {1024, 512, 768}}, {6, {128, 128, 128}}, {5, {64, 64, 64}}};
+    const tuned_problem *tuned = route == MMT_VENDOR_CALL ? planned : deep_k;
+    const int n = 3;
     mmt_err err;
     mmt_store *st;
     int64_t dev_id, tpl, cfg, sess;
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
     CHECK_OK(mmt_store_template(st, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, &tpl, &err), &err);
-    CHECK_OK(mmt_store_config(st, tpl, "ROUTINE=" MMT_VENDOR_LT_ROUTINE, &cfg, &err), &err);
     CHECK_OK(mmt_store_session_begin(st, dev_id, "test_gpu_serve", "exhaustive", "0", &sess, &err), &err);
+    char params[3][96];
     for (int i = 0; i < n; i++) {
         const mode_case *mc = &modes[tuned[i].mode_index];
+        CHECK(mmt_vendor_route_params(be, mc->mode, route, params[i], sizeof params[i]) != NULL);
+        CHECK_OK(mmt_store_config(st, tpl, params[i], &cfg, &err), &err);
         mmt_problem p = {.dtype = mc->ab, .out = mc->c, .mode = mc->mode, .layout = MMT_ROW_MAJOR,
                          .m = tuned[i].s.m, .n = tuned[i].s.n, .k = tuned[i].s.k};
         int64_t prob, trial;
@@ -217,10 +225,11 @@ static void test_workspace_route(void)
     }
     mmt_store_close(st);
 
-    /* the plan needs workspace where BENCHMARKS.md says cuBLASLt splits K */
+    /* the route is another call: the plan needs workspace where BENCHMARKS.md says cuBLASLt
+     * splits K; every one of these problems has a kept plan */
     mmt_vendor *v = NULL;
     CHECK_OK(mmt_vendor_open(be, &dev, &v, &err), &err);
-    for (int i = 0; v && i < 2; i++) {
+    for (int i = 0; v && i < (route == MMT_VENDOR_PLAN_WORKSPACE ? 2 : n); i++) {
         const mode_case *mc = &modes[tuned[i].mode_index];
         const shape s = tuned[i].s;
         const size_t es = (size_t)mmt_dtype_size(mc->ab), cs = (size_t)mmt_dtype_size(mc->c);
@@ -230,9 +239,9 @@ static void test_workspace_route(void)
             const mmt_vendor_call call = {v, mc->mode, mc->c, MMT_VENDOR_PLAN};
             const mmt_gemm_params gp = {.m = s.m, .n = s.n, .k = s.k, .lda = s.k, .ldb = s.n, .ldc = s.n,
                                         .alpha = 1, .a = da, .b = db, .c = dc};
-            const int differ = mmt_vendor_routes_differ(&call, &gp);
-            printf("%s %lldx%lldx%lld: the plan with workspace %s\n", mmt_mode_name(mc->mode), (long long)s.m,
-                   (long long)s.n, (long long)s.k, differ ? "needs some" : "needs none");
+            const int differ = mmt_vendor_route_differs(&call, &gp, route);
+            printf("%s %lldx%lldx%lld: %s is %s\n", mmt_mode_name(mc->mode), (long long)s.m, (long long)s.n,
+                   (long long)s.k, params[i], differ ? "another call than the lean plan" : "the lean plan's call");
             CHECK(differ);
         }
         be->free(da), be->free(db), be->free(dc);
@@ -251,15 +260,15 @@ static void test_workspace_route(void)
                 const double e = one_call(ctx, mc, 0, 0, 0, tuned[i].s, cases[ci], shifted, &how, config,
                                           sizeof config);
                 if (!(e <= gc_bound_mode(mc->mode, mc->c, tuned[i].s.k)) || how != MMT_CHOICE_EXACT ||
-                    !strstr(config, "ROUTINE=" MMT_VENDOR_LT_ROUTINE)) {
+                    !strstr(config, params[i])) {
                     fprintf(stderr, "%s %lldx%lldx%lld case %zu shifted %d: error %g, choice %d (%s)\n",
                             mmt_mode_name(mc->mode), (long long)tuned[i].s.m, (long long)tuned[i].s.n,
                             (long long)tuned[i].s.k, ci, shifted, e, (int)how, config);
                     bad++;
                 }
             }
-        printf("%s %lldx%lldx%lld by the cuBLASLt plan with workspace: %d wrong\n", mmt_mode_name(mc->mode),
-               (long long)tuned[i].s.m, (long long)tuned[i].s.n, (long long)tuned[i].s.k, bad);
+        printf("%s %lldx%lldx%lld by %s: %d wrong\n", mmt_mode_name(mc->mode), (long long)tuned[i].s.m,
+               (long long)tuned[i].s.n, (long long)tuned[i].s.k, params[i], bad);
         CHECK_EQ_INT(bad, 0);
     }
     mmt_close(ctx);
@@ -283,6 +292,7 @@ int main(void)
     test_modes();
     unsetenv("MMTUNE_DB");
     test_background_build();
-    test_workspace_route();
+    test_vendor_route(MMT_VENDOR_PLAN_WORKSPACE);
+    test_vendor_route(MMT_VENDOR_CALL);
     return check_result();
 }

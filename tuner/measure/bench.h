@@ -50,7 +50,7 @@ double mmt_bench_elem(const void *buf, mmt_dtype dt, size_t i);
 
 /* The most implementations one paired measurement takes: every family of a mode
  * (MMT_MAX_FAMILIES) and the vendor library by two routes (vendor.h). */
-#define MMT_BENCH_MAX_PAIRED 8
+#define MMT_BENCH_MAX_PAIRED 9
 
 /* Allocates and fills the inputs of p (any layout: it is normalised; any mode: a problem
  * that fails mmt_problem_check is MMT_INVALID_ARGUMENT) and computes the reference.

@@ -329,7 +329,10 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
     mmt_gemm_fn fns[MMT_BENCH_MAX_PAIRED];
     void *users[MMT_BENCH_MAX_PAIRED];
     int live[MMT_BENCH_MAX_PAIRED], n_live = 0, n = rq->n_paired;
-    mmt_vendor_call vc, vc_ws;
+    /* the vendor's routes: the lean plan (slot n), then where they run the problem otherwise
+     * the plan with workspace (n + 1) and cuBLAS's own call (n + 2) */
+    static const mmt_vendor_route routes[] = {MMT_VENDOR_PLAN, MMT_VENDOR_PLAN_WORKSPACE, MMT_VENDOR_CALL};
+    mmt_vendor_call vc[3];
     mmt_err err;
     memset(kc, 0, sizeof kc);
     *vendor_launched = 0;
@@ -353,21 +356,23 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
     }
     /* the vendor goes last, and only beside a binary that passed: it is the yardstick */
     if (rq->with_vendor && n_live > 0 &&
-        vendor_ready(be, dev, b, vs, &vc, rp->text, sizeof rp->text, &rp->paired[n], vendor_launched)) {
+        vendor_ready(be, dev, b, vs, &vc[0], rp->text, sizeof rp->text, &rp->paired[n], vendor_launched)) {
         fns[n_live] = mmt_vendor_gemm;
-        users[n_live] = &vc;
+        users[n_live] = &vc[0];
         live[n_live++] = n;
-        /* where a cuBLASLt plan that needs workspace is another call, it is timed too, and
-         * the faster route is the vendor's figure: a small problem that cuBLAS splits along
-         * K may run either way faster (cublaslt.h) */
-        vc_ws = vc;
-        vc_ws.route = MMT_VENDOR_PLAN_WORKSPACE;
+        /* where another route is another call, it is timed too, and the fastest route is the
+         * vendor's figure: a small problem may run faster split along K (a plan with
+         * workspace), or through the kernel cuBLAS's own heuristic picks (cublaslt.h) */
         const mmt_gemm_params gp = mmt_bench_params(b);
-        if (n + 2 <= MMT_BENCH_MAX_PAIRED && mmt_vendor_routes_differ(&vc, &gp) &&
-            verify_with(b, mmt_vendor_gemm, &vc_ws, 0, &rp->paired[n + 1])) {
-            fns[n_live] = mmt_vendor_gemm;
-            users[n_live] = &vc_ws;
-            live[n_live++] = n + 1;
+        for (int r = 1; r < 3; r++) {
+            vc[r] = vc[0];
+            vc[r].route = routes[r];
+            if (n + r + 1 <= MMT_BENCH_MAX_PAIRED && mmt_vendor_route_differs(&vc[0], &gp, routes[r]) &&
+                verify_with(b, mmt_vendor_gemm, &vc[r], 0, &rp->paired[n + r])) {
+                fns[n_live] = mmt_vendor_gemm;
+                users[n_live] = &vc[r];
+                live[n_live++] = n + r;
+            }
         }
     } else if (rq->with_vendor && n_live == 0) {
         rp->paired[n].status = MMT_TRIAL_LAUNCH_ERROR;
@@ -382,9 +387,12 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
     } else {
         for (int j = 0; j < n_live; j++) rp->paired[live[j]].timing = t[j];
         rp->vendor_route = MMT_VENDOR_PLAN;
-        if (n_live >= 2 && live[n_live - 1] == n + 1 && t[n_live - 1].median_ms < t[n_live - 2].median_ms) {
-            rp->paired[n] = rp->paired[n + 1];
-            rp->vendor_route = MMT_VENDOR_PLAN_WORKSPACE;
+        int fastest_route = -1; /* the index in live of the vendor's fastest route */
+        for (int j = 0; j < n_live; j++)
+            if (live[j] >= n && (fastest_route < 0 || t[j].median_ms < t[fastest_route].median_ms)) fastest_route = j;
+        if (fastest_route >= 0 && live[fastest_route] > n) {
+            rp->vendor_route = routes[live[fastest_route] - n];
+            rp->paired[n] = rp->paired[live[fastest_route]];
         }
         /* on the CPU the vendor is a library an application may call too: the fastest
          * binary and it alternating in one process, where one's idle threads may take the

@@ -10,8 +10,8 @@
 #include "store_serving.h"
 #include "vendor.h"
 
-_Static_assert(MMT_MAX_FAMILIES + 2 <= MMT_BENCH_MAX_PAIRED,
-               "a paired measurement holds every family and the vendor's two routes");
+_Static_assert(MMT_MAX_FAMILIES + 3 <= MMT_BENCH_MAX_PAIRED,
+               "a paired measurement holds every family and the vendor's three routes");
 
 /* Records a result of template (name, source hash) and configuration params as a trial of
  * this session; an ok one becomes its family's best. *trial_id: the trial (0 if none was
@@ -128,7 +128,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     /* The vendor family: a best of its own where it was the faster in these rounds or the
      * more accurate, so libmmtuned serves it for this problem; where a later round finds it
      * so no more, that best goes and the templates' serves again. */
-    const char *routine = route == MMT_VENDOR_PLAN_WORKSPACE ? MMT_VENDOR_LT_ROUTINE : mmt_vendor_routine(t->be, np.mode);
+    char params[96];
+    const char *routine = mmt_vendor_route_params(t->be, np.mode, route, params, sizeof params);
     int off = 0;
     FORWARD_IF_ERROR(mmt_vendor_policy(&off, err));
     if (off) return MMT_OK; /* a yardstick only: its family's bests stay as they are */
@@ -138,8 +139,6 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
                                  : MMT_VENDOR_NOT;
     if (!out->vendor_serves)
         return mmt_store_best_drop(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, NULL, err);
-    char params[96];
-    snprintf(params, sizeof params, "ROUTINE=%s", routine);
     int64_t id;
     snprintf(how + strlen(how), sizeof how - strlen(how), "; %s: libmmtuned serves it",
              out->vendor_serves == MMT_VENDOR_FASTER ? "faster than every template"
