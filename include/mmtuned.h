@@ -174,6 +174,23 @@ MMT_API mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t 
                        const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
                        int64_t ldc);
 
+/* A strided batch of GEMMs: for i in [0, batch), C_i = alpha * op(A_i) * op(B_i) + beta * C_i,
+ * where A_i starts at a + i * stride_a, B_i at b + i * stride_b and C_i at c + i * stride_c
+ * (strides count elements of each matrix's type, as the leading dimensions do; a stride of 0
+ * has every GEMM read the same A or B), each GEMM with the rules of mmt_gemm_ex. The whole
+ * batch is checked before anything is written: MMT_INVALID_ARGUMENT for a negative batch or
+ * stride, a stride_c less than one C (the C matrices would overlap), a batch whose last
+ * matrix would lie beyond 64-bit sizes, and whatever mmt_gemm_ex refuses. On a GPU with
+ * device operands the vendor library's strided-batched routine runs the batch in one call
+ * (cublasGemmStridedBatchedEx and its kin: MMT_CHOICE_VENDOR), asynchronously on the
+ * context's stream; elsewhere (the CPU, host operands, no vendor library) the GEMMs run one
+ * after another, each served as mmt_gemm_ex serves it, and mmt_last_choice says what served
+ * the last. batch == 0 computes nothing. */
+MMT_API mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n,
+                                            int64_t k, double alpha, const void *a, int64_t lda, int64_t stride_a,
+                                            const void *b, int64_t ldb, int64_t stride_b, double beta, void *c,
+                                            int64_t ldc, int64_t stride_c, int64_t batch);
+
 /* Which kernels mmt_sgemm may run. MMT_SGEMM_F32 (the default): plain fp32 only.
  * MMT_SGEMM_ALLOW_F32X3: per shape, the faster of the tuned fp32 and f32x3 kernels (f32x3
  * keeps fp32-level accuracy but rounds differently). The environment variable

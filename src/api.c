@@ -406,19 +406,15 @@ static mmt_status device_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, i
                               double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
                               void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err);
 
-/* A GEMM call: checked, normalised, looked up (made the first time), launched; *how and
- * config say what served it. sgemm: the call came through mmt_sgemm, whose policy may allow
- * f32x3; mmt_gemm_ex runs exactly what its descriptor says. host_ok: operands may be host
- * memory on a GPU (a public call; the out-of-core GEMM's tiles are device operands). */
-static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int host_ok, int64_t m, int64_t n,
-                           int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
-                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+/* The checks of a call's descriptor, sizes and leading dimensions: *user its problem (sizes
+ * set), span the bytes that A, B and C span (0 for an empty one). */
+static mmt_status check_sizes(const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                              int64_t ldc, mmt_problem *user, int64_t span[3], mmt_err *err)
 {
-    mmt_problem user;
-    FORWARD_IF_ERROR(check_desc(d, &user, err));
+    FORWARD_IF_ERROR(check_desc(d, user, err));
     RETURN_ERROR_IF(m < 0 || n < 0 || k < 0, err, MMT_INVALID_ARGUMENT, "negative size m=%lld n=%lld k=%lld",
                     (long long)m, (long long)n, (long long)k);
-    int tra = user.trans_a, trb = user.trans_b;
+    int tra = user->trans_a, trb = user->trans_b;
     RETURN_ERROR_IF(!ld_ok(d->layout, tra ? k : m, tra ? m : k, lda), err, MMT_INVALID_ARGUMENT,
                     "lda=%lld is too small", (long long)lda);
     RETURN_ERROR_IF(!ld_ok(d->layout, trb ? n : k, trb ? k : n, ldb), err, MMT_INVALID_ARGUMENT,
@@ -428,38 +424,72 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
     /* what each matrix spans in bytes must be a number: sizes whose products wrap around
      * would have the kernels index a small buffer as a huge one */
     const int row = d->layout == MMT_ROW_MAJOR;
-    int64_t span;
-    RETURN_ERROR_IF(mmt_span_bytes(row == !tra ? m : k, row == !tra ? k : m, lda, mmt_dtype_size(user.dtype),
-                                   &span) != 0 ||
-                        mmt_span_bytes(row == !trb ? k : n, row == !trb ? n : k, ldb, mmt_dtype_size(user.dtype),
-                                       &span) != 0 ||
-                        mmt_span_bytes(row ? m : n, row ? n : m, ldc, mmt_dtype_size(user.out), &span) != 0,
+    RETURN_ERROR_IF(mmt_span_bytes(row == !tra ? m : k, row == !tra ? k : m, lda, mmt_dtype_size(user->dtype),
+                                   &span[0]) != 0 ||
+                        mmt_span_bytes(row == !trb ? k : n, row == !trb ? n : k, ldb, mmt_dtype_size(user->dtype),
+                                       &span[1]) != 0 ||
+                        mmt_span_bytes(row ? m : n, row ? n : m, ldc, mmt_dtype_size(user->out), &span[2]) != 0,
                     err, MMT_INVALID_ARGUMENT,
                     "m=%lld n=%lld k=%lld with lda=%lld ldb=%lld ldc=%lld: a matrix would span more bytes than "
                     "64-bit sizes hold",
                     (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb, (long long)ldc);
-    if (user.mode != MMT_MODE_F64) { /* the contract: alpha and beta are applied in fp32 */
-        alpha = (float)alpha;
-        beta = (float)beta;
+    user->m = m, user->n = n, user->k = k;
+    return MMT_OK;
+}
+
+/* What a checked call has to do: 0 nothing (an unserved mode still says so), 1 compute,
+ * after the checks of its pointers; alpha and beta as the kernels apply them. */
+static mmt_status check_work(mmt_ctx *ctx, const mmt_problem *user, double *alpha, const void *a, const void *b,
+                             double *beta, const void *c, int *todo, mmt_err *err)
+{
+    *todo = 0;
+    if (user->mode != MMT_MODE_F64) { /* the contract: alpha and beta are applied in fp32 */
+        *alpha = (float)*alpha;
+        *beta = (float)*beta;
     }
-    if (m == 0 || n == 0) /* nothing to compute, but an unserved mode says so whatever the size */
-        return mmt_table_serve_mode(ctx, user.mode, err);
+    if (user->m == 0 || user->n == 0) /* nothing to compute, but an unserved mode says so whatever the size */
+        return mmt_table_serve_mode(ctx, user->mode, err);
     RETURN_ERROR_IF(!c, err, MMT_INVALID_ARGUMENT, "C is NULL");
-    RETURN_ERROR_IF(k > 0 && alpha != 0 && (!a || !b), err, MMT_INVALID_ARGUMENT, "A or B is NULL");
-    if ((alpha == 0 || k == 0) && beta == 1) return MMT_OK; /* BLAS's quick return: C stays C */
+    RETURN_ERROR_IF(user->k > 0 && *alpha != 0 && (!a || !b), err, MMT_INVALID_ARGUMENT, "A or B is NULL");
+    *todo = !((*alpha == 0 || user->k == 0) && *beta == 1); /* BLAS's quick return: C stays C */
+    return MMT_OK;
+}
+
+/* On a GPU, whether the operands a call reads and writes are host memory (*host), one query
+ * each; a call that mixes host and device memory is refused. */
+static mmt_status where_operands(const mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a,
+                                 const void *b, const void *c, int *host, mmt_err *err)
+{
+    const int host_c = ctx->async->is_host(c), reads = user->k > 0 && alpha != 0;
+    const int host_a = reads ? ctx->async->is_host(a) : host_c, host_b = reads ? ctx->async->is_host(b) : host_c;
+    RETURN_ERROR_IF(host_a != host_c || host_b != host_c, err, MMT_INVALID_ARGUMENT,
+                    "A, B and C must all be device memory or all host memory (A is %s, B %s, C %s memory)",
+                    host_a ? "host" : "device", host_b ? "host" : "device", host_c ? "host" : "device");
+    *host = host_c;
+    return MMT_OK;
+}
+
+/* A GEMM call: checked, normalised, looked up (made the first time), launched; *how and
+ * config say what served it. sgemm: the call came through mmt_sgemm, whose policy may allow
+ * f32x3; mmt_gemm_ex runs exactly what its descriptor says. host_ok: operands may be host
+ * memory on a GPU (a public call; the out-of-core GEMM's tiles are device operands). */
+static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int host_ok, int64_t m, int64_t n,
+                           int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+{
+    mmt_problem user;
+    int64_t span[3];
+    int todo, host_c = 0;
+    FORWARD_IF_ERROR(check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, err));
+    FORWARD_IF_ERROR(check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, err));
+    if (!todo) return MMT_OK;
     if (host_ok && ctx->async) { /* a GPU: one query per operand read says where it lives */
-        const int host_c = ctx->async->is_host(c), reads = k > 0 && alpha != 0;
-        const int host_a = reads ? ctx->async->is_host(a) : host_c, host_b = reads ? ctx->async->is_host(b) : host_c;
-        RETURN_ERROR_IF(host_a != host_c || host_b != host_c, err, MMT_INVALID_ARGUMENT,
-                        "A, B and C must all be device memory or all host memory (A is %s, B %s, C %s memory)",
-                        host_a ? "host" : "device", host_b ? "host" : "device", host_c ? "host" : "device");
+        FORWARD_IF_ERROR(where_operands(ctx, &user, alpha, a, b, c, &host_c, err));
         if (host_c) {
-            user.m = m, user.n = n, user.k = k;
             return mmt_host_route(ctx, &user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, device_gemm, how, config,
                                   config_size, err);
         }
     }
-    user.m = m, user.n = n, user.k = k;
     return mmt_table_run(ctx, &user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, err);
 }
 
@@ -490,6 +520,73 @@ mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64
                        const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
 {
     return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* Where the i-th matrix of a strided batch starts (NULL stays NULL: a matrix not read). */
+static const void *nth(const void *x, int64_t i, int64_t stride, int64_t size)
+{
+    return x ? (const char *)x + i * stride * size : NULL;
+}
+
+/* A strided batch: checked whole first (nothing is written where a check fails), then one
+ * call of the vendor's strided-batched routine on a GPU (device operands), else the GEMMs one
+ * by one as run_gemm runs each. *how and config: the call's, or the batch's last GEMM's. */
+static mmt_status run_batched(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, double alpha,
+                              const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                              int64_t ldc, const mmt_batch *bt, mmt_choice *how, char *config, size_t config_size,
+                              mmt_err *err)
+{
+    mmt_problem user;
+    int64_t span[3];
+    int todo, host = 0;
+    FORWARD_IF_ERROR(check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, err));
+    RETURN_ERROR_IF(bt->count < 0, err, MMT_INVALID_ARGUMENT, "negative batch count %lld", (long long)bt->count);
+    RETURN_ERROR_IF(bt->stride_a < 0 || bt->stride_b < 0 || bt->stride_c < 0, err, MMT_INVALID_ARGUMENT,
+                    "negative stride (stride_a=%lld stride_b=%lld stride_c=%lld)", (long long)bt->stride_a,
+                    (long long)bt->stride_b, (long long)bt->stride_c);
+    const int64_t es = mmt_dtype_size(user.dtype), cs = mmt_dtype_size(user.out);
+    RETURN_ERROR_IF(bt->count > 1 && bt->stride_c < span[2] / cs, err, MMT_INVALID_ARGUMENT,
+                    "stride_c=%lld is less than one C (%lld elements): the batch's C matrices would overlap",
+                    (long long)bt->stride_c, (long long)(span[2] / cs));
+    const int64_t stride[3] = {bt->stride_a, bt->stride_b, bt->stride_c}, size[3] = {es, es, cs};
+    for (int i = 0; i < 3 && bt->count > 1; i++) { /* where the last matrix ends must be a number too */
+        int64_t end;
+        RETURN_ERROR_IF(__builtin_mul_overflow(stride[i], size[i], &end) ||
+                            __builtin_mul_overflow(end, bt->count - 1, &end) || __builtin_add_overflow(end, span[i], &end),
+                        err, MMT_INVALID_ARGUMENT,
+                        "a batch of %lld with stride_%c=%lld would span more bytes than 64-bit sizes hold",
+                        (long long)bt->count, "abc"[i], (long long)stride[i]);
+    }
+    FORWARD_IF_ERROR(check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, err));
+    if (!todo || bt->count == 0) return MMT_OK;
+    if (ctx->async) {
+        FORWARD_IF_ERROR(where_operands(ctx, &user, alpha, a, b, c, &host, err));
+        mmt_status st = host ? MMT_UNSUPPORTED
+                             : mmt_table_run_batched(ctx, &user, alpha, a, lda, b, ldb, beta, c, ldc, bt, how, config,
+                                                     config_size, err);
+        if (st != MMT_UNSUPPORTED) return st;
+    }
+    for (int64_t i = 0; i < bt->count; i++)
+        FORWARD_IF_ERROR(run_gemm(ctx, d, 0, 1, m, n, k, alpha, nth(a, i, bt->stride_a, es), lda,
+                                  nth(b, i, bt->stride_b, es), ldb, beta, (void *)nth(c, i, bt->stride_c, cs), ldc,
+                                  how, config, config_size, err));
+    return MMT_OK;
+}
+
+mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k,
+                                    double alpha, const void *a, int64_t lda, int64_t stride_a, const void *b,
+                                    int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc,
+                                    int64_t stride_c, int64_t batch)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    mmt_choice how = MMT_CHOICE_NONE;
+    char config[512];
+    config[0] = '\0';
+    const mmt_batch bt = {batch, stride_a, stride_b, stride_c};
+    mmt_status st = run_batched(ctx, desc, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &bt, &how, config,
+                                sizeof config, &err);
+    return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
 }
 
 mmt_status mmt_sgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b, int64_t m,

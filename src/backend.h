@@ -28,6 +28,12 @@ typedef struct mmt_gemm_params {
     int64_t workspace_size;
 } mmt_gemm_params;
 
+/* A strided batch of one mmt_gemm_params: count GEMMs, the i-th on operands at the params'
+ * pointers plus i times each matrix's stride (in elements; 0: every GEMM reads the same). */
+typedef struct mmt_batch {
+    int64_t count, stride_a, stride_b, stride_c;
+} mmt_batch;
+
 typedef struct mmt_module mmt_module; /* a loaded instance; defined by each backend */
 
 /* What an instance needs of every launch, as it was built. A CUDA template states it with

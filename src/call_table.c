@@ -674,16 +674,23 @@ mmt_status mmt_table_serve_mode(mmt_ctx *ctx, mmt_mode mode, mmt_err *err)
     return st;
 }
 
+/* The launch's parameters of a call on its row-major problem rp (user's, normalised): a
+ * column-major call is the row-major C^T = op(B)^T op(A)^T, so A and B swap. */
+static mmt_gemm_params params_of(const mmt_problem *user, const mmt_problem *rp, double alpha, const void *a,
+                                 int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
+{
+    const int swap = user->layout == MMT_COL_MAJOR;
+    return (mmt_gemm_params){.m = rp->m, .n = rp->n, .k = rp->k, .lda = swap ? ldb : lda, .ldb = swap ? lda : ldb,
+                             .ldc = ldc, .trans_a = rp->trans_a, .trans_b = rp->trans_b, .alpha = alpha, .beta = beta,
+                             .a = swap ? b : a, .b = swap ? a : b, .c = c};
+}
+
 mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, double alpha, const void *a, int64_t lda,
                          const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
                          size_t config_size, mmt_err *err)
 {
     call_key key = {.problem = mmt_problem_normalise(user)};
-    int swap = user->layout == MMT_COL_MAJOR;
-    mmt_gemm_params gp = {.m = key.problem.m, .n = key.problem.n, .k = key.problem.k, .lda = swap ? ldb : lda,
-                          .ldb = swap ? lda : ldb, .ldc = ldc, .trans_a = key.problem.trans_a,
-                          .trans_b = key.problem.trans_b, .alpha = alpha, .beta = beta, .a = swap ? b : a,
-                          .b = swap ? a : b, .c = c};
+    mmt_gemm_params gp = params_of(user, &key.problem, alpha, a, lda, b, ldb, beta, c, ldc);
     const int es = mmt_dtype_size(user->dtype);
     key.align_a = mmt_align_bytes((uintptr_t)gp.a, gp.lda * es);
     key.align_b = mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es);
@@ -725,6 +732,26 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
         mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
     if (sync) sync_with_database(ctx);
     return st;
+}
+
+mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a, int64_t lda,
+                                 const void *b, int64_t ldb, double beta, void *c, int64_t ldc, const mmt_batch *bt,
+                                 mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+{
+    mmt_vendor *v = vendor_for(ctx, user->mode);
+    const char *routine = mmt_vendor_batched_routine(v, user->mode);
+    if (!routine) return MMT_UNSUPPORTED;
+    const mmt_problem rp = mmt_problem_normalise(user);
+    mmt_gemm_params gp = params_of(user, &rp, alpha, a, lda, b, ldb, beta, c, ldc);
+    const int swap = user->layout == MMT_COL_MAJOR;
+    const mmt_batch rb = {bt->count, swap ? bt->stride_b : bt->stride_a, swap ? bt->stride_a : bt->stride_b,
+                          bt->stride_c};
+    mmt_vendor_call call = {v, rp.mode, rp.out, MMT_VENDOR_CALL};
+    if (gp.alpha == 0) gp.k = 0; /* A and B are not read (vendor_launch) */
+    FORWARD_IF_ERROR(mmt_vendor_gemm_strided_batched(&call, &gp, &rb, atomic_load(&ctx->stream), err));
+    *how = MMT_CHOICE_VENDOR;
+    snprintf(config, config_size, "LIBRARY=%s,ROUTINE=%s", mmt_vendor_name(v), routine);
+    return MMT_OK;
 }
 
 void mmt_table_free(mmt_ctx *ctx)

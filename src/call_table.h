@@ -19,6 +19,15 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
                          const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
                          size_t config_size, mmt_err *err);
 
+/* The strided batch bt of user's checked problem (operands on the context's device, the
+ * strides those of the caller's matrices) in one call of the vendor library's strided-batched
+ * routine where it has one (cuBLAS), on the context's stream; MMT_UNSUPPORTED, saying nothing,
+ * where there is none (the CPU, no vendor library, MMTUNE_VENDOR=off): the caller runs the
+ * GEMMs one by one through mmt_table_run. */
+mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a, int64_t lda,
+                                 const void *b, int64_t ldb, double beta, void *c, int64_t ldc, const mmt_batch *bt,
+                                 mmt_choice *how, char *config, size_t config_size, mmt_err *err);
+
 /* Frees the table, the modules, the additions, the modes' records and the vendor library:
  * mmt_close, once no call runs. */
 void mmt_table_free(mmt_ctx *ctx);

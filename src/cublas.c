@@ -38,6 +38,14 @@ struct mmt_cublas {
      * computeType, algo */
     int (*gemm_ex)(cublas_handle, int, int, int, int, int, const void *, const void *, int, int, const void *, int,
                    int, const void *, void *, int, int, int, int);
+    /* the strided-batched forms: after each matrix's leading dimension its stride, and the
+     * batch count after C's */
+    int (*sgemm_sb)(cublas_handle, int, int, int, int, int, const float *, const float *, int, long long,
+                    const float *, int, long long, const float *, float *, int, long long, int);
+    int (*dgemm_sb)(cublas_handle, int, int, int, int, int, const double *, const double *, int, long long,
+                    const double *, int, long long, const double *, double *, int, long long, int);
+    int (*gemm_ex_sb)(cublas_handle, int, int, int, int, int, const void *, const void *, int, int, long long,
+                      const void *, int, int, long long, const void *, void *, int, int, long long, int, int, int);
 };
 
 mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
@@ -63,6 +71,9 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
         {(void **)&cb->set_stream, "cublasSetStream_v2"},   {(void **)&cb->set_math_mode, "cublasSetMathMode"},
         {(void **)&cb->get_version, "cublasGetVersion_v2"}, {(void **)&cb->sgemm, "cublasSgemm_v2"},
         {(void **)&cb->dgemm, "cublasDgemm_v2"},           {(void **)&cb->gemm_ex, "cublasGemmEx"},
+        {(void **)&cb->sgemm_sb, "cublasSgemmStridedBatched"},
+        {(void **)&cb->dgemm_sb, "cublasDgemmStridedBatched"},
+        {(void **)&cb->gemm_ex_sb, "cublasGemmStridedBatchedEx"},
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
         if (!(*syms[i].fn = dlsym(cb->lib, syms[i].sym))) {
@@ -119,9 +130,10 @@ static int data_type(mmt_dtype t)
     return t == MMT_BF16 ? CUDA_R_16BF : t == MMT_F16 ? CUDA_R_16F : t == MMT_F32 ? CUDA_R_32F : -1;
 }
 
-/* One call with the handle's context current and its lock held. */
-static mmt_status gemm_in(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
-                          mmt_err *err)
+/* One call with the handle's context current and its lock held; bt: a strided batch, one
+ * call of the strided-batched form (NULL: one GEMM). */
+static mmt_status gemm_in(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                          const mmt_batch *bt, void *stream, mmt_err *err)
 {
     const mmt_dtype in = mmt_mode_dtype(mode);
     int rc = cb->set_stream(cb->h, stream);
@@ -132,30 +144,39 @@ static mmt_status gemm_in(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mm
     int opb = p->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, opa = p->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     int m = (int)p->m, n = (int)p->n, k = (int)p->k;
     int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
+    const long long sa = bt ? bt->stride_a : 0, sb = bt ? bt->stride_b : 0, sc = bt ? bt->stride_c : 0;
+    const int count = bt ? (int)bt->count : 1;
     const char *what;
     if (mode == MMT_MODE_F64) {
         double alpha = p->alpha, beta = p->beta;
-        what = "cublasDgemm";
-        rc = cb->dgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
+        what = bt ? "cublasDgemmStridedBatched" : "cublasDgemm";
+        rc = bt ? cb->dgemm_sb(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, sb, p->a, lda, sa, &beta, p->c, ldc, sc,
+                               count)
+                : cb->dgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
     } else if (mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3) {
         float alpha = (float)p->alpha, beta = (float)p->beta;
-        what = "cublasSgemm";
-        rc = cb->sgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
+        what = bt ? "cublasSgemmStridedBatched" : "cublasSgemm";
+        rc = bt ? cb->sgemm_sb(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, sb, p->a, lda, sa, &beta, p->c, ldc, sc,
+                               count)
+                : cb->sgemm(cb->h, opb, opa, n, m, k, &alpha, p->b, ldb, p->a, lda, &beta, p->c, ldc);
     } else { /* bf16, f16, tf32: fp32 compute, so alpha and beta are floats */
         float alpha = (float)p->alpha, beta = (float)p->beta;
         int ab = data_type(in), ct = data_type(out);
         int compute = mode == MMT_MODE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-        what = "cublasGemmEx";
-        rc = cb->gemm_ex(cb->h, opb, opa, n, m, k, &alpha, p->b, ab, ldb, p->a, ab, lda, &beta, p->c, ct, ldc,
-                         compute, CUBLAS_GEMM_DEFAULT);
+        what = bt ? "cublasGemmStridedBatchedEx" : "cublasGemmEx";
+        rc = bt ? cb->gemm_ex_sb(cb->h, opb, opa, n, m, k, &alpha, p->b, ab, ldb, sb, p->a, ab, lda, sa, &beta, p->c,
+                                 ct, ldc, sc, count, compute, CUBLAS_GEMM_DEFAULT)
+                : cb->gemm_ex(cb->h, opb, opa, n, m, k, &alpha, p->b, ab, ldb, p->a, ab, lda, &beta, p->c, ct, ldc,
+                              compute, CUBLAS_GEMM_DEFAULT);
     }
     RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "%s (%s) failed (status %d)", what, mmt_mode_name(mode), rc);
     return MMT_OK;
 }
 
-/* planned: 0 cuBLAS's own call, 1 a plan that needs no workspace, 2 one that may need some */
-static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
-                       int planned, mmt_err *err)
+/* planned: 0 cuBLAS's own call, 1 a plan that needs no workspace, 2 one that may need some;
+ * bt: a strided batch (cuBLAS's own call) or NULL */
+static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, const mmt_batch *bt,
+                       void *stream, int planned, mmt_err *err)
 {
     const mmt_dtype in = mmt_mode_dtype(mode);
     RETURN_ERROR_IF(!mmt_mode_name(mode) || (out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
@@ -163,12 +184,13 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
                         p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
                     err, MMT_UNSUPPORTED, "cuBLAS takes 32-bit sizes");
-    if (p->m == 0 || p->n == 0) return MMT_OK;
+    RETURN_ERROR_IF(bt && bt->count > 0x7fffffff, err, MMT_UNSUPPORTED, "cuBLAS takes a 32-bit batch count");
+    if (p->m == 0 || p->n == 0 || (bt && bt->count == 0)) return MMT_OK;
     int pushed;
     FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
     pthread_mutex_lock(&cb->lock);
     mmt_status st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, planned == 2, stream) : MMT_UNSUPPORTED;
-    if (st == MMT_UNSUPPORTED) st = gemm_in(cb, mode, out, p, stream, err);
+    if (st == MMT_UNSUPPORTED) st = gemm_in(cb, mode, out, p, bt, stream, err);
     pthread_mutex_unlock(&cb->lock);
     mmt_cuda_context_leave(pushed);
     return st;
@@ -177,13 +199,19 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
 mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
                            mmt_err *err)
 {
-    return gemm(cb, mode, out, p, stream, 0, err);
+    return gemm(cb, mode, out, p, NULL, stream, 0, err);
+}
+
+mmt_status mmt_cublas_gemm_strided_batched(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                           const mmt_batch *bt, void *stream, mmt_err *err)
+{
+    return gemm(cb, mode, out, p, bt, stream, 0, err);
 }
 
 mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
                                    int workspace, void *stream, mmt_err *err)
 {
-    return gemm(cb, mode, out, p, stream, workspace ? 2 : 1, err);
+    return gemm(cb, mode, out, p, NULL, stream, workspace ? 2 : 1, err);
 }
 
 /* which: what to ask of p's plans, 1 whether the plan with workspace allowed needs some, 0

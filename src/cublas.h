@@ -32,6 +32,13 @@ const char *mmt_cublas_name(const mmt_cublas *cb);
 mmt_status mmt_cublas_gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, void *stream,
                            mmt_err *err);
 
+/* count GEMMs of p's sizes as mmt_cublas_gemm runs one, the i-th on p's pointers plus i
+ * times each matrix's stride of bt, in one call of cuBLAS's strided-batched routine for the
+ * mode (cublasSgemmStridedBatched, cublasDgemmStridedBatched, cublasGemmStridedBatchedEx);
+ * the count must fit in 32 bits. */
+mmt_status mmt_cublas_gemm_strided_batched(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                           const mmt_batch *bt, void *stream, mmt_err *err);
+
 /* The same GEMM, through the problem's cuBLASLt plan where it has one (cublaslt.h): the
  * algorithm cuBLASLt's heuristic ranks first, less of the host's time a call; workspace:
  * the plan may need workspace. libmmtuned's path; mmt_cublas_gemm stays the baseline,

@@ -251,6 +251,21 @@ mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, m
     return MMT_OK;
 }
 
+mmt_status mmt_vendor_gemm_strided_batched(const mmt_vendor_call *call, const mmt_gemm_params *p, const mmt_batch *bt,
+                                           void *stream, mmt_err *err)
+{
+    if (!call->v->cublas) return MMT_UNSUPPORTED;
+    return mmt_cublas_gemm_strided_batched(call->v->cublas, call->mode, call->out, p, bt, stream, err);
+}
+
+const char *mmt_vendor_batched_routine(const mmt_vendor *v, mmt_mode mode)
+{
+    if (!v || !v->cublas) return NULL;
+    return mode == MMT_MODE_F64                               ? "cublasDgemmStridedBatched"
+           : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemmStridedBatched"
+                                                              : "cublasGemmStridedBatchedEx";
+}
+
 int mmt_vendor_route_differs(const mmt_vendor_call *call, const mmt_gemm_params *p, mmt_vendor_route other)
 {
     mmt_cublas *cb = call->v->cublas;

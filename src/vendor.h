@@ -103,6 +103,13 @@ typedef struct mmt_vendor_call {
 } mmt_vendor_call;
 mmt_status mmt_vendor_gemm(void *call, const mmt_gemm_params *p, void *stream, mmt_err *err);
 
+/* The strided batch bt of p's GEMMs in one call of the vendor's strided-batched routine
+ * (cuBLAS's own call; mmt_vendor_batched_routine names it); MMT_UNSUPPORTED, saying
+ * nothing, where the library has none (the host BLAS): the caller runs the GEMMs one by one. */
+mmt_status mmt_vendor_gemm_strided_batched(const mmt_vendor_call *call, const mmt_gemm_params *p, const mmt_batch *bt,
+                                           void *stream, mmt_err *err);
+const char *mmt_vendor_batched_routine(const mmt_vendor *v, mmt_mode mode);
+
 /* Whether route `other` runs p otherwise than MMT_VENDOR_PLAN for the call's library, mode
  * and C type: MMT_VENDOR_PLAN_WORKSPACE where p's plan with workspace allowed needs some,
  * MMT_VENDOR_CALL where p has a kept plan. The tuner then times both. */

@@ -1,0 +1,166 @@
+/* batched_check.h - what the tests of mmt_gemm_strided_batched share (CPU and GPU): one
+ * batch on random operands whose matrices lie apart (gaps between them) or share one A or
+ * B (stride 0), C NaN-poisoned where beta = 0, every C_i against a long double reference and
+ * everything between the C_i untouched; and the batches refused whole, with nothing written.
+ * Operands live where the backend's alloc puts them (device memory on a GPU), or in host
+ * memory (host). */
+#ifndef MMT_BATCHED_CHECK_H
+#define MMT_BATCHED_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check.h"
+#include "gemm_check.h"
+#include "mmtuned.h"
+
+typedef struct batch_case {
+    mmt_dtype ab, c;
+    mmt_compute compute;
+    mmt_mode mode;
+    int col, ta, tb;
+    int64_t m, n, k, batch;
+    int shared_a, shared_b; /* stride 0: one A (B) for every GEMM */
+    double alpha, beta;
+} batch_case;
+
+/* A batch's operands: the host copies, the strides and the leading dimensions. */
+typedef struct batch_data {
+    int64_t lda, ldb, ldc, stride_a, stride_b, stride_c, na, nb, nc; /* na: elements of A's buffer */
+    void *a, *b, *c, *c0;
+} batch_data;
+
+static inline batch_data bc_data(const batch_case *bc)
+{
+    batch_data d;
+    const int64_t ar = bc->ta ? bc->k : bc->m, ac = bc->ta ? bc->m : bc->k;
+    const int64_t br = bc->tb ? bc->n : bc->k, bcols = bc->tb ? bc->k : bc->n;
+    d.lda = (bc->col ? ar : ac) + 1, d.ldb = (bc->col ? br : bcols) + 2, d.ldc = (bc->col ? bc->m : bc->n) + 1;
+    const int64_t one_a = (bc->col ? ac : ar) * d.lda, one_b = (bc->col ? bcols : br) * d.ldb,
+                  one_c = (bc->col ? bc->n : bc->m) * d.ldc;
+    d.stride_a = bc->shared_a ? 0 : one_a + 3, d.stride_b = bc->shared_b ? 0 : one_b + 5, d.stride_c = one_c + 7;
+    const int64_t count = bc->batch > 0 ? bc->batch : 1;
+    d.na = d.stride_a * (count - 1) + one_a, d.nb = d.stride_b * (count - 1) + one_b;
+    d.nc = d.stride_c * (count - 1) + one_c;
+    /* as flat random (or NaN) arrays: the gaps hold values too, which must stay */
+    d.a = gc_matrix_t(bc->ab, 0, 1, d.na, d.na, 0), d.b = gc_matrix_t(bc->ab, 0, 1, d.nb, d.nb, 0);
+    d.c = gc_matrix_t(bc->c, 0, 1, d.nc, d.nc, bc->beta == 0);
+    d.c0 = malloc((size_t)mmt_dtype_size(bc->c) * (size_t)d.nc);
+    memcpy(d.c0, d.c, (size_t)mmt_dtype_size(bc->c) * (size_t)d.nc);
+    return d;
+}
+
+static inline void bc_free(batch_data *d) { free(d->a), free(d->b), free(d->c), free(d->c0); }
+
+/* Copies host data to where the call reads it: device memory from be->alloc, or host memory
+ * (the data itself) where be is NULL. */
+static inline void *bc_put(const mmt_backend *be, const mmt_device_info *dev, const void *x, size_t bytes)
+{
+    if (!be) return (void *)x;
+    void *p = NULL;
+    mmt_err err;
+    if (be->alloc(dev, bytes ? bytes : 1, &p, &err) != MMT_OK || be->copy(p, x, bytes, MMT_H2D, &err) != MMT_OK) {
+        fprintf(stderr, "device copy: %s\n", err.msg);
+        if (p) be->free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Runs bc through mmt_gemm_strided_batched on ctx (operands put by be, NULL: host memory);
+ * the largest relative error of a C_i, INFINITY where the call failed or anything of C
+ * outside the C_i changed. *how and config: what served the call. */
+static inline double bc_run(mmt_ctx *ctx, const mmt_backend *be, const mmt_device_info *dev, const batch_case *bc,
+                            mmt_choice *how, char *config, size_t size)
+{
+    batch_data d = bc_data(bc);
+    const size_t es = (size_t)mmt_dtype_size(bc->ab), cs = (size_t)mmt_dtype_size(bc->c);
+    void *da = bc_put(be, dev, d.a, es * (size_t)d.na), *db = bc_put(be, dev, d.b, es * (size_t)d.nb);
+    void *dc = bc_put(be, dev, d.c, cs * (size_t)d.nc);
+    const mmt_gemm_desc desc = {bc->ab, bc->c, bc->compute, bc->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                                bc->ta ? MMT_TRANS : MMT_NO_TRANS, bc->tb ? MMT_TRANS : MMT_NO_TRANS};
+    double worst = INFINITY;
+    mmt_err err;
+    if (da && db && dc) {
+        mmt_status st = mmt_gemm_strided_batched(ctx, &desc, bc->m, bc->n, bc->k, bc->alpha, da, d.lda, d.stride_a,
+                                                 db, d.ldb, d.stride_b, bc->beta, dc, d.ldc, d.stride_c, bc->batch);
+        const char *text = "";
+        *how = mmt_last_choice(ctx, &text);
+        snprintf(config, size, "%s", text);
+        if (st != MMT_OK) fprintf(stderr, "mmt_gemm_strided_batched: %s\n", mmt_last_error(ctx));
+        void *got = be ? malloc(cs * (size_t)d.nc) : dc;
+        if (st == MMT_OK && (!be || (be->sync(NULL, &err) == MMT_OK &&
+                                     be->copy(got, dc, cs * (size_t)d.nc, MMT_D2H, &err) == MMT_OK))) {
+            worst = 0;
+            char *mask = calloc((size_t)d.nc, 1); /* the elements the batch may write */
+            double *ref = gc_ref_alloc(bc->m, bc->n);
+            for (int64_t i = 0; i < bc->batch; i++) {
+                const char *ai = (const char *)d.a + es * (size_t)(i * d.stride_a);
+                const char *bi = (const char *)d.b + es * (size_t)(i * d.stride_b);
+                const size_t ci = cs * (size_t)(i * d.stride_c);
+                gc_reference_t(bc->ab, bc->c, bc->col, bc->ta, bc->tb, bc->m, bc->n, bc->k, bc->alpha, ai, d.lda, bi,
+                               d.ldb, bc->beta, (const char *)d.c0 + ci, d.ldc, ref);
+                const double e = gc_rel_error_t(bc->c, bc->col, bc->m, bc->n, (const char *)got + ci, d.ldc, ref);
+                worst = e > worst || isnan(e) ? e : worst;
+                for (int64_t r = 0; r < (bc->col ? bc->n : bc->m); r++)
+                    memset(mask + i * d.stride_c + r * d.ldc, 1, (size_t)(bc->col ? bc->m : bc->n));
+            }
+            for (int64_t j = 0; j < d.nc; j++)
+                if (!mask[j] && memcmp((const char *)got + cs * (size_t)j, (const char *)d.c0 + cs * (size_t)j, cs)) {
+                    fprintf(stderr, "element %lld of C, outside every C_i, changed\n", (long long)j);
+                    worst = INFINITY;
+                    break;
+                }
+            free(mask), free(ref);
+        }
+        if (be) free(got);
+    }
+    if (be) be->free(da), be->free(db), be->free(dc);
+    bc_free(&d);
+    return worst;
+}
+
+/* Batches refused whole: MMT_INVALID_ARGUMENT, and C as it was. */
+static inline void bc_refusals(mmt_ctx *ctx, const mmt_backend *be, const mmt_device_info *dev)
+{
+    const batch_case bc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_F32, 0, 0, 0, 5, 4, 3, 3, 0, 0, 1, 0.5};
+    batch_data d = bc_data(&bc);
+    const size_t bytes = sizeof(float) * (size_t)d.nc;
+    void *da = bc_put(be, dev, d.a, sizeof(float) * (size_t)d.na), *db = bc_put(be, dev, d.b, sizeof(float) * (size_t)d.nb);
+    void *dc = bc_put(be, dev, d.c, bytes);
+    const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    const struct {
+        const char *what;
+        int64_t stride_a, stride_c, batch, ldc;
+        int null_c;
+    } bad[] = {
+        {"a negative batch", d.stride_a, d.stride_c, -1, d.ldc, 0},
+        {"a negative stride", -d.stride_a, d.stride_c, 3, d.ldc, 0},
+        {"C matrices that overlap", d.stride_a, (bc.m - 1) * d.ldc + bc.n - 1, 3, d.ldc, 0},
+        {"a stride past 64-bit sizes", (int64_t)1 << 61, d.stride_c, 3, d.ldc, 0},
+        {"ldc too small", d.stride_a, d.stride_c, 3, 3, 0},
+        {"C NULL", d.stride_a, d.stride_c, 3, d.ldc, 1},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mmt_status st = mmt_gemm_strided_batched(ctx, &desc, 5, 4, 3, 1, da, d.lda, bad[i].stride_a, db, d.ldb,
+                                                 d.stride_b, 0.5, bad[i].null_c ? NULL : dc, bad[i].ldc,
+                                                 bad[i].stride_c, bad[i].batch);
+        printf("refused, %s: %s\n", bad[i].what, mmt_last_error(ctx));
+        CHECK_EQ_INT(st, MMT_INVALID_ARGUMENT);
+    }
+    /* a batch of none computes nothing, and is no error */
+    CHECK_EQ_INT(mmt_gemm_strided_batched(ctx, &desc, 5, 4, 3, 1, da, d.lda, d.stride_a, db, d.ldb, d.stride_b, 0.5,
+                                          dc, d.ldc, d.stride_c, 0),
+                 MMT_OK);
+    void *got = be ? malloc(bytes) : dc;
+    mmt_err err;
+    CHECK(!be || be->copy(got, dc, bytes, MMT_D2H, &err) == MMT_OK);
+    CHECK(memcmp(got, d.c0, bytes) == 0);
+    if (be) free(got), be->free(da), be->free(db), be->free(dc);
+    bc_free(&d);
+}
+
+#endif

@@ -1,0 +1,102 @@
+/* test_gpu_batched.c - mmt_gemm_strided_batched on GPU 0 (api.c, call_table.c, cublas.c):
+ * with nothing tuned, every mode (bf16 and f16 with 16-bit and f32 C, tf32, f32x3, f32, f64)
+ * runs as one call of cuBLAS's strided-batched routine (MMT_CHOICE_VENDOR), right for both
+ * layouts, every transpose, a shared A or B, the BLAS rules for beta, batches of one and a
+ * thousand, with nothing written between the C matrices (batched_check.h); with the vendor
+ * off (MMTUNE_VENDOR=off) the templates run the GEMMs one by one, and host operands go one by
+ * one through the host-memory route; and the batches refused whole, nothing written. Exits
+ * 77 (skipped) without a GPU. */
+#include "batched_check.h"
+#include "gpu_check.h"
+
+typedef struct mode_case {
+    mmt_dtype ab, c;
+    mmt_compute compute;
+    mmt_mode mode;
+    const char *routine;
+} mode_case;
+
+static const mode_case modes[] = {
+    {MMT_BF16, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmStridedBatchedEx"},
+    {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmStridedBatchedEx"},
+    {MMT_F16, MMT_F16, MMT_COMPUTE_NATIVE, MMT_MODE_F16, "cublasGemmStridedBatchedEx"},
+    {MMT_F32, MMT_F32, MMT_COMPUTE_TF32, MMT_MODE_TF32, "cublasGemmStridedBatchedEx"},
+    {MMT_F32, MMT_F32, MMT_COMPUTE_F32X3, MMT_MODE_F32X3, "cublasSgemmStridedBatched"},
+    {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_F32, "cublasSgemmStridedBatched"},
+    {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE, MMT_MODE_F64, "cublasDgemmStridedBatched"},
+};
+
+static const struct {
+    int64_t m, n, k, batch;
+    int shared_a, shared_b;
+} shapes[] = {{67, 45, 93, 7, 0, 0}, {33, 17, 300, 3, 0, 1}, {16, 40, 8, 5, 1, 0}, {1, 9, 130, 1, 0, 0},
+              {3, 4, 2, 1000, 0, 0}};
+static const double scales[][2] = {{1, 0}, {-0.5, 0.75}, {0, 2}}; /* alpha, beta */
+
+static batch_case case_of(const mode_case *mc, size_t si, int col, int t)
+{
+    const size_t ci = (si + (size_t)t + (size_t)col) % 3;
+    return (batch_case){mc->ab, mc->c, mc->compute, mc->mode, col, t & 1, t >> 1, shapes[si].m, shapes[si].n,
+                        shapes[si].k, shapes[si].batch, shapes[si].shared_a, shapes[si].shared_b, scales[ci][0],
+                        scales[ci][1]};
+}
+
+/* Runs bc; 1 where it is wrong or not served as `want` says (a routine's name in the
+ * configuration, or NULL: anything but the vendor). */
+static int wrong(mmt_ctx *ctx, const mmt_backend *put, const batch_case *bc, const char *want)
+{
+    mmt_choice how;
+    char config[512];
+    const double e = bc_run(ctx, put, &dev, bc, &how, config, sizeof config);
+    const int served = want ? how == MMT_CHOICE_VENDOR && strstr(config, want) != NULL
+                            : how != MMT_CHOICE_VENDOR && how != MMT_CHOICE_NONE;
+    if (e <= gc_bound_mode(bc->mode, bc->c, bc->k) && served) return 0;
+    fprintf(stderr, "%s->%s %lldx%lldx%lld x%lld col=%d ta=%d tb=%d alpha=%g beta=%g: error %g, choice %d (%s)\n",
+            mmt_mode_name(bc->mode), mmt_dtype_name(bc->c), (long long)bc->m, (long long)bc->n, (long long)bc->k,
+            (long long)bc->batch, bc->col, bc->ta, bc->tb, bc->alpha, bc->beta, e, (int)how, config);
+    return 1;
+}
+
+int main(void)
+{
+    int rc = gpu_open();
+    if (rc) return rc;
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* nothing tuned */
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+    if (!ctx) return check_result();
+    for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
+        int runs = 0, bad = 0;
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (int col = 0; col < 2; col++)
+                for (int t = 0; t < 4; t++) {
+                    const batch_case bc = case_of(&modes[mi], si, col, t);
+                    bad += wrong(ctx, be, &bc, modes[mi].routine);
+                    runs++;
+                }
+        printf("%s->%s, one cuBLAS call a batch: %d batches, %d wrong\n", mmt_mode_name(modes[mi].mode),
+               mmt_dtype_name(modes[mi].c), runs, bad);
+        CHECK_EQ_INT(bad, 0);
+    }
+    bc_refusals(ctx, be, &dev);
+    /* host operands: the GEMMs one by one, each through the host-memory route */
+    const batch_case host = case_of(&modes[5], 0, 0, 0);
+    CHECK_EQ_INT(wrong(ctx, NULL, &host, NULL), 0);
+    mmt_close(ctx);
+
+    /* no vendor library: the templates run the GEMMs one by one */
+    setenv("MMTUNE_VENDOR", "off", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+    unsetenv("MMTUNE_VENDOR");
+    if (!ctx) return check_result();
+    int bad = 0;
+    for (int col = 0; col < 2; col++) {
+        const batch_case bc = case_of(&modes[5], 0, col, 3 * col);
+        bad += wrong(ctx, be, &bc, NULL);
+    }
+    printf("f32 with the vendor off, the templates one GEMM at a time: %d wrong\n", bad);
+    CHECK_EQ_INT(bad, 0);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_DB");
+    return check_result();
+}
