@@ -74,6 +74,9 @@ def _declare(h):
     h.mmt_gemm_ex.argtypes = [p, ctypes.POINTER(GemmDesc), i64, i64, i64, ctypes.c_double, p, i64, p, i64,
                               ctypes.c_double, p, i64]
     h.mmt_gemm_ex.restype = i32
+    h.mmt_gemm_strided_batched.argtypes = [p, ctypes.POINTER(GemmDesc), i64, i64, i64, ctypes.c_double, p, i64, i64,
+                                           p, i64, i64, ctypes.c_double, p, i64, i64, i64]
+    h.mmt_gemm_strided_batched.restype = i32
 
 
 def check(ctx, status):

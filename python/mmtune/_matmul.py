@@ -24,8 +24,9 @@ def _layout(name, rows, cols, strides):
 
 
 class _Operand:
-    """A 2-D matrix as libmmtuned sees it: its pointer, element type, rows and columns, and
-    the layout and leading dimension of its storage."""
+    """A 2-D matrix, or a batch of them (3-D: the batch first), as libmmtuned sees it: its
+    pointer, element type, rows and columns, the layout and leading dimension of its storage,
+    and the batch's count and stride in elements (None and 0 for a matrix)."""
 
     def __init__(self, name, x):
         self.name, self.x = name, x
@@ -49,15 +50,21 @@ class _Operand:
             raise TypeError(f"{name}: a numpy array or a torch tensor, not {type(x).__name__}")
         if dtype is None:
             raise TypeError(f"{name}: element type {x.dtype} is not served (float32, float64, bfloat16, float16)")
-        if len(x.shape) != 2:
-            raise ValueError(f"{name}: a matrix (2 dimensions), not {len(x.shape)}")
-        self.dtype, (self.rows, self.cols) = dtype, x.shape
-        self.layout, self.ld = _layout(name, self.rows, self.cols, strides)
+        if len(x.shape) not in (2, 3):
+            raise ValueError(f"{name}: a matrix (2 dimensions) or a batch of them (3), not {len(x.shape)}")
+        self.batch, self.stride = (x.shape[0], strides[0]) if len(x.shape) == 3 else (None, 0)
+        if self.stride is None or self.stride < 0:
+            raise ValueError(f"{name}: the batch's stride must be a whole number of elements, 0 or more; copy it first")
+        self.dtype, (self.rows, self.cols) = dtype, x.shape[-2:]
+        self.layout, self.ld = _layout(name, self.rows, self.cols, strides[-2:])
 
     def span(self):
-        """The bytes the matrix's storage reaches: [start, end)."""
+        """The bytes the storage of the matrix (of every matrix of the batch) reaches: [start, end)."""
         lines, length = ((self.rows, self.cols) if self.layout == _lib.MMT_ROW_MAJOR else (self.cols, self.rows))
-        return self.ptr, self.ptr + ((lines - 1) * self.ld + length) * self.itemsize if lines and length else self.ptr
+        if not (lines and length and self.batch != 0):
+            return self.ptr, self.ptr
+        last = (self.batch - 1) * self.stride if self.batch else 0
+        return self.ptr, self.ptr + (last + (lines - 1) * self.ld + length) * self.itemsize
 
     def in_layout(self, layout, trans):
         """(transpose flag, leading dimension) of op(X) read in `layout`: a matrix stored in
@@ -106,14 +113,14 @@ def set_database(path):
     _contexts.db = path
 
 
-def _empty_like(a, rows, cols, dtype):
+def _empty_like(a, shape, dtype):
     if a.device == "cpu" and hasattr(a.x, "ctypes"):
         import numpy as np
-        return np.empty((rows, cols), dtype={_lib.MMT_F32: np.float32, _lib.MMT_F64: np.float64,
-                                              _lib.MMT_F16: np.float16}[dtype])
+        return np.empty(shape, dtype={_lib.MMT_F32: np.float32, _lib.MMT_F64: np.float64,
+                                      _lib.MMT_F16: np.float16}[dtype])
     import torch
-    return torch.empty((rows, cols), dtype={_lib.MMT_F32: torch.float32, _lib.MMT_F64: torch.float64,
-                                             _lib.MMT_BF16: torch.bfloat16, _lib.MMT_F16: torch.float16}[dtype],
+    return torch.empty(shape, dtype={_lib.MMT_F32: torch.float32, _lib.MMT_F64: torch.float64,
+                                     _lib.MMT_BF16: torch.bfloat16, _lib.MMT_F16: torch.float16}[dtype],
                        device=a.x.device)
 
 
@@ -122,10 +129,13 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
 
     a, b: 2-D numpy arrays (the CPU: float32, float64) or torch tensors (the CPU, or a CUDA
     GPU: also bfloat16 and float16), of one type, on one device, each contiguous along one
-    dimension (C or Fortran order, or a slice of one). out: a matrix of the result's shape
-    on the same device, which beta = 0 never reads; None makes one (C order), which needs
-    beta = 0. compute: "native", or for float32 on a GPU "tf32" (faster, about 1e-3
-    relative error) or "f32x3" (tensor cores at fp32 accuracy). out_dtype: float32 for
+    dimension (C or Fortran order, or a slice of one). Either may be 3-D, a batch of
+    matrices along its first dimension (any stride, 0 too): the call is then a strided batch
+    of GEMMs (one cuBLAS call on a GPU), a 2-D operand shared by every GEMM, and the result
+    3-D. out: an array of the result's shape on the same device, which beta = 0 never reads;
+    None makes one (C order), which needs beta = 0. compute: "native", or for float32 on a
+    GPU "tf32" (faster, about 1e-3 relative error) or "f32x3" (tensor cores at fp32
+    accuracy). out_dtype: float32 for
     bfloat16 or float16 inputs (default: the inputs' type). On a GPU the call runs on the
     current torch stream and returns before it is done, as torch's own matmul does.
     Raises TypeError or ValueError for operands it cannot take, MmtuneError where
@@ -141,6 +151,10 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     k2, n = (B.cols, B.rows) if trans_b else (B.rows, B.cols)
     if k != k2:
         raise ValueError(f"op(a) is {m}x{k}, op(b) {k2}x{n}: their inner sizes differ")
+    if A.batch is not None and B.batch is not None and A.batch != B.batch:
+        raise ValueError(f"a is a batch of {A.batch}, b of {B.batch}: one count for both")
+    batch = A.batch if A.batch is not None else B.batch
+    shape = (m, n) if batch is None else (batch, m, n)
     if out is None:
         if beta != 0:
             raise ValueError("beta != 0 reads out: pass it")
@@ -149,12 +163,12 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
             c_type = _lib.MMT_F32
         elif out_dtype is not None and str(out_dtype).split(".")[-1] != str(a.dtype).split(".")[-1]:
             raise TypeError(f"out_dtype={out_dtype}: the inputs' type, or float32")
-        out = _empty_like(A, m, n, c_type)
+        out = _empty_like(A, shape, c_type)
     C = _Operand("out", out)
     if C.device != A.device:
         raise ValueError(f"out is on {C.device}, a and b on {A.device}")
-    if (C.rows, C.cols) != (m, n):
-        raise ValueError(f"out is {C.rows}x{C.cols}, the product {m}x{n}")
+    if tuple(out.shape) != shape:
+        raise ValueError(f"out is {'x'.join(map(str, out.shape))}, the product {'x'.join(map(str, shape))}")
     for X in (A, B):
         (s0, e0), (s1, e1) = C.span(), X.span()
         if s0 < e1 and s1 < e0:
@@ -171,8 +185,12 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
             import torch
             stream = torch.cuda.current_stream(out.device).cuda_stream
             _lib.check(ctx, h.mmt_set_stream(ctx, ctypes.c_void_p(stream)))
-        status = h.mmt_gemm_ex(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta),
-                               C.ptr, C.ld)
+        if batch is None:
+            status = h.mmt_gemm_ex(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb,
+                                   float(beta), C.ptr, C.ld)
+        else:
+            status = h.mmt_gemm_strided_batched(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, A.stride,
+                                                B.ptr, ldb, B.stride, float(beta), C.ptr, C.ld, C.stride, batch)
         _lib.check(ctx, status)
         config = ctypes.c_char_p()
         _last.choice = (_lib.CHOICES.get(h.mmt_last_choice(ctx, ctypes.byref(config)), "none"),

@@ -70,6 +70,42 @@ class Matmul(unittest.TestCase):
         self.assertIn(how, ("tuned", "nearest tuned shape", "default", "vendor"))
         self.assertTrue(config)
 
+    def test_batched(self):
+        """3-D operands: a strided batch of GEMMs (the batch first), a 2-D operand shared by
+        every GEMM, transposed views and Fortran-ordered matrices, against numpy's matmul in
+        long double; out's gaps (every other matrix of a larger array) untouched."""
+        for dtype in (np.float32, np.float64):
+            for batch, m, n, k, shared in ((5, 7, 9, 3, ""), (3, 33, 17, 65, "b"), (4, 16, 40, 8, "a"),
+                                           (1, 1, 9, 130, ""), (200, 3, 4, 2, "")):
+                for ta, tb in ((False, False), (True, False), (False, True)):
+                    with self.subTest(dtype=dtype, shape=(batch, m, n, k), shared=shared, ta=ta, tb=tb):
+                        a = rng.uniform(-1, 1, (() if shared == "a" else (batch,)) + ((k, m) if ta else (m, k)))
+                        b = rng.uniform(-1, 1, (() if shared == "b" else (batch,)) + ((n, k) if tb else (k, n)))
+                        a, b = a.astype(dtype), b.astype(dtype)
+                        x = np.swapaxes(a, -1, -2) if ta else a
+                        y = np.swapaxes(b, -1, -2) if tb else b
+                        want = x.astype(np.longdouble) @ y.astype(np.longdouble)
+                        # a transpose as a view: the operand's matrices are stored the other way
+                        av = np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2) if ta else a
+                        big = np.full((2 * batch, m, n), np.nan, dtype)
+                        got = mmtune.matmul(av, b, big[::2], trans_a=ta, trans_b=tb)
+                        self.assertTrue(np.all(np.isnan(big[1::2])), "written between the matrices of out")
+                        scale = np.abs(x).astype(np.longdouble) @ np.abs(y).astype(np.longdouble) + 1
+                        err = np.abs(got.astype(np.longdouble) - want) / (2 * k * np.finfo(dtype).eps * scale)
+                        self.assertLessEqual(float(err.max()), 1.0)
+        made = mmtune.matmul(np.ones((6, 4, 3)), np.ones((3, 5)))
+        self.assertEqual(made.shape, (6, 4, 5))
+        self.assertTrue(np.all(made == 3.0))
+        with self.assertRaises(ValueError):  # batches of different counts
+            mmtune.matmul(np.ones((2, 4, 3)), np.ones((3, 3, 5)))
+        with self.assertRaises(ValueError):  # a 2-D out for a batch
+            mmtune.matmul(np.ones((2, 4, 3)), np.ones((3, 5)), np.zeros((4, 5)))
+        out = np.full((3, 4, 5), 7.0)
+        with self.assertRaises(mmtune.MmtuneError):  # every GEMM into one C: libmmtuned refuses
+            mmtune.matmul(np.ones((3, 4, 2)), np.ones((2, 5)), np.lib.stride_tricks.as_strided(
+                out, (3, 4, 5), (0, 40, 8)), beta=1.0)
+        self.assertTrue(np.all(out == 7.0), "a refused batch wrote out")
+
     def test_refused(self):
         a = np.ones((8, 6), np.float32)
         b = np.ones((6, 4), np.float32)
