@@ -1,5 +1,5 @@
 /* blas.h - what the files of libmmtuned_blas.so share. The library is a thin layer over
- * libmmtuned's public API (mmtuned.h): gemm.c has the four GEMM entry points, context.c
+ * libmmtuned's public API (mmtuned.h): gemm.c has the GEMM entry points, context.c
  * the one context they run on, offload.c the opt-in GPU offload, forward.c the system BLAS
  * that every other routine goes to, xerbla.c CBLAS's error reporting. Only the BLAS
  * symbols are exported (MMTB_EXPORT); everything else is hidden. */

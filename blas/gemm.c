@@ -1,5 +1,6 @@
 /* gemm.c - sgemm_, dgemm_ (Fortran BLAS) and cblas_sgemm, cblas_dgemm with the reference
- * BLAS's semantics, served by libmmtuned:
+ * BLAS's semantics, and the strided-batch extension cblas_sgemm_batch_strided,
+ * cblas_dgemm_batch_strided (oneMKL's, OpenBLAS's and NVPL's signature), served by libmmtuned:
  *   - argument errors go to xerbla_ with the Fortran parameter numbers (TRANSA = 1 ...
  *     LDC = 13), or to cblas_xerbla as reference CBLAS reports them (layout 1, TransA 2,
  *     TransB 3; the rest as the column-major Fortran call it makes, plus one, with
@@ -177,4 +178,59 @@ MMTB_EXPORT void cblas_dgemm(int layout, int trans_a, int trans_b, int m, int n,
 {
     cblas("cblas_dgemm", &(mmtb_cblas_args){MMT_F64, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
                                            ldc});
+}
+
+/* The number of the first bad argument of a cblas_?gemm_batch_strided call as its caller
+ * counts them (layout 1 ... K 6, lda 9, stridea 10, ldb 12, strideb 13, ldc 16, stridec 17,
+ * batch_size 18), or 0: the checks of cblas_?gemm on its first GEMM, then the batch's. */
+static int check_batch(const mmtb_cblas_args *x, int stride_a, int stride_b, int stride_c, int batch, mmtb_gemm *g)
+{
+    int info = mmtb_cblas_gemm_of(x, g);
+    if (info > 3 && x->layout == CBLAS_ROW_MAJOR) /* back from the column-major call's numbers */
+        info = info == 4 ? 5 : info == 5 ? 4 : info == 9 ? 11 : info == 11 ? 9 : info;
+    if (info) return info == 11 ? 12 : info == 14 ? 16 : info;
+    if (stride_a < 0) return 10;
+    if (stride_b < 0) return 13;
+    if (stride_c < 0) return 17;
+    return batch < 0 ? 18 : 0;
+}
+
+/* batch GEMMs of one shape, the i-th on A + i stride_a, B + i stride_b, C + i stride_c
+ * (elements), as batch calls of cblas_?gemm in turn: each served as one is. */
+static void batch_strided(const char *rout, const mmtb_cblas_args *x, int stride_a, int stride_b, int stride_c,
+                          int batch)
+{
+    mmtb_gemm g;
+    const int info = check_batch(x, stride_a, stride_b, stride_c, batch, &g);
+    if (info == 1) cblas_error(0, 1, rout, "Illegal layout setting, %d\n", x->layout);
+    else if (info == 2) cblas_error(0, 2, rout, "Illegal TransA setting, %d\n", x->trans_a);
+    else if (info == 3) cblas_error(0, 3, rout, "Illegal TransB setting, %d\n", x->trans_b);
+    else if (info) cblas_error(0, info, rout, "", 0);
+    if (info) return;
+    const size_t size = x->dtype == MMT_F64 ? sizeof(double) : sizeof(float);
+    for (int i = 0; i < batch; i++) {
+        mmtb_gemm gi = g;
+        gi.a = (const char *)x->a + size * (size_t)stride_a * (size_t)i;
+        gi.b = (const char *)x->b + size * (size_t)stride_b * (size_t)i;
+        gi.c = (char *)x->c + size * (size_t)stride_c * (size_t)i;
+        mmtb_run(&gi, NULL);
+    }
+}
+
+MMTB_EXPORT void cblas_sgemm_batch_strided(int layout, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                                           const float *a, int lda, int stride_a, const float *b, int ldb,
+                                           int stride_b, float beta, float *c, int ldc, int stride_c, int batch)
+{
+    batch_strided("cblas_sgemm_batch_strided",
+                  &(mmtb_cblas_args){MMT_F32, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+                  stride_a, stride_b, stride_c, batch);
+}
+
+MMTB_EXPORT void cblas_dgemm_batch_strided(int layout, int trans_a, int trans_b, int m, int n, int k, double alpha,
+                                           const double *a, int lda, int stride_a, const double *b, int ldb,
+                                           int stride_b, double beta, double *c, int ldc, int stride_c, int batch)
+{
+    batch_strided("cblas_dgemm_batch_strided",
+                  &(mmtb_cblas_args){MMT_F64, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+                  stride_a, stride_b, stride_c, batch);
 }

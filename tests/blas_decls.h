@@ -14,5 +14,9 @@ void dgemm_(const char *, const char *, const int *, const int *, const int *, c
 void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
 void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *,
                  int);
+void cblas_sgemm_batch_strided(int, int, int, int, int, int, float, const float *, int, int, const float *, int, int,
+                               float, float *, int, int, int);
+void cblas_dgemm_batch_strided(int, int, int, int, int, int, double, const double *, int, int, const double *, int,
+                               int, double, double *, int, int, int);
 
 #endif

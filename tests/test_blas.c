@@ -7,6 +7,8 @@
  *     padded leading dimensions, against a long double reference, the padding untouched;
  *   - routines it forwards (float arguments and results in registers, arguments on the
  *     stack) give the system BLAS's answers;
+ *   - cblas_?gemm_batch_strided: every GEMM of a batch right, a shared B (stride 0), nothing
+ *     between the C matrices written; its argument errors numbered as its caller counts;
  *   - threads share its context; a forked child gets a context of its own;
  *   - the GEMMs are libmmtuned's own: MMTUNE_BLAS_STATS's exit lines count every call as
  *     served by libmmtuned and none forwarded to the system BLAS (whose results would pass
@@ -289,6 +291,81 @@ static void *thread_main(void *arg)
     return (void *)(intptr_t)bad;
 }
 
+/* One strided batch in layout `layout` (ROW or COL), the transposes ta, tb: each GEMM
+ * against the reference, B shared where shared_b, the gaps between the C matrices kept. */
+static int batch_wrong(int f64, int layout, int ta, int tb, int m, int n, int k, int batch, int shared_b)
+{
+    const int col = layout == COL, tra = ta != NO, trb = tb != NO;
+    const int ar = tra ? k : m, ac = tra ? m : k, br = trb ? n : k, bc = trb ? k : n;
+    const int lda = (col ? ar : ac) + 1, ldb = (col ? br : bc) + 2, ldc = (col ? m : n) + 1;
+    const int sa = (col ? ac : ar) * lda + 3, sb = shared_b ? 0 : (col ? bc : br) * ldb + 1,
+              sc = (col ? n : m) * ldc + 5;
+    const size_t na = (size_t)sa * batch, nb = (size_t)(shared_b ? (col ? bc : br) * ldb : sb * batch),
+                 nc = (size_t)sc * batch, es = f64 ? 8 : 4;
+    void *a = matrix(f64, na, 0), *b = matrix(f64, nb, 0), *c0 = matrix(f64, nc, 0), *c = malloc(nc * es + 8);
+    memcpy(c, c0, nc * es);
+    const double alpha = -0.5, beta = 1.25;
+    if (f64) cblas_dgemm_batch_strided(layout, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
+    else cblas_sgemm_batch_strided(layout, ta, tb, m, n, k, (float)alpha, a, lda, sa, b, ldb, sb, (float)beta, c, ldc,
+                                   sc, batch);
+    int bad = 0;
+    for (int i = 0; i < batch; i++) {
+        const size_t oa = es * (size_t)sa * i, ob = es * (size_t)sb * i, oc = es * (size_t)sc * i;
+        const double e = error_ratio(f64, col, tra, trb, m, n, k, alpha, (char *)a + oa, lda, (char *)b + ob, ldb,
+                                     beta, (char *)c0 + oc, (char *)c + oc, ldc);
+        bad += !(e <= 1);
+        for (int o = 0; o < (col ? n : m); o++) /* the padding after each line of C_i */
+            bad += memcmp((char *)c + oc + es * ((size_t)o * ldc + (col ? m : n)),
+                          (char *)c0 + oc + es * ((size_t)o * ldc + (col ? m : n)), es * (size_t)(ldc - (col ? m : n)));
+        const size_t end = oc + es * (size_t)((col ? n : m) * ldc); /* the gap after C_i */
+        bad += memcmp((char *)c + end, (char *)c0 + end, es * (size_t)(sc - (col ? n : m) * ldc)) != 0;
+    }
+    if (bad)
+        fprintf(stderr, "%s batch layout %d ta %d tb %d %dx%dx%d x%d: %d wrong\n", f64 ? "d" : "s", layout, ta, tb,
+                m, n, k, batch, bad);
+    free(a), free(b), free(c0), free(c);
+    return bad;
+}
+
+static void expect_batch_error(int f64, int layout, int lda, int sa, int ldb, int ldc, int sc, int batch, int want)
+{
+    double a[64], b[64], c[64], c0[64];
+    for (int i = 0; i < 64; i++) a[i] = b[i] = 1, c[i] = c0[i] = i;
+    calls = 0, last_info = 0, last_rout[0] = '\0';
+    if (f64) cblas_dgemm_batch_strided(layout, NO, NO, 2, 3, 2, 1, a, lda, sa, b, ldb, 0, 0, c, ldc, sc, batch);
+    else cblas_sgemm_batch_strided(layout, NO, NO, 2, 3, 2, 1, (float *)a, lda, sa, (float *)b, ldb, 0, 0, (float *)c,
+                                   ldc, sc, batch);
+    CHECK_EQ_INT(calls, want ? 1 : 0);
+    CHECK_EQ_INT(last_info, want);
+    CHECK_EQ_INT(last_row_major, 0); /* the number is the caller's own */
+    if (want) CHECK_EQ_STR(last_rout, f64 ? "cblas_dgemm_batch_strided" : "cblas_sgemm_batch_strided");
+    CHECK(memcmp(c, c0, sizeof c) == 0);
+}
+
+static void test_batch_strided(void)
+{
+    int bad = 0;
+    for (int f64 = 0; f64 < 2; f64++)
+        for (int t = 0; t < 4; t++) {
+            bad += batch_wrong(f64, t & 1 ? COL : ROW, t & 1 ? TR : NO, t & 2 ? TR : NO, 7, 5, 3, 4, 0);
+            bad += batch_wrong(f64, t & 1 ? ROW : COL, NO, t & 2 ? NO : TR, 33, 17, 65, 3, 1);
+            bad += batch_wrong(f64, ROW, NO, NO, 3, 4, 2, 100 + t, 0);
+        }
+    CHECK_EQ_INT(bad, 0);
+    for (int f64 = 0; f64 < 2; f64++) { /* 2x3x2: row-major lda >= 2, ldb >= 3, ldc >= 3 */
+        expect_batch_error(f64, 7, 2, 4, 3, 3, 6, 2, 1);
+        expect_batch_error(f64, ROW, 1, 4, 3, 3, 6, 2, 9);
+        expect_batch_error(f64, ROW, 2, 4, 2, 3, 6, 2, 12);
+        expect_batch_error(f64, ROW, 2, 4, 3, 2, 6, 2, 16);
+        expect_batch_error(f64, COL, 1, 4, 3, 3, 6, 2, 9); /* column-major: lda >= 2 */
+        expect_batch_error(f64, COL, 2, 4, 1, 3, 6, 2, 12);
+        expect_batch_error(f64, ROW, 2, -1, 3, 3, 6, 2, 10);
+        expect_batch_error(f64, ROW, 2, 4, 3, 3, -6, 2, 17);
+        expect_batch_error(f64, ROW, 2, 4, 3, 3, 6, -1, 18);
+        expect_batch_error(f64, ROW, 2, 4, 3, 3, 6, 0, 0); /* a batch of none: nothing, no error */
+    }
+}
+
 static void test_threads_and_fork(void)
 {
     pthread_t th[4];
@@ -357,6 +434,7 @@ int main(void)
     test_argument_errors();
     test_quick_returns_and_rules();
     test_results();
+    test_batch_strided();
     test_forwarded();
     test_threads_and_fork();
     test_served_by_libmmtuned();
