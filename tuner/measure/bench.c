@@ -142,7 +142,7 @@ static void ref_gemm(const double *A, const double *B, double *R, int64_t m, int
 __attribute__((optimize("fp-contract=off"))) static void ref_rows_compensated(void *ctx, int64_t begin,
                                                                               int64_t end)
 {
-    const ref_job *rj = ctx;
+    ref_job *rj = ctx; /* a share that finds no memory says so in rj->failed */
     const int64_t n = rj->n, k = rj->k;
     double *e = malloc(sizeof(double) * n);
     if (!e) atomic_store(&rj->failed, 1);
