@@ -32,6 +32,20 @@ static _Thread_local thread_view views[THREAD_VIEWS];
 static _Thread_local uint64_t view_clock;
 static _Atomic uint64_t next_ctx_id = 1;
 
+/* This thread's last GEMM call through gemm() below where the table ran it on the CPU, and
+ * what ran it: the same call again (the same context, descriptor, sizes and leading
+ * dimensions: the same checks pass) runs it without the checks and the lookup, the cost of
+ * a tiny GEMM's call. Valid while the thread's view of the context holds that call's choice:
+ * finish() forgets it whenever it writes a choice. */
+typedef struct last_call {
+    uint64_t ctx_id; /* 0: none */
+    mmt_gemm_desc d;
+    int sgemm;
+    int64_t m, n, k, lda, ldb, ldc;
+    mmt_table_hit hit;
+} last_call;
+static _Thread_local last_call last;
+
 static thread_view *view_of(uint64_t id, int make)
 {
     thread_view *oldest = &views[0];
@@ -61,6 +75,7 @@ static mmt_status finish(const mmt_ctx *ctx, mmt_status st, const mmt_err *err, 
     if (config) {
         v->choice = choice;
         mmt_copy_text(v->config, sizeof v->config, config);
+        last.ctx_id = 0; /* another choice in the view: the last call is no longer repeated */
     }
     return st;
 }
@@ -254,6 +269,7 @@ static mmt_status set_policy(mmt_ctx *ctx, int *field, int value, const char *wh
                       &err, 0, NULL);
     pthread_mutex_lock(&ctx->lock);
     *field = value;
+    atomic_fetch_add(&ctx->table_gen, 1); /* a call's key reads the policies */
     pthread_mutex_unlock(&ctx->lock);
     return MMT_OK;
 }
@@ -472,11 +488,14 @@ static mmt_status where_operands(const mmt_ctx *ctx, const mmt_problem *user, do
 /* A GEMM call: checked, normalised, looked up (made the first time), launched; *how and
  * config say what served it. sgemm: the call came through mmt_sgemm, whose policy may allow
  * f32x3; mmt_gemm_ex runs exactly what its descriptor says. host_ok: operands may be host
- * memory on a GPU (a public call; the out-of-core GEMM's tiles are device operands). */
+ * memory on a GPU (a public call; the out-of-core GEMM's tiles are device operands). *hit
+ * (may be NULL): what the table ran, repeatable or not (mmt_table_hit). */
 static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int host_ok, int64_t m, int64_t n,
                            int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
-                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_table_hit *hit,
+                           mmt_err *err)
 {
+    if (hit) hit->repeatable = 0;
     mmt_problem user;
     int64_t span[3];
     int todo, host_c = 0;
@@ -490,7 +509,7 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
                                   config_size, err);
         }
     }
-    return mmt_table_run(ctx, &user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, err);
+    return mmt_table_run(ctx, &user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, hit, err);
 }
 
 /* The GEMM of device operands a host-memory call's tiles run through (host_route.h). */
@@ -498,7 +517,39 @@ static mmt_status device_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, i
                               double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
                               void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
 {
-    return run_gemm(ctx, d, sgemm, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, err);
+    return run_gemm(ctx, d, sgemm, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, NULL,
+                    err);
+}
+
+
+static int same_call(const mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n, int64_t k,
+                     int64_t lda, int64_t ldb, int64_t ldc)
+{
+    const mmt_gemm_desc *l = &last.d;
+    return last.ctx_id == ctx->id && d && m == last.m && n == last.n && k == last.k && lda == last.lda &&
+           ldb == last.ldb && ldc == last.ldc && sgemm == last.sgemm && d->ab_type == l->ab_type &&
+           d->c_type == l->c_type && d->compute == l->compute && d->layout == l->layout && d->trans_a == l->trans_a &&
+           d->trans_b == l->trans_b;
+}
+
+/* The last call repeated on new operands where nothing but its launch is left to do (none of
+ * BLAS's quick returns, no NULL pointer); 0 where the full path must run. */
+static int repeat_last(mmt_ctx *ctx, double alpha, const void *a, const void *b, double beta, void *c, int64_t lda,
+                       int64_t ldb, int64_t ldc, mmt_status *st)
+{
+    if (last.hit.problem.mode != MMT_MODE_F64) alpha = (float)alpha, beta = (float)beta;
+    thread_view *v = view_of(ctx->id, 0);
+    if (!v || !a || !b || !c || alpha == 0 || last.k == 0) return 0;
+    mmt_err err;
+    if (!mmt_table_repeat(ctx, &last.hit, alpha, a, lda, b, ldb, beta, c, ldc, st, &err)) return 0;
+    if (*st != MMT_OK) {
+        finish(ctx, *st, &err, MMT_CHOICE_NONE, NULL);
+        last.ctx_id = 0;
+        return 1;
+    }
+    v->used = ++view_clock; /* the view holds this call's choice already */
+    if (v->err.status != MMT_OK) mmt_err_clear(&v->err);
+    return 1;
 }
 
 /* Every GEMM entry point ends here: the call's outcome becomes this thread's view. */
@@ -507,13 +558,20 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
                        int64_t ldc)
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_status st;
+    if (same_call(ctx, d, sgemm, m, n, k, lda, ldb, ldc) && repeat_last(ctx, alpha, a, b, beta, c, lda, ldb, ldc, &st))
+        return st;
     mmt_err err;
     mmt_choice how = MMT_CHOICE_NONE;
     char config[512]; /* written where how is set (not cleared: a call's time matters) */
     config[0] = '\0';
-    mmt_status st = run_gemm(ctx, d, sgemm, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config,
-                             sizeof config, &err);
-    return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
+    mmt_table_hit hit;
+    st = run_gemm(ctx, d, sgemm, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config, sizeof config, &hit,
+                  &err);
+    st = finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
+    if (st == MMT_OK && hit.repeatable && !ctx->async) /* a GPU call also asks where its operands live */
+        last = (last_call){ctx->id, *d, sgemm, m, n, k, lda, ldb, ldc, hit};
+    return st;
 }
 
 mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
@@ -569,7 +627,7 @@ static mmt_status run_batched(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, i
     for (int64_t i = 0; i < bt->count; i++)
         FORWARD_IF_ERROR(run_gemm(ctx, d, 0, 1, m, n, k, alpha, nth(a, i, bt->stride_a, es), lda,
                                   nth(b, i, bt->stride_b, es), ldb, beta, (void *)nth(c, i, bt->stride_c, cs), ldc,
-                                  how, config, config_size, err));
+                                  how, config, config_size, NULL, err));
     return MMT_OK;
 }
 

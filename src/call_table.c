@@ -586,6 +586,7 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
         pthread_mutex_lock(&ctx->lock);
         if (open) vendor_entry(ctx, e, pk.how, pk.route);
         else e->stay = 1;
+        atomic_fetch_add(&ctx->table_gen, 1);
         pthread_mutex_unlock(&ctx->lock);
         return;
     }
@@ -617,6 +618,7 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
         e->choice = pk.how;
         e->stay = 0;
         snprintf(e->params, sizeof e->params, "%s", params);
+        atomic_fetch_add(&ctx->table_gen, 1);
     } else {
         e->stay = 1;
     }
@@ -685,9 +687,42 @@ static mmt_gemm_params params_of(const mmt_problem *user, const mmt_problem *rp,
                              .a = swap ? b : a, .b = swap ? a : b, .c = c};
 }
 
+/* A call's launch and what follows it: the miss count of an untuned entry, its hand-over to
+ * a background mmtune on its first call, and a due sync. */
+static mmt_status run_entry(mmt_ctx *ctx, const mmt_problem *p, mmt_module *mod, const mmt_geometry *geometry,
+                            const mmt_strassen_plan *plan, mmt_vendor_route route, mmt_miss_counter *miss,
+                            mmt_gemm_params *gp, mmt_err *err)
+{
+    int sync = 0;
+    if (miss) {
+        mmt_miss_count(miss);
+        sync = mmt_misses_due(ctx->misses);
+    }
+    mmt_status st = mod ? launch(ctx, mod, geometry, plan, gp, err) : vendor_launch(ctx, p, route, gp, err);
+    /* after the launch, so the call's own result is not delayed: the first call of an
+     * untuned problem hands it to a background mmtune, and a due call syncs */
+    if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)
+        mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
+    if (sync) sync_with_database(ctx);
+    return st;
+}
+
+int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda, const void *b,
+                     int64_t ldb, double beta, void *c, int64_t ldc, mmt_status *st, mmt_err *err)
+{
+    if (atomic_load_explicit(&ctx->table_gen, memory_order_acquire) != hit->gen) return 0;
+    mmt_gemm_params gp = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc);
+    const int es = mmt_dtype_size(hit->problem.dtype);
+    if (mmt_align_bytes((uintptr_t)gp.a, gp.lda * es) != hit->align_a ||
+        mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es) != hit->align_b)
+        return 0;
+    *st = run_entry(ctx, &hit->problem, hit->mod, &hit->geometry, NULL, hit->route, hit->miss, &gp, err);
+    return 1;
+}
+
 mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, double alpha, const void *a, int64_t lda,
                          const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
-                         size_t config_size, mmt_err *err)
+                         size_t config_size, mmt_table_hit *hit, mmt_err *err)
 {
     call_key key = {.problem = mmt_problem_normalise(user)};
     mmt_gemm_params gp = params_of(user, &key.problem, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -718,20 +753,12 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
     const int levels = e->plan.levels;
     if (levels) plan = e->plan;
     if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
+    if (hit)
+        *hit = (mmt_table_hit){.repeatable = !levels, .gen = atomic_load(&ctx->table_gen), .user = *user,
+                               .problem = key.problem, .align_a = key.align_a, .align_b = key.align_b, .mod = mod,
+                               .geometry = geometry, .route = route, .miss = miss};
     pthread_mutex_unlock(&ctx->lock);
-    int sync = 0;
-    if (miss) {
-        mmt_miss_count(miss);
-        sync = mmt_misses_due(ctx->misses);
-    }
-    mmt_status st = mod ? launch(ctx, mod, &geometry, levels ? &plan : NULL, &gp, err)
-                        : vendor_launch(ctx, &key.problem, route, &gp, err);
-    /* after the launch, so the call's own result is not delayed: the first call of an
-     * untuned problem hands it to a background mmtune, and a due call syncs */
-    if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)
-        mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
-    if (sync) sync_with_database(ctx);
-    return st;
+    return run_entry(ctx, &key.problem, mod, &geometry, levels ? &plan : NULL, route, miss, &gp, err);
 }
 
 mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a, int64_t lda,

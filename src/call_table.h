@@ -11,13 +11,33 @@
  * backend has no template for it (a call of no size says so too). */
 mmt_status mmt_table_serve_mode(mmt_ctx *ctx, mmt_mode mode, mmt_err *err);
 
+/* What a looked-up call ran, as copied from its entry under the lock: a thread keeps it to
+ * repeat the same call without the lookup (mmt_table_repeat). */
+typedef struct mmt_table_hit {
+    int repeatable; /* 0: the call ran Strassen levels, or was not looked up */
+    uint64_t gen;   /* the table's generation at the lookup */
+    mmt_problem user, problem; /* the caller's problem, and its row-major normal form */
+    int align_a, align_b;
+    mmt_module *mod;
+    mmt_geometry geometry;
+    mmt_vendor_route route;
+    mmt_miss_counter *miss;
+} mmt_table_hit;
+
 /* Runs a checked call of user's problem (the caller's layout, sizes filled in; operands on
  * the context's device) on the context's stream: looked up, made the first time, launched.
  * sgemm: it came through mmt_sgemm, whose policy may allow f32x3. *how and config say what
- * served it. */
+ * served it; *hit (may be NULL) what ran. */
 mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, double alpha, const void *a, int64_t lda,
                          const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
-                         size_t config_size, mmt_err *err);
+                         size_t config_size, mmt_table_hit *hit, mmt_err *err);
+
+/* Runs hit's call again on new operands of the same leading dimensions (the caller checked
+ * them as the first call was checked), as mmt_table_run would: 0 without running where the
+ * hit no longer holds (an entry or a policy changed since, or the operands' alignment
+ * differs), 1 where it ran, with its status in *st. */
+int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda, const void *b,
+                     int64_t ldb, double beta, void *c, int64_t ldc, mmt_status *st, mmt_err *err);
 
 /* The strided batch bt of user's checked problem (operands on the context's device, the
  * strides those of the caller's matrices) in one call of the vendor library's strided-batched

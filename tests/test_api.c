@@ -369,6 +369,76 @@ static void test_lookup(void)
     mmt_close(ctx);
 }
 
+/* A call repeated on one thread runs without the checks and the lookup (api.c, last_call):
+ * each repeat right on new operands, mmt_last_choice that of the call itself after other
+ * shapes and a batch came between, an error's message gone with the next success, a policy
+ * change and an operand of another alignment looked up again. */
+static void test_repeat(void)
+{
+    mmt_err err;
+    mmt_family *fam;
+    CHECK_OK(mmt_family_find_template("cpu/gemm_avx.c", &fam, &err), &err);
+    mmt_config def;
+    char deftext[512], db[600];
+    mmt_space_default(fam->space, &def);
+    mmt_config_format(fam->space, &def, deftext, sizeof deftext);
+    mmt_family_free(fam);
+    snprintf(db, sizeof db, "%s/tuned.db", dir); /* test_lookup's: 256^3 tuned to another configuration */
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    const char *cfg;
+    char tuned[512];
+    for (int i = 0; i < 3; i++) CHECK(api_case(ctx, 0, 0, 0, 0, 256, 256, 256, 1, i == 1 ? 0.5 : 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    snprintf(tuned, sizeof tuned, "%s", cfg);
+    CHECK(strcmp(tuned, deftext) != 0);
+    /* another shape, then the first again: its own choice */
+    CHECK(api_case(ctx, 0, 0, 1, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_DEFAULT);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(cfg, tuned);
+    /* a batch of another shape between two of the same calls */
+    float *a = gc_matrix(0, 0, 256, 256, 256, 0), *b = gc_matrix(0, 0, 256, 256, 256, 0);
+    float *c = gc_matrix(0, 0, 256, 256, 256, 0);
+    const mmt_gemm_desc d = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS};
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256, 0, c, 256),
+                 MMT_OK);
+    CHECK_EQ_INT(mmt_gemm_strided_batched(ctx, &d, 16, 16, 16, 1, a, 256, 16, b, 256, 16, 0, c, 256, 16 * 256, 4),
+                 MMT_OK);
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_DEFAULT);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256, 0, c, 256),
+                 MMT_OK);
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    /* an error, then the same call right: no message left */
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256, 0, NULL,
+                           256),
+                 MMT_INVALID_ARGUMENT);
+    CHECK(mmt_last_error(ctx)[0] != '\0');
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256, 0, c, 256),
+                 MMT_OK);
+    CHECK_EQ_STR(mmt_last_error(ctx), "");
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    /* A one element past a 64-byte boundary: looked up for its alignment, right */
+    float *a1 = malloc(sizeof(float) * (256 * 256 + 1));
+    memcpy(a1 + 1, a, sizeof(float) * 256 * 256);
+    float *c1 = malloc(sizeof(float) * 256 * 256);
+    CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a1 + 1, 256, b, 256, 0, c1,
+                           256),
+                 MMT_OK);
+    CHECK(memcmp(c, c1, sizeof(float) * 256 * 256) == 0 || mmt_last_choice(ctx, NULL) != MMT_CHOICE_EXACT);
+    double *ref = gc_ref_alloc(256, 256);
+    gc_reference(0, 0, 0, 0, 256, 256, 256, 1, a, 256, b, 256, 0, c, 256, ref);
+    CHECK(gc_rel_error(0, 0, 256, 256, c1, 256, ref) <= gc_bound(0, 256));
+    /* a policy change: the same call looked up again (f32x3 has no CPU family: the tuned kernel) */
+    CHECK_EQ_INT(mmt_set_sgemm_policy(ctx, MMT_SGEMM_ALLOW_F32X3), MMT_OK);
+    CHECK(api_case(ctx, 0, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
+    CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+    CHECK_EQ_STR(cfg, tuned);
+    free(a), free(b), free(c), free(a1), free(c1), free(ref);
+    mmt_close(ctx);
+}
+
 /* One f32 call (column-major where col) run twice on the same inputs, with the classic
  * algorithm and with Strassen levels allowed (the policy is left allowing them); returns
  * the relative Frobenius difference of the two results, *cfg the configuration the second
@@ -535,6 +605,7 @@ int main(void)
     test_size_limits();
     test_semantics();
     test_lookup();
+    test_repeat();
     test_algorithm_policy();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
