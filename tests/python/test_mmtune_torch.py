@@ -1,5 +1,5 @@
 """The Python module on PyTorch CUDA tensors: every type and compute mode, both orders and
-transposes, a side stream, against torch's own matmul in float64 on random data with the
+transposes, strided batches, a side stream, against torch's own matmul in float64 on random data with the
 output poisoned first (NaN); skipped without torch or a CUDA GPU. Run by
 tests/cli_python.sh (the GPU machine has torch)."""
 import unittest
@@ -52,6 +52,28 @@ class MatmulTorch(unittest.TestCase):
                         for col in (False, True):
                             with self.subTest(kind=kind, shape=(m, n, k), ta=ta, tb=tb, col=col):
                                 self.check(kind, m, n, k, ta, tb, col)
+
+    def test_batched(self):
+        """3-D tensors: a strided batch in one cuBLAS call, a 2-D operand shared, against torch's
+        batched matmul in float64, b given transposed (trans_b)."""
+        dev = torch.device("cuda:0")
+        for kind in KINDS:
+            ab, ct, compute, tol = kind
+            for batch, m, n, k, shared_b in ((8, 67, 45, 93, False), (3, 33, 17, 300, True), (200, 3, 4, 2, False)):
+                with self.subTest(kind=kind, shape=(batch, m, n, k), shared_b=shared_b):
+                    a = torch.empty((batch, m, k), device=dev).uniform_(-1, 1).to(getattr(torch, ab))
+                    b = torch.empty((n, k) if shared_b else (batch, n, k), device=dev).uniform_(-1, 1)
+                    b = b.to(getattr(torch, ab))
+                    out = torch.full((batch, m, n), float("nan"), dtype=getattr(torch, ct), device=dev)
+                    mmtune.matmul(a, b, out, trans_b=True, compute=compute,
+                                  out_dtype="float32" if ct != ab else None)
+                    torch.cuda.synchronize()
+                    x, y = a.double(), b.double().transpose(-1, -2)
+                    want, scale = x @ y, x.abs() @ y.abs()
+                    err = float(((out.double() - want).abs() / (scale + 1e-30)).max())
+                    self.assertTrue(bool(torch.isfinite(out).all()), f"{kind}: NaN or Inf")
+                    self.assertLessEqual(err, tol, f"{kind} batch {batch} {m}x{n}x{k}")
+                    self.assertEqual(mmtune.last_choice()[0], "vendor")
 
     def test_side_stream(self):
         s = torch.cuda.Stream()
