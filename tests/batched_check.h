@@ -27,6 +27,26 @@ typedef struct batch_case {
     double alpha, beta;
 } batch_case;
 
+/* The shapes both tests run: sizes, the batch, a shared A or B; and alpha, beta. */
+static const struct bc_shape {
+    int64_t m, n, k, batch;
+    int shared_a, shared_b;
+} bc_shapes[] = {{67, 45, 93, 7, 0, 0}, {33, 17, 300, 3, 0, 1}, {16, 40, 8, 5, 1, 0}, {1, 9, 130, 1, 0, 0},
+                 {3, 4, 2, 1000, 0, 0}};
+#define BC_SHAPES (sizeof bc_shapes / sizeof bc_shapes[0])
+static const double bc_scales[][2] = {{1, 0}, {-0.5, 0.75}, {0, 2}};
+
+/* The case of shape si in layout col with transposes t (bit 0 A, bit 1 B), its alpha and
+ * beta taken in turn. */
+static inline batch_case bc_case(mmt_dtype ab, mmt_dtype c, mmt_compute compute, mmt_mode mode, size_t si, int col,
+                                 int t)
+{
+    const struct bc_shape *s = &bc_shapes[si];
+    const double *sc = bc_scales[(si + (size_t)t + (size_t)col) % 3];
+    return (batch_case){ab, c, compute, mode, col, t & 1, t >> 1, s->m, s->n, s->k, s->batch, s->shared_a,
+                        s->shared_b, sc[0], sc[1]};
+}
+
 /* A batch's operands: the host copies, the strides and the leading dimensions. */
 typedef struct batch_data {
     int64_t lda, ldb, ldc, stride_a, stride_b, stride_c, na, nb, nc; /* na: elements of A's buffer */

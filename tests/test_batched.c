@@ -13,22 +13,13 @@ int main(void)
     mmt_ctx *ctx = NULL;
     CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
     if (!ctx) return check_result();
-    static const struct {
-        int64_t m, n, k, batch;
-        int shared_a, shared_b;
-    } shapes[] = {{7, 5, 3, 4, 0, 0}, {33, 17, 65, 3, 0, 1}, {16, 40, 8, 5, 1, 0}, {1, 9, 130, 1, 0, 0},
-                  {3, 4, 2, 1000, 0, 0}};
-    static const double scales[][2] = {{1, 0}, {-0.5, 0.75}, {0, 2}}; /* alpha, beta */
     int runs = 0, bad = 0;
     for (int f64 = 0; f64 < 2; f64++)
-        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (size_t si = 0; si < BC_SHAPES; si++)
             for (int col = 0; col < 2; col++)
                 for (int t = 0; t < 4; t++) {
-                    const size_t ci = (si + (size_t)t + (size_t)col) % 3;
-                    const batch_case bc = {gc_type(f64), gc_type(f64), MMT_COMPUTE_NATIVE,
-                                           f64 ? MMT_MODE_F64 : MMT_MODE_F32, col, t & 1, t >> 1,
-                                           shapes[si].m, shapes[si].n, shapes[si].k, shapes[si].batch,
-                                           shapes[si].shared_a, shapes[si].shared_b, scales[ci][0], scales[ci][1]};
+                    const batch_case bc = bc_case(gc_type(f64), gc_type(f64), MMT_COMPUTE_NATIVE,
+                                                  f64 ? MMT_MODE_F64 : MMT_MODE_F32, si, col, t);
                     mmt_choice how;
                     char config[512];
                     const double e = bc_run(ctx, NULL, NULL, &bc, &how, config, sizeof config);

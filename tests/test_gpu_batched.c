@@ -8,37 +8,11 @@
  * 77 (skipped) without a GPU. */
 #include "batched_check.h"
 #include "gpu_check.h"
-
-typedef struct mode_case {
-    mmt_dtype ab, c;
-    mmt_compute compute;
-    mmt_mode mode;
-    const char *routine;
-} mode_case;
-
-static const mode_case modes[] = {
-    {MMT_BF16, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmStridedBatchedEx"},
-    {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmStridedBatchedEx"},
-    {MMT_F16, MMT_F16, MMT_COMPUTE_NATIVE, MMT_MODE_F16, "cublasGemmStridedBatchedEx"},
-    {MMT_F32, MMT_F32, MMT_COMPUTE_TF32, MMT_MODE_TF32, "cublasGemmStridedBatchedEx"},
-    {MMT_F32, MMT_F32, MMT_COMPUTE_F32X3, MMT_MODE_F32X3, "cublasSgemmStridedBatched"},
-    {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_F32, "cublasSgemmStridedBatched"},
-    {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE, MMT_MODE_F64, "cublasDgemmStridedBatched"},
-};
-
-static const struct {
-    int64_t m, n, k, batch;
-    int shared_a, shared_b;
-} shapes[] = {{67, 45, 93, 7, 0, 0}, {33, 17, 300, 3, 0, 1}, {16, 40, 8, 5, 1, 0}, {1, 9, 130, 1, 0, 0},
-              {3, 4, 2, 1000, 0, 0}};
-static const double scales[][2] = {{1, 0}, {-0.5, 0.75}, {0, 2}}; /* alpha, beta */
+#include "vendor_modes.h"
 
 static batch_case case_of(const mode_case *mc, size_t si, int col, int t)
 {
-    const size_t ci = (si + (size_t)t + (size_t)col) % 3;
-    return (batch_case){mc->ab, mc->c, mc->compute, mc->mode, col, t & 1, t >> 1, shapes[si].m, shapes[si].n,
-                        shapes[si].k, shapes[si].batch, shapes[si].shared_a, shapes[si].shared_b, scales[ci][0],
-                        scales[ci][1]};
+    return bc_case(mc->ab, mc->c, mc->compute, mc->mode, si, col, t);
 }
 
 /* Runs bc; 1 where it is wrong or not served as `want` says: text its configuration holds,
@@ -66,11 +40,11 @@ int main(void)
     if (!ctx) return check_result();
     for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
         int runs = 0, bad = 0;
-        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (size_t si = 0; si < BC_SHAPES; si++)
             for (int col = 0; col < 2; col++)
                 for (int t = 0; t < 4; t++) {
                     const batch_case bc = case_of(&modes[mi], si, col, t);
-                    bad += wrong(ctx, be, &bc, modes[mi].routine);
+                    bad += wrong(ctx, be, &bc, modes[mi].batched);
                     runs++;
                 }
         printf("%s->%s, one cuBLAS call a batch: %d batches, %d wrong\n", mmt_mode_name(modes[mi].mode),

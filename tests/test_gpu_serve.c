@@ -13,23 +13,7 @@
 #include "mmtuned.h"
 #include "store.h"
 #include "vendor.h"
-
-typedef struct mode_case {
-    mmt_dtype ab, c;
-    mmt_compute compute;
-    mmt_mode mode;
-    const char *routine;
-} mode_case;
-
-static const mode_case modes[] = {
-    {MMT_BF16, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmEx"},
-    {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, "cublasGemmEx"},
-    {MMT_F16, MMT_F16, MMT_COMPUTE_NATIVE, MMT_MODE_F16, "cublasGemmEx"},
-    {MMT_F32, MMT_F32, MMT_COMPUTE_TF32, MMT_MODE_TF32, "cublasGemmEx"},
-    {MMT_F32, MMT_F32, MMT_COMPUTE_F32X3, MMT_MODE_F32X3, "cublasSgemm"},
-    {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_F32, "cublasSgemm"},
-    {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE, MMT_MODE_F64, "cublasDgemm"},
-};
+#include "vendor_modes.h"
 
 /* One call through mmt_gemm_ex on device copies of padded operands, each one element past
  * its allocation's start where shifted; the relative error (INFINITY where it failed or the
