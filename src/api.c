@@ -32,10 +32,10 @@ static _Thread_local thread_view views[THREAD_VIEWS];
 static _Thread_local uint64_t view_clock;
 static _Atomic uint64_t next_ctx_id = 1;
 
-/* This thread's last GEMM call through gemm() below where the table ran it on the CPU, and
- * what ran it: the same call again (the same context, descriptor, sizes and leading
- * dimensions: the same checks pass) runs it without the checks and the lookup, the cost of
- * a tiny GEMM's call. Valid while the thread's view of the context holds that call's choice:
+/* This thread's last GEMM call through gemm() below where the table ran it, and what ran
+ * it: the same call again (the same context, descriptor, sizes and leading dimensions: the
+ * same checks pass) runs it without the checks and the lookup, the cost of a tiny GEMM's
+ * call (on a GPU it still asks where its operands live). Valid while the thread's view of the context holds that call's choice:
  * finish() forgets it whenever it writes a choice. */
 typedef struct last_call {
     uint64_t ctx_id; /* 0: none */
@@ -541,6 +541,8 @@ static int repeat_last(mmt_ctx *ctx, double alpha, const void *a, const void *b,
     thread_view *v = view_of(ctx->id, 0);
     if (!v || !a || !b || !c || alpha == 0 || last.k == 0) return 0;
     mmt_err err;
+    int host = 0; /* on a GPU: device operands, as the first call's were (else the full path) */
+    if (ctx->async && (where_operands(ctx, &last.hit.user, alpha, a, b, c, &host, &err) != MMT_OK || host)) return 0;
     if (!mmt_table_repeat(ctx, &last.hit, alpha, a, lda, b, ldb, beta, c, ldc, st, &err)) return 0;
     if (*st != MMT_OK) {
         finish(ctx, *st, &err, MMT_CHOICE_NONE, NULL);
@@ -569,7 +571,7 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
     st = run_gemm(ctx, d, sgemm, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how, config, sizeof config, &hit,
                   &err);
     st = finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
-    if (st == MMT_OK && hit.repeatable && !ctx->async) /* a GPU call also asks where its operands live */
+    if (st == MMT_OK && hit.repeatable)
         last = (last_call){ctx->id, *d, sgemm, m, n, k, lda, ldb, ldc, hit};
     return st;
 }

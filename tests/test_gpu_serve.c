@@ -7,8 +7,9 @@
  * allocation's start (cuBLASLt's plans assume 256-byte alignment unless told), and one
  * larger problem a mode. Then a problem with a tuned template entry whose kernel is not
  * cached: its first call runs cuBLAS, and after mmt_wait_kernels the tuned kernel does. And
- * vendor bests whose route is a cuBLASLt plan with workspace (ROUTINE=cublasLtMatmul).
- * Exits 77 (skipped) without a GPU or without cuBLAS. */
+ * vendor bests whose route is a cuBLASLt plan with workspace (ROUTINE=cublasLtMatmul). And
+ * a repeated call's operands asked where they live. Exits 77 (skipped) without a GPU or
+ * without cuBLAS. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 #include "store.h"
@@ -261,6 +262,45 @@ static void test_vendor_route(mmt_vendor_route route)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* A call repeated on one thread skips the checks and the lookup (api.c), but not the
+ * question where its operands live: the same call on host operands right after goes through
+ * the host-memory route, and one that mixes host and device memory is refused, C untouched. */
+static void test_repeat_operands(void)
+{
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+    if (!ctx) return;
+    const int64_t m = 67, n = 45, k = 93;
+    float *a = gc_matrix_t(MMT_F32, 0, m, k, k, 0), *b = gc_matrix_t(MMT_F32, 0, k, n, n, 0);
+    float *c = gc_matrix_t(MMT_F32, 0, m, n, n, 1), *c0 = malloc(sizeof(float) * m * n);
+    double *ref = gc_ref_alloc(m, n);
+    gc_reference_t(MMT_F32, MMT_F32, 0, 0, 0, m, n, k, 1, a, k, b, n, 0, c, n, ref);
+    const mmt_gemm_desc d = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    mmt_err err;
+    void *da = NULL, *db = NULL, *dc = NULL;
+    if (be->alloc(&dev, sizeof(float) * m * k, &da, &err) == MMT_OK &&
+        be->alloc(&dev, sizeof(float) * k * n, &db, &err) == MMT_OK &&
+        be->alloc(&dev, sizeof(float) * m * n, &dc, &err) == MMT_OK &&
+        be->copy(da, a, sizeof(float) * m * k, MMT_H2D, &err) == MMT_OK &&
+        be->copy(db, b, sizeof(float) * k * n, MMT_H2D, &err) == MMT_OK) {
+        for (int i = 0; i < 3; i++) /* the second and third repeat the first */
+            CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, m, n, k, 1, da, k, db, n, 0, dc, n), MMT_OK);
+        const char *cfg = "";
+        CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, m, n, k, 1, a, k, b, n, 0, c, n), MMT_OK);
+        mmt_last_choice(ctx, &cfg);
+        printf("the same call on host operands: error %g (%s)\n", gc_rel_error_t(MMT_F32, 0, m, n, c, n, ref), cfg);
+        CHECK(gc_rel_error_t(MMT_F32, 0, m, n, c, n, ref) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, k));
+        CHECK(strstr(cfg, "OOC_TILE_M=") != NULL);
+        CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, m, n, k, 1, da, k, db, n, 0, dc, n), MMT_OK);
+        memcpy(c0, c, sizeof(float) * m * n);
+        CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, m, n, k, 1, a, k, db, n, 0, c, n), MMT_INVALID_ARGUMENT);
+        CHECK(memcmp(c0, c, sizeof(float) * m * n) == 0);
+    }
+    be->free(da), be->free(db), be->free(dc);
+    free(a), free(b), free(c), free(c0), free(ref);
+    mmt_close(ctx);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -274,6 +314,7 @@ int main(void)
     mmt_vendor_close(v);
     setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1);
     test_modes();
+    test_repeat_operands();
     unsetenv("MMTUNE_DB");
     test_background_build();
     test_vendor_route(MMT_VENDOR_PLAN_WORKSPACE);
