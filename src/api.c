@@ -35,14 +35,14 @@ static _Atomic uint64_t next_ctx_id = 1;
 /* This thread's last GEMM call through gemm() below where the table ran it, and what ran
  * it: the same call again (the same context, descriptor, sizes and leading dimensions: the
  * same checks pass) runs it without the checks and the lookup, the cost of a tiny GEMM's
- * call (on a GPU it still asks where its operands live). Valid while the thread's view of the context holds that call's choice:
- * finish() forgets it whenever it writes a choice. */
+ * call (on a GPU it still asks where its operands live). Valid while the thread's view of
+ * the context holds that call's choice: finish() forgets it whenever it writes a choice. */
 typedef struct last_call {
     uint64_t ctx_id; /* 0: none */
     mmt_gemm_desc d;
     int sgemm;
-    int64_t m, n, k, lda, ldb, ldc;
-    mmt_table_hit hit;
+    int64_t lda, ldb, ldc;
+    mmt_table_hit hit; /* the sizes are its problem's */
 } last_call;
 static _Thread_local last_call last;
 
@@ -485,6 +485,22 @@ static mmt_status where_operands(const mmt_ctx *ctx, const mmt_problem *user, do
     return MMT_OK;
 }
 
+/* A checked call with work to do (user's problem; alpha and beta as the kernels apply them):
+ * on a GPU where host_ok, the host-memory route where its operands are host memory; else the
+ * table's lookup and launch. */
+static mmt_status run_checked(mmt_ctx *ctx, const mmt_problem *user, int sgemm, int host_ok, double alpha,
+                              const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc,
+                              mmt_choice *how, char *config, size_t config_size, mmt_table_hit *hit, mmt_err *err)
+{
+    int host = 0;
+    if (host_ok && ctx->async) /* a GPU: one query per operand read says where it lives */
+        FORWARD_IF_ERROR(where_operands(ctx, user, alpha, a, b, c, &host, err));
+    if (host)
+        return mmt_host_route(ctx, user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, device_gemm, how, config,
+                              config_size, err);
+    return mmt_table_run(ctx, user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, hit, err);
+}
+
 /* A GEMM call: checked, normalised, looked up (made the first time), launched; *how and
  * config say what served it. sgemm: the call came through mmt_sgemm, whose policy may allow
  * f32x3; mmt_gemm_ex runs exactly what its descriptor says. host_ok: operands may be host
@@ -498,18 +514,12 @@ static mmt_status run_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int 
     if (hit) hit->repeatable = 0;
     mmt_problem user;
     int64_t span[3];
-    int todo, host_c = 0;
+    int todo;
     FORWARD_IF_ERROR(check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, err));
     FORWARD_IF_ERROR(check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, err));
     if (!todo) return MMT_OK;
-    if (host_ok && ctx->async) { /* a GPU: one query per operand read says where it lives */
-        FORWARD_IF_ERROR(where_operands(ctx, &user, alpha, a, b, c, &host_c, err));
-        if (host_c) {
-            return mmt_host_route(ctx, &user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, device_gemm, how, config,
-                                  config_size, err);
-        }
-    }
-    return mmt_table_run(ctx, &user, sgemm, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, hit, err);
+    return run_checked(ctx, &user, sgemm, host_ok, alpha, a, lda, b, ldb, beta, c, ldc, how, config, config_size, hit,
+                       err);
 }
 
 /* The GEMM of device operands a host-memory call's tiles run through (host_route.h). */
@@ -526,7 +536,8 @@ static int same_call(const mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int6
                      int64_t lda, int64_t ldb, int64_t ldc)
 {
     const mmt_gemm_desc *l = &last.d;
-    return last.ctx_id == ctx->id && d && m == last.m && n == last.n && k == last.k && lda == last.lda &&
+    const mmt_problem *p = &last.hit.user;
+    return last.ctx_id == ctx->id && d && m == p->m && n == p->n && k == p->k && lda == last.lda &&
            ldb == last.ldb && ldc == last.ldc && sgemm == last.sgemm && d->ab_type == l->ab_type &&
            d->c_type == l->c_type && d->compute == l->compute && d->layout == l->layout && d->trans_a == l->trans_a &&
            d->trans_b == l->trans_b;
@@ -538,19 +549,13 @@ static int repeat_last(mmt_ctx *ctx, double alpha, const void *a, const void *b,
                        int64_t ldb, int64_t ldc, mmt_status *st)
 {
     if (last.hit.problem.mode != MMT_MODE_F64) alpha = (float)alpha, beta = (float)beta;
-    thread_view *v = view_of(ctx->id, 0);
-    if (!v || !a || !b || !c || alpha == 0 || last.k == 0) return 0;
+    if (!view_of(ctx->id, 0) || !a || !b || !c || alpha == 0 || last.hit.user.k == 0) return 0;
     mmt_err err;
     int host = 0; /* on a GPU: device operands, as the first call's were (else the full path) */
     if (ctx->async && (where_operands(ctx, &last.hit.user, alpha, a, b, c, &host, &err) != MMT_OK || host)) return 0;
     if (!mmt_table_repeat(ctx, &last.hit, alpha, a, lda, b, ldb, beta, c, ldc, st, &err)) return 0;
-    if (*st != MMT_OK) {
-        finish(ctx, *st, &err, MMT_CHOICE_NONE, NULL);
-        last.ctx_id = 0;
-        return 1;
-    }
-    v->used = ++view_clock; /* the view holds this call's choice already */
-    if (v->err.status != MMT_OK) mmt_err_clear(&v->err);
+    finish(ctx, *st, &err, MMT_CHOICE_NONE, NULL); /* the view keeps this call's choice */
+    if (*st != MMT_OK) last.ctx_id = 0;
     return 1;
 }
 
@@ -572,7 +577,7 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
                   &err);
     st = finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
     if (st == MMT_OK && hit.repeatable)
-        last = (last_call){ctx->id, *d, sgemm, m, n, k, lda, ldb, ldc, hit};
+        last = (last_call){ctx->id, *d, sgemm, lda, ldb, ldc, hit};
     return st;
 }
 
@@ -626,10 +631,10 @@ static mmt_status run_batched(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, i
                                                      config_size, err);
         if (st != MMT_UNSUPPORTED) return st;
     }
-    for (int64_t i = 0; i < bt->count; i++)
-        FORWARD_IF_ERROR(run_gemm(ctx, d, 0, 1, m, n, k, alpha, nth(a, i, bt->stride_a, es), lda,
-                                  nth(b, i, bt->stride_b, es), ldb, beta, (void *)nth(c, i, bt->stride_c, cs), ldc,
-                                  how, config, config_size, NULL, err));
+    for (int64_t i = 0; i < bt->count; i++) /* checked whole above; each GEMM's operands asked where they live */
+        FORWARD_IF_ERROR(run_checked(ctx, &user, 0, 1, alpha, nth(a, i, bt->stride_a, es), lda,
+                                     nth(b, i, bt->stride_b, es), ldb, beta, (void *)nth(c, i, bt->stride_c, cs), ldc,
+                                     how, config, config_size, NULL, err));
     return MMT_OK;
 }
 
