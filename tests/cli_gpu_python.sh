@@ -9,6 +9,7 @@ BUILD=$(cd "$(dirname "$MMTUNE")" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PY=${MMTUNE_PYTHON:-python3}
 . "$(dirname "$0")/clilib.sh"
+unset MMTUNE_VENDOR # as a user's program runs: cuBLAS competes, and serves the strided batches
 ldd "$BUILD/libmmtuned.so" | grep -q -E 'lib(a|t|ub)san' && skip "libmmtuned.so is built with sanitizers: python cannot load it"
 "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null ||
   skip "$PY has no torch with a CUDA GPU"

@@ -73,7 +73,7 @@ class MatmulTorch(unittest.TestCase):
                     err = float(((out.double() - want).abs() / (scale + 1e-30)).max())
                     self.assertTrue(bool(torch.isfinite(out).all()), f"{kind}: NaN or Inf")
                     self.assertLessEqual(err, tol, f"{kind} batch {batch} {m}x{n}x{k}")
-                    self.assertEqual(mmtune.last_choice()[0], "vendor")
+                    self.assertEqual(mmtune.last_choice()[0], "vendor", mmtune.last_choice())
 
     def test_side_stream(self):
         s = torch.cuda.Stream()
