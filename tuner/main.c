@@ -210,6 +210,12 @@ static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, c
                               "%sserved by %s: it was faster than every template in the same rounds, so libmmtuned calls "
                               "it for this problem (the figures are the templates' best beside it)",
                               n ? "; " : "", r->vendor_label);
+    else if (r->vendor_serves == MMT_VENDOR_FASTER_BESIDE && n < size)
+        n += (size_t)snprintf(note + n, size - n,
+                              "%sserved by %s: with its calls and the fastest template's alternating in one process "
+                              "it was the faster (as an application calling both finds them), so libmmtuned calls it "
+                              "for this problem (the figures are the templates' best beside it)",
+                              n ? "; " : "", r->vendor_label);
     else if (r->vendor_serves == MMT_VENDOR_MORE_ACCURATE && n < size)
         n += (size_t)snprintf(note + n, size - n,
                               "%sserved by %s: the fastest template's error was above %.1fx its own on the same "

@@ -43,9 +43,11 @@ static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id
 }
 
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
-                                           double vendor_error)
+                                           double vendor_error, const mmt_beside *beside)
 {
     if (vendor->median_ms < winner->median_ms) return MMT_VENDOR_FASTER;
+    if (beside && beside->rounds > 0 && beside->other_beside_ms < MMT_BESIDE_MARGIN * beside->ours_beside_ms)
+        return MMT_VENDOR_FASTER_BESIDE;
     if (winner_error > 0 && vendor_error > 0 && winner_error > MMT_VENDOR_ERROR_RATIO * vendor_error)
         return MMT_VENDOR_MORE_ACCURATE;
     return MMT_VENDOR_NOT;
@@ -135,14 +137,16 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     if (off) return MMT_OK; /* a yardstick only: its family's bests stay as they are */
     if (vres.cpu_wait > MMT_CPU_BUSY) return MMT_OK; /* measured busy: whom libmmtuned serves stays as it was */
     out->vendor_serves = routine ? mmt_versus_vendor_serves(&out->tuned[out->winner], out->tuned_error[out->winner],
-                                                            &vres.timing, vres.rel_error)
+                                                            &vres.timing, vres.rel_error, &out->beside)
                                  : MMT_VENDOR_NOT;
     if (!out->vendor_serves)
         return mmt_store_best_drop(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, NULL, err);
     int64_t id;
     snprintf(how + strlen(how), sizeof how - strlen(how), "; %s: libmmtuned serves it",
-             out->vendor_serves == MMT_VENDOR_FASTER ? "faster than every template"
-                                                     : "more accurate than the fastest template");
+             out->vendor_serves == MMT_VENDOR_FASTER          ? "faster than every template"
+             : out->vendor_serves == MMT_VENDOR_FASTER_BESIDE ? "faster than the fastest template with their calls "
+                                                                "alternating in one process"
+                                                              : "more accurate than the fastest template");
     FORWARD_IF_ERROR(
         record(t, &np, problem_id, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, params, &vres, how, &id, err));
     return mmt_store_best_partial(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, 0, err); /* no search */

@@ -19,9 +19,17 @@
  * slower than the library it stands in for: where the two are within noise of each other
  * either costs the same, and a tie kept for the template measured up to 0.93x the vendor
  * later), or where the winner's error is above MMT_VENDOR_ERROR_RATIO times the vendor's
- * (an error not above 0 is not known, and decides nothing). */
+ * (an error not above 0 is not known, and decides nothing). On the CPU it also serves where
+ * it was clearly the faster with the two calls alternating in one process (below
+ * MMT_BESIDE_MARGIN times the template's time; beside NULL or 0 rounds: not measured): there
+ * one library's idle threads slow the other's next call, as in an application that calls
+ * both, or in libmmtuned itself serving another problem by the vendor (on 2 cores a template
+ * of f32 128x128x256 measured 1.04x alone, 0.75x so, and 0.74x in `mmtune bench`). Those
+ * single calls move by about 10% between runs on a small machine (a template at 0.94x so
+ * measured 1.26x in `mmtune bench`), hence the margin. */
+#define MMT_BESIDE_MARGIN 0.9
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
-                                           double vendor_error);
+                                           double vendor_error, const mmt_beside *beside);
 
 /* A family's winner. */
 typedef struct mmt_versus_entry {
