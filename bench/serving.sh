@@ -9,7 +9,8 @@
 # Logs and the database to $OUT.
 #   OUT=/tmp/out MODES="bf16 f32" BUDGET=10s UNSEEN=10 bash bench/serving.sh      (GPU 0)
 #   DEVICE=cpu OUT=/tmp/out BUDGET=5s UNSEEN=20 bash bench/serving.sh             (the CPU)
-# A GPU builds as bench/gpu_run.sh does (build-gpu), the CPU as `make build` (build).
+# A GPU machine builds as bench/gpu_run.sh does (build-gpu), whichever device is measured;
+# another as `make build` (build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DEVICE=${DEVICE:-0}
@@ -19,11 +20,16 @@ UNSEEN=${UNSEEN:-10}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/run.log") 2>&1
 if [ "$DEVICE" = cpu ]; then
-  MODES=${MODES:-f32 f64} SUITE=bench/shapes_serving_cpu.yaml KIND=cpu BUILD=build
-  make -s build || exit 1
+  MODES=${MODES:-f32 f64} SUITE=bench/shapes_serving_cpu.yaml KIND=cpu
 else
-  MODES=${MODES:-bf16 f16 tf32 f32x3 f32 f64} SUITE=bench/shapes_serving_gpu.yaml KIND=cuda BUILD=build-gpu
+  MODES=${MODES:-bf16 f16 tf32 f32x3 f32 f64} SUITE=bench/shapes_serving_gpu.yaml KIND=cuda
+fi
+if command -v nvidia-smi >/dev/null; then
+  BUILD=build-gpu
   . scripts/gpu-build.sh
+else
+  BUILD=build
+  make -s build || exit 1
 fi
 export MMTUNE_CACHE_DIR=${MMTUNE_CACHE_DIR:-/tmp/mmtune-cache}
 DB=$OUT/serving.db
