@@ -4,7 +4,7 @@
 # table prints, which goes to stderr instead (nowhere with --quiet); tune's figures are the
 # database's best and vendor figures, each with the relative error of its result (the table's
 # error and vendor error columns), show's rows are best_view's; --device all, which runs a
-# tune per GPU, refuses it.
+# tune per kind of GPU, refuses it.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -81,6 +81,6 @@ print("%d rows, %d columns each" % (len(want), len(want[0])))
 PY
 cat "$tmp/out" "$tmp/err"
 check "--json with --device all" 2 "$MMTUNE" --device all --shapes "$DATA/shapes_tiny.yaml" --db "$tmp/x.db" --json
-expect_err "  says why" "--json takes one device"
+expect_err "  says why" "--json takes one kind of device"
 [ $fail = 0 ] && echo "cli_json: all passed"
 exit $fail

@@ -4,7 +4,7 @@
 # still makes its database), the shards' databases merge into one with every problem once,
 # each with the vendor figure timed beside its best (the ratio) and each session's outcome;
 # --device all on a host without a GPU is refused (exit 2, nothing written) and on one with
-# GPUs tunes every problem on every GPU model.
+# GPUs tunes every problem on every GPU model, in one run (one session row) per model.
 set -u
 MMTUNE=$1
 DATA=$2
@@ -49,5 +49,6 @@ else # a GPU host: every GPU model tunes every problem, twins sharing them
   expect_eq "--device all runs" "$rc" 0
   expect_eq "every problem on every GPU model" "$(q "$tmp/gpus.db" "select count(distinct d.fingerprint || b.problem_id) =
     (select count(*) from device) * 4 from best b join device d on d.id = b.device_id")" 1
+  expect_eq "one session a GPU model" "$(q "$tmp/gpus.db" "select count(*) = (select count(*) from device) from session")" 1
 fi
 exit $fail

@@ -2,6 +2,7 @@
  * cli/options.c, bench is cli/bench_cmd.c's, export, import and merge are transfer.c's).
  * Exit codes: 0 ok, 2 bad input (nothing is written then), 1 failure, 128 + the signal for
  * a tune stopped by SIGINT (Ctrl-C) or SIGTERM after printing its partial table. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +17,14 @@
 #include "exit_codes.h"
 #include "explain.h"
 #include "fsutil.h"
+#include "lanes.h"
 #include "replay.h"
 #include "report_html.h"
 #include "ooc_tune.h"
 #include "prebuild.h"
 #include "transfer.h"
 #include "tune.h"
+#include "twins.h"
 #include "unseen.h"
 #include "vendor.h"
 #include "worker.h"
@@ -241,6 +244,50 @@ static const char *outcome(int interrupted, int failed, int partial)
     return interrupted ? "interrupted" : failed ? "failed" : partial ? "partial" : "complete";
 }
 
+/* What the lanes of a tune share (lanes.h): each problem's result, row and note by its
+ * index, the one progress output and the run's outcome, these two under lock. */
+typedef struct tune_run {
+    const mmt_cli_options *o;
+    const mmt_cli_plan *pl;
+    const char *path;
+    const mmt_twins *tw;
+    mmt_tuner *lanes; /* one per device of tw */
+    mmt_tune_result *res;
+    mmt_report_row *rows;
+    char (*notes)[1024];
+    mmt_progress *progress; /* the run's: a lone lane's own, else fed by tune_one alone */
+    pthread_mutex_t lock;
+    int rc, partial;
+} tune_run;
+
+/* Problem i on a lane: tuned, then its row and its line of progress. */
+static void tune_one(void *user, int lane, size_t i)
+{
+    tune_run *r = user;
+    mmt_tuner *t = &r->lanes[lane];
+    const mmt_problem *p = &r->pl->problems[i];
+    mmt_tune_result *res = &r->res[i];
+    const int begun = !stop_signal, host = r->pl->host && r->pl->host[i];
+    mmt_err err;
+    mmt_err_clear(&err);
+    const int failed = begun && (host ? mmt_ooc_tune_problem(t, r->tw->device[lane], r->path, p, res, &err)
+                                      : mmt_tune_problem(t, p, res, &err)) != MMT_OK;
+    if (failed) snprintf(res->message, sizeof res->message, "%.500s", err.msg);
+    r->rows[i] = tune_row(r->o, p, res, begun, r->notes[i], sizeof r->notes[i]);
+    pthread_mutex_lock(&r->lock);
+    if (failed) fprintf(stderr, "mmtune: %s\n", err.msg);
+    if (failed) r->rc = EXIT_FAIL;
+    if (begun && r->tw->n > 1) { /* the lanes print no progress of their own: a line a problem here */
+        char where[48];
+        snprintf(where, sizeof where, "on device %s", r->tw->device[lane]);
+        mmt_progress_problem(r->progress, p, where, res->planned, 1);
+    }
+    if (begun) mmt_progress_end_problem(r->progress, &r->rows[i]);
+    r->partial |= res->partial || !begun;
+    if (begun && !res->ok && r->rc == EXIT_OK) r->rc = EXIT_FAIL;
+    pthread_mutex_unlock(&r->lock);
+}
+
 static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
 {
     mmt_cli_plan pl;
@@ -252,8 +299,13 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
     char path[4096], command[4096];
     mmt_cli_db_path(o, path, sizeof path);
     join_args(argc, argv, command, sizeof command);
+    static mmt_twins tw; /* the devices, each a lane of the run (one process runs one tune) */
+    if ((rc = mmt_twins_probe(o->device, &tw)) != EXIT_OK) {
+        mmt_cli_free_plan(&pl);
+        return rc;
+    }
     mmt_err lock_err;
-    if (mmt_device_lock(&pl.dev, !o->no_wait, &lock_err) != MMT_OK) {
+    if (mmt_twins_lock(&tw, !o->no_wait, &lock_err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", lock_err.msg);
         mmt_cli_free_plan(&pl);
         return EXIT_FAIL;
@@ -290,37 +342,47 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     snprintf(exe + (len > 0 ? len : 0), sizeof exe - (len > 0 ? len : 0), "%s", len > 0 ? "" : argv[0]);
     t.exe = exe;
-    if (mmt_worker_start(exe, o->device, &t.worker, &err) != MMT_OK) {
+    mmt_tuner *lanes = calloc((size_t)tw.n, sizeof *lanes);
+    mmt_status started = lanes ? mmt_worker_start(exe, tw.device[0], &t.worker, &err)
+                               : mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory");
+    if (started == MMT_OK) {
+        lanes[0] = t;
+        started = mmt_twins_start_lanes(&tw, path, exe, lanes, &err);
+        if (started != MMT_OK) mmt_worker_stop(t.worker);
+    }
+    if (started != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", err.msg);
         mmt_store_session_end(t.st, t.session_id, "failed", &err);
         mmt_store_close(t.st);
         mmt_cli_free_plan(&pl);
+        free(lanes);
         return EXIT_FAIL;
     }
     catch_stop();
-    t.progress = mmt_progress_new(stderr, pl.n, o->quiet);
-    if (!o->quiet) fprintf(stderr, "mmtune %s: tuning %zu problem(s) on %s (%s) into %s\n", mmt_version_string(),
-                           pl.n, t.dev.name, t.dev.arch, path);
+    t.progress = lanes[0].progress = mmt_progress_new(stderr, pl.n, o->quiet);
+    if (tw.n > 1) lanes[0].progress = NULL; /* the lanes' lines would interleave: tune_one prints them */
+    if (!o->quiet) fprintf(stderr, "mmtune %s: tuning %zu problem(s) on %s%s (%s%s%s) into %s\n", mmt_version_string(),
+                           pl.n, tw.n > 1 ? "twins of " : "", t.dev.name, t.dev.arch, tw.n > 1 ? "; devices " : "",
+                           tw.n > 1 ? o->device : "", path);
 
-    mmt_tune_result *res = calloc(pl.n, sizeof *res);
-    mmt_report_row *rows = calloc(pl.n, sizeof *rows);
-    char (*notes)[1024] = calloc(pl.n, sizeof *notes);
-    int partial = 0;
-    for (size_t i = 0; res && rows && notes && i < pl.n; i++) {
-        const int begun = !stop_signal;
-        mmt_err_clear(&err);
-        const int host = pl.host && pl.host[i];
-        if (begun && (host ? mmt_ooc_tune_problem(&t, o->device, path, &pl.problems[i], &res[i], &err)
-                           : mmt_tune_problem(&t, &pl.problems[i], &res[i], &err)) != MMT_OK) {
-            fprintf(stderr, "mmtune: %s\n", err.msg);
-            snprintf(res[i].message, sizeof res[i].message, "%.500s", err.msg);
-            rc = EXIT_FAIL;
-        }
-        rows[i] = tune_row(o, &pl.problems[i], &res[i], begun, notes[i], sizeof notes[i]);
-        if (begun) mmt_progress_end_problem(t.progress, &rows[i]);
-        partial |= res[i].partial || !begun;
-        if (begun && !res[i].ok && rc == EXIT_OK) rc = EXIT_FAIL;
+    tune_run run = {.o = o, .pl = &pl, .path = path, .tw = &tw, .lanes = lanes, .res = calloc(pl.n, sizeof *run.res),
+                    .rows = calloc(pl.n, sizeof *run.rows), .notes = calloc(pl.n, sizeof *run.notes),
+                    .progress = t.progress, .lock = PTHREAD_MUTEX_INITIALIZER, .rc = rc};
+    mmt_tune_result *res = run.res;
+    mmt_report_row *rows = run.rows;
+    char(*notes)[1024] = run.notes;
+    size_t *order = calloc(pl.n ? pl.n : 1, sizeof *order);
+    if (res && rows && notes && order) {
+        /* one device: the file's order; twins: the costliest first, each to the next free lane */
+        for (size_t i = 0; i < pl.n; i++) order[i] = i;
+        if (tw.n > 1) mmt_lanes_order(pl.problems, pl.n, order);
+        mmt_lanes_run(tw.n, order, pl.n, tune_one, &run);
     }
+    free(order);
+    rc = run.rc;
+    const int partial = run.partial;
+    mmt_twins_stop_lanes(lanes, tw.n);
+    free(lanes);
     mmt_store_session_end(t.st, t.session_id, outcome(stop_signal != 0, rc != EXIT_OK, partial), &err);
 
     /* the footer: where the vendor's figures come from, what the intervals and errors are,
@@ -366,7 +428,7 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
             snprintf(what, sizeof what,
                      "`mmtune bench --device %.40s %s \"%.200s\" --db %.200s` times libmmtuned as an application calls it, beside "
                      "the vendor;\n      ",
-                     o->device, o->problem ? "--problem" : "--shapes", o->problem ? o->problem : o->shapes, path);
+                     tw.device[0], o->problem ? "--problem" : "--shapes", o->problem ? o->problem : o->shapes, path);
         fprintf(stderr,
                 "\nnext: %s`mmtune show --db %s` lists what the database holds; `mmtune explain KNOB` says what a "
                 "knob of a config sets;\n      programs get these kernels by linking -lmmtuned (mmtuned.h), through "
@@ -436,6 +498,6 @@ int main(int argc, char **argv)
     if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);
     if (strcmp(o.command, "report") == 0) return cmd_report(&o);
     if (strcmp(o.device, "all") == 0)
-        return mmt_tune_all_gpus(argc, argv, o.shapes != NULL, o.shard_index, o.shard_count ? o.shard_count : 1);
+        return mmt_tune_all_gpus(argc, argv);
     return cmd_tune(&o, argc, argv);
 }

@@ -106,7 +106,9 @@ int mmt_cli_make_plan(const mmt_cli_options *o, mmt_cli_plan *pl)
         }
         pl->n = 1;
     }
-    if ((rc = mmt_cli_device_of(o->device, &pl->be, &pl->dev)) != EXIT_OK) return rc;
+    char first[64]; /* of a tune's list of twins (twins.h), the first */
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(o->device, ","), o->device);
+    if ((rc = mmt_cli_device_of(first, &pl->be, &pl->dev)) != EXIT_OK) return rc;
     if (hosts && strcmp(pl->be->name, "cuda") != 0) {
         fprintf(stderr, "mmtune: %s: host: true problems tune the out-of-core GEMM, which runs on a GPU (not %s)\n",
                 o->shapes, pl->dev.name);

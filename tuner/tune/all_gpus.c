@@ -1,4 +1,4 @@
-/* all_gpus.c - one mmtune per GPU (see all_gpus.h). */
+/* all_gpus.c - one mmtune per kind of GPU (see all_gpus.h). */
 #include "all_gpus.h"
 
 #include <signal.h>
@@ -11,18 +11,13 @@
 #include "backend.h"
 #include "exit_codes.h"
 
-/* Starts mmtune with argv and "--device G" (and "--shard J/M" where shards > 0) after it;
- * the pid, or -1. */
-static pid_t start(const char *exe, int argc, char **argv, int gpu, int shard, int shards)
+/* Starts mmtune with argv and "--device LIST" after it; the pid, or -1. */
+static pid_t start(const char *exe, int argc, char **argv, const char *list)
 {
-    char device[16], share[32];
-    snprintf(device, sizeof device, "%d", gpu);
-    snprintf(share, sizeof share, "%d/%d", shard, shards);
-    char **args = calloc((size_t)argc + 5, sizeof *args);
+    char **args = calloc((size_t)argc + 3, sizeof *args);
     if (!args) return -1;
     memcpy(args, argv, (size_t)argc * sizeof *args);
-    args[argc] = "--device", args[argc + 1] = device;
-    if (shards > 0) args[argc + 2] = "--shard", args[argc + 3] = share;
+    args[argc] = "--device", args[argc + 1] = (char *)list;
     pid_t pid = fork();
     if (pid == 0) {
         execv(exe, args);
@@ -32,7 +27,7 @@ static pid_t start(const char *exe, int argc, char **argv, int gpu, int shard, i
     return pid;
 }
 
-int mmt_tune_all_gpus(int argc, char **argv, int deal, int shard_index, int shard_count)
+int mmt_tune_all_gpus(int argc, char **argv)
 {
     mmt_err err;
     const mmt_backend *cuda = mmt_backend_cuda(&err);
@@ -56,20 +51,23 @@ int mmt_tune_all_gpus(int argc, char **argv, int deal, int shard_index, int shar
         }
     const int ready = rc == EXIT_OK;
     for (int g = 0; ready && g < n; g++) {
-        /* GPU g is the k-th of its m twins: it takes the k-th of m shares of the shard */
-        int k = 0, m = 0;
-        for (int o = 0; o < n; o++)
-            if (strcmp(dev[o].fingerprint, dev[g].fingerprint) == 0) k += o < g, m++;
-        if (!deal && k > 0) continue; /* one problem: its twin's result serves this GPU */
-        pids[g] = start(exe, argc, argv, g, shard_index + shard_count * k, deal ? shard_count * m : 0);
-        if (pids[g] < 0) fprintf(stderr, "mmtune: GPU %d: cannot start mmtune\n", g);
+        /* the first GPU of its kind starts the run of the kind: it and its twins */
+        char list[4096] = "";
+        int first = 1;
+        for (int o = 0; o < n && first; o++) first = o >= g || strcmp(dev[o].fingerprint, dev[g].fingerprint) != 0;
+        if (!first) continue;
+        for (int o = g; o < n; o++)
+            if (strcmp(dev[o].fingerprint, dev[g].fingerprint) == 0)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? "," : "", o);
+        pids[g] = start(exe, argc, argv, list);
+        if (pids[g] < 0) fprintf(stderr, "mmtune: GPUs %s: cannot start mmtune\n", list);
     }
     /* each run handles Ctrl-C itself (its partial table, its session row); this one waits */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     for (int g = 0; ready && g < n; g++) { /* every run is waited for, whatever the others did */
         int status = 0;
-        if (pids[g] == 0) continue; /* not started: a twin tunes for it */
+        if (pids[g] == 0) continue; /* a twin's run tunes it */
         if (pids[g] > 0) waitpid(pids[g], &status, 0);
         int r = pids[g] > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
         if (r > EXIT_BAD_INPUT && r <= 128) r = EXIT_FAIL; /* 127: exec failed; 128 + a signal stays */
