@@ -258,10 +258,14 @@ typedef struct tune_run {
     mmt_progress *progress; /* the run's: a lone lane's own, else fed by tune_one alone */
     pthread_mutex_t lock;
     int rc, partial;
+    char failed_devices[600]; /* what the table's footer says of lanes that left */
 } tune_run;
 
-/* Problem i on a lane: tuned, then its row and its line of progress. */
-static void tune_one(void *user, int lane, size_t i)
+/* Problem i on a lane: tuned, then its row and its line of progress. A problem that fails
+ * as a whole (the worker or the device, not a candidate) where another lane is left: this
+ * lane's device is taken for broken, said on stderr, and the problem goes to another lane
+ * (returns 1, nothing recorded). */
+static int tune_one(void *user, int lane, size_t i, int last)
 {
     tune_run *r = user;
     mmt_tuner *t = &r->lanes[lane];
@@ -272,6 +276,17 @@ static void tune_one(void *user, int lane, size_t i)
     mmt_err_clear(&err);
     const int failed = begun && (host ? mmt_ooc_tune_problem(t, r->tw->device[lane], r->path, p, res, &err)
                                       : mmt_tune_problem(t, p, res, &err)) != MMT_OK;
+    if (failed && !last) {
+        pthread_mutex_lock(&r->lock);
+        fprintf(stderr, "mmtune: device %s: %s; it takes no more problems, the other devices tune them\n",
+                r->tw->device[lane], err.msg);
+        const size_t n = strlen(r->failed_devices);
+        snprintf(r->failed_devices + n, sizeof r->failed_devices - n, "%s%s (%.200s)", n ? "; " : "",
+                 r->tw->device[lane], err.msg);
+        r->rc = EXIT_FAIL;
+        pthread_mutex_unlock(&r->lock);
+        return 1;
+    }
     if (failed) snprintf(res->message, sizeof res->message, "%.500s", err.msg);
     r->rows[i] = tune_row(r->o, p, res, begun, r->notes[i], sizeof r->notes[i]);
     pthread_mutex_lock(&r->lock);
@@ -286,6 +301,7 @@ static void tune_one(void *user, int lane, size_t i)
     r->partial |= res->partial || !begun;
     if (begun && !res->ok && r->rc == EXIT_OK) r->rc = EXIT_FAIL;
     pthread_mutex_unlock(&r->lock);
+    return 0;
 }
 
 static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
@@ -398,7 +414,7 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
                  "GFLOP/s over the vendor's (above 1.00x: faster than the vendor)",
                  labels);
     char core[600];
-    const char *footer[7] = {vendor};
+    const char *footer[8] = {vendor};
     size_t n_footer = 1;
     if (mmt_cli_vendor_core_line(&t.dev, core, sizeof core)) footer[n_footer++] = core;
     footer[n_footer++] = mmt_cli_intervals_note;
@@ -415,6 +431,12 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
                  "of the time (/proc/pressure/cpu): run the same command on a quiet machine",
                  busy, pl.n, 100 * MMT_CPU_BUSY);
         footer[n_footer++] = busy_line;
+    }
+    char failed_line[700];
+    if (run.failed_devices[0]) {
+        snprintf(failed_line, sizeof failed_line, "failed: device %s; the other devices tuned its problems",
+                 run.failed_devices);
+        footer[n_footer++] = failed_line;
     }
     footer[n_footer] = NULL;
     char title[512];
