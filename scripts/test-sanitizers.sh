@@ -10,7 +10,9 @@
 #   build-tsan/  ThreadSanitizer on the threading contract (tests/test_threads.c), with the
 #                CPU kernels the library compiles at run time instrumented too (MMTUNE_CC
 #                wraps the compiler) and their OpenMP regions on one thread: libgomp is not
-#                instrumented, so its barriers would read as races.
+#                instrumented, so its barriers would read as races; and on the tuner's lanes
+#                (tests/test_lanes.c, built from its three sources: the tuner's whole library
+#                under TSan would double the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -32,3 +34,7 @@ rm -rf "$tsan/tsan-cache"
 MMTUNE_CC="$PWD/$tsan/cc-tsan" OMP_NUM_THREADS=1 MMTUNE_CACHE_DIR="$PWD/$tsan/tsan-cache" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/tests/test_threads"
 echo "test_threads under ThreadSanitizer: passed"
+"$cc" -std=gnu11 -O1 -g -fsanitize=thread -Isrc -Iinclude -Ituner/tune -Itests tests/test_lanes.c tuner/tune/lanes.c \
+  src/problem.c -o "$tsan/test_lanes" -lpthread -lm
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/test_lanes" >/dev/null
+echo "test_lanes under ThreadSanitizer: passed"
