@@ -320,6 +320,13 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
         mmt_cli_free_plan(&pl);
         return rc;
     }
+    for (size_t i = 0; tw.n > 1 && pl.host && i < pl.n; i++)
+        if (pl.host[i]) { /* two lanes would hold two problems' host matrices at once */
+            fprintf(stderr, "mmtune: %s: host: true problems are tuned on one device (--device %s), not on a list\n",
+                    o->shapes, tw.device[0]);
+            mmt_cli_free_plan(&pl);
+            return EXIT_BAD_INPUT;
+        }
     mmt_err lock_err;
     if (mmt_twins_lock(&tw, !o->no_wait, &lock_err) != MMT_OK) {
         fprintf(stderr, "mmtune: %s\n", lock_err.msg);
