@@ -2,7 +2,8 @@
 # cli_twins.sh MMTUNE DATA - a tune over a list of twin devices (--device A,B: a lane per
 # device, tuner/cli/twins.h and tuner/tune/lanes.h), checked on the CPU listed twice (two
 # lanes sharing it, as the run says): one run, one session row, every problem of the file
-# tuned once (one line of progress each) with a best, one table with every problem. A list
+# tuned once (one line of progress each) with a best, one table with every problem, each
+# row's note naming the lane that tuned it. A list
 # with a device this machine lacks or an empty entry, and a list given to bench, are bad
 # input with nothing written. On GPUs, --device all runs such a list per kind
 # (cli_shard.sh).
@@ -32,5 +33,6 @@ for p in "f32 row NN 64x48x40" "f32 col TN 33x17x65" "f64 row NN 32x32x32"; do
   expect_eq "  and in the table once" "$(grep -cE "^$p +cpu/" "$tmp/out")" 1
 done
 expect_eq "one table" "$(grep -c '^best per shape on' "$tmp/out")" 1
+expect_eq "each row's note names the lane that tuned it" "$(grep -c 'note: tuned on device cpu$' "$tmp/out")" 3
 expect_err "what to run next names one device" 'mmtune bench --device cpu --shapes'
 exit $fail

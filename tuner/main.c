@@ -289,6 +289,12 @@ static int tune_one(void *user, int lane, size_t i, int last)
     }
     if (failed) snprintf(res->message, sizeof res->message, "%.500s", err.msg);
     r->rows[i] = tune_row(r->o, p, res, begun, r->notes[i], sizeof r->notes[i]);
+    const size_t used = strlen(r->notes[i]);
+    if (begun && r->tw->n > 1) { /* which twin measured it */
+        snprintf(r->notes[i] + used, sizeof r->notes[i] - used, "%stuned on device %s", used ? "; " : "",
+                 r->tw->device[lane]);
+        r->rows[i].note = r->notes[i];
+    }
     pthread_mutex_lock(&r->lock);
     if (failed) fprintf(stderr, "mmtune: %s\n", err.msg);
     if (failed) r->rc = EXIT_FAIL;
