@@ -5,8 +5,10 @@
  *     would enumerate it (the device's isa set to 0) and built here; AVX-512 only where the
  *     host has it (said where it is not run);
  *   - each parallel loop: PAR=0 (split M: one B block shared by the threads, packed by
- *     all of them between barriers), PAR=1 (split N, private blocks), on 1, 2 and 3 threads
- *     (three on a two-core machine too: an odd split), and THREADS=1;
+ *     all of them between barriers), PAR=1 (split N, private blocks), PAR=2 (a grid of
+ *     threads over M and N, private blocks: the space offers it from 4 cores on, so it is
+ *     taken as a 16-core host would enumerate it), on 1, 2 and 3 threads (three on a
+ *     two-core machine too: an odd split) and PAR=2 on 4 too (a 2 x 2 grid), and THREADS=1;
  *   - f32 and f64, every transpose, padded leading dimensions, the BLAS alpha/beta rules
  *     with C poisoned where beta is 0, on shapes that give each thread several register
  *     blocks and B panels, more than one cache block in M, K and N (N past NC), edge tiles
@@ -32,15 +34,17 @@ static const ct_shape shapes[] = {
 /* The choices of the loop knobs the space allows: THREADS=1 only with PAR=0. */
 static const struct {
     int par, threads;
-} loops[] = {{0, 0}, {1, 0}, {0, 1}};
+} loops[] = {{0, 0}, {1, 0}, {0, 1}, {2, 0}};
+#define N_LOOPS (int)(sizeof loops / sizeof loops[0])
 
-#define MAX_INSTANCES (3 * 3)
+#define MAX_INSTANCES (3 * N_LOOPS)
 
 typedef struct instance {
     mmt_config cfg;
     char text[512];
     mmt_module *mod;
     int threads; /* the THREADS knob */
+    int par;
     int runs, bad;
 } instance;
 
@@ -59,6 +63,7 @@ static int pick(const mmt_device_info *host, const mmt_space *s, int isa, int pa
 {
     mmt_device_info dev = *host;
     mmt_device_set_prop(&dev, "isa", isa);
+    mmt_device_set_prop(&dev, "cores", 16); /* PAR=2 is offered from 4 cores on */
     mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 512, .n = 512, .k = 512};
     mmt_space_env env = {.problem = &p, .device = &dev};
     mmt_config *all = NULL;
@@ -74,11 +79,11 @@ static int pick(const mmt_device_info *host, const mmt_space *s, int isa, int pa
     return matches > 0;
 }
 
-/* Runs every instance on one case: THREADS=0 ones on 1, 2 and 3 threads. */
+/* Runs every instance on one case: THREADS=0 ones on 1, 2 and 3 threads, PAR=2 on 4 too. */
 static void run_all(instance *in, int n, ct_case *t)
 {
     for (int i = 0; i < n; i++)
-        for (int nt = 1; nt <= 3; nt++) {
+        for (int nt = 1; nt <= (in[i].par == 2 ? 4 : 3); nt++) {
             if (in[i].threads != 0 && nt > 1) break;
             omp_set_num_threads(in[i].threads != 0 ? 3 : nt); /* THREADS=1 must hold with 3 on offer */
             double e = ct_case_run(in[i].mod, t);
@@ -104,16 +109,17 @@ static void test_dtype(const mmt_device_info *dev, const mmt_family *fam, int f6
             printf("%s ISA=%d not run: this host's ISA is %d\n", f64 ? "f64" : "f32", isa, host_isa);
             continue;
         }
-        for (int l = 0; l < 3 && n < MAX_INSTANCES; l++) {
+        for (int l = 0; l < N_LOOPS && n < MAX_INSTANCES; l++) {
             instance *x = &in[n];
             memset(x, 0, sizeof *x);
-            if (!pick(dev, s, isa, loops[l].par, loops[l].threads, l, &x->cfg)) {
+            if (!pick(dev, s, isa, loops[l].par, loops[l].threads, l % 3, &x->cfg)) {
                 fprintf(stderr, "the space offers no ISA=%d PAR=%d THREADS=%d\n", isa, loops[l].par, loops[l].threads);
                 CHECK(0);
                 continue;
             }
             mmt_config_format(s, &x->cfg, x->text, sizeof x->text);
             x->threads = loops[l].threads;
+            x->par = loops[l].par;
             n++;
         }
     }
@@ -146,7 +152,7 @@ static void test_dtype(const mmt_device_info *dev, const mmt_family *fam, int f6
     for (int i = 0; i < built; i++) {
         CHECK_EQ_INT(in[i].bad, 0);
         printf("%s %-58s %s: %d runs ok\n", f64 ? "f64" : "f32", in[i].text,
-               in[i].threads ? "1 thread  " : "1-3 threads", in[i].runs - in[i].bad);
+               in[i].threads ? "1 thread  " : in[i].par == 2 ? "1-4 threads" : "1-3 threads", in[i].runs - in[i].bad);
         mmt_backend_cpu.unload(in[i].mod);
     }
 }

@@ -286,6 +286,7 @@ static void avx512_cpu(mmt_device_info *d)
     mmt_device_set_prop(d, "l1d_bytes", 49152);
     mmt_device_set_prop(d, "l2_bytes", 2097152);
     mmt_device_set_prop(d, "l3_bytes", 33554432);
+    mmt_device_set_prop(d, "cores", 16);
 }
 
 /* The real spaces, for problems whose shape, transposes, precision and reproducibility

@@ -53,7 +53,8 @@
 #endif
 #ifndef PAR
 #define PAR 1 // parallel loop: 0 = split M (ic loop, B block packed by all threads together),
-              //                1 = split N (jc loop, each thread packs its own A and B)
+              //                1 = split N (jc loop, each thread packs its own A and B),
+              //                2 = split both (a grid of threads, each packing its own A and B)
 #endif
 #ifndef THREADS
 #define THREADS 0 // 0: omp_get_max_threads(), n > 0: at most n threads
@@ -120,8 +121,8 @@ typedef float T;
 #error "NC must be at least NR"
 #endif
 #define NCB (NC / NR * NR) // NC as used: whole NR panels
-#if PAR != 0 && PAR != 1
-#error "PAR must be 0 (split M) or 1 (split N)"
+#if PAR != 0 && PAR != 1 && PAR != 2
+#error "PAR must be 0 (split M), 1 (split N) or 2 (split both)"
 #endif
 #if THREADS < 0
 #error "THREADS must be 0 (all) or a positive count"
@@ -430,6 +431,23 @@ static void scale_c(int64_t m, int64_t n, T *C, int64_t ldc, T beta)
     }
 }
 
+#if PAR == 2
+/* The grid of nth threads over M x N (*tm rows of *tn): of the factorisations, the one
+ * whose blocks are the squarest (the most arithmetic per packed element), without more
+ * rows or columns of threads than register blocks. */
+static void thread_grid(int nth, int64_t mblocks, int64_t nblocks, int *tm, int *tn)
+{
+    double best = -1;
+    *tm = 1, *tn = nth;
+    for (int r = 1; r <= nth; r++) {
+        if (nth % r || r > mblocks || nth / r > nblocks) continue;
+        const double h = (double)mblocks * MR / r, w = (double)nblocks * NR / (nth / r);
+        const double squareness = h < w ? h / w : w / h;
+        if (squareness > best) best = squareness, *tm = r, *tn = nth / r;
+    }
+}
+#endif
+
 /* 0, or 1 where the packing buffers could not be allocated (C is then untouched). */
 int mmt_gemm(const mmt_gemm_params *p)
 {
@@ -448,12 +466,12 @@ int mmt_gemm(const mmt_gemm_params *p)
     /* threads: the knob's cap, no more than the split loop has register blocks, and
      * none that would get too little work to pay for waking it */
     int nt = THREADS > 0 ? THREADS : omp_get_max_threads();
-    int64_t blocks = PAR == 0 ? CEIL_DIV(M, MR) : CEIL_DIV(N, NR);
+    int64_t blocks = PAR == 0 ? CEIL_DIV(M, MR) : PAR == 1 ? CEIL_DIV(N, NR) : CEIL_DIV(M, MR) * CEIL_DIV(N, NR);
     const double work = (double)M * N * K / MIN_WORK_PER_THREAD; /* M N K may not fit in 64 bits */
     if (nt > blocks) nt = (int)blocks;
     if (nt > work) nt = work > 1 ? (int)work : 1;
 
-    /* scratch: per thread one A block; PAR 0 one shared B block, PAR 1 one per thread */
+    /* scratch: per thread one A block; PAR 0 one shared B block, else one per thread */
     const size_t a_elems = ROUND_UP((size_t)MC * KC, ALIGN / sizeof(T));
     const size_t b_elems = ROUND_UP((size_t)KC * NCB, ALIGN / sizeof(T));
     const size_t total = sizeof(T) * (a_elems * nt + b_elems * (PAR == 0 ? 1 : nt));
@@ -499,6 +517,28 @@ int mmt_gemm(const mmt_gemm_params *p)
                     macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, 0);
                 }
 #pragma omp barrier /* before the B block is packed over */
+            }
+        }
+#elif PAR == 2
+        /* split both: this thread's rows and columns of a grid (whole MR and NR blocks);
+         * it packs its own A and B, the B panels while computing the first A block on them */
+        T *Bp = scratch + a_elems * nth + b_elems * tid;
+        const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
+        int tm, tn;
+        thread_grid(nth, mblocks, nblocks, &tm, &tn);
+        const int rt = tid / tn, ct = tid % tn;
+        const int64_t m0 = MIN(M, mblocks * rt / tm * MR), m1 = MIN(M, mblocks * (rt + 1) / tm * MR);
+        const int64_t n0 = MIN(N, nblocks * ct / tn * NR), n1 = MIN(N, nblocks * (ct + 1) / tn * NR);
+        for (int64_t jc = n0; jc < n1; jc += NCB) {
+            const int64_t nc = MIN(NCB, n1 - jc), npanels = CEIL_DIV(nc, NR);
+            for (int64_t pc = 0; pc < K; pc += kblk) {
+                const int64_t kc = MIN(kblk, K - pc);
+                const T beta_k = pc == 0 ? beta : (T)1;
+                for (int64_t ic = m0; ic < m1; ic += MC) {
+                    const int64_t mc = MIN(MC, m1 - ic);
+                    pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
+                    macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, ic == m0);
+                }
             }
         }
 #else
