@@ -533,6 +533,6 @@ int main(int argc, char **argv)
     if (strcmp(o.command, "replay") == 0) return cmd_replay(&o);
     if (strcmp(o.command, "report") == 0) return cmd_report(&o);
     if (strcmp(o.device, "all") == 0)
-        return mmt_tune_all_gpus(argc, argv);
+        return mmt_tune_all_gpus(argc, argv, o.json);
     return cmd_tune(&o, argc, argv);
 }

@@ -306,9 +306,6 @@ int mmt_cli_parse(int argc, char **argv, mmt_cli_options *o)
         return bad_input("--device %s: a list of devices is for a tune (twins sharing its problems)", o->device);
     if (o->top && !o->from_misses) return bad_input("%s", "--top goes with --from-misses");
     if (o->shard_count && !o->shapes) return bad_input("%s", "--shard deals the problems of --shapes FILE");
-    if (o->json && o->device && strcmp(o->device, "all") == 0)
-        return bad_input("%s", "--json takes one kind of device: --device all runs one mmtune per kind of GPU, "
-                               "each with its table (--device 0,1 lists twins: one table)");
     if (!mmt_search_known(o->strategy)) {
         fprintf(stderr, "mmtune: unknown strategy '%s' (%s)\n(mmtune --help shows the usage)\n", o->strategy,
                 mmt_search_names());

@@ -27,7 +27,7 @@ static pid_t start(const char *exe, int argc, char **argv, const char *list)
     return pid;
 }
 
-int mmt_tune_all_gpus(int argc, char **argv)
+int mmt_tune_all_gpus(int argc, char **argv, int json)
 {
     mmt_err err;
     const mmt_backend *cuda = mmt_backend_cuda(&err);
@@ -49,6 +49,17 @@ int mmt_tune_all_gpus(int argc, char **argv)
             fprintf(stderr, "mmtune: GPU %d: %s\n", g, err.msg);
             rc = EXIT_FAIL;
         }
+    int kinds = 0;
+    for (int g = 0; rc == EXIT_OK && g < n; g++) {
+        int first = 1;
+        for (int o = 0; o < g && first; o++) first = strcmp(dev[o].fingerprint, dev[g].fingerprint) != 0;
+        kinds += first;
+    }
+    if (rc == EXIT_OK && json && kinds > 1) {
+        fprintf(stderr, "mmtune: --json takes one kind of device, and this host has %d kinds of GPU (a run and a "
+                        "table each): --device with a list of twins (0,1) tunes one kind\n", kinds);
+        rc = EXIT_BAD_INPUT;
+    }
     const int ready = rc == EXIT_OK;
     for (int g = 0; ready && g < n; g++) {
         /* the first GPU of its kind starts the run of the kind: it and its twins */

@@ -9,8 +9,9 @@
 #define MMT_ALL_GPUS_H
 
 /* Runs argv (a tune with --device all) once per kind of GPU, with --device and that kind's
- * GPUs added (a later option wins). Returns the worst exit code of the runs: 2 bad input,
- * else 1 failure, else 0. */
-int mmt_tune_all_gpus(int argc, char **argv);
+ * GPUs added (a later option wins). json (--json): one table is asked for, which a host of
+ * one kind gives and one of several refuses (bad input). Returns the worst exit code of the
+ * runs: 2 bad input, else 1 failure, else 0. */
+int mmt_tune_all_gpus(int argc, char **argv, int json);
 
 #endif
