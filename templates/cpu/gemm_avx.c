@@ -519,13 +519,16 @@ int mmt_gemm(const mmt_gemm_params *p)
 #pragma omp barrier /* before the B block is packed over */
             }
         }
-#elif PAR == 2
-        /* split both: this thread's rows and columns of a grid (whole MR and NR blocks);
-         * it packs its own A and B, the B panels while computing the first A block on them */
+#else
+        /* split N (PAR 1: one row of threads) or both (PAR 2: a grid of them): this thread's
+         * rows and columns (whole MR and NR blocks); it packs its own A and B, the B panels
+         * while computing the first A block on them */
         T *Bp = scratch + a_elems * nth + b_elems * tid;
         const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
-        int tm, tn;
+        int tm = 1, tn = nth;
+#if PAR == 2
         thread_grid(nth, mblocks, nblocks, &tm, &tn);
+#endif
         const int rt = tid / tn, ct = tid % tn;
         const int64_t m0 = MIN(M, mblocks * rt / tm * MR), m1 = MIN(M, mblocks * (rt + 1) / tm * MR);
         const int64_t n0 = MIN(N, nblocks * ct / tn * NR), n1 = MIN(N, nblocks * (ct + 1) / tn * NR);
@@ -538,24 +541,6 @@ int mmt_gemm(const mmt_gemm_params *p)
                     const int64_t mc = MIN(MC, m1 - ic);
                     pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
                     macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, ic == m0);
-                }
-            }
-        }
-#else
-        /* split N: this thread's columns (whole NR blocks); it packs its own A and B, the
-         * B panels while computing the first A block on them */
-        T *Bp = scratch + a_elems * nth + b_elems * tid;
-        const int64_t nblocks = CEIL_DIV(N, NR);
-        const int64_t n0 = MIN(N, nblocks * tid / nth * NR), n1 = MIN(N, nblocks * (tid + 1) / nth * NR);
-        for (int64_t jc = n0; jc < n1; jc += NCB) {
-            const int64_t nc = MIN(NCB, n1 - jc), npanels = CEIL_DIV(nc, NR);
-            for (int64_t pc = 0; pc < K; pc += kblk) {
-                const int64_t kc = MIN(kblk, K - pc);
-                const T beta_k = pc == 0 ? beta : (T)1;
-                for (int64_t ic = 0; ic < M; ic += MC) {
-                    const int64_t mc = MIN(MC, M - ic);
-                    pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
-                    macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, ic == 0);
                 }
             }
         }
