@@ -262,9 +262,10 @@ typedef struct tune_run {
 } tune_run;
 
 /* Problem i on a lane: tuned, then its row and its line of progress. A problem that fails
- * as a whole (the worker or the device, not a candidate) where another lane is left: this
- * lane's device is taken for broken, said on stderr, and the problem goes to another lane
- * (returns 1, nothing recorded). */
+ * as a whole for the device's sake (a launch, a load or the worker process, not a
+ * candidate; not the database or the input, which another lane would meet too) where another
+ * lane is left: this lane's device is taken for broken, said on stderr, and the problem goes
+ * to another lane (returns 1, nothing recorded). */
 static int tune_one(void *user, int lane, size_t i, int last)
 {
     tune_run *r = user;
@@ -274,9 +275,11 @@ static int tune_one(void *user, int lane, size_t i, int last)
     const int begun = !stop_signal, host = r->pl->host && r->pl->host[i];
     mmt_err err;
     mmt_err_clear(&err);
-    const int failed = begun && (host ? mmt_ooc_tune_problem(t, r->tw->device[lane], r->path, p, res, &err)
-                                      : mmt_tune_problem(t, p, res, &err)) != MMT_OK;
-    if (failed && !last) {
+    const mmt_status st = !begun ? MMT_OK
+                          : host ? mmt_ooc_tune_problem(t, r->tw->device[lane], r->path, p, res, &err)
+                                 : mmt_tune_problem(t, p, res, &err);
+    const int failed = st != MMT_OK, device_failed = st == MMT_LAUNCH || st == MMT_LOAD || st == MMT_IO;
+    if (device_failed && !last) {
         pthread_mutex_lock(&r->lock);
         fprintf(stderr, "mmtune: device %s: %s; it takes no more problems, the other devices tune them\n",
                 r->tw->device[lane], err.msg);
