@@ -27,6 +27,14 @@ static pid_t start(const char *exe, int argc, char **argv, const char *list)
     return pid;
 }
 
+/* Whether GPU g is the first of its kind (fingerprint) among dev[0..g]. */
+static int first_of_kind(const mmt_device_info *dev, int g)
+{
+    for (int o = 0; o < g; o++)
+        if (strcmp(dev[o].fingerprint, dev[g].fingerprint) == 0) return 0;
+    return 1;
+}
+
 int mmt_tune_all_gpus(int argc, char **argv, int json)
 {
     mmt_err err;
@@ -50,11 +58,7 @@ int mmt_tune_all_gpus(int argc, char **argv, int json)
             rc = EXIT_FAIL;
         }
     int kinds = 0;
-    for (int g = 0; rc == EXIT_OK && g < n; g++) {
-        int first = 1;
-        for (int o = 0; o < g && first; o++) first = strcmp(dev[o].fingerprint, dev[g].fingerprint) != 0;
-        kinds += first;
-    }
+    for (int g = 0; rc == EXIT_OK && g < n; g++) kinds += first_of_kind(dev, g);
     if (rc == EXIT_OK && json && kinds > 1) {
         fprintf(stderr, "mmtune: --json takes one kind of device, and this host has %d kinds of GPU (a run and a "
                         "table each): --device with a list of twins (0,1) tunes one kind\n", kinds);
@@ -64,9 +68,7 @@ int mmt_tune_all_gpus(int argc, char **argv, int json)
     for (int g = 0; ready && g < n; g++) {
         /* the first GPU of its kind starts the run of the kind: it and its twins */
         char list[4096] = "";
-        int first = 1;
-        for (int o = 0; o < n && first; o++) first = o >= g || strcmp(dev[o].fingerprint, dev[g].fingerprint) != 0;
-        if (!first) continue;
+        if (!first_of_kind(dev, g)) continue;
         for (int o = g; o < n; o++)
             if (strcmp(dev[o].fingerprint, dev[g].fingerprint) == 0)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? "," : "", o);
