@@ -186,9 +186,10 @@ static void catch_stop(void)
 }
 
 /* A tune's row: the result, and a note saying what the figures cannot (a search cut short,
- * a vendor that was not timed, why there is no result). */
+ * a vendor that was not timed, why there is no result) and, of a run on twins, which device
+ * measured it (device; NULL on one). */
 static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, const mmt_tune_result *r,
-                               int begun, char *note, size_t size)
+                               int begun, const char *device, char *note, size_t size)
 {
     size_t n = 0;
     note[0] = '\0';
@@ -231,7 +232,8 @@ static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, c
                               "beside the vendor) was measured; its figures displace none measured quiet, whom "
                               "libmmtuned serves stays as it was, and the next run measures it again",
                               n ? "; " : "", 100 * r->cpu_wait);
-    if (r->message[0] && n < size) snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
+    if (r->message[0] && n < size) n += (size_t)snprintf(note + n, size - n, "%s%s", n ? "; " : "", r->message);
+    if (device && begun && n < size) snprintf(note + n, size - n, "%stuned on device %s", n ? "; " : "", device);
     return (mmt_report_row){.problem = p, .family = r->ok ? r->family : NULL, .params = r->ok ? r->params : NULL,
                             .tuned = r->tuned, .vendor = r->vendor,
                             .vendor_label = r->vendor.median_ms > 0 ? r->vendor_label : NULL,
@@ -291,16 +293,13 @@ static int tune_one(void *user, int lane, size_t i, int last)
         return 1;
     }
     if (failed) snprintf(res->message, sizeof res->message, "%.500s", err.msg);
-    r->rows[i] = tune_row(r->o, p, res, begun, r->notes[i], sizeof r->notes[i]);
-    const size_t used = strlen(r->notes[i]);
-    if (begun && r->tw->n > 1) { /* which twin measured it */
-        snprintf(r->notes[i] + used, sizeof r->notes[i] - used, "%stuned on device %s", used ? "; " : "",
-                 r->tw->device[lane]);
-        r->rows[i].note = r->notes[i];
-    }
+    r->rows[i] = tune_row(r->o, p, res, begun, r->tw->n > 1 ? r->tw->device[lane] : NULL, r->notes[i],
+                          sizeof r->notes[i]);
     pthread_mutex_lock(&r->lock);
-    if (failed) fprintf(stderr, "mmtune: %s\n", err.msg);
-    if (failed) r->rc = EXIT_FAIL;
+    if (failed) {
+        fprintf(stderr, "mmtune: %s\n", err.msg);
+        r->rc = EXIT_FAIL;
+    }
     if (begun && r->tw->n > 1) { /* the lanes print no progress of their own: a line a problem here */
         char where[48];
         snprintf(where, sizeof where, "on device %s", r->tw->device[lane]);
