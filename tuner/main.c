@@ -405,8 +405,9 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
     size_t *order = calloc(pl.n ? pl.n : 1, sizeof *order);
     if (res && rows && notes && order) {
         /* one device: the file's order; twins: the costliest first, each to the next free lane */
-        for (size_t i = 0; i < pl.n; i++) order[i] = i;
         if (tw.n > 1) mmt_lanes_order(pl.problems, pl.n, order);
+        else
+            for (size_t i = 0; i < pl.n; i++) order[i] = i;
         mmt_lanes_run(tw.n, order, pl.n, tune_one, &run);
     }
     free(order);
