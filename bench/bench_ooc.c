@@ -11,8 +11,10 @@
  * matrices). A sample of C is checked against a double dot product. Prints the command
  * line, then a table.
  *   bench_ooc [--device N] [--db FILE] [--modes fp32,tf32,f32x3,bf16,fp64] [--no-xt]
- *             [--no-device] [--devices all|0,1] SIZE...      (SIZE: N for N^3, or MxNxK)
- * The knobs of the out-of-core GEMM come from MMTUNE_OOC_* (mmtuned.h). Exits 77 without a
+ *             [--no-device] [--devices all|0,1] [--pinned] SIZE...   (SIZE: N for N^3, or MxNxK)
+ * --pinned puts the host matrices in pinned memory (cuMemHostAlloc), which the copies read
+ * and write in place; without it they are malloc'd and packed through staging. The knobs
+ * of the out-of-core GEMM come from MMTUNE_OOC_* (mmtuned.h). Exits 77 without a
  * GPU. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -40,13 +42,25 @@ static const mode modes[] = {
 };
 
 static int ordinal; /* the context's GPU */
+static int pinned;  /* --pinned: host matrices in pinned memory, which the copies read in place */
 
-/* count random elements of t (bench.h's inputs: never zero), malloc'd. */
+/* count random elements of t (bench.h's inputs: never zero), malloc'd or pinned. */
 static void *host_matrix(mmt_dtype t, size_t count, unsigned seed)
 {
-    void *x = malloc(count * mmt_dtype_size(t));
+    void *x = NULL;
+    mmt_err e;
+    if (!pinned) x = malloc(count * mmt_dtype_size(t));
+    else if (mmt_cuda_async_api()->host_alloc(ordinal, count * mmt_dtype_size(t), &x, &e) != MMT_OK) x = NULL;
     if (x) mmt_bench_fill_random(x, count, t, seed);
     return x;
+}
+
+static void free_matrices(void *a, void *b, void *c)
+{
+    void *x[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (!pinned) free(x[i]);
+        else mmt_cuda_async_api()->host_free(ordinal, x[i]);
 }
 
 /* ---- cuBLASXt through dlopen (values from cublas_api.h) ---------------------------------------- */
@@ -123,7 +137,7 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
     void *c = host_matrix(md->c, (size_t)(m * n), 3);
     if (!a || !b || !c) {
         printf("%-6s %lldx%lldx%lld: not enough host memory\n", md->name, (long long)m, (long long)n, (long long)k);
-        free(a), free(b), free(c);
+        free_matrices(a, b, c);
         return;
     }
     /* out of core: a warm-up, then the timed call */
@@ -134,7 +148,7 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
     if (st != MMT_OK) {
         printf("%-6s %lldx%lldx%lld: %s: %s\n", md->name, (long long)m, (long long)n, (long long)k,
                mmt_status_string(st), mmt_last_error(ctx));
-        free(a), free(b), free(c);
+        free_matrices(a, b, c);
         return;
     }
     const char *cfg;
@@ -195,7 +209,7 @@ static void bench(mmt_ctx *ctx, const mmt_backend *be, xt *x, int whole, const m
            (long long)n, (long long)k, t_ooc, flops / t_ooc * 1e-12, t_kern, (t_ooc / t_kern - 1) * 100, t_dev, t_xt,
            t_xt / t_ooc, err, config);
     fflush(stdout);
-    free(a), free(b), free(c);
+    free_matrices(a, b, c);
 }
 
 int main(int argc, char **argv)
@@ -209,9 +223,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) devices = argv[++i];
         else if (strcmp(argv[i], "--no-xt") == 0) use_xt = 0;
         else if (strcmp(argv[i], "--no-device") == 0) whole = 0;
+        else if (strcmp(argv[i], "--pinned") == 0) pinned = 1;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "usage: bench_ooc [--device N] [--db FILE] [--modes fp32,tf32,f32x3,bf16,fp64] [--no-xt] "
-                            "[--no-device] [--devices all|0,1] SIZE... (N or MxNxK)\n");
+                            "[--no-device] [--devices all|0,1] [--pinned] SIZE... (N or MxNxK)\n");
             return 2;
         } else if (first_size == argc) first_size = i;
     }

@@ -4,7 +4,8 @@
 #   the GPU serving suite (bench/shapes_serving_gpu.yaml, $MODE, $BUDGET a problem) tuned on
 #   GPU 0 alone and on every GPU (--device all: one run, a lane per twin), each from an empty
 #   kernel cache: the wall times, their ratio, and each problem's figure in both runs;
-#   the out-of-core GEMM on host matrices ($OOC_SIZES) on GPU 0 and on every GPU (bench_ooc).
+#   the out-of-core GEMM on host matrices ($OOC_SIZES), pageable and pinned, on GPU 0 and on
+#   every GPU (bench_ooc).
 # Logs and the databases to $OUT.
 #   OUT=/tmp/out MODE=bf16 BUDGET=10s OOC_SIZES="16384 32768" bash bench/multi_gpu.sh
 set -uo pipefail
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/mmtune-multi-gpu}
 MODE=${MODE:-bf16}
 BUDGET=${BUDGET:-10s}
-OOC_SIZES=${OOC_SIZES:-16384}
+OOC_SIZES=${OOC_SIZES-16384} # empty: no out-of-core runs
 mkdir -p "$OUT"
 exec > >(tee "$OUT/run.log") 2>&1
 BUILD=build-gpu
@@ -45,10 +46,13 @@ for p in sorted(one):
 print(f"problems with a best: GPU 0 alone {len(one)}, every GPU {len(every)}")
 PY
 for size in $OOC_SIZES; do
-  for devices in 0 all; do
-    $BUILD/bench/bench_ooc --modes fp32,bf16,fp64 --no-xt --no-device --devices "$devices" "$size" \
-      >"$OUT/ooc_${size}_$devices.log" 2>&1
-    echo "out-of-core $size^3 on devices $devices:"
-    tail -5 "$OUT/ooc_${size}_$devices.log"
+  for memory in pageable pinned; do # pinned: the copies read and write the matrices in place
+    for devices in 0 all; do
+      log=$OUT/ooc_${size}_${memory}_$devices.log
+      $BUILD/bench/bench_ooc $([ $memory = pinned ] && echo --pinned) --modes fp32,bf16,fp64 --no-xt --no-device \
+        --devices "$devices" "$size" >"$log" 2>&1
+      echo "out-of-core $size^3, $memory host matrices, devices $devices:"
+      tail -3 "$log"
+    done
   done
 done

@@ -234,14 +234,18 @@ MMT_API mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy p
  * tile_m x tile_n; for each tile, panels of op(A) (tile_m x panel_k) and op(B) (panel_k x
  * tile_n) are packed into pinned staging buffers and copied to the GPU on `streams` copy
  * streams (2: double buffering) while the kernel of the previous panel runs on the
- * context's stream, the tile is accumulated on the GPU across the panels (beta on the
- * first, 1 after: beta == 0 never reads C) and written back while the next tile computes.
+ * context's stream (where the application pinned A, B and C itself, with cudaMallocHost,
+ * cudaHostRegister or a framework's pinned tensors, the copies read and write them in
+ * place instead: no host copy of every byte, which is what bounds several GPUs), the tile
+ * is accumulated on the GPU across the panels (beta on the first, 1 after: beta == 0
+ * never reads C) and written back while the next tile computes.
  * Each tile runs the kernel the database serves for the tile's own problem on that GPU
  * (mmt_last_choice's configuration is that of the first tile, followed by
- * ",OOC_TILE_M=...,OOC_TILE_N=...,OOC_PANEL_K=...,OOC_STREAMS=...,OOC_GPUS=...,OOC_TUNED=...",
- * the last saying where knobs left at 0 came from: the database's tune of this problem
- * (exact), of the nearest one (nearest), the defaults (none), or the defaults because the
- * tuned ones did not fit (too_big)). Any size
+ * ",OOC_TILE_M=...,OOC_TILE_N=...,OOC_PANEL_K=...,OOC_STREAMS=...,OOC_GPUS=...,OOC_TUNED=...,
+ * OOC_PINNED=...", OOC_TUNED saying where knobs left at 0 came from: the database's tune of
+ * this problem (exact), of the nearest one (nearest), the defaults (none), or the defaults
+ * because the tuned ones did not fit (too_big); OOC_PINNED 1 where the copies read and
+ * wrote the caller's pinned matrices in place, 0 where they went through staging). Any size
  * the host holds runs, larger than the GPU's memory too; the GPU needs two C tiles and
  * `streams` pairs of panels (and as much pinned host memory). The call is synchronous;
  * host-memory calls of one context take turns. A failure with MMT_OUT_OF_MEMORY (the tiles

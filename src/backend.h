@@ -148,9 +148,12 @@ void mmt_cuda_context_leave(int pushed);
  * stream's later work wait for it. Copies are H2D or D2H. pool_new makes a memory pool of
  * the caller's own that keeps up to `keep` bytes between uses; pool_alloc and pool_release
  * take and give back its memory in stream order (the release waits for the stream's work
- * before it, so the next user cannot overlap it). */
+ * before it, so the next user cannot overlap it). is_pinned: host memory CUDA pinned
+ * (cuMemHostAlloc, cuMemHostRegister). copy_2d copies `rows` rows of `width` bytes between
+ * pitched host and device memory. */
 typedef struct mmt_cuda_async {
     int (*is_host)(const void *ptr);
+    int (*is_pinned)(const void *ptr);
     mmt_status (*mem_free)(int ordinal, int64_t *free_bytes, mmt_err *err);
     mmt_status (*dev_alloc)(int ordinal, size_t size, void **ptr, mmt_err *err);
     void (*dev_free)(int ordinal, void *ptr);
@@ -170,6 +173,8 @@ typedef struct mmt_cuda_async {
     mmt_status (*copy)(int ordinal, void *dst, const void *src, size_t size, mmt_copy_dir dir, void *stream,
                        mmt_err *err);
     mmt_status (*sync)(int ordinal, void *stream, mmt_err *err);
+    mmt_status (*copy_2d)(int ordinal, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t rows, mmt_copy_dir dir, void *stream, mmt_err *err);
 } mmt_cuda_async;
 
 /* The table above, or NULL without the CUDA driver. */

@@ -41,6 +41,17 @@ static int async_is_host(const void *ptr)
     return rc != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST;
 }
 
+/* Host memory that CUDA pinned (cuMemHostAlloc, cuMemHostRegister): copies read it in place. */
+static int async_is_pinned(const void *ptr)
+{
+    unsigned type = 0;
+    mmt_cuda_scope sc;
+    if (mmt_cuda_enter_default(&sc, NULL) != MMT_OK) return 0;
+    CUresult rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+    mmt_cuda_leave(&sc);
+    return rc == CUDA_SUCCESS && type == CU_MEMORYTYPE_HOST;
+}
+
 static mmt_status async_mem_free(int ordinal, int64_t *free_bytes, mmt_err *err)
 {
     size_t fr = 0, total = 0;
@@ -202,8 +213,27 @@ static mmt_status async_sync(int ordinal, void *stream, mmt_err *err)
     return MMT_OK;
 }
 
+static mmt_status async_copy_2d(int ordinal, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                size_t rows, mmt_copy_dir dir, void *stream, mmt_err *err)
+{
+    if (width == 0 || rows == 0) return MMT_OK;
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.WidthInBytes = width, c.Height = rows, c.srcPitch = spitch, c.dstPitch = dpitch;
+    if (dir == MMT_H2D) {
+        c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = src;
+        c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = (CUdeviceptr)(uintptr_t)dst;
+    } else {
+        c.srcMemoryType = CU_MEMORYTYPE_DEVICE, c.srcDevice = (CUdeviceptr)(uintptr_t)src;
+        c.dstMemoryType = CU_MEMORYTYPE_HOST, c.dstHost = dst;
+    }
+    ON_DEVICE(ordinal, mmt_cu.Memcpy2DAsync(&c, (CUstream)stream), MMT_LAUNCH, "cuMemcpy2DAsync");
+    return MMT_OK;
+}
+
 static const mmt_cuda_async async_api = {
     .is_host = async_is_host,
+    .is_pinned = async_is_pinned,
     .mem_free = async_mem_free,
     .dev_alloc = async_dev_alloc,
     .dev_free = async_dev_free,
@@ -222,6 +252,7 @@ static const mmt_cuda_async async_api = {
     .wait_stream = async_wait_stream,
     .copy = async_copy,
     .sync = async_sync,
+    .copy_2d = async_copy_2d,
 };
 
 const mmt_cuda_async *mmt_cuda_async_api(void)

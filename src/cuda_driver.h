@@ -54,6 +54,7 @@
     X(MemGetInfo, cuMemGetInfo)                       \
     X(MemHostAlloc, cuMemHostAlloc)                   \
     X(MemFreeHost, cuMemFreeHost)                     \
+    X(Memcpy2DAsync, cuMemcpy2DAsync)                 \
     X(MemPoolCreate, cuMemPoolCreate)                 \
     X(MemPoolDestroy, cuMemPoolDestroy)               \
     X(MemPoolSetAttribute, cuMemPoolSetAttribute)     \

@@ -111,10 +111,12 @@ mmt_status mmt_host_route(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doub
     for (int i = 1; i < job.n_gpus && first->how == MMT_CHOICE_NONE; i++) first = &runners[i];
     *how = first->how;
     snprintf(config, config_size,
-             "%.360s%sOOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d,OOC_GPUS=%d,OOC_TUNED=%s",
+             "%.360s%sOOC_TILE_M=%lld,OOC_TILE_N=%lld,OOC_PANEL_K=%lld,OOC_STREAMS=%d,OOC_GPUS=%d,OOC_TUNED=%s,"
+             "OOC_PINNED=%d",
              first->config, *first->config ? "," : "", (long long)(swap ? plan.tile_n : plan.tile_m),
              (long long)(swap ? plan.tile_m : plan.tile_n), (long long)plan.panel_k, plan.streams, job.n_gpus,
              fell_back ? "too_big" : tuned == MMT_CHOICE_EXACT ? "exact" : tuned == MMT_CHOICE_NEAREST ? "nearest"
-                                                                                                          : "none");
+                                                                                                          : "none",
+             plan.pinned);
     return MMT_OK;
 }

@@ -1,15 +1,21 @@
 /* ooc.c - GEMM on host matrices on the GPUs (ooc.h).
  *
+ * Panels are packed into pinned staging by host threads and copied from there; where the
+ * application pinned its matrices, the copy engines read the panels and write the C tiles
+ * in place (2D copies) instead. Packing is a host memcpy of every byte on the way, which
+ * is what bounds several GPUs: a host copies memory at about one host link's rate.
+ *
  * One device's pipeline, step by step (a step is one panel of one tile; `streams` lanes
  * take the steps in turn, each with its own copy stream, pinned staging and device panels):
- *   the host waits until the lane's last copy has left its staging (event copied), packs
- *   the panels of A and B into it, the lane's stream waits until the kernel that read the
- *   lane's device panels last is done (event consumed) and copies; the kernel stream waits
- *   for the copy and runs the tile's kernel on the panel. The host runs ahead of the device
- *   by up to `streams` steps, so packing, copies and kernels overlap. Each C tile has one of
- *   two device buffers: loaded first where beta is not 0 (stream cload), written back after
- *   its last panel (stream cstore) while the next tile computes in the other buffer, and
- *   unpacked into the caller's C when that buffer is needed again or at the end. */
+ *   the host waits until the lane's last copy is done (event copied), packs the panels of
+ *   A and B into its staging where it packs, the lane's stream waits until the kernel that
+ *   read the lane's device panels last is done (event consumed) and copies; the kernel
+ *   stream waits for the copy and runs the tile's kernel on the panel. The host runs ahead
+ *   of the device by up to `streams` steps, so packing, copies and kernels overlap. Each C
+ *   tile has one of two device buffers: loaded first where beta is not 0 (stream cload),
+ *   written back after its last panel (stream cstore) while the next tile computes in the
+ *   other buffer, and (packing) unpacked into the caller's C when that buffer is needed
+ *   again or at the end. */
 #define _GNU_SOURCE
 #include "ooc.h"
 
@@ -185,9 +191,50 @@ typedef struct shared {
     const mmt_ooc_plan *plan;
     atomic_llong next; /* the next tile to take */
     atomic_int failed;
-    atomic_int written; /* a tile reached the caller's C */
+    atomic_int written; /* a tile reached (or is on its way to) the caller's C */
     int threads;        /* per device, for the host copies */
+    int direct;         /* the application pinned its matrices: copies read and write them in place */
 } shared;
+
+/* A block of a matrix the caller stores: rows of `bytes` at `pitch` bytes from `first`. */
+typedef struct view {
+    char *first;
+    int64_t pitch, rows, bytes;
+} view;
+
+/* Tile (i0, j0, rows x cols)'s block of C. */
+static view c_view(const shared *sh, int64_t i0, int64_t j0, int64_t rows, int64_t cols)
+{
+    const int64_t cb = sh->plan->c_bytes;
+    return (view){(char *)sh->job->c + (i0 * sh->job->ldc + j0) * cb, sh->job->ldc * cb, rows, cols * cb};
+}
+
+/* Panel (k0, depth) of that tile's A and B as stored (A m x k or k x m transposed, B k x n
+ * or n x k). */
+static void panel_views(const shared *sh, int64_t i0, int64_t j0, int64_t rows, int64_t cols, int64_t k0,
+                        int64_t depth, view *a, view *b)
+{
+    const mmt_ooc_job *jb = sh->job;
+    const mmt_ooc_plan *p = sh->plan;
+    const int64_t e = p->ab_bytes;
+    *a = p->trans_a ? (view){(char *)jb->a + (k0 * jb->lda + i0) * e, jb->lda * e, depth, rows * e}
+                    : (view){(char *)jb->a + (i0 * jb->lda + k0) * e, jb->lda * e, rows, depth * e};
+    *b = p->trans_b ? (view){(char *)jb->b + (j0 * jb->ldb + k0) * e, jb->ldb * e, cols, depth * e}
+                    : (view){(char *)jb->b + (k0 * jb->ldb + j0) * e, jb->ldb * e, depth, cols * e};
+}
+
+/* Copies block v to device memory dev of pitch dpitch: in place where the caller's
+ * matrices are pinned, else through pinned staging (packed before an upload; unpacked
+ * after a download, by write_back). */
+static mmt_status upload(mmt_ooc_device *dv, const shared *sh, view v, void *staging, void *dev, int64_t dpitch,
+                         void *stream, mmt_err *err)
+{
+    if (sh->direct)
+        return dv->cu->copy_2d(dv->ordinal, dev, (size_t)dpitch, v.first, (size_t)v.pitch, (size_t)v.bytes,
+                               (size_t)v.rows, MMT_H2D, stream, err);
+    copy_rows(staging, dpitch, v.first, v.pitch, v.rows, v.bytes, sh->threads);
+    return dv->cu->copy(dv->ordinal, dev, staging, (size_t)(v.rows * dpitch), MMT_H2D, stream, err);
+}
 
 /* Waits for tile ct's write-back and unpacks it into the caller's C. */
 static mmt_status write_back(mmt_ooc_device *dv, ctile *ct, shared *sh, mmt_err *err)
@@ -199,28 +246,10 @@ static mmt_status write_back(mmt_ooc_device *dv, ctile *ct, shared *sh, mmt_err 
     ct->tile = -1;
     FORWARD_IF_ERROR(dv->cu->wait_host(dv->ordinal, ct->out, err));
     atomic_store(&sh->written, 1);
-    const int64_t cb = p->c_bytes;
-    copy_rows((char *)sh->job->c + (i0 * sh->job->ldc + j0) * cb, sh->job->ldc * cb, ct->pinned, p->c_pitch * cb, rows,
-              cols * cb, sh->threads);
+    if (sh->direct) return MMT_OK; /* copied in place */
+    const view v = c_view(sh, i0, j0, rows, cols);
+    copy_rows(v.first, v.pitch, ct->pinned, p->c_pitch * p->c_bytes, v.rows, v.bytes, sh->threads);
     return MMT_OK;
-}
-
-/* Packs panel q of tile (i0, j0, rows x cols) into lane l's staging; its byte counts. */
-static void pack_panels(const shared *sh, lane *l, int64_t i0, int64_t j0, int64_t rows, int64_t cols, int64_t k0,
-                        int64_t depth, int64_t *a_size, int64_t *b_size)
-{
-    const mmt_ooc_job *jb = sh->job;
-    const mmt_ooc_plan *p = sh->plan;
-    const int64_t e = p->ab_bytes;
-    /* A stored m x k (k x m transposed), B k x n (n x k) */
-    const int64_t a_rows = p->trans_a ? depth : rows, a_cols = p->trans_a ? rows : depth;
-    const int64_t a_first = p->trans_a ? k0 * jb->lda + i0 : i0 * jb->lda + k0;
-    const int64_t b_rows = p->trans_b ? cols : depth, b_cols = p->trans_b ? depth : cols;
-    const int64_t b_first = p->trans_b ? j0 * jb->ldb + k0 : k0 * jb->ldb + j0;
-    copy_rows(l->pa, p->a_pitch * e, (const char *)jb->a + a_first * e, jb->lda * e, a_rows, a_cols * e, sh->threads);
-    copy_rows(l->pb, p->b_pitch * e, (const char *)jb->b + b_first * e, jb->ldb * e, b_rows, b_cols * e, sh->threads);
-    *a_size = a_rows * p->a_pitch * e;
-    *b_size = b_rows * p->b_pitch * e;
 }
 
 static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, mmt_err *err)
@@ -241,23 +270,24 @@ static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, mmt_err *err)
         int64_t i0, j0, rows, cols;
         mmt_ooc_tile(p, t, &i0, &j0, &rows, &cols);
         const int64_t cb = p->c_bytes;
+        const view cv = c_view(sh, i0, j0, rows, cols);
         if (jb->beta != 0) { /* beta = 0: C is not read */
-            copy_rows(ct->pinned, p->c_pitch * cb, (const char *)jb->c + (i0 * jb->ldc + j0) * cb, jb->ldc * cb, rows,
-                      cols * cb, sh->threads);
-            FORWARD_IF_ERROR(cu->copy(o, ct->dev, ct->pinned, (size_t)(rows * p->c_pitch * cb), MMT_H2D, dv->cload, err));
+            FORWARD_IF_ERROR(upload(dv, sh, cv, ct->pinned, ct->dev, p->c_pitch * cb, dv->cload, err));
             FORWARD_IF_ERROR(cu->record(o, ct->loaded, dv->cload, err));
             FORWARD_IF_ERROR(cu->wait_stream(o, g->stream, ct->loaded, err));
         }
         for (int64_t q = 0; q < p->panels; q++, step++) {
             lane *l = &dv->lanes[step % p->streams];
-            int64_t k0, depth, a_size = 0, b_size = 0;
+            int64_t k0, depth;
             mmt_ooc_panel(p, q, &k0, &depth);
             if (step >= p->streams) FORWARD_IF_ERROR(cu->wait_host(o, l->copied, err));
             if (depth > 0) {
-                pack_panels(sh, l, i0, j0, rows, cols, k0, depth, &a_size, &b_size);
+                view av, bv;
+                panel_views(sh, i0, j0, rows, cols, k0, depth, &av, &bv);
+                /* the staging is free (above); the device panels once their last kernel is done */
                 if (step >= p->streams) FORWARD_IF_ERROR(cu->wait_stream(o, l->stream, l->consumed, err));
-                FORWARD_IF_ERROR(cu->copy(o, l->da, l->pa, (size_t)a_size, MMT_H2D, l->stream, err));
-                FORWARD_IF_ERROR(cu->copy(o, l->db, l->pb, (size_t)b_size, MMT_H2D, l->stream, err));
+                FORWARD_IF_ERROR(upload(dv, sh, av, l->pa, l->da, p->a_pitch * p->ab_bytes, l->stream, err));
+                FORWARD_IF_ERROR(upload(dv, sh, bv, l->pb, l->db, p->b_pitch * p->ab_bytes, l->stream, err));
                 FORWARD_IF_ERROR(cu->record(o, l->copied, l->stream, err));
                 FORWARD_IF_ERROR(cu->wait_stream(o, g->stream, l->copied, err));
             } else {
@@ -271,7 +301,13 @@ static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, mmt_err *err)
         }
         FORWARD_IF_ERROR(cu->record(o, ct->done, g->stream, err));
         FORWARD_IF_ERROR(cu->wait_stream(o, dv->cstore, ct->done, err));
-        FORWARD_IF_ERROR(cu->copy(o, ct->pinned, ct->dev, (size_t)(rows * p->c_pitch * cb), MMT_D2H, dv->cstore, err));
+        if (sh->direct) {
+            atomic_store(&sh->written, 1);
+            FORWARD_IF_ERROR(cu->copy_2d(o, cv.first, (size_t)cv.pitch, ct->dev, (size_t)(p->c_pitch * cb),
+                                         (size_t)cv.bytes, (size_t)cv.rows, MMT_D2H, dv->cstore, err));
+        } else {
+            FORWARD_IF_ERROR(cu->copy(o, ct->pinned, ct->dev, (size_t)(rows * p->c_pitch * cb), MMT_D2H, dv->cstore, err));
+        }
         FORWARD_IF_ERROR(cu->record(o, ct->out, dv->cstore, err));
         ct->tile = t;
     }
@@ -303,6 +339,27 @@ static void *work(void *arg)
         dv->ct[0].tile = dv->ct[1].tile = -1;
     }
     return NULL;
+}
+
+/* ---- the caller's matrices, where the application pinned them ------------------------------ */
+
+/* 1 where the first and last bytes of A (where read), B and C are host memory CUDA pinned:
+ * the copies read and write them in place. Pinning them here for one call was measured
+ * slower than the packing it saves (bench_ooc on an H200 host: fp64 32768^3 2.62 s against
+ * 1.59 s), so memory the application did not pin goes through staging. */
+static int operands_pinned(const mmt_ooc_job *jb, const mmt_ooc_plan *p, const mmt_cuda_async *cu)
+{
+    const int64_t e = p->ab_bytes, cb = p->c_bytes;
+    const int64_t a_rows = p->trans_a ? p->k : p->m, a_cols = p->trans_a ? p->m : p->k;
+    const int64_t b_rows = p->trans_b ? p->n : p->k, b_cols = p->trans_b ? p->k : p->n;
+    const struct { const void *x; int64_t rows, cols, ld, size; } m[3] = {
+        {jb->a, a_rows, a_cols, jb->lda, e}, {jb->b, b_rows, b_cols, jb->ldb, e}, {jb->c, p->m, p->n, jb->ldc, cb}};
+    for (int i = 0; i < 3; i++) {
+        if (m[i].rows <= 0 || m[i].cols <= 0) continue; /* k 0: A and B are not read */
+        const char *lo = m[i].x, *last = lo + ((m[i].rows - 1) * m[i].ld + m[i].cols) * m[i].size - 1;
+        if (m[i].ld * m[i].size >= ((int64_t)1 << 31) || !cu->is_pinned(lo) || !cu->is_pinned(last)) return 0;
+    }
+    return 1;
 }
 
 /* ---- the job ------------------------------------------------------------------------------ */
@@ -353,6 +410,7 @@ mmt_status mmt_ooc_run(const mmt_ooc_job *job, mmt_ooc_plan *used, mmt_err *err)
         free(w), free(th), free(started);
         return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
     }
+    used->pinned = sh.direct = operands_pinned(job, &plan, job->gpus[0].dv->cu);
     for (int d = 0; d < job->n_gpus; d++) w[d] = (worker){.g = &job->gpus[d], .sh = &sh};
     /* the calling thread drives the first GPU, a thread of its own each other one */
     for (int d = 1; d < job->n_gpus; d++) started[d] = pthread_create(&th[d], NULL, work, &w[d]) == 0;

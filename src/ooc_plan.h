@@ -37,6 +37,7 @@ typedef struct mmt_ooc_plan {
     int64_t a_pitch, b_pitch, c_pitch;
     int64_t a_bytes, b_bytes, c_bytes_tile; /* one buffer each */
     int64_t device_bytes;                   /* per device: 2 C tiles, `streams` panel pairs; pinned alike */
+    int pinned; /* set by mmt_ooc_run: the caller's matrices were pinned, copied in place */
 } mmt_ooc_plan;
 
 /* Plans an m x n x k problem (k 0 where A and B are not read) with elements of ab_bytes

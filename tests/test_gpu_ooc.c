@@ -3,7 +3,8 @@
  * panels and ragged edges, for every mode and output type, both layouts, every transpose,
  * odd leading dimensions, the BLAS rules (beta = 0 with NaN-poisoned C, alpha = 0 with NaN A
  * and B), K = 0, against a long double reference with the tuner's bound, C's padding
- * untouched; the default plan on a larger problem; pinned host operands; and the refusals
+ * untouched, through staging and (fewer kinds) in place from pinned matrices, on one GPU
+ * and dealt across all; the default plan on a larger problem; pinned host operands; and the refusals
  * (mixed host and device operands, bad knobs, tiles the GPU cannot hold) with nothing
  * written; a tiny tune of the knobs (ooc_tune.h) into a database of its own, whose best a
  * later call takes for its problem (exact) and a neighbour (nearest), the caller's own
@@ -45,10 +46,26 @@ static const ab cases[] = {{1.0, 0.0, 1, 0}, {0.75, -1.25, 0, 0}, {0.0, 2.0, 0, 
  * each build a kernel of the thin family, for no more coverage of the tiling). */
 static const int64_t shapes[][3] = {{110, 70, 90}, {1, 1, 1}, {33, 129, 0}, {60, 57, 25}};
 
-/* One call on host matrices; returns its relative error (NaN or inf: wrong), or -1 if the
- * padding of C changed. */
+/* A copy of host matrix x (size bytes) in memory CUDA pinned, or x itself where pinned is 0. */
+static void *placed(void *x, size_t size, int pinned)
+{
+    void *p = NULL;
+    mmt_err err;
+    if (!pinned) return x;
+    CHECK_OK(mmt_cuda_async_api()->host_alloc(0, size ? size : 1, &p, &err), &err);
+    if (p) memcpy(p, x, size);
+    return p;
+}
+
+static void unplace(void *p, int pinned)
+{
+    if (pinned) mmt_cuda_async_api()->host_free(0, p);
+}
+
+/* One call on host matrices (pinned: in memory CUDA pinned, which the copies read in place);
+ * returns its relative error (NaN or inf: wrong), or -1 if the padding of C changed. */
 static double run_case(mmt_ctx *ctx, const kind *kd, const int64_t *sh, int col, int ta, int tb, const ab *cs,
-                       int odd)
+                       int odd, int pinned)
 {
     const int64_t m = sh[0], n = sh[1], k = sh[2];
     const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
@@ -65,7 +82,12 @@ static double run_case(mmt_ctx *ctx, const kind *kd, const int64_t *sh, int col,
     gc_reference_t(kd->ab, kd->c, col, ta, tb, m, n, k, cs->alpha, a, lda1, b, ldb1, cs->beta, c0, ldc, ref);
     const mmt_gemm_desc d = {kd->ab, kd->c, kd->compute, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
                              ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
-    mmt_status st = mmt_gemm_ex(ctx, &d, m, n, k, cs->alpha, a, lda1, b, ldb1, cs->beta, c, ldc);
+    const size_t a_size = (size_t)((col ? ac : ar) * lda1 * mmt_dtype_size(kd->ab));
+    const size_t b_size = (size_t)((col ? bc : br) * ldb1 * mmt_dtype_size(kd->ab));
+    void *pa = placed(a, a_size, pinned), *pb = placed(b, b_size, pinned), *pc = placed(c, c_size, pinned);
+    mmt_status st = mmt_gemm_ex(ctx, &d, m, n, k, cs->alpha, pa, lda1, pb, ldb1, cs->beta, pc, ldc);
+    if (pinned) memcpy(c, pc, c_size);
+    unplace(pa, pinned), unplace(pb, pinned), unplace(pc, pinned);
     double e = INFINITY;
     if (st != MMT_OK) {
         fprintf(stderr, "mmt_gemm_ex: %s: %s\n", mmt_status_string(st), mmt_last_error(ctx));
@@ -81,11 +103,13 @@ static double run_case(mmt_ctx *ctx, const kind *kd, const int64_t *sh, int col,
     return e;
 }
 
-static void test_forced_tiles(mmt_ctx *ctx)
+/* The first n_kinds kinds on `devices` (NULL: the context's GPU), the matrices pinned (read
+ * and written in place) or not (through staging). */
+static void test_forced_tiles(mmt_ctx *ctx, size_t n_kinds, int pinned, const char *devices)
 {
-    const mmt_host_gemm_config cfg = {.tile_m = 48, .tile_n = 40, .panel_k = 24, .streams = 3};
+    const mmt_host_gemm_config cfg = {.tile_m = 48, .tile_n = 40, .panel_k = 24, .streams = 3, .devices = devices};
     CHECK_EQ_INT(mmt_set_host_gemm(ctx, &cfg), MMT_OK);
-    for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
+    for (size_t ki = 0; ki < n_kinds; ki++) {
         const kind *kd = &kinds[ki];
         mmt_mode mode;
         mmt_mode_of(kd->ab, kd->compute, &mode);
@@ -99,7 +123,7 @@ static void test_forced_tiles(mmt_ctx *ctx)
                     const int col = v & 1, ta = v >> 1 & 1, tb = v >> 2 & 1, odd = v >> 3 & 1;
                     if (!all_trans && ta != tb) continue;
                     const double bound = gc_bound_mode(mode, kd->c, shapes[si][2]);
-                    const double e = run_case(ctx, kd, shapes[si], col, ta, tb, &cases[ci], odd);
+                    const double e = run_case(ctx, kd, shapes[si], col, ta, tb, &cases[ci], odd, pinned);
                     runs++;
                     if (!(e >= 0 && e <= bound)) {
                         fprintf(stderr, "%s->%s %s %lldx%lldx%lld %s%s%s case %zu: %s %g (bound %g)\n",
@@ -111,19 +135,24 @@ static void test_forced_tiles(mmt_ctx *ctx)
                     }
                 }
         CHECK_EQ_INT(bad, 0);
-        printf("%s->%s: %d calls on host matrices, tiles 48x40, panels of 24, 3 streams: %s\n", mmt_mode_name(mode),
-               mmt_dtype_name(kd->c), runs, bad ? "WRONG" : "ok");
+        printf("%s->%s: %d calls on host matrices (%s, devices %s), tiles 48x40, panels of 24, 3 streams: %s\n",
+               mmt_mode_name(mode), mmt_dtype_name(kd->c), runs, pinned ? "pinned" : "staged",
+               devices ? devices : "the context's", bad ? "WRONG" : "ok");
     }
     /* what ran is said: the tile's kernel, then the plan */
     const char *config = NULL;
     const kind f32 = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE};
     const int64_t sh[3] = {110, 70, 90};
-    CHECK(run_case(ctx, &f32, sh, 0, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 90));
+    CHECK(run_case(ctx, &f32, sh, 0, 0, 0, &cases[1], 0, pinned) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 90));
     CHECK(mmt_last_choice(ctx, &config) != MMT_CHOICE_NONE);
     printf("configuration: %s\n", config);
-    CHECK(strstr(config, "OOC_TILE_M=48,OOC_TILE_N=40,OOC_PANEL_K=24,OOC_STREAMS=3,OOC_GPUS=1") != NULL);
+    char expect[128];
+    snprintf(expect, sizeof expect, "OOC_TILE_M=48,OOC_TILE_N=40,OOC_PANEL_K=24,OOC_STREAMS=3,OOC_GPUS=%d",
+             devices ? mmt_backend_cuda(NULL)->device_count() : 1);
+    CHECK(strstr(config, expect) != NULL);
+    CHECK(strstr(config, pinned ? "OOC_PINNED=1" : "OOC_PINNED=0") != NULL);
     /* column-major: the caller's tile is rows x columns of C as the caller stores it */
-    CHECK(run_case(ctx, &f32, sh, 1, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 90));
+    CHECK(run_case(ctx, &f32, sh, 1, 0, 0, &cases[1], 0, pinned) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 90));
     mmt_last_choice(ctx, &config);
     CHECK(strstr(config, "OOC_TILE_M=48,OOC_TILE_N=40") != NULL);
 }
@@ -135,7 +164,7 @@ static void test_defaults(mmt_ctx *ctx)
     const kind kd[2] = {{MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE}, {MMT_F64, MMT_F64, MMT_COMPUTE_NATIVE}};
     const int64_t sh[3] = {700, 500, 1100};
     for (int f64 = 0; f64 < 2; f64++) {
-        const double e = run_case(ctx, &kd[f64], sh, f64, 1, 0, &cases[3], 1);
+        const double e = run_case(ctx, &kd[f64], sh, f64, 1, 0, &cases[3], 1, 0);
         CHECK(e >= 0 && e <= gc_bound(f64, sh[2]));
         const char *config;
         mmt_last_choice(ctx, &config);
@@ -176,6 +205,10 @@ static void test_pinned(mmt_ctx *ctx)
     gc_reference(0, 0, 0, 1, m, n, k, 0.5, ha, k, hb, k, 2.0, hc, n, ref);
     CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS, m, n, k, 0.5f, a, k, b, k, 2.0f, c, n), MMT_OK);
     CHECK(gc_rel_error(0, 0, m, n, c, n, ref) <= gc_bound(0, k));
+    const char *config;
+    mmt_last_choice(ctx, &config);
+    printf("pinned by the caller: %s\n", config);
+    CHECK(strstr(config, "OOC_PINNED=1") != NULL); /* copied in place */
     cu->host_free(0, a), cu->host_free(0, b), cu->host_free(0, c);
     free(ha), free(hb), free(hc), free(ref);
 }
@@ -260,18 +293,18 @@ static void test_tuned(const mmt_backend *be)
     const kind f32 = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE};
     const int64_t exact[3] = {1100, 900, 1300}, near[3] = {1000, 900, 1300};
     const char *config;
-    CHECK(run_case(ctx, &f32, exact, 0, 0, 0, &cases[0], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
+    CHECK(run_case(ctx, &f32, exact, 0, 0, 0, &cases[0], 0, 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
     mmt_last_choice(ctx, &config);
     printf("exact: %s\n", config);
     CHECK(strstr(config, r.params) != NULL && strstr(config, "OOC_TUNED=exact") != NULL);
-    CHECK(run_case(ctx, &f32, near, 0, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
+    CHECK(run_case(ctx, &f32, near, 0, 0, 0, &cases[1], 0, 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
     mmt_last_choice(ctx, &config);
     printf("nearest: %s\n", config);
     CHECK(strstr(config, "OOC_TUNED=nearest") != NULL);
     /* the caller's knob wins; the others still come from the tune */
     const mmt_host_gemm_config panel = {.panel_k = 512};
     CHECK_EQ_INT(mmt_set_host_gemm(ctx, &panel), MMT_OK);
-    CHECK(run_case(ctx, &f32, exact, 0, 0, 0, &cases[1], 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
+    CHECK(run_case(ctx, &f32, exact, 0, 0, 0, &cases[1], 0, 0) <= gc_bound_mode(MMT_MODE_F32, MMT_F32, 1300));
     mmt_last_choice(ctx, &config);
     printf("panel set: %s\n", config);
     CHECK(strstr(config, "OOC_PANEL_K=512,") != NULL && strstr(config, "OOC_TUNED=exact") != NULL);
@@ -299,7 +332,11 @@ int main(void)
         fprintf(stderr, "mmt_open: %s\n", mmt_last_error(ctx));
         return 1;
     }
-    test_forced_tiles(ctx);
+    const size_t n_kinds = sizeof kinds / sizeof kinds[0];
+    test_forced_tiles(ctx, n_kinds, 0, NULL);
+    if (be->device_count() > 1) test_forced_tiles(ctx, n_kinds, 0, "all"); /* tiles dealt across the GPUs */
+    /* pinned matrices, copied in place: every transpose, one type of each size */
+    test_forced_tiles(ctx, 3, 1, be->device_count() > 1 ? "all" : NULL);
     test_defaults(ctx);
     test_pinned(ctx);
     test_refusals(ctx);
