@@ -9,6 +9,8 @@
  *     threads over M and N, private blocks: the space offers it from 4 cores on, so it is
  *     taken as a 16-core host would enumerate it), on 1, 2 and 3 threads (three on a
  *     two-core machine too: an odd split) and PAR=2 on 4 too (a 2 x 2 grid), and THREADS=1;
+ *   - PAR=3, the register blocks reading A and B in place (offered for small problems), on
+ *     1-3 threads and THREADS=1, on every shape (with a transposed B it runs as PAR=1);
  *   - f32 and f64, every transpose, padded leading dimensions, the BLAS alpha/beta rules
  *     with C poisoned where beta is 0, on shapes that give each thread several register
  *     blocks and B panels, more than one cache block in M, K and N (N past NC), edge tiles
@@ -31,10 +33,10 @@ static const ct_shape shapes[] = {
     {389, 157, 555} /* several MC blocks a thread, K in 2 or 3 KC blocks, B panels a thread */
 };
 
-/* The choices of the loop knobs the space allows: THREADS=1 only with PAR=0. */
+/* The choices of the loop knobs the space allows: THREADS=1 only with PAR=0 or 3. */
 static const struct {
     int par, threads;
-} loops[] = {{0, 0}, {1, 0}, {0, 1}, {2, 0}};
+} loops[] = {{0, 0}, {1, 0}, {0, 1}, {2, 0}, {3, 0}, {3, 1}};
 #define N_LOOPS (int)(sizeof loops / sizeof loops[0])
 
 #define MAX_INSTANCES (3 * N_LOOPS)
@@ -55,16 +57,18 @@ static int param_index(const mmt_space *s, const char *name)
     return -1;
 }
 
-/* A configuration the space offers a host of ISA isa with the given loop knobs: the
- * enumeration as that host would make it, the which-th of three spread over the matches,
- * so that the instances differ in their register and cache blocks too. 0 if none. */
+/* A configuration the space offers a host of ISA isa with the given loop knobs (for a
+ * 512^3 problem; PAR=3, offered for small ones, for a 64^3 one): the enumeration as that
+ * host would make it, the which-th of three spread over the matches, so that the
+ * instances differ in their register and cache blocks too. 0 if none. */
 static int pick(const mmt_device_info *host, const mmt_space *s, int isa, int par, int threads, int which,
                 mmt_config *out)
 {
     mmt_device_info dev = *host;
     mmt_device_set_prop(&dev, "isa", isa);
     mmt_device_set_prop(&dev, "cores", 16); /* PAR=2 is offered from 4 cores on */
-    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 512, .n = 512, .k = 512};
+    const int64_t side = par == 3 ? 64 : 512;
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = side, .n = side, .k = side};
     mmt_space_env env = {.problem = &p, .device = &dev};
     mmt_config *all = NULL;
     size_t n = 0, matches = 0;

@@ -14,6 +14,9 @@
  *   ir  over MC in MR                 micro-kernel: MR x NR tile of C in registers
  * Transposes are absorbed by the packing; edge tiles are zero-padded in the packed
  * buffers and written back through a partial store, so the micro-kernel has one shape.
+ * PAR=3 (small problems) leaves the loops and the packing out where B is not transposed:
+ * the whole register blocks read A and B in place over all of K, the edge ones are packed
+ * (with a transposed B it runs as PAR=1).
  *
  * Compiled by the CPU backend: cc -O3 -march=native -fPIC -shared -fopenmp -std=gnu11
  * -DNAME=VALUE ... (every knob below plus MMT_DTYPE_F64). Entry: mmt_gemm. */
@@ -54,7 +57,9 @@
 #ifndef PAR
 #define PAR 1 // parallel loop: 0 = split M (ic loop, B block packed by all threads together),
               //                1 = split N (jc loop, each thread packs its own A and B),
-              //                2 = split both (a grid of threads, each packing its own A and B)
+              //                2 = split both (a grid of threads, each packing its own A and B),
+              //                3 = in place (small problems: no packing where B is not
+              //                    transposed, row blocks split; else as 1)
 #endif
 #ifndef THREADS
 #define THREADS 0 // 0: omp_get_max_threads(), n > 0: at most n threads
@@ -121,8 +126,8 @@ typedef float T;
 #error "NC must be at least NR"
 #endif
 #define NCB (NC / NR * NR) // NC as used: whole NR panels
-#if PAR != 0 && PAR != 1 && PAR != 2
-#error "PAR must be 0 (split M), 1 (split N) or 2 (split both)"
+#if PAR != 0 && PAR != 1 && PAR != 2 && PAR != 3
+#error "PAR must be 0 (split M), 1 (split N), 2 (split both) or 3 (in place)"
 #endif
 #if THREADS < 0
 #error "THREADS must be 0 (all) or a positive count"
@@ -272,16 +277,54 @@ static void pack_b_panel(int64_t nr, int64_t kc, const T *B, int64_t ldb, int tb
 
 /* ---- micro-kernel ------------------------------------------------------------------ */
 
+static inline __attribute__((always_inline)) void zero_block(V acc[MR][NV])
+{
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; v++) acc[r][v] = V_ZERO();
+}
+
+/* acc += one step of K: op(A)'s MR values at a[r * a_step] times op(B)'s NV vectors b. */
+static inline __attribute__((always_inline)) void rank1(V acc[MR][NV], const T *a, int64_t a_step, const V b[NV])
+{
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; r++) {
+        V x = V_SET1(a[r * a_step]);
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; v++) acc[r][v] = V_FMA(x, b[v], acc[r][v]);
+    }
+}
+
+/* C[0:MR, 0:NR] = alpha acc + beta C, a whole register block (beta == 0: C is not read). */
+static inline __attribute__((always_inline)) void store_block(V acc[MR][NV], T *restrict C, int64_t ldc, T alpha,
+                                                              T beta)
+{
+    V va = V_SET1(alpha);
+    if (beta == 0) {
+#pragma GCC unroll 32
+        for (int r = 0; r < MR; r++)
+#pragma GCC unroll 8
+            for (int v = 0; v < NV; v++) V_STOREU(C + r * ldc + v * VW, V_MUL(va, acc[r][v]));
+    } else {
+        V vb = V_SET1(beta);
+#pragma GCC unroll 32
+        for (int r = 0; r < MR; r++)
+#pragma GCC unroll 8
+            for (int v = 0; v < NV; v++) {
+                T *c = C + r * ldc + v * VW;
+                V_STOREU(c, V_FMA(vb, V_LOADU(c), V_MUL(va, acc[r][v])));
+            }
+    }
+}
+
 /* C[0:mr, 0:nr] = alpha * Ap Bp + beta * C over kc steps; Ap is one MR-row panel, Bp one
  * NR-column panel. beta == 0: C is not read. mr < MR or nr < NR: partial store. */
 static inline void micro_kernel(int64_t kc, const T *restrict Ap, const T *restrict Bp, T *restrict C,
                                 int64_t ldc, T alpha, T beta, int64_t mr, int64_t nr)
 {
     V acc[MR][NV];
-#pragma GCC unroll 32
-    for (int r = 0; r < MR; r++)
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; v++) acc[r][v] = V_ZERO();
+    zero_block(acc);
 
     /* the C tile is needed at the end; start bringing it in now */
 #pragma GCC unroll 32
@@ -295,34 +338,15 @@ static inline void micro_kernel(int64_t kc, const T *restrict Ap, const T *restr
         V b[NV];
 #pragma GCC unroll 8
         for (int v = 0; v < NV; v++) b[v] = V_LOAD(Bp + v * VW);
-#pragma GCC unroll 32
-        for (int r = 0; r < MR; r++) {
-            V a = V_SET1(Ap[r]);
-#pragma GCC unroll 8
-            for (int v = 0; v < NV; v++) acc[r][v] = V_FMA(a, b[v], acc[r][v]);
-        }
+        rank1(acc, Ap, 1, b);
         Ap += MR;
         Bp += NR;
     }
 
-    V va = V_SET1(alpha);
     if (mr == MR && nr == NR) {
-        if (beta == 0) {
-#pragma GCC unroll 32
-            for (int r = 0; r < MR; r++)
-#pragma GCC unroll 8
-                for (int v = 0; v < NV; v++) V_STOREU(C + r * ldc + v * VW, V_MUL(va, acc[r][v]));
-        } else {
-            V vb = V_SET1(beta);
-#pragma GCC unroll 32
-            for (int r = 0; r < MR; r++)
-#pragma GCC unroll 8
-                for (int v = 0; v < NV; v++) {
-                    T *c = C + r * ldc + v * VW;
-                    V_STOREU(c, V_FMA(vb, V_LOADU(c), V_MUL(va, acc[r][v])));
-                }
-        }
+        store_block(acc, C, ldc, alpha, beta);
     } else { /* edge tile: through a buffer, only the valid part reaches C */
+        V va = V_SET1(alpha);
         _Alignas(ALIGN) T tile[MR * NR];
 #pragma GCC unroll 32
         for (int r = 0; r < MR; r++)
@@ -333,6 +357,26 @@ static inline void micro_kernel(int64_t kc, const T *restrict Ap, const T *restr
                 C[r * ldc + j] = beta == 0 ? tile[r * NR + j] : tile[r * NR + j] + beta * C[r * ldc + j];
     }
 }
+
+#if PAR == 3
+/* The register block of C[0:MR, 0:NR] = alpha op(A) op(B) + beta C over all K, read in place:
+ * op(A)[r][k] at A[r * a_row + k * a_k], op(B) row k at B + k * ldb (NR contiguous
+ * elements). Whole blocks only. */
+static inline void micro_kernel_direct(int64_t K, const T *restrict A, int64_t a_row, int64_t a_k,
+                                       const T *restrict B, int64_t ldb, T *restrict C, int64_t ldc, T alpha, T beta)
+{
+    V acc[MR][NV];
+    zero_block(acc);
+#pragma GCC unroll 4
+    for (int64_t k = 0; k < K; k++) {
+        V b[NV];
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; v++) b[v] = V_LOADU(B + k * ldb + v * VW);
+        rank1(acc, A + k * a_k, a_row, b);
+    }
+    store_block(acc, C, ldc, alpha, beta);
+}
+#endif
 
 /* The problem as the blocked loops see it. */
 typedef struct gemm_args {
@@ -448,6 +492,52 @@ static void thread_grid(int nth, int64_t mblocks, int64_t nblocks, int *tm, int 
 }
 #endif
 
+#if PAR == 3
+/* PAR=3: the register blocks over C (row blocks split among nt threads), whole blocks read
+ * A and B in place, edge blocks (mr < MR or nr < NR) packed into a thread's own panels and
+ * run by the packed micro-kernel, which stores them in part. 0, or 1 where those panels
+ * could not be allocated (C untouched). */
+static int gemm_direct(const mmt_gemm_params *p, int nt)
+{
+    const int64_t M = p->m, N = p->n, K = p->k, lda = p->lda, ldb = p->ldb, ldc = p->ldc;
+    const T *A = p->a, *B = p->b;
+    T *C = p->c;
+    const int ta = p->trans_a != 0;
+    const T alpha = (T)p->alpha, beta = (T)p->beta;
+    const int64_t a_row = ta ? 1 : lda, a_k = ta ? lda : 1;
+    /* a thread's A panel and B panel, each aligned for the packed micro-kernel's loads */
+    const size_t a_panel = ROUND_UP((size_t)MR * (size_t)K, ALIGN / sizeof(T));
+    const size_t panel = a_panel + ROUND_UP((size_t)NR * (size_t)K, ALIGN / sizeof(T));
+    if (nt > CEIL_DIV(M, MR)) nt = (int)CEIL_DIV(M, MR); /* the row blocks are what is split */
+    int cached;
+    T *scratch = scratch_get(sizeof(T) * panel * (size_t)nt, &cached);
+    if (!scratch) return 1;
+    const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        T *Ap = scratch + panel * tid, *Bp = Ap + a_panel;
+        for (int64_t ib = mblocks * tid / nth; ib < mblocks * (tid + 1) / nth; ib++) {
+            const int64_t i0 = ib * MR, mr = MIN(MR, M - i0);
+            if (mr < MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
+            for (int64_t jb = 0; jb < nblocks; jb++) {
+                const int64_t j0 = jb * NR, nr = MIN(NR, N - j0);
+                if (mr == MR && nr == NR) {
+                    micro_kernel_direct(K, A + i0 * a_row, a_row, a_k, B + j0, ldb, C + i0 * ldc + j0, ldc, alpha,
+                                        beta);
+                    continue;
+                }
+                if (mr == MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
+                pack_b_panel(nr, K, B, ldb, 0, 0, j0, Bp);
+                micro_kernel(K, Ap, Bp, C + i0 * ldc + j0, ldc, alpha, beta, mr, nr);
+            }
+        }
+    }
+    scratch_put(scratch, cached);
+    return 0;
+}
+#endif
+
 /* 0, or 1 where the packing buffers could not be allocated (C is then untouched). */
 int mmt_gemm(const mmt_gemm_params *p)
 {
@@ -470,6 +560,9 @@ int mmt_gemm(const mmt_gemm_params *p)
     const double work = (double)M * N * K / MIN_WORK_PER_THREAD; /* M N K may not fit in 64 bits */
     if (nt > blocks) nt = (int)blocks;
     if (nt > work) nt = work > 1 ? (int)work : 1;
+#if PAR == 3
+    if (!tb) return gemm_direct(p, nt);
+#endif
 
     /* scratch: per thread one A block; PAR 0 one shared B block, else one per thread */
     const size_t a_elems = ROUND_UP((size_t)MC * KC, ALIGN / sizeof(T));
