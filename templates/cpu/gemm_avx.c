@@ -277,6 +277,7 @@ static void pack_b_panel(int64_t nr, int64_t kc, const T *B, int64_t ldb, int tb
 
 /* ---- micro-kernel ------------------------------------------------------------------ */
 
+/* acc = 0, the register block's accumulators. */
 static inline __attribute__((always_inline)) void zero_block(V acc[MR][NV])
 {
 #pragma GCC unroll 32
@@ -493,10 +494,10 @@ static void thread_grid(int nth, int64_t mblocks, int64_t nblocks, int *tm, int 
 #endif
 
 #if PAR == 3
-/* PAR=3: the register blocks over C (row blocks split among nt threads), whole blocks read
- * A and B in place, edge blocks (mr < MR or nr < NR) packed into a thread's own panels and
- * run by the packed micro-kernel, which stores them in part. 0, or 1 where those panels
- * could not be allocated (C untouched). */
+/* PAR=3: the register blocks over C, their rows split among nt threads (no more than there
+ * are row blocks: mmt_gemm's cap), whole blocks read A and B in place, edge blocks (mr < MR
+ * or nr < NR) packed into a thread's own panels and run by the packed micro-kernel, which
+ * stores them in part. 0, or 1 where those panels could not be allocated (C untouched). */
 static int gemm_direct(const mmt_gemm_params *p, int nt)
 {
     const int64_t M = p->m, N = p->n, K = p->k, lda = p->lda, ldb = p->ldb, ldc = p->ldc;
@@ -508,7 +509,6 @@ static int gemm_direct(const mmt_gemm_params *p, int nt)
     /* a thread's A panel and B panel, each aligned for the packed micro-kernel's loads */
     const size_t a_panel = ROUND_UP((size_t)MR * (size_t)K, ALIGN / sizeof(T));
     const size_t panel = a_panel + ROUND_UP((size_t)NR * (size_t)K, ALIGN / sizeof(T));
-    if (nt > CEIL_DIV(M, MR)) nt = (int)CEIL_DIV(M, MR); /* the row blocks are what is split */
     int cached;
     T *scratch = scratch_get(sizeof(T) * panel * (size_t)nt, &cached);
     if (!scratch) return 1;
@@ -556,7 +556,9 @@ int mmt_gemm(const mmt_gemm_params *p)
     /* threads: the knob's cap, no more than the split loop has register blocks, and
      * none that would get too little work to pay for waking it */
     int nt = THREADS > 0 ? THREADS : omp_get_max_threads();
-    int64_t blocks = PAR == 0 ? CEIL_DIV(M, MR) : PAR == 1 ? CEIL_DIV(N, NR) : CEIL_DIV(M, MR) * CEIL_DIV(N, NR);
+    int64_t blocks = PAR == 0 || PAR == 3 ? CEIL_DIV(M, MR)
+                     : PAR == 1           ? CEIL_DIV(N, NR)
+                                          : CEIL_DIV(M, MR) * CEIL_DIV(N, NR);
     const double work = (double)M * N * K / MIN_WORK_PER_THREAD; /* M N K may not fit in 64 bits */
     if (nt > blocks) nt = (int)blocks;
     if (nt > work) nt = work > 1 ? (int)work : 1;
