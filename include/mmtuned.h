@@ -251,8 +251,11 @@ MMT_API mmt_status mmt_set_algorithm_policy(mmt_ctx *ctx, mmt_algorithm_policy p
  * host-memory calls of one context take turns. A failure with MMT_OUT_OF_MEMORY (the tiles
  * the caller set do not fit, buffers that cannot be had), MMT_UNSUPPORTED (a GPU that
  * cannot be set up) or MMT_INVALID_ARGUMENT leaves C untouched; any other (a kernel's) may
- * leave it partly written. A call whose operands mix host and device memory is
- * MMT_INVALID_ARGUMENT, with nothing written.
+ * leave it partly written, except where one of several GPUs fails part way: the others
+ * compute its unfinished tiles, and the call returns MMT_LAUNCH with mmt_last_error saying
+ * "C is complete" (the full result is in C; that GPU's context may be lost for later
+ * calls). A call whose operands mix host and device memory is MMT_INVALID_ARGUMENT, with
+ * nothing written.
  *
  * The knobs (0 or NULL: chosen): tile_m, tile_n, rows and columns of a C tile as the caller
  * stores C (default: the tuned value where `mmtune` tuned the problem or a near one, else

@@ -189,12 +189,30 @@ static void copy_rows(void *dst, int64_t dpitch, const void *src, int64_t spitch
 typedef struct shared {
     const mmt_ooc_job *job;
     const mmt_ooc_plan *plan;
-    atomic_llong next; /* the next tile to take */
-    atomic_int failed;
+    atomic_llong next;  /* the next tile to take */
+    atomic_int failed;  /* C can no longer be completed: every GPU stops */
     atomic_int written; /* a tile reached (or is on its way to) the caller's C */
     int threads;        /* per device, for the host copies */
     int direct;         /* the application pinned its matrices: copies read and write them in place */
+    /* tiles a failed GPU left unfinished, for the others (taken before new ones) */
+    pthread_mutex_t lock;
+    atomic_int n_left;
+    int64_t *left;
 } shared;
+
+/* The next tile to compute, or -1. */
+static int64_t take_tile(shared *sh)
+{
+    if (atomic_load(&sh->n_left) > 0) {
+        pthread_mutex_lock(&sh->lock);
+        int64_t t = -1;
+        if (atomic_load(&sh->n_left) > 0) t = sh->left[atomic_fetch_sub(&sh->n_left, 1) - 1];
+        pthread_mutex_unlock(&sh->lock);
+        if (t >= 0) return t;
+    }
+    const int64_t t = atomic_fetch_add(&sh->next, 1);
+    return t < sh->plan->tiles_m * sh->plan->tiles_n ? t : -1;
+}
 
 /* A block of a matrix the caller stores: rows of `bytes` at `pitch` bytes from `first`. */
 typedef struct view {
@@ -236,35 +254,37 @@ static mmt_status upload(mmt_ooc_device *dv, const shared *sh, view v, void *sta
     return dv->cu->copy(dv->ordinal, dev, staging, (size_t)(v.rows * dpitch), MMT_H2D, stream, err);
 }
 
-/* Waits for tile ct's write-back and unpacks it into the caller's C. */
+/* Waits for tile ct's write-back and unpacks it into the caller's C (ct->tile stays set
+ * until then: a failure leaves it unfinished). */
 static mmt_status write_back(mmt_ooc_device *dv, ctile *ct, shared *sh, mmt_err *err)
 {
     if (ct->tile < 0) return MMT_OK;
     const mmt_ooc_plan *p = sh->plan;
     int64_t i0, j0, rows, cols;
     mmt_ooc_tile(p, ct->tile, &i0, &j0, &rows, &cols);
-    ct->tile = -1;
     FORWARD_IF_ERROR(dv->cu->wait_host(dv->ordinal, ct->out, err));
     atomic_store(&sh->written, 1);
-    if (sh->direct) return MMT_OK; /* copied in place */
-    const view v = c_view(sh, i0, j0, rows, cols);
-    copy_rows(v.first, v.pitch, ct->pinned, p->c_pitch * p->c_bytes, v.rows, v.bytes, sh->threads);
+    if (!sh->direct) { /* else copied in place */
+        const view v = c_view(sh, i0, j0, rows, cols);
+        copy_rows(v.first, v.pitch, ct->pinned, p->c_pitch * p->c_bytes, v.rows, v.bytes, sh->threads);
+    }
+    ct->tile = -1;
     return MMT_OK;
 }
 
-static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, mmt_err *err)
+/* Computes tiles until none is left; *current: the tile being computed (-1 between tiles). */
+static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, int64_t *current, mmt_err *err)
 {
     mmt_ooc_device *dv = g->dv;
     const mmt_cuda_async *cu = dv->cu;
     const int o = dv->ordinal;
     const mmt_ooc_job *jb = sh->job;
     const mmt_ooc_plan *p = sh->plan;
-    const int64_t n_tiles = p->tiles_m * p->tiles_n;
     int64_t step = 0, count = 0;
     dv->ct[0].tile = dv->ct[1].tile = -1;
     while (!atomic_load(&sh->failed)) {
-        const int64_t t = atomic_fetch_add(&sh->next, 1);
-        if (t >= n_tiles) break;
+        const int64_t t = *current = take_tile(sh);
+        if (t < 0) break;
         ctile *ct = &dv->ct[count++ % 2];
         FORWARD_IF_ERROR(write_back(dv, ct, sh, err)); /* the tile before last, in this buffer */
         int64_t i0, j0, rows, cols;
@@ -310,13 +330,17 @@ static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, mmt_err *err)
         }
         FORWARD_IF_ERROR(cu->record(o, ct->out, dv->cstore, err));
         ct->tile = t;
+        *current = -1;
     }
     FORWARD_IF_ERROR(write_back(dv, &dv->ct[count % 2], sh, err)); /* the older first */
     return write_back(dv, &dv->ct[(count + 1) % 2], sh, err);
 }
 
-/* A device's part of the job; after a failure, its streams are drained so that nothing
- * still uses the buffers, and the other devices stop taking tiles. */
+/* A device's part of the job. After a failure its streams are drained, so that nothing
+ * still uses the buffers, and the tiles it left unfinished go to the other devices: none
+ * of them reached C, except (copying in place) a tile whose write-back had begun, which
+ * can be computed again only where C is not read (beta 0); where it cannot, every device
+ * stops. */
 typedef struct worker {
     const mmt_ooc_gpu *g;
     shared *sh;
@@ -328,16 +352,25 @@ static void *work(void *arg)
 {
     worker *w = arg;
     mmt_ooc_device *dv = w->g->dv;
-    w->st = run_tiles(w->g, w->sh, &w->err);
-    if (w->st != MMT_OK) {
-        atomic_store(&w->sh->failed, 1);
-        mmt_err ignore;
-        for (int i = 0; i < dv->n_lanes; i++) dv->cu->sync(dv->ordinal, dv->lanes[i].stream, &ignore);
-        dv->cu->sync(dv->ordinal, w->g->stream, &ignore);
-        dv->cu->sync(dv->ordinal, dv->cload, &ignore);
-        dv->cu->sync(dv->ordinal, dv->cstore, &ignore);
-        dv->ct[0].tile = dv->ct[1].tile = -1;
-    }
+    shared *sh = w->sh;
+    int64_t current = -1;
+    w->st = run_tiles(w->g, sh, &current, &w->err);
+    if (w->st == MMT_OK) return NULL;
+    mmt_err ignore;
+    for (int i = 0; i < dv->n_lanes; i++) dv->cu->sync(dv->ordinal, dv->lanes[i].stream, &ignore);
+    dv->cu->sync(dv->ordinal, w->g->stream, &ignore);
+    dv->cu->sync(dv->ordinal, dv->cload, &ignore);
+    dv->cu->sync(dv->ordinal, dv->cstore, &ignore);
+    const int again = !sh->direct || sh->job->beta == 0;
+    pthread_mutex_lock(&sh->lock);
+    if (current >= 0) sh->left[atomic_fetch_add(&sh->n_left, 1)] = current;
+    for (int i = 0; i < 2; i++)
+        if (dv->ct[i].tile >= 0) {
+            if (again) sh->left[atomic_fetch_add(&sh->n_left, 1)] = dv->ct[i].tile;
+            else atomic_store(&sh->failed, 1);
+            dv->ct[i].tile = -1;
+        }
+    pthread_mutex_unlock(&sh->lock);
     return NULL;
 }
 
@@ -405,31 +438,50 @@ mmt_status mmt_ooc_run(const mmt_ooc_job *job, mmt_ooc_plan *used, mmt_err *err)
     shared sh = {.job = job, .plan = &plan, .threads = per < 1 ? 1 : per > COPY_THREADS ? COPY_THREADS : per};
     worker *w = calloc((size_t)job->n_gpus, sizeof *w);
     pthread_t *th = calloc((size_t)job->n_gpus, sizeof *th);
-    int *started = calloc((size_t)job->n_gpus, sizeof *started);
-    if (!w || !th || !started) {
-        free(w), free(th), free(started);
+    int *started = calloc((size_t)job->n_gpus, sizeof *started), *alive = calloc((size_t)job->n_gpus, sizeof *alive);
+    sh.left = calloc((size_t)job->n_gpus * 3, sizeof *sh.left); /* at most 3 a GPU: computing, 2 written back */
+    if (!w || !th || !started || !alive || !sh.left) {
+        free(w), free(th), free(started), free(alive), free(sh.left);
         return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
     }
+    pthread_mutex_init(&sh.lock, NULL);
     used->pinned = sh.direct = operands_pinned(job, &plan, job->gpus[0].dv->cu);
-    for (int d = 0; d < job->n_gpus; d++) w[d] = (worker){.g = &job->gpus[d], .sh = &sh};
-    /* the calling thread drives the first GPU, a thread of its own each other one */
-    for (int d = 1; d < job->n_gpus; d++) started[d] = pthread_create(&th[d], NULL, work, &w[d]) == 0;
-    work(&w[0]);
-    for (int d = 1; d < job->n_gpus; d++)
-        if (started[d]) pthread_join(th[d], NULL);
-        else work(&w[d]); /* no thread: this one takes its share (what is left) */
+    for (int d = 0; d < job->n_gpus; d++) alive[d] = 1, w[d] = (worker){.g = &job->gpus[d], .sh = &sh};
     mmt_status st = MMT_OK;
-    for (int d = 0; d < job->n_gpus && st == MMT_OK; d++)
-        if (w[d].st != MMT_OK) {
-            *err = w[d].err;
-            st = w[d].st;
+    int failed_gpu = -1;
+    /* rounds: the living GPUs take tiles until none is left; a GPU that fails leaves its
+     * unfinished ones, which the next round deals to the others if they were done already */
+    for (int any = 1; any && !atomic_load(&sh.failed);) {
+        /* the calling thread drives the first GPU, a thread of its own each other one */
+        int first = -1;
+        for (int d = 0; d < job->n_gpus; d++) {
+            started[d] = 0;
+            if (!alive[d]) continue;
+            if (first < 0) first = d;
+            else started[d] = pthread_create(&th[d], NULL, work, &w[d]) == 0;
         }
-    /* the statuses that promise an untouched C must not be seen once it is not */
-    if (st != MMT_OK && st != MMT_LAUNCH && atomic_load(&sh.written)) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        st = mmt_err_set(err, MMT_LAUNCH, "C is partly written: %.3900s", msg);
+        if (first < 0) break; /* every GPU failed */
+        work(&w[first]);
+        for (int d = first + 1; d < job->n_gpus; d++)
+            if (started[d]) pthread_join(th[d], NULL);
+            else if (alive[d]) work(&w[d]); /* no thread: this one takes its share (what is left) */
+        for (int d = 0; d < job->n_gpus; d++)
+            if (alive[d] && w[d].st != MMT_OK) {
+                alive[d] = 0;
+                if (st == MMT_OK) *err = w[d].err, st = w[d].st, failed_gpu = job->gpus[d].dv->ordinal;
+            }
+        any = atomic_load(&sh.n_left) > 0;
     }
+    const int complete = st != MMT_OK && !atomic_load(&sh.failed) && atomic_load(&sh.n_left) == 0;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    if (complete) /* the other GPUs computed the failed one's tiles */
+        st = mmt_err_set(err, MMT_LAUNCH, "GPU %d failed (%.3800s); the other GPUs computed its tiles: C is complete",
+                         failed_gpu, msg);
+    else if (st != MMT_OK && st != MMT_LAUNCH && atomic_load(&sh.written)) /* the statuses that promise an untouched C */
+        st = mmt_err_set(err, MMT_LAUNCH, "C is partly written: %.3900s", msg);
+    pthread_mutex_destroy(&sh.lock);
+    free(alive), free(sh.left);
     free(w), free(th), free(started);
     return st;
 }

@@ -4,11 +4,12 @@
  * odd leading dimensions, the BLAS rules (beta = 0 with NaN-poisoned C, alpha = 0 with NaN A
  * and B), K = 0, against a long double reference with the tuner's bound, C's padding
  * untouched, through staging and (fewer kinds) in place from pinned matrices, on one GPU
- * and dealt across all; the default plan on a larger problem; pinned host operands; and the refusals
- * (mixed host and device operands, bad knobs, tiles the GPU cannot hold) with nothing
- * written; a tiny tune of the knobs (ooc_tune.h) into a database of its own, whose best a
- * later call takes for its problem (exact) and a neighbour (nearest), the caller's own
- * knobs winning where set. Exits 77 (skipped) without a GPU. */
+ * and dealt across all; the default plan on a larger problem; pinned host operands; the
+ * refusals (mixed host and device operands, bad knobs, tiles the GPU cannot hold) with
+ * nothing written; one of two GPUs failing part way (the other completes C); a tiny tune of
+ * the knobs (ooc_tune.h) into a database of its own, whose best a later call takes for its
+ * problem (exact) and a neighbour (nearest), the caller's own knobs winning where set.
+ * Exits 77 (skipped) without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "check.h"
 #include "gemm_check.h"
 #include "mmtuned.h"
+#include "ooc.h"
 #include "ooc_tune.h" /* the tuner's (mmtune_core) */
 #include "query.h"
 
@@ -186,6 +188,66 @@ static void test_defaults(mmt_ctx *ctx)
     CHECK_EQ_INT(mmt_set_host_gemm(ctx, NULL), MMT_OK);
 }
 
+/* A tile kernel that fails from its (fail_after + 1)-th call on (-1: never): a GPU that
+ * breaks part way through a host-memory GEMM. */
+typedef struct flaky {
+    mmt_ctx *ctx;
+    int calls, fail_after;
+} flaky;
+
+static mmt_status flaky_gemm(void *user, const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, double alpha,
+                             const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc,
+                             mmt_err *err)
+{
+    flaky *f = user;
+    if (f->fail_after >= 0 && f->calls++ >= f->fail_after) return mmt_err_set(err, MMT_LAUNCH, "a forced failure");
+    mmt_status st = mmt_gemm_ex(f->ctx, d, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return st == MMT_OK ? st : mmt_err_set(err, st, "%s", mmt_last_error(f->ctx));
+}
+
+/* Two "GPUs" (two pipelines on GPU 0) of which one or both fail part way: where one lives,
+ * it computes the other's unfinished tiles and C is complete (MMT_LAUNCH, said so), through
+ * staging with beta != 0 and in place (pinned) with beta = 0; where both fail, C is not
+ * said complete. */
+static void test_gpu_failure(void)
+{
+    mmt_ctx *dctx = NULL;
+    CHECK_EQ_INT(mmt_open(&dctx, "0", NULL), MMT_OK);
+    const int64_t m = 110, n = 70, k = 90;
+    const struct { int fail0, fail1, pinned; double beta; int complete; } runs[] = {
+        {-1, 3, 0, -1.25, 1}, {0, -1, 0, -1.25, 1}, {-1, 5, 1, 0.0, 1}, {2, 4, 0, 0.5, 0}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        float *a = gc_matrix(0, 0, m, k, k, 0), *b = gc_matrix(0, 0, k, n, n, 0), *c = gc_matrix(0, 0, m, n, n, 0);
+        double *ref = gc_ref_alloc(m, n);
+        gc_reference(0, 0, 0, 0, m, n, k, 0.75, a, k, b, n, runs[r].beta, c, n, ref);
+        const int pin = runs[r].pinned;
+        float *pa = placed(a, sizeof(float) * m * k, pin), *pb = placed(b, sizeof(float) * k * n, pin);
+        float *pc = placed(c, sizeof(float) * m * n, pin);
+        flaky f[2] = {{dctx, 0, runs[r].fail0}, {dctx, 0, runs[r].fail1}};
+        mmt_ooc_device *dv[2] = {mmt_ooc_device_new(0), mmt_ooc_device_new(0)};
+        const mmt_ooc_gpu gpus[2] = {{dv[0], NULL, flaky_gemm, &f[0]}, {dv[1], NULL, flaky_gemm, &f[1]}};
+        const mmt_ooc_job job = {.desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS},
+                                 .m = m, .n = n, .k = k, .alpha = 0.75, .beta = runs[r].beta, .a = pa, .b = pb, .c = pc,
+                                 .lda = k, .ldb = n, .ldc = n, .knobs = {48, 40, 24, 2}, .n_gpus = 2, .gpus = gpus};
+        mmt_ooc_plan plan;
+        mmt_err err;
+        mmt_err_clear(&err);
+        const mmt_status st = mmt_ooc_run(&job, &plan, &err);
+        if (pin) memcpy(c, pc, sizeof(float) * m * n);
+        const int said = strstr(err.msg, "C is complete") != NULL;
+        printf("failing GPUs (after %d and %d tile kernels, %s): %s: %s\n", runs[r].fail0, runs[r].fail1,
+               pin ? "pinned" : "staged", mmt_status_string(st), err.msg);
+        CHECK_EQ_INT(st, MMT_LAUNCH);
+        CHECK_EQ_INT(said, runs[r].complete);
+        CHECK_EQ_INT(plan.pinned, pin);
+        if (runs[r].complete) CHECK(gc_rel_error(0, 0, m, n, c, n, ref) <= gc_bound(0, k));
+        mmt_ooc_device_free(dv[0]), mmt_ooc_device_free(dv[1]);
+        unplace(pa, pin), unplace(pb, pin), unplace(pc, pin);
+        free(a), free(b), free(c), free(ref);
+    }
+    mmt_close(dctx);
+}
+
 /* Pinned host memory (cuMemHostAlloc) is host memory too. */
 static void test_pinned(mmt_ctx *ctx)
 {
@@ -339,6 +401,7 @@ int main(void)
     test_forced_tiles(ctx, 3, 1, be->device_count() > 1 ? "all" : NULL);
     test_defaults(ctx);
     test_pinned(ctx);
+    test_gpu_failure();
     test_refusals(ctx);
     mmt_close(ctx);
     test_tuned(be);
