@@ -12,7 +12,8 @@
 #                wraps the compiler) and their OpenMP regions on one thread: libgomp is not
 #                instrumented, so its barriers would read as races; and on the tuner's lanes
 #                (tests/test_lanes.c, built from its three sources: the tuner's whole library
-#                under TSan would double the build).
+#                under TSan would double the build) and on the out-of-core GEMM's GPUs taking
+#                a failed one's tiles (tests/test_ooc_faults.c, from its five).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -38,3 +39,7 @@ echo "test_threads under ThreadSanitizer: passed"
   src/problem.c -o "$tsan/test_lanes" -lpthread -lm
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/test_lanes" >/dev/null
 echo "test_lanes under ThreadSanitizer: passed"
+"$cc" -std=gnu11 -O1 -g -fsanitize=thread -Isrc -Iinclude -Itests tests/test_ooc_faults.c src/ooc.c src/ooc_plan.c \
+  src/err.c src/problem.c -o "$tsan/test_ooc_faults" -lpthread -lm
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/test_ooc_faults" >/dev/null
+echo "test_ooc_faults under ThreadSanitizer: passed"

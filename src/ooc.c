@@ -328,9 +328,9 @@ static mmt_status run_tiles(const mmt_ooc_gpu *g, shared *sh, int64_t *current, 
         } else {
             FORWARD_IF_ERROR(cu->copy(o, ct->pinned, ct->dev, (size_t)(rows * p->c_pitch * cb), MMT_D2H, dv->cstore, err));
         }
-        FORWARD_IF_ERROR(cu->record(o, ct->out, dv->cstore, err));
-        ct->tile = t;
+        ct->tile = t; /* its write-back has begun: in place, C may be changing from here on */
         *current = -1;
+        FORWARD_IF_ERROR(cu->record(o, ct->out, dv->cstore, err));
     }
     FORWARD_IF_ERROR(write_back(dv, &dv->ct[count % 2], sh, err)); /* the older first */
     return write_back(dv, &dv->ct[(count + 1) % 2], sh, err);
@@ -478,7 +478,7 @@ mmt_status mmt_ooc_run(const mmt_ooc_job *job, mmt_ooc_plan *used, mmt_err *err)
     if (complete) /* the other GPUs computed the failed one's tiles */
         st = mmt_err_set(err, MMT_LAUNCH, "GPU %d failed (%.3800s); the other GPUs computed its tiles: C is complete",
                          failed_gpu, msg);
-    else if (st != MMT_OK && st != MMT_LAUNCH && atomic_load(&sh.written)) /* the statuses that promise an untouched C */
+    else if (st != MMT_OK && atomic_load(&sh.written)) /* no status that promises an untouched C */
         st = mmt_err_set(err, MMT_LAUNCH, "C is partly written: %.3900s", msg);
     pthread_mutex_destroy(&sh.lock);
     free(alive), free(sh.left);

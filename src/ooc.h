@@ -50,8 +50,8 @@ typedef struct mmt_ooc_job {
  * (a plan that does not fit the GPUs' free memory, buffers that cannot be had) and
  * MMT_UNSUPPORTED (a GPU that cannot be set up) come before anything is written: C is
  * untouched. Any other failure may leave C partly written (a kernel's, say: MMT_COMPILE,
- * MMT_LAUNCH; a failure of those kinds after a tile was written back is MMT_LAUNCH), except
- * where one of several GPUs fails: the others compute the tiles it left unfinished, and the
+ * MMT_LAUNCH; a failure after a tile was written back is MMT_LAUNCH, its message beginning
+ * "C is partly written"), except where one of several GPUs fails: the others compute the tiles it left unfinished, and the
  * call returns MMT_LAUNCH with a message that says C is complete (copying pinned matrices
  * in place with beta not 0, a tile whose write-back had begun cannot be computed again:
  * then every GPU stops and C is partly written). */

@@ -11,9 +11,11 @@
  * problem (exact) and a neighbour (nearest), the caller's own knobs winning where set.
  * Exits 77 (skipped) without a GPU. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "check.h"
@@ -189,10 +191,13 @@ static void test_defaults(mmt_ctx *ctx)
 }
 
 /* A tile kernel that fails from its (fail_after + 1)-th call on (-1: never): a GPU that
- * breaks part way through a host-memory GEMM. */
+ * breaks part way through a host-memory GEMM. A healthy one waits (up to 10 s) at its first
+ * call until the other has failed, so that the failing one takes the tiles it fails on. */
 typedef struct flaky {
     mmt_ctx *ctx;
-    int calls, fail_after;
+    int calls, fail_after, waited;
+    atomic_int failed;
+    struct flaky *other;
 } flaky;
 
 static mmt_status flaky_gemm(void *user, const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, double alpha,
@@ -200,22 +205,31 @@ static mmt_status flaky_gemm(void *user, const mmt_gemm_desc *d, int64_t m, int6
                              mmt_err *err)
 {
     flaky *f = user;
-    if (f->fail_after >= 0 && f->calls++ >= f->fail_after) return mmt_err_set(err, MMT_LAUNCH, "a forced failure");
+    if (f->fail_after >= 0 && f->calls++ >= f->fail_after) {
+        atomic_store(&f->failed, 1);
+        return mmt_err_set(err, MMT_LAUNCH, "a forced failure");
+    }
+    for (int i = 0; f->fail_after < 0 && !f->waited && i < 10000 && !atomic_load(&f->other->failed); i++)
+        usleep(1000);
+    f->waited = 1;
     mmt_status st = mmt_gemm_ex(f->ctx, d, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return st == MMT_OK ? st : mmt_err_set(err, st, "%s", mmt_last_error(f->ctx));
 }
 
-/* Two "GPUs" (two pipelines on GPU 0) of which one or both fail part way: where one lives,
- * it computes the other's unfinished tiles and C is complete (MMT_LAUNCH, said so), through
- * staging with beta != 0 and in place (pinned) with beta = 0; where both fail, C is not
- * said complete. */
+/* Two "GPUs" (two pipelines on GPU 0) of which one or both fail part way (tiles of 4 panels:
+ * failing at its 6th kernel, a GPU leaves its second tile and the first one's write-back
+ * pending): where one lives, it computes the other's unfinished tiles and C is complete
+ * (MMT_LAUNCH, said so), through staging (beta != 0 too, the pending tile's C unpacked
+ * never) and in place (pinned) with beta = 0; in place with beta != 0 the pending tile
+ * cannot be computed again, and where both fail, C is not said complete. */
 static void test_gpu_failure(void)
 {
     mmt_ctx *dctx = NULL;
     CHECK_EQ_INT(mmt_open(&dctx, "0", NULL), MMT_OK);
     const int64_t m = 110, n = 70, k = 90;
-    const struct { int fail0, fail1, pinned; double beta; int complete; } runs[] = {
-        {-1, 3, 0, -1.25, 1}, {0, -1, 0, -1.25, 1}, {-1, 5, 1, 0.0, 1}, {2, 4, 0, 0.5, 0}};
+    const struct { int fail0, fail1, pinned; double beta; int complete, partly; } runs[] = {
+        {-1, 3, 0, -1.25, 1, 0}, {0, -1, 0, -1.25, 1, 0}, {-1, 5, 0, -1.25, 1, 0},
+        {-1, 5, 1, 0.0, 1, 0},   {-1, 5, 1, -1.25, 0, 1}, {2, 4, 0, 0.5, 0, 0}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         float *a = gc_matrix(0, 0, m, k, k, 0), *b = gc_matrix(0, 0, k, n, n, 0), *c = gc_matrix(0, 0, m, n, n, 0);
         double *ref = gc_ref_alloc(m, n);
@@ -223,7 +237,8 @@ static void test_gpu_failure(void)
         const int pin = runs[r].pinned;
         float *pa = placed(a, sizeof(float) * m * k, pin), *pb = placed(b, sizeof(float) * k * n, pin);
         float *pc = placed(c, sizeof(float) * m * n, pin);
-        flaky f[2] = {{dctx, 0, runs[r].fail0}, {dctx, 0, runs[r].fail1}};
+        flaky f[2] = {{.ctx = dctx, .fail_after = runs[r].fail0}, {.ctx = dctx, .fail_after = runs[r].fail1}};
+        f[0].other = &f[1], f[1].other = &f[0];
         mmt_ooc_device *dv[2] = {mmt_ooc_device_new(0), mmt_ooc_device_new(0)};
         const mmt_ooc_gpu gpus[2] = {{dv[0], NULL, flaky_gemm, &f[0]}, {dv[1], NULL, flaky_gemm, &f[1]}};
         const mmt_ooc_job job = {.desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS},
@@ -239,6 +254,7 @@ static void test_gpu_failure(void)
                pin ? "pinned" : "staged", mmt_status_string(st), err.msg);
         CHECK_EQ_INT(st, MMT_LAUNCH);
         CHECK_EQ_INT(said, runs[r].complete);
+        if (runs[r].partly) CHECK(strstr(err.msg, "C is partly written") != NULL);
         CHECK_EQ_INT(plan.pinned, pin);
         if (runs[r].complete) CHECK(gc_rel_error(0, 0, m, n, c, n, ref) <= gc_bound(0, k));
         mmt_ooc_device_free(dv[0]), mmt_ooc_device_free(dv[1]);
