@@ -28,27 +28,34 @@ typedef struct thread_view {
     mmt_choice choice;
     char config[512];
 } thread_view;
-static _Thread_local thread_view views[THREAD_VIEWS];
-static _Thread_local uint64_t view_clock;
 static _Atomic uint64_t next_ctx_id = 1;
 
 /* This thread's last GEMM call through gemm() below where the table ran it, and what ran
  * it: the same call again (the same context, descriptor, sizes and leading dimensions: the
  * same checks pass) runs it without the checks and the lookup, the cost of a tiny GEMM's
  * call (on a GPU it still asks where its operands live). Valid while the thread's view of
- * the context holds that call's choice: finish() forgets it whenever it writes a choice. */
+ * the context, `view`, holds that call's choice: finish() forgets it whenever it writes a
+ * choice, and a view given to another context has another id. */
 typedef struct last_call {
     uint64_t ctx_id; /* 0: none */
+    thread_view *view;
     mmt_gemm_desc d;
     int sgemm;
     int64_t lda, ldb, ldc;
     mmt_table_hit hit; /* the sizes are its problem's */
 } last_call;
-static _Thread_local last_call last;
+
+/* A thread's state in one object: in a shared library each thread-local object costs a
+ * call to find it (__tls_get_addr), and a tiny GEMM's call finds one. */
+static _Thread_local struct {
+    thread_view views[THREAD_VIEWS];
+    uint64_t view_clock;
+    last_call last;
+} tls;
 
 static thread_view *view_of(uint64_t id, int make)
 {
-    thread_view *oldest = &views[0];
+    thread_view *views = tls.views, *oldest = &views[0];
     for (int i = 0; i < THREAD_VIEWS; i++) {
         if (views[i].used && views[i].ctx_id == id) return &views[i];
         if (views[i].used < oldest->used) oldest = &views[i];
@@ -56,7 +63,7 @@ static thread_view *view_of(uint64_t id, int make)
     if (!make) return NULL;
     memset(oldest, 0, sizeof *oldest);
     oldest->ctx_id = id;
-    oldest->used = ++view_clock;
+    oldest->used = ++tls.view_clock;
     return oldest;
 }
 
@@ -65,7 +72,7 @@ static mmt_status finish(const mmt_ctx *ctx, mmt_status st, const mmt_err *err, 
                          const char *config)
 {
     thread_view *v = view_of(ctx ? ctx->id : 0, 1);
-    v->used = ++view_clock;
+    v->used = ++tls.view_clock;
     if (st != MMT_OK) {
         v->err = *err;
         v->err.status = st;
@@ -75,7 +82,7 @@ static mmt_status finish(const mmt_ctx *ctx, mmt_status st, const mmt_err *err, 
     if (config) {
         v->choice = choice;
         mmt_copy_text(v->config, sizeof v->config, config);
-        last.ctx_id = 0; /* another choice in the view: the last call is no longer repeated */
+        tls.last.ctx_id = 0; /* another choice in the view: the last call is no longer repeated */
     }
     return st;
 }
@@ -532,30 +539,38 @@ static mmt_status device_gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, i
 }
 
 
-static int same_call(const mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n, int64_t k,
-                     int64_t lda, int64_t ldb, int64_t ldc)
+static int same_call(const last_call *l, const mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t m, int64_t n,
+                     int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
 {
-    const mmt_gemm_desc *l = &last.d;
-    const mmt_problem *p = &last.hit.user;
-    return last.ctx_id == ctx->id && d && m == p->m && n == p->n && k == p->k && lda == last.lda &&
-           ldb == last.ldb && ldc == last.ldc && sgemm == last.sgemm && d->ab_type == l->ab_type &&
-           d->c_type == l->c_type && d->compute == l->compute && d->layout == l->layout && d->trans_a == l->trans_a &&
-           d->trans_b == l->trans_b;
+    const mmt_gemm_desc *ld = &l->d;
+    const mmt_problem *p = &l->hit.user;
+    return l->ctx_id == ctx->id && d && m == p->m && n == p->n && k == p->k && lda == l->lda && ldb == l->ldb &&
+           ldc == l->ldc && sgemm == l->sgemm && d->ab_type == ld->ab_type && d->c_type == ld->c_type &&
+           d->compute == ld->compute && d->layout == ld->layout && d->trans_a == ld->trans_a &&
+           d->trans_b == ld->trans_b;
 }
 
 /* The last call repeated on new operands where nothing but its launch is left to do (none of
- * BLAS's quick returns, no NULL pointer); 0 where the full path must run. */
-static int repeat_last(mmt_ctx *ctx, double alpha, const void *a, const void *b, double beta, void *c, int64_t lda,
-                       int64_t ldb, int64_t ldc, mmt_status *st)
+ * BLAS's quick returns, no NULL pointer); 0 where the full path must run. What finish()
+ * would do is done here on the view the call kept. */
+static int repeat_last(last_call *l, mmt_ctx *ctx, double alpha, const void *a, const void *b, double beta, void *c,
+                       int64_t lda, int64_t ldb, int64_t ldc, mmt_status *st)
 {
-    if (last.hit.problem.mode != MMT_MODE_F64) alpha = (float)alpha, beta = (float)beta;
-    if (!view_of(ctx->id, 0) || !a || !b || !c || alpha == 0 || last.hit.user.k == 0) return 0;
+    if (l->hit.problem.mode != MMT_MODE_F64) alpha = (float)alpha, beta = (float)beta;
+    thread_view *v = l->view;
+    if (v->ctx_id != ctx->id || !a || !b || !c || alpha == 0 || l->hit.user.k == 0) return 0;
     mmt_err err;
     int host = 0; /* on a GPU: device operands, as the first call's were (else the full path) */
-    if (ctx->async && (where_operands(ctx, &last.hit.user, alpha, a, b, c, &host, &err) != MMT_OK || host)) return 0;
-    if (!mmt_table_repeat(ctx, &last.hit, alpha, a, lda, b, ldb, beta, c, ldc, st, &err)) return 0;
-    finish(ctx, *st, &err, MMT_CHOICE_NONE, NULL); /* the view keeps this call's choice */
-    if (*st != MMT_OK) last.ctx_id = 0;
+    if (ctx->async && (where_operands(ctx, &l->hit.user, alpha, a, b, c, &host, &err) != MMT_OK || host)) return 0;
+    if (!mmt_table_repeat(ctx, &l->hit, alpha, a, lda, b, ldb, beta, c, ldc, st, &err)) return 0;
+    v->used = ++tls.view_clock; /* the view keeps this call's choice */
+    if (*st == MMT_OK) {
+        if (v->err.status != MMT_OK) mmt_err_clear(&v->err);
+    } else {
+        v->err = err;
+        v->err.status = *st;
+        l->ctx_id = 0;
+    }
     return 1;
 }
 
@@ -566,7 +581,9 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_status st;
-    if (same_call(ctx, d, sgemm, m, n, k, lda, ldb, ldc) && repeat_last(ctx, alpha, a, b, beta, c, lda, ldb, ldc, &st))
+    last_call *l = &tls.last;
+    if (same_call(l, ctx, d, sgemm, m, n, k, lda, ldb, ldc) &&
+        repeat_last(l, ctx, alpha, a, b, beta, c, lda, ldb, ldc, &st))
         return st;
     mmt_err err;
     mmt_choice how = MMT_CHOICE_NONE;
@@ -577,7 +594,7 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
                   &err);
     st = finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
     if (st == MMT_OK && hit.repeatable)
-        last = (last_call){ctx->id, *d, sgemm, lda, ldb, ldc, hit};
+        *l = (last_call){ctx->id, view_of(ctx->id, 0), *d, sgemm, lda, ldb, ldc, hit};
     return st;
 }
 

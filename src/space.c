@@ -16,13 +16,6 @@
 
 /* ---- evaluation ------------------------------------------------------------------------------ */
 
-int mmt_align_bytes(uintptr_t address, int64_t pitch_bytes)
-{
-    int a = 16;
-    while (a > 1 && (address % (uintptr_t)a || pitch_bytes % a)) a /= 2;
-    return a;
-}
-
 typedef struct evaluation {
     const space_impl *im;
     const mmt_space_env *env;

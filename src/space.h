@@ -108,8 +108,13 @@ typedef struct mmt_space_env {
     int allow_levels;     /* lookups: a configuration's Strassen levels may run (else they are dropped) */
 } mmt_space_env;
 
-/* The largest of 16, 8, 4, 2, 1 that divides both an address and a row pitch in bytes. */
-int mmt_align_bytes(uintptr_t address, int64_t pitch_bytes);
+/* The largest of 16, 8, 4, 2, 1 that divides both an address and a row pitch in bytes: the
+ * lowest bit set of the two and 16 (inline: every call of a GEMM asks). */
+static inline int mmt_align_bytes(uintptr_t address, int64_t pitch_bytes)
+{
+    const uintptr_t bits = address | (uintptr_t)pitch_bytes | 16;
+    return (int)(bits & (~bits + 1));
+}
 
 /* Loads a space from a file or from text (name is used in messages). Every error names
  * file:line:column. Checks at load time: unknown names in expressions, duplicate or
