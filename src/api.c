@@ -35,7 +35,7 @@ static _Atomic uint64_t next_ctx_id = 1;
  * same checks pass) runs it without the checks and the lookup, the cost of a tiny GEMM's
  * call (on a GPU it still asks where its operands live). Valid while the thread's view of
  * the context, `view`, holds that call's choice: finish() forgets it whenever it writes a
- * choice, and a view given to another context has another id. */
+ * choice, and view_of() when it gives that view away (to any context, this one too). */
 typedef struct last_call {
     uint64_t ctx_id; /* 0: none */
     thread_view *view;
@@ -61,6 +61,7 @@ static thread_view *view_of(uint64_t id, int make)
         if (views[i].used < oldest->used) oldest = &views[i];
     }
     if (!make) return NULL;
+    if (oldest == tls.last.view) tls.last.ctx_id = 0; /* the last call's view is given away */
     memset(oldest, 0, sizeof *oldest);
     oldest->ctx_id = id;
     oldest->used = ++tls.view_clock;

@@ -372,7 +372,8 @@ static void test_lookup(void)
 /* A call repeated on one thread runs without the checks and the lookup (api.c, last_call):
  * each repeat right on new operands, mmt_last_choice that of the call itself after other
  * shapes and a batch came between, an error's message gone with the next success, a policy
- * change and an operand of another alignment looked up again. */
+ * change and an operand of another alignment looked up again, and after the thread's view
+ * of the context was given away and made again. */
 static void test_repeat(void)
 {
     mmt_err err;
@@ -435,6 +436,29 @@ static void test_repeat(void)
     CHECK(api_case(ctx, 0, 0, 0, 0, 256, 256, 256, 1, 0) <= gc_bound(0, 256));
     CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
     CHECK_EQ_STR(cfg, tuned);
+    /* the thread's view of ctx given to four other contexts (failed calls), then made again
+     * for ctx by a failed call of its own, in each of the slots in turn: the same call after
+     * it says its own choice again */
+    CHECK_EQ_INT(mmt_set_sgemm_policy(ctx, MMT_SGEMM_F32), MMT_OK);
+    mmt_ctx *other[4];
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(mmt_open(&other[i], "cpu", db), MMT_OK);
+    for (int r = 0; r < 4; r++) {
+        CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256, 0, c,
+                               256),
+                     MMT_OK);
+        for (int i = 0; i < 4 + r; i++)
+            mmt_sgemm(other[(i + r) % 4], MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256,
+                      0, NULL, 256);
+        CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256, 0,
+                               NULL, 256),
+                     MMT_INVALID_ARGUMENT);
+        CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS, 256, 256, 256, 1, a, 256, b, 256, 0, c,
+                               256),
+                     MMT_OK);
+        CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
+        CHECK_EQ_STR(cfg, tuned);
+    }
+    for (int i = 0; i < 4; i++) mmt_close(other[i]);
     free(a), free(b), free(c), free(a1), free(c1), free(ref);
     mmt_close(ctx);
 }
