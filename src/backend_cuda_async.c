@@ -26,31 +26,31 @@ const mmt_cuda_async *mmt_cuda_async_api(void) { return NULL; }
         if (rc_ != CUDA_SUCCESS) return mmt_cuda_fail(err, (st), rc_, (what)); \
     } while (0)
 
-/* Memory that CUDA does not know, or host memory it pinned (CU_MEMORYTYPE_HOST), is host
- * memory; anything else (device, managed) is the device's. One query. */
-static int async_is_host(const void *ptr)
+/* The type CUDA records for ptr's memory (CU_MEMORYTYPE_*), 0 for memory it does not know.
+ * One query; again inside a context where none was current. */
+static unsigned memory_type(const void *ptr)
 {
     unsigned type = 0;
     CUresult rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
-    if (rc == CUDA_ERROR_INVALID_CONTEXT) { /* no context current: ask again inside one */
+    if (rc == CUDA_ERROR_INVALID_CONTEXT) {
         mmt_cuda_scope sc;
-        if (mmt_cuda_enter_default(&sc, NULL) != MMT_OK) return 1;
+        if (mmt_cuda_enter_default(&sc, NULL) != MMT_OK) return 0;
         rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
         mmt_cuda_leave(&sc);
     }
-    return rc != CUDA_SUCCESS || type == CU_MEMORYTYPE_HOST;
+    return rc == CUDA_SUCCESS ? type : 0;
+}
+
+/* Memory that CUDA does not know, or host memory it pinned, is host memory; anything else
+ * (device, managed) is the device's. */
+static int async_is_host(const void *ptr)
+{
+    const unsigned type = memory_type(ptr);
+    return type == 0 || type == CU_MEMORYTYPE_HOST;
 }
 
 /* Host memory that CUDA pinned (cuMemHostAlloc, cuMemHostRegister): copies read it in place. */
-static int async_is_pinned(const void *ptr)
-{
-    unsigned type = 0;
-    mmt_cuda_scope sc;
-    if (mmt_cuda_enter_default(&sc, NULL) != MMT_OK) return 0;
-    CUresult rc = mmt_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
-    mmt_cuda_leave(&sc);
-    return rc == CUDA_SUCCESS && type == CU_MEMORYTYPE_HOST;
-}
+static int async_is_pinned(const void *ptr) { return memory_type(ptr) == CU_MEMORYTYPE_HOST; }
 
 static mmt_status async_mem_free(int ordinal, int64_t *free_bytes, mmt_err *err)
 {
