@@ -264,21 +264,14 @@ static void test_gpu_failure(void)
     mmt_close(dctx);
 }
 
-/* Pinned host memory (cuMemHostAlloc) is host memory too. */
+/* Pinned host memory (cuMemHostAlloc) is host memory too, and copied in place. */
 static void test_pinned(mmt_ctx *ctx)
 {
-    const mmt_cuda_async *cu = mmt_cuda_async_api();
-    CHECK(cu != NULL);
-    if (!cu) return;
-    mmt_err err;
     const int64_t m = 130, n = 90, k = 70;
-    void *a, *b, *c;
-    CHECK_OK(cu->host_alloc(0, sizeof(float) * m * k, &a, &err), &err);
-    CHECK_OK(cu->host_alloc(0, sizeof(float) * k * n, &b, &err), &err);
-    CHECK_OK(cu->host_alloc(0, sizeof(float) * m * n, &c, &err), &err);
-    CHECK(cu->is_host(a) && cu->is_host(c));
     float *ha = gc_matrix(0, 0, m, k, k, 0), *hb = gc_matrix(0, 0, k, n, n, 0), *hc = gc_matrix(0, 0, m, n, n, 0);
-    memcpy(a, ha, sizeof(float) * m * k), memcpy(b, hb, sizeof(float) * k * n), memcpy(c, hc, sizeof(float) * m * n);
+    float *a = placed(ha, sizeof(float) * m * k, 1), *b = placed(hb, sizeof(float) * k * n, 1);
+    float *c = placed(hc, sizeof(float) * m * n, 1);
+    CHECK(mmt_cuda_async_api()->is_host(a) && mmt_cuda_async_api()->is_host(c));
     double *ref = gc_ref_alloc(m, n);
     gc_reference(0, 0, 0, 1, m, n, k, 0.5, ha, k, hb, k, 2.0, hc, n, ref);
     CHECK_EQ_INT(mmt_sgemm(ctx, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS, m, n, k, 0.5f, a, k, b, k, 2.0f, c, n), MMT_OK);
@@ -287,7 +280,7 @@ static void test_pinned(mmt_ctx *ctx)
     mmt_last_choice(ctx, &config);
     printf("pinned by the caller: %s\n", config);
     CHECK(strstr(config, "OOC_PINNED=1") != NULL); /* copied in place */
-    cu->host_free(0, a), cu->host_free(0, b), cu->host_free(0, c);
+    unplace(a, 1), unplace(b, 1), unplace(c, 1);
     free(ha), free(hb), free(hc), free(ref);
 }
 
