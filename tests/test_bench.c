@@ -8,7 +8,9 @@
  *     middle or the last element of C: the whole of C is compared, at the stated bound;
  *   - a NaN anywhere fails, and so does an element left unwritten after a right run
  *     (C is poisoned before each verification).
- * Problems in f32, f64 (column major, transposed: the bench's row-major form) and bf16 in. */
+ * Problems in f32, f64 (column major, transposed: the bench's row-major form) and bf16 in.
+ * And mmt_bench_time_paired's order: every other round reversed, so that no implementation
+ * always follows the same other (a fixed A B C order would). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +153,44 @@ static void test_verify(const mmt_device_info *dev, const char *text, double bou
     mmt_bench_free(b);
 }
 
+/* The order the paired timing ran three implementations in, runs of one collapsed (a
+ * sample is many calls of one): after C, B must come at some time, not always A. */
+static int order_log[4096], order_n;
+
+static mmt_status logged_gemm(void *user, const mmt_gemm_params *g, void *stream, mmt_err *err)
+{
+    (void)g, (void)stream, (void)err;
+    const int id = *(const int *)user;
+    if ((order_n == 0 || order_log[order_n - 1] != id) && order_n < (int)(sizeof order_log / sizeof *order_log))
+        order_log[order_n++] = id;
+    return MMT_OK;
+}
+
+static void test_paired_order(const mmt_device_info *dev)
+{
+    mmt_problem up;
+    CHECK(mmt_problem_parse("f32 row NN 8x8x8", &up) == NULL);
+    mmt_bench *b = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_bench_setup(&mmt_backend_cpu, dev, NULL, &up, 0, &b, &err), &err);
+    if (!b) return;
+    static const int ids[3] = {0, 1, 2};
+    const mmt_gemm_fn fns[3] = {logged_gemm, logged_gemm, logged_gemm};
+    void *const users[3] = {(void *)&ids[0], (void *)&ids[1], (void *)&ids[2]};
+    mmt_timing t[3];
+    CHECK_OK(mmt_bench_time_paired(b, 3, fns, users, t, &err), &err);
+    int after_c[3] = {0, 0, 0}, rounds_first = 0;
+    for (int i = 1; i < order_n; i++)
+        if (order_log[i - 1] == 2) after_c[order_log[i]]++;
+    for (int i = 0; i + 2 < order_n; i++) rounds_first += order_log[i] == 2 && order_log[i + 1] == 1 && order_log[i + 2] == 0;
+    printf("paired order: %d runs over %d rounds; after C: A %d times, B %d times; C B A %d times\n", order_n,
+           t[0].samples, after_c[0], after_c[1], rounds_first);
+    CHECK(t[0].samples >= 2 && t[0].samples == t[1].samples && t[1].samples == t[2].samples);
+    CHECK(after_c[1] > 0 && after_c[0] > 0);
+    CHECK(rounds_first >= t[0].samples / 2);
+    mmt_bench_free(b);
+}
+
 int main(void)
 {
     test_bound_values();
@@ -161,5 +201,6 @@ int main(void)
     test_verify(&dev, "f32 row NN 37x23x64", 8 * 8 * u24);
     test_verify(&dev, "f64 col TN 20x31x49", 8 * 7 * u53);
     test_verify(&dev, "bf16->f32 row NT 16x24x100", 8 * 10 * u24);
+    test_paired_order(&dev);
     return check_result();
 }

@@ -425,7 +425,7 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
         if (res[i].vendor.median_ms > 0) mmt_cli_add_label(labels, sizeof labels, res[i].vendor_label);
     if (labels[0])
         snprintf(vendor, sizeof vendor,
-                 "vendor: %s, timed side by side with each winner at the end of its problem, in this run (A B A B "
+                 "vendor: %s, timed side by side with each winner at the end of its problem, in this run (A B B A "
                  "... on the same inputs): GFLOP/s, vendor and ratio are figures of the same rounds; ratio: our "
                  "GFLOP/s over the vendor's (above 1.00x: faster than the vendor)",
                  labels);

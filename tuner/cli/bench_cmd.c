@@ -160,7 +160,7 @@ int mmt_cli_bench(const mmt_cli_options *o)
         runtime_call call = {ctx, p};
         double rel, vendor_rel; /* the relative errors of libmmtuned's call and the vendor's */
         int ok = 0;
-        /* libmmtuned and the vendor are verified, then timed side by side (A B A B ... on the
+        /* libmmtuned and the vendor are verified, then timed side by side (A B B A ... on the
          * same inputs), so clock and temperature drift fall on both alike: the ratio is two
          * figures of the same rounds. The first call chooses the shape's kernel; where it was
          * built in the background meanwhile (the vendor ran the call), what an application's
@@ -221,7 +221,7 @@ int mmt_cli_bench(const mmt_cli_options *o)
     char vendor_text[600];
     if (vendor && labels[0])
         snprintf(vendor_text, sizeof vendor_text,
-                 "vendor: %.200s, timed side by side with libmmtuned (A B A B ... on the same inputs): GFLOP/s, "
+                 "vendor: %.200s, timed side by side with libmmtuned (A B B A ... on the same inputs): GFLOP/s, "
                  "vendor and ratio are figures of the same rounds; ratio: libmmtuned's GFLOP/s over the vendor's (above "
                  "1.00x: faster than the vendor)",
                  labels);

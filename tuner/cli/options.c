@@ -74,7 +74,7 @@ static const char usage[] =
     "  -h, --help, --version\n"
     "\n"
     "The table's GFLOP/s, vendor and ratio: each winner and the vendor library timed side by\n"
-    "side at the end of its problem, in this run (A B A B ... on the same inputs); intervals\n"
+    "side at the end of its problem, in this run (A B B A ... on the same inputs); intervals\n"
     "for the medians from order statistics, with their exact coverage (95% or a little more).\n"
     "A problem whose search the time budget or Ctrl-C cut short is marked partial; the same\n"
     "command goes on with it. Exit: 0 ok, 1 failure, 2 bad input (nothing written), 130/143\n"

@@ -490,7 +490,10 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
     int rounds = 0;
     while (rounds < MAX_SAMPLES) {
         const int first_set = b->next_set;
-        for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            /* every other round in reverse (A B C, C B A, ...): no implementation always
+             * follows the same one, or always runs first after the round's bookkeeping */
+            const int i = rounds % 2 ? n - 1 - j : j;
             b->next_set = first_set; /* the same input sets for every one of the round */
             FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps, b->stream, &s[i][rounds], err));
             spent += s[i][rounds] * reps;

@@ -96,10 +96,11 @@ mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user
                                  double call_ms, mmt_beside *out, mmt_err *err);
 
 /* Times n implementations (n <= MMT_BENCH_MAX_PAIRED) side by side: one warm-up call
- * each, then rounds of one sample each in a fixed order (A B C A B C ...), every sample
- * of a round the same number of calls on the same input sets, until every median is
- * stable (or the limits in bench.c). Drift of the clocks or the temperature falls on
- * all of them alike. t[i] is implementation i's timing; samples counts the rounds. */
+ * each, then rounds of one sample each, every other round in reverse order (A B C, C B A,
+ * A B C ...), every sample of a round the same number of calls on the same input sets,
+ * until every median is stable (or the limits in bench.c). Drift of the clocks or the
+ * temperature falls on all of them alike, and no one of them always runs first or always
+ * after the same other. t[i] is implementation i's timing; samples counts the rounds. */
 mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, mmt_timing *t,
                                  mmt_err *err);
 

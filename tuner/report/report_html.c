@@ -138,7 +138,7 @@ static void versus_section(FILE *f, const mmt_rd_device *d)
     fputs("<h3>Tuned against the vendor</h3>\n<p class=\"caption\">", f);
     put(f, "%zu problem%s tuned; ", tuned, tuned == 1 ? "" : "s");
     if (paired)
-        put(f, "%zu with the vendor library timed side by side with the best (A B A B ... on the same inputs): "
+        put(f, "%zu with the vendor library timed side by side with the best (A B B A ... on the same inputs): "
                "ratio %.2fx geometric mean (%.2fx to %.2fx). ",
             paired, exp(log_sum / (double)paired), lo, hi);
     else put(f, "none with a vendor figure timed beside the best, so no ratio. ");

@@ -1,7 +1,7 @@
 /* final.h - the final choice of a problem. The fastest candidate and those not clearly
  * slower than it (intervals that overlap its interval, or miss it by less than the early
  * stop's margin; at most MMT_FINALISTS in all; stats.h) are measured again side by side
- * in one worker (A B C A B C ... on the same input sets), and each result is recorded as
+ * in one worker (A B C C B A ... on the same input sets), and each result is recorded as
  * an ordinary trial. The winner is the fastest paired median, unless others'
  * intervals overlap it: then the smallest configuration text among the tied wins, so a tie
  * within noise goes the same way on every run and in every process. The winner's trial is

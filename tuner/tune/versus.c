@@ -96,7 +96,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
         if (res[j].status == MMT_TRIAL_OK) rounds = res[j].timing.samples;
     char how[600];
     if (vendor_ok)
-        snprintf(how, sizeof how, "timed side by side with %.100s over %d rounds (A B A B ..., the same inputs)",
+        snprintf(how, sizeof how, "timed side by side with %.100s over %d rounds (A B B A ..., the same inputs)",
                  out->label, rounds);
     else
         snprintf(how, sizeof how, "timed again over %d rounds (the vendor: %.300s)", rounds, vres.message);

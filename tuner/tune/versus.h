@@ -1,6 +1,6 @@
 /* versus.h - the vendor round, the last measurement of a problem: the winner of each family
  * and the vendor library (vendor.h) are verified and timed side by side in one worker
- * (A B V A B V ... on the same inputs: mmt_worker_measure_versus), so the figures a table
+ * (A B V V B A ... on the same inputs: mmt_worker_measure_versus), so the figures a table
  * prints and the ratio made of them are two figures of one measurement, taken in this run
  * whatever earlier runs measured. Each winner's result is recorded as an ordinary trial
  * ("vendor round: ...") and made its family's best (its configuration stays; its figure is
