@@ -406,11 +406,15 @@ static void macro_kernel(const gemm_args *g, int64_t ic, int64_t mc, int64_t jc,
 
 /* ---- scratch ------------------------------------------------------------------------- */
 
-/* Packing buffers are kept between calls (a tuner calls an instance many times); a call
- * that finds the cache in use (concurrent callers) allocates its own. */
-static void *scratch_buf;
-static size_t scratch_size;
-static atomic_flag scratch_busy = ATOMIC_FLAG_INIT;
+/* Packing buffers are kept between calls (a tuner calls an instance many times), one for
+ * each of a few concurrent callers (an application's threads); a call that finds them all
+ * in use allocates its own. */
+#define SCRATCH_SLOTS 16
+static struct {
+    void *buf;
+    size_t size;
+    atomic_flag busy;
+} scratch_cache[SCRATCH_SLOTS]; /* zeroed: every flag clear */
 
 static void *scratch_alloc(size_t size)
 {
@@ -422,36 +426,41 @@ static void *scratch_alloc(size_t size)
     return p;
 }
 
-static void *scratch_get(size_t size, int *cached)
+/* A buffer of size bytes or NULL; *slot: the cache slot it came from, -1: allocated. */
+static void *scratch_get(size_t size, int *slot)
 {
-    if (!atomic_flag_test_and_set_explicit(&scratch_busy, memory_order_acquire)) {
-        if (scratch_size < size) {
-            free(scratch_buf);
-            scratch_buf = scratch_alloc(size);
-            scratch_size = scratch_buf ? size : 0;
+    for (int i = 0; i < SCRATCH_SLOTS; i++) {
+        if (atomic_flag_test_and_set_explicit(&scratch_cache[i].busy, memory_order_acquire)) continue;
+        if (scratch_cache[i].size < size) {
+            free(scratch_cache[i].buf);
+            scratch_cache[i].buf = scratch_alloc(size);
+            scratch_cache[i].size = scratch_cache[i].buf ? size : 0;
         }
-        if (scratch_buf) {
-            *cached = 1;
-            return scratch_buf;
+        if (scratch_cache[i].buf) {
+            *slot = i;
+            return scratch_cache[i].buf;
         }
-        atomic_flag_clear_explicit(&scratch_busy, memory_order_release);
+        atomic_flag_clear_explicit(&scratch_cache[i].busy, memory_order_release);
+        break; /* out of memory: the allocation below fails too, or finds what was freed */
     }
-    *cached = 0;
+    *slot = -1;
     return scratch_alloc(size);
 }
 
-static void scratch_put(void *p, int cached)
+static void scratch_put(void *p, int slot)
 {
-    if (cached) atomic_flag_clear_explicit(&scratch_busy, memory_order_release);
+    if (slot >= 0) atomic_flag_clear_explicit(&scratch_cache[slot].busy, memory_order_release);
     else free(p);
 }
 
-/* At unload, after the flag (its acquire orders the last user's writes before the free, as
+/* At unload, after each flag (its acquire orders the last user's writes before the free, as
  * ThreadSanitizer sees it too: the loader's own lock between two threads' dlclose is not
  * visible to it); a cache still in use (a caller inside at process exit) is left alone. */
 __attribute__((destructor)) static void scratch_release(void)
 {
-    if (!atomic_flag_test_and_set_explicit(&scratch_busy, memory_order_acquire)) free(scratch_buf);
+    for (int i = 0; i < SCRATCH_SLOTS; i++)
+        if (!atomic_flag_test_and_set_explicit(&scratch_cache[i].busy, memory_order_acquire))
+            free(scratch_cache[i].buf);
 }
 
 /* The OpenMP runtime may come in with this instance (a host program that uses no OpenMP
@@ -509,8 +518,8 @@ static int gemm_direct(const mmt_gemm_params *p, int nt)
     /* a thread's A panel and B panel, each aligned for the packed micro-kernel's loads */
     const size_t a_panel = ROUND_UP((size_t)MR * (size_t)K, ALIGN / sizeof(T));
     const size_t panel = a_panel + ROUND_UP((size_t)NR * (size_t)K, ALIGN / sizeof(T));
-    int cached;
-    T *scratch = scratch_get(sizeof(T) * panel * (size_t)nt, &cached);
+    int slot;
+    T *scratch = scratch_get(sizeof(T) * panel * (size_t)nt, &slot);
     if (!scratch) return 1;
     const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -533,7 +542,7 @@ static int gemm_direct(const mmt_gemm_params *p, int nt)
             }
         }
     }
-    scratch_put(scratch, cached);
+    scratch_put(scratch, slot);
     return 0;
 }
 #endif
@@ -570,8 +579,8 @@ int mmt_gemm(const mmt_gemm_params *p)
     const size_t a_elems = ROUND_UP((size_t)MC * KC, ALIGN / sizeof(T));
     const size_t b_elems = ROUND_UP((size_t)KC * NCB, ALIGN / sizeof(T));
     const size_t total = sizeof(T) * (a_elems * nt + b_elems * (PAR == 0 ? 1 : nt));
-    int cached;
-    T *scratch = scratch_get(total, &cached);
+    int slot;
+    T *scratch = scratch_get(total, &slot);
     if (!scratch) return 1; /* out of memory, before C is touched */
 
     /* K in equal blocks of at most KC: 4097 = 17 x 241, not 16 x 256 + 1 (a block of depth
@@ -641,6 +650,6 @@ int mmt_gemm(const mmt_gemm_params *p)
         }
 #endif
     }
-    scratch_put(scratch, cached);
+    scratch_put(scratch, slot);
     return 0;
 }
