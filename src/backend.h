@@ -114,6 +114,11 @@ typedef struct mmt_backend {
 
 extern const mmt_backend mmt_backend_cpu;
 
+/* Below this many multiply-adds (M N K) the CPU template runs a GEMM on one thread whatever
+ * OpenMP offers (its MIN_WORK_PER_THREAD): the CPU backend then asks nothing of the thread
+ * count. */
+#define MMT_CPU_ONE_THREAD_MNK (1 << 18)
+
 /* The CUDA backend, or NULL (with the reason in err) if its libraries do not open. */
 const mmt_backend *mmt_backend_cuda(mmt_err *err);
 

@@ -458,8 +458,12 @@ static mmt_status cpu_launch(mmt_module *mod, const mmt_gemm_params *p, const mm
     (void)stream;
     FORWARD_IF_ERROR(mmt_launch_check(NULL, p, g, err)); /* the workspace; CPU instances state no needs */
     /* the calling thread's OpenMP count, lowered for this call only where threads cannot be
-     * had: the application's own setting is put back */
-    const int want = mod->omp_get_max_threads ? mod->omp_get_max_threads() : 1, can = threads_for(want);
+     * had: the application's own setting is put back. A GEMM the kernel runs on one thread
+     * asks nothing (a thread's first call would make threads to see whether it can: on 16
+     * cores, 15 for each new thread of the application) */
+    const double mnk = (double)p->m * (double)p->n * (double)p->k;
+    const int want = mod->omp_get_max_threads && mnk > MMT_CPU_ONE_THREAD_MNK ? mod->omp_get_max_threads() : 1,
+              can = threads_for(want);
     if (can < want) mod->omp_set_num_threads(can);
     const int failed = mod->fn(p) != 0;
     if (can < want) mod->omp_set_num_threads(want);

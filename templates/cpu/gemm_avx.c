@@ -134,7 +134,8 @@ typedef float T;
 #endif
 
 #define ALIGN 64                      // packed buffers: cache-line (and zmm) aligned
-#define MIN_WORK_PER_THREAD (1 << 18) // M*N*K below which one more thread does not pay
+#define MIN_WORK_PER_THREAD (1 << 18) // M*N*K below which one more thread does not pay (in step
+                                      // with src/backend.h's MMT_CPU_ONE_THREAD_MNK)
 
 typedef struct mmt_gemm_params { /* keep in step with src/backend.h */
     int64_t m, n, k;
