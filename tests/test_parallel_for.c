@@ -1,7 +1,7 @@
-/* test_parallel_for.c - mmtune's own loops on plain threads (tuner/measure/parallel_for.c):
- * every iteration of [0, n) runs exactly once, for static shares (chunk 0) and handed-out
- * chunks, more threads than iterations, one thread, and the host's count (0); a static
- * split is the same for the same n and threads (STREAM's first touch relies on it). */
+/* test_parallel_for.c - loops on plain threads (src/parallel_for.c): every iteration of
+ * [0, n) runs exactly once, for static shares (chunk 0) and handed-out chunks, more threads
+ * than iterations, one thread, and the host's count (0); a static split is the same for the
+ * same n and threads (STREAM's first touch and a CPU batch's contiguous ranges rely on it). */
 #include <stdatomic.h>
 #include <stdlib.h>
 
