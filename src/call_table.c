@@ -720,12 +720,15 @@ int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const
     return 1;
 }
 
-mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, double alpha, const void *a, int64_t lda,
-                         const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
-                         size_t config_size, mmt_table_hit *hit, mmt_err *err)
+/* The lookup of a call (mmt_table_run, mmt_table_lookup): its key, its entry found or made,
+ * and what the launch reads copied under the lock into *hit (*plan where the entry runs
+ * Strassen levels: hit->repeatable is 0 then); *how and config. */
+static mmt_status lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, mmt_choice *how, char *config, size_t config_size, mmt_table_hit *hit,
+                         mmt_strassen_plan *plan, mmt_err *err)
 {
     call_key key = {.problem = mmt_problem_normalise(user)};
-    mmt_gemm_params gp = params_of(user, &key.problem, alpha, a, lda, b, ldb, beta, c, ldc);
+    const mmt_gemm_params gp = params_of(user, &key.problem, 0, a, lda, b, ldb, 0, NULL, 0);
     const int es = mmt_dtype_size(user->dtype);
     key.align_a = mmt_align_bytes((uintptr_t)gp.a, gp.lda * es);
     key.align_b = mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es);
@@ -742,23 +745,55 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
         FORWARD_IF_ERROR(make_entry(ctx, &key, &e, err));
         pthread_mutex_lock(&ctx->lock);
     }
-    mmt_miss_counter *miss = NULL;
     *how = e->choice;
     mmt_copy_text(config, config_size, e->params);
     /* what the launch reads, copied: a sync may switch the entry meanwhile */
-    mmt_module *mod = e->mod;
-    mmt_geometry geometry = e->geometry;
-    const mmt_vendor_route route = e->route;
-    mmt_strassen_plan plan;
     const int levels = e->plan.levels;
-    if (levels) plan = e->plan;
-    if (e->choice != MMT_CHOICE_EXACT) miss = e->miss;
-    if (hit)
-        *hit = (mmt_table_hit){.repeatable = !levels, .gen = atomic_load(&ctx->table_gen), .user = *user,
-                               .problem = key.problem, .align_a = key.align_a, .align_b = key.align_b, .mod = mod,
-                               .geometry = geometry, .route = route, .miss = miss};
+    if (levels) *plan = e->plan;
+    *hit = (mmt_table_hit){.repeatable = !levels, .gen = atomic_load(&ctx->table_gen), .user = *user,
+                           .problem = key.problem, .align_a = key.align_a, .align_b = key.align_b, .mod = e->mod,
+                           .geometry = e->geometry, .route = e->route,
+                           .miss = e->choice != MMT_CHOICE_EXACT ? e->miss : NULL};
     pthread_mutex_unlock(&ctx->lock);
-    return run_entry(ctx, &key.problem, mod, &geometry, levels ? &plan : NULL, route, miss, &gp, err);
+    return MMT_OK;
+}
+
+mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, double alpha, const void *a, int64_t lda,
+                         const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
+                         size_t config_size, mmt_table_hit *hit, mmt_err *err)
+{
+    mmt_table_hit own, *h = hit ? hit : &own;
+    mmt_strassen_plan plan;
+    FORWARD_IF_ERROR(lookup(ctx, user, sgemm, a, lda, b, ldb, how, config, config_size, h, &plan, err));
+    mmt_gemm_params gp = params_of(user, &h->problem, alpha, a, lda, b, ldb, beta, c, ldc);
+    return run_entry(ctx, &h->problem, h->mod, &h->geometry, h->repeatable ? NULL : &plan, h->route, h->miss, &gp,
+                     err);
+}
+
+mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const void *a, int64_t lda,
+                            const void *b, int64_t ldb, mmt_choice *how, char *config, size_t config_size,
+                            mmt_table_hit *hit, mmt_err *err)
+{
+    mmt_strassen_plan plan;
+    return lookup(ctx, user, sgemm, a, lda, b, ldb, how, config, config_size, hit, &plan, err);
+}
+
+mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
+                            const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_err *err)
+{
+    mmt_gemm_params gp = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc);
+    return hit->mod ? launch(ctx, hit->mod, &hit->geometry, NULL, &gp, err)
+                    : vendor_launch(ctx, &hit->problem, hit->route, &gp, err);
+}
+
+void mmt_table_count_calls(mmt_ctx *ctx, const mmt_table_hit *hit, int64_t calls)
+{
+    mmt_miss_counter *miss = hit->miss;
+    if (!miss || calls <= 0) return;
+    mmt_miss_count_n(miss, calls);
+    if (ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)
+        mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
+    if (mmt_misses_due(ctx->misses)) sync_with_database(ctx);
 }
 
 mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a, int64_t lda,

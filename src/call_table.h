@@ -39,6 +39,26 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
 int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda, const void *b,
                      int64_t ldb, double beta, void *c, int64_t ldc, mmt_status *st, mmt_err *err);
 
+/* What a call of user's checked problem on operands a and b would run, looked up (made the
+ * first time) as mmt_table_run looks it up, but not run and not counted: *hit (repeatable 0
+ * where the entry runs Strassen levels), *how and config. A batch's GEMMs then run through
+ * mmt_table_launch and are counted at once by mmt_table_count_calls. */
+mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const void *a, int64_t lda,
+                            const void *b, int64_t ldb, mmt_choice *how, char *config, size_t config_size,
+                            mmt_table_hit *hit, mmt_err *err);
+
+/* Runs a repeatable hit's call on operands of the alignment it was looked up for (the caller
+ * checked them), on the calling thread, as mmt_table_run launches it; nothing else: no
+ * count, no hand-over to a background mmtune, no sync. */
+mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
+                            const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_err *err);
+
+/* What follows `calls` launches of hit, done once for them all: where it runs untuned, the
+ * calls counted with one atomic addition, the hand-over of its problem to a background
+ * mmtune on its first call, and a due sync with the database; as mmt_table_run does after
+ * each of its launches. */
+void mmt_table_count_calls(mmt_ctx *ctx, const mmt_table_hit *hit, int64_t calls);
+
 /* The strided batch bt of user's checked problem (operands on the context's device, the
  * strides those of the caller's matrices) in one call of the vendor library's strided-batched
  * routine where it has one (cuBLAS), on the context's stream; MMT_UNSUPPORTED, saying nothing,
