@@ -180,12 +180,22 @@ MMT_API mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t 
  * has every GEMM read the same A or B), each GEMM with the rules of mmt_gemm_ex. The whole
  * batch is checked before anything is written: MMT_INVALID_ARGUMENT for a negative batch or
  * stride, a stride_c less than one C (the C matrices would overlap), a batch whose last
- * matrix would lie beyond 64-bit sizes, and whatever mmt_gemm_ex refuses. On a GPU with
- * device operands the vendor library's strided-batched routine runs the batch in one call
+ * matrix would lie beyond 64-bit sizes, and whatever mmt_gemm_ex refuses (MMT_UNSUPPORTED
+ * for a mode the device has no template for, nothing written either). On a GPU with device
+ * operands the vendor library's strided-batched routine runs the batch in one call
  * (cublasGemmStridedBatchedEx and its kin: MMT_CHOICE_VENDOR), asynchronously on the
- * context's stream; elsewhere (the CPU, host operands, no vendor library) the GEMMs run one
- * after another, each served as mmt_gemm_ex serves it, and mmt_last_choice says what served
- * the last. batch == 0 computes nothing. */
+ * context's stream. On the CPU, a batch of GEMMs of at most 2^18 multiply-adds each (m n k),
+ * which the CPU template and OpenBLAS each run on one thread, is spread over the host's
+ * cores: contiguous ranges of the batch on plain threads the call makes and joins before it
+ * returns, the calling thread among them, up to one a core, never more than GEMMs and only
+ * as many as the batch's work pays for (where none can be made, the calling thread runs
+ * them all); libmmtuned changes no setting of OpenMP's or OpenBLAS's for it. Elsewhere
+ * (larger GEMMs, which use the cores themselves; host operands on a GPU) the GEMMs run one
+ * after another. On the CPU either way each GEMM is served as mmt_gemm_ex serves that
+ * matrix alone and gives the same bits; mmt_last_choice says what served the last. A GEMM
+ * that fails as it runs (its kernel cannot be built, memory runs out) fails the call with
+ * the status of the lowest-numbered GEMM that failed; the other C_i may have been written
+ * or not. batch == 0 computes nothing. */
 MMT_API mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n,
                                             int64_t k, double alpha, const void *a, int64_t lda, int64_t stride_a,
                                             const void *b, int64_t ldb, int64_t stride_b, double beta, void *c,

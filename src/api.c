@@ -15,6 +15,7 @@
 #include "ctx.h"
 #include "err.h"
 #include "host_route.h"
+#include "parallel_for.h"
 
 /* ---- per-thread views ---------------------------------------------------------------- */
 
@@ -611,9 +612,117 @@ static const void *nth(const void *x, int64_t i, int64_t stride, int64_t size)
     return x ? (const char *)x + i * stride * size : NULL;
 }
 
+/* ---- a CPU batch of small GEMMs, spread over the host's threads ------------------------ */
+
+/* The table's key holds the alignment of A and B (mmt_align_bytes: at most 16 bytes), which
+ * depends on an address modulo 16 only: GEMM i of a strided batch has the key of GEMM
+ * i mod 16, and where both strides are whole multiples of 16 bytes, every GEMM has GEMM 0's. */
+#define BATCH_CLASSES 16
+
+/* What a thread needs of a spread batch (run_spread); shared by its threads, which write
+ * only the first failure, under the lock. */
+typedef struct spread {
+    mmt_ctx *ctx;
+    mmt_table_hit hit[BATCH_CLASSES]; /* GEMM i runs hit[i % classes] */
+    int64_t classes;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    int64_t lda, ldb, ldc, es, cs;
+    const mmt_batch *bt;
+    pthread_mutex_t lock;
+    int64_t failed; /* the lowest index of a GEMM that failed (bt->count: none), its status and error */
+    mmt_status st;
+    mmt_err err;
+} spread;
+
+/* GEMMs [begin, end) of a spread batch, in order, on the calling thread; a failure ends the
+ * range there, as it ends a batch run one by one. */
+static void spread_range(void *arg, int64_t begin, int64_t end)
+{
+    spread *s = arg;
+    const mmt_batch *bt = s->bt;
+    for (int64_t i = begin; i < end; i++) {
+        mmt_err err;
+        const mmt_status st = mmt_table_launch(s->ctx, &s->hit[i % s->classes], s->alpha,
+                                               nth(s->a, i, bt->stride_a, s->es), s->lda,
+                                               nth(s->b, i, bt->stride_b, s->es), s->ldb, s->beta,
+                                               (void *)nth(s->c, i, bt->stride_c, s->cs), s->ldc, &err);
+        if (st == MMT_OK) continue;
+        pthread_mutex_lock(&s->lock);
+        if (i < s->failed) s->failed = i, s->st = st, s->err = err;
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
+}
+
+/* A thread of a spread batch must have work enough to pay for itself: one thread for every
+ * BATCH_THREAD_WORK multiply-adds of the batch, each GEMM counted BATCH_CALL_WORK more for
+ * its call (a tiny GEMM's time is mostly its call). Making, starting and joining a thread
+ * took some 45 us on the 2-core virtual machine of BENCHMARKS.md (15 us to make, 25 us until
+ * it ran, 20 us from its end to the join), and small GEMMs on two threads at once ran there
+ * at 1.2-1.8x one thread's rate: a second thread paid from about 150 us of work, some 2^23
+ * multiply-adds of f32 (2^22 of f64), and lost below 100 us. */
+#define BATCH_THREAD_WORK (1 << 22)
+#define BATCH_CALL_WORK (1 << 12)
+
+/* Threads for count GEMMs of mnk multiply-adds each: up to one a core, never more than GEMMs,
+ * one for every BATCH_THREAD_WORK of work (at least one: the caller). */
+static int batch_threads(int64_t count, double mnk)
+{
+    const double work = (double)count * (mnk + BATCH_CALL_WORK) / BATCH_THREAD_WORK;
+    double t = mmt_usable_cores();
+    if (t > count) t = (double)count;
+    if (t > work) t = work;
+    return t > 1 ? (int)t : 1;
+}
+
+/* A checked CPU batch (user's problem, alpha and beta as the kernels apply them) whose GEMMs
+ * each run on one thread, spread over the host's cores in contiguous ranges, each GEMM
+ * computed as mmt_gemm_ex computes it alone: the same entry of the table for the same key
+ * (every alignment class looked up once, here), launched on one thread as it would be. A
+ * GEMM runs on one thread where the CPU template runs it on one (MMT_CPU_ONE_THREAD_MNK: it
+ * then asks OpenMP nothing) or OpenBLAS does (MMT_VENDOR_ONE_THREAD_MNK), and not with
+ * Strassen levels (their temporaries are the context's one scratch). Returns 0 where the
+ * batch is not such (the caller runs it one by one, its lookups made); else 1, *st the
+ * status of the lowest GEMM that failed (err its error), else MMT_OK. The batch's calls are
+ * counted at once, after its launches, as mmt_table_run counts each after its own. */
+static int run_spread(mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a, int64_t lda, const void *b,
+                      int64_t ldb, double beta, void *c, int64_t ldc, const mmt_batch *bt, mmt_choice *how,
+                      char *config, size_t config_size, mmt_status *st, mmt_err *err)
+{
+    const double mnk = (double)user->m * (double)user->n * (double)user->k;
+    if (ctx->async || bt->count < 2 || (mnk > MMT_CPU_ONE_THREAD_MNK && mnk > MMT_VENDOR_ONE_THREAD_MNK)) return 0;
+    spread s = {.ctx = ctx, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .lda = lda, .ldb = ldb,
+                .ldc = ldc, .es = mmt_dtype_size(user->dtype), .cs = mmt_dtype_size(user->out), .bt = bt,
+                .lock = PTHREAD_MUTEX_INITIALIZER, .failed = bt->count};
+    s.classes = (bt->stride_a * s.es) % BATCH_CLASSES == 0 && (bt->stride_b * s.es) % BATCH_CLASSES == 0 ? 1
+                : bt->count < BATCH_CLASSES                                                             ? bt->count
+                                                                                                        : BATCH_CLASSES;
+    const int64_t last = (bt->count - 1) % s.classes; /* what mmt_last_choice says: the last GEMM's */
+    for (int64_t i = 0; i < s.classes; i++) {
+        mmt_choice h;
+        char text[512];
+        *st = mmt_table_lookup(ctx, user, 0, nth(a, i, bt->stride_a, s.es), lda, nth(b, i, bt->stride_b, s.es), ldb,
+                               &h, text, sizeof text, &s.hit[i], err);
+        if (*st != MMT_OK) return 1;
+        const mmt_table_hit *hi = &s.hit[i];
+        if (!hi->repeatable || mnk > (hi->mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK)) return 0;
+        if (i == last) *how = h, mmt_copy_text(config, config_size, text);
+    }
+    mmt_parallel_for(bt->count, 0, batch_threads(bt->count, mnk), spread_range, &s);
+    for (int64_t i = 0; i < s.classes; i++)
+        mmt_table_count_calls(ctx, &s.hit[i], bt->count / s.classes + (i < bt->count % s.classes));
+    *st = s.failed < bt->count ? s.st : MMT_OK;
+    if (*st != MMT_OK) *err = s.err;
+    return 1;
+}
+
 /* A strided batch: checked whole first (nothing is written where a check fails), then one
- * call of the vendor's strided-batched routine on a GPU (device operands), else the GEMMs one
- * by one as run_gemm runs each. *how and config: the call's, or the batch's last GEMM's. */
+ * call of the vendor's strided-batched routine on a GPU (device operands); on the CPU, a
+ * batch of GEMMs that each run on one thread spread over the cores (run_spread); else the
+ * GEMMs one by one as run_gemm runs each. *how and config: the call's, or the batch's last
+ * GEMM's. */
 static mmt_status run_batched(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, double alpha,
                               const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
                               int64_t ldc, const mmt_batch *bt, mmt_choice *how, char *config, size_t config_size,
@@ -649,6 +758,8 @@ static mmt_status run_batched(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, i
                                                      config_size, err);
         if (st != MMT_UNSUPPORTED) return st;
     }
+    mmt_status st;
+    if (run_spread(ctx, &user, alpha, a, lda, b, ldb, beta, c, ldc, bt, how, config, config_size, &st, err)) return st;
     for (int64_t i = 0; i < bt->count; i++) /* checked whole above; each GEMM's operands asked where they live */
         FORWARD_IF_ERROR(run_checked(ctx, &user, 0, 1, alpha, nth(a, i, bt->stride_a, es), lda,
                                      nth(b, i, bt->stride_b, es), ldb, beta, (void *)nth(c, i, bt->stride_c, cs), ldc,

@@ -93,6 +93,14 @@ const char *mmt_vendor_route_params(const mmt_backend *be, mmt_mode mode, mmt_ve
                                     size_t size);
 mmt_vendor_route mmt_vendor_route_of(const char *params);
 
+/* At most this many multiply-adds (M N K), OpenBLAS runs a real GEMM on the calling thread
+ * whatever its thread count (interface/gemm.c: 65536 times GEMM_MULTITHREAD_THRESHOLD, a
+ * constant of its build, 4 by default and in Debian's packages). It is the one safe way
+ * libmmtuned has of an OpenBLAS GEMM on one thread: openblas_set_num_threads sets the whole
+ * process's count, under the calls of the application's other threads too, and 0.3.21 has
+ * nothing narrower. */
+#define MMT_VENDOR_ONE_THREAD_MNK (1 << 18)
+
 /* A GEMM call for bench.h: user is a mmt_vendor_call (the problem's mode and C's type, and
  * the route). */
 typedef struct mmt_vendor_call {
