@@ -7,7 +7,8 @@
 #                tuner's, which the other CLI tests run under the sanitizers whole), with
 #                the skips by cause (scripts/ctest-summary.sh: the tests that load the
 #                libraries into programs built without the sanitizers skip here);
-#   build-tsan/  ThreadSanitizer on the threading contract (tests/test_threads.c), with the
+#   build-tsan/  ThreadSanitizer on the threading contract (tests/test_threads.c) and on CPU
+#                strided batches spread over plain threads (tests/test_batched.c), with the
 #                CPU kernels the library compiles at run time instrumented too (MMTUNE_CC
 #                wraps the compiler) and their OpenMP regions on one thread: libgomp is not
 #                instrumented, so its barriers would read as races; and on the tuner's lanes
@@ -27,7 +28,7 @@ echo "the suite under AddressSanitizer and UndefinedBehaviorSanitizer: passed"
 
 tsan=${BUILD_TSAN:-build-tsan}
 cmake -S . -B "$tsan" -DMMT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$tsan" -j "$jobs" --target test_threads >/dev/null
+cmake --build "$tsan" -j "$jobs" --target test_threads test_batched >/dev/null
 cc=$(command -v "${CC:-cc}")
 printf '#!/bin/sh\nexec %s -fsanitize=thread "$@"\n' "$cc" >"$tsan/cc-tsan"
 chmod +x "$tsan/cc-tsan"
@@ -35,6 +36,9 @@ rm -rf "$tsan/tsan-cache"
 MMTUNE_CC="$PWD/$tsan/cc-tsan" OMP_NUM_THREADS=1 MMTUNE_CACHE_DIR="$PWD/$tsan/tsan-cache" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/tests/test_threads"
 echo "test_threads under ThreadSanitizer: passed"
+MMTUNE_CC="$PWD/$tsan/cc-tsan" OMP_NUM_THREADS=1 MMTUNE_CACHE_DIR="$PWD/$tsan/tsan-cache" \
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/tests/test_batched" >/dev/null
+echo "test_batched under ThreadSanitizer: passed"
 "$cc" -std=gnu11 -O1 -g -fsanitize=thread -Isrc -Iinclude -Ituner/tune -Itests tests/test_lanes.c tuner/tune/lanes.c \
   src/problem.c -o "$tsan/test_lanes" -lpthread -lm
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/test_lanes" >/dev/null

@@ -1,9 +1,9 @@
 /* batched_check.h - what the tests of mmt_gemm_strided_batched share (CPU and GPU): one
- * batch on random operands whose matrices lie apart (gaps between them) or share one A or
- * B (stride 0), C NaN-poisoned where beta = 0, every C_i against a long double reference and
- * everything between the C_i untouched; and the batches refused whole, with nothing written.
- * Operands live where the backend's alloc puts them (device memory on a GPU), or in host
- * memory (host). */
+ * batch on random operands whose matrices lie apart (gaps between them and in their rows),
+ * or are stored densely, or share one A or B (stride 0), C NaN-poisoned where beta = 0,
+ * every C_i against a long double reference and everything between the C_i untouched; and
+ * the batches refused whole, with nothing written. Operands live where the backend's alloc
+ * puts them (device memory on a GPU), or in host memory (host). */
 #ifndef MMT_BATCHED_CHECK_H
 #define MMT_BATCHED_CHECK_H
 
@@ -25,6 +25,8 @@ typedef struct batch_case {
     int64_t m, n, k, batch;
     int shared_a, shared_b; /* stride 0: one A (B) for every GEMM */
     double alpha, beta;
+    int dense;  /* leading dimensions as small as they go (else a row or column longer: 1, 2, 1) */
+    int packed; /* strides of one matrix exactly (else a gap after each: 3, 5, 7 elements) */
 } batch_case;
 
 /* The shapes both tests run: sizes, the batch, a shared A or B; and alpha, beta. */
@@ -44,7 +46,7 @@ static inline batch_case bc_case(mmt_dtype ab, mmt_dtype c, mmt_compute compute,
     const struct bc_shape *s = &bc_shapes[si];
     const double *sc = bc_scales[(si + (size_t)t + (size_t)col) % 3];
     return (batch_case){ab, c, compute, mode, col, t & 1, t >> 1, s->m, s->n, s->k, s->batch, s->shared_a,
-                        s->shared_b, sc[0], sc[1]};
+                        s->shared_b, sc[0], sc[1], 0, 0};
 }
 
 /* A batch's operands: the host copies, the strides and the leading dimensions. */
@@ -58,10 +60,14 @@ static inline batch_data bc_data(const batch_case *bc)
     batch_data d;
     const int64_t ar = bc->ta ? bc->k : bc->m, ac = bc->ta ? bc->m : bc->k;
     const int64_t br = bc->tb ? bc->n : bc->k, bcols = bc->tb ? bc->k : bc->n;
-    d.lda = (bc->col ? ar : ac) + 1, d.ldb = (bc->col ? br : bcols) + 2, d.ldc = (bc->col ? bc->m : bc->n) + 1;
+    const int64_t pad = !bc->dense;
+    d.lda = (bc->col ? ar : ac) + pad, d.ldb = (bc->col ? br : bcols) + 2 * pad;
+    d.ldc = (bc->col ? bc->m : bc->n) + pad;
     const int64_t one_a = (bc->col ? ac : ar) * d.lda, one_b = (bc->col ? bcols : br) * d.ldb,
                   one_c = (bc->col ? bc->n : bc->m) * d.ldc;
-    d.stride_a = bc->shared_a ? 0 : one_a + 3, d.stride_b = bc->shared_b ? 0 : one_b + 5, d.stride_c = one_c + 7;
+    const int64_t gap = !bc->packed;
+    d.stride_a = bc->shared_a ? 0 : one_a + 3 * gap, d.stride_b = bc->shared_b ? 0 : one_b + 5 * gap;
+    d.stride_c = one_c + 7 * gap;
     const int64_t count = bc->batch > 0 ? bc->batch : 1;
     d.na = d.stride_a * (count - 1) + one_a, d.nb = d.stride_b * (count - 1) + one_b;
     d.nc = d.stride_c * (count - 1) + one_c;
@@ -90,9 +96,39 @@ static inline void *bc_put(const mmt_backend *be, const mmt_device_info *dev, co
     return p;
 }
 
+/* The largest relative error of the C_i of got, the batch bc on d's operands computed (host
+ * memory), against a long double reference; INFINITY where anything of C outside the C_i
+ * changed. */
+static inline double bc_error(const batch_case *bc, const batch_data *d, const void *got)
+{
+    const size_t es = (size_t)mmt_dtype_size(bc->ab), cs = (size_t)mmt_dtype_size(bc->c);
+    double worst = 0;
+    char *mask = calloc((size_t)d->nc, 1); /* the elements the batch may write */
+    double *ref = gc_ref_alloc(bc->m, bc->n);
+    for (int64_t i = 0; i < bc->batch; i++) {
+        const char *ai = (const char *)d->a + es * (size_t)(i * d->stride_a);
+        const char *bi = (const char *)d->b + es * (size_t)(i * d->stride_b);
+        const size_t ci = cs * (size_t)(i * d->stride_c);
+        gc_reference_t(bc->ab, bc->c, bc->col, bc->ta, bc->tb, bc->m, bc->n, bc->k, bc->alpha, ai, d->lda, bi, d->ldb,
+                       bc->beta, (const char *)d->c0 + ci, d->ldc, ref);
+        const double e = gc_rel_error_t(bc->c, bc->col, bc->m, bc->n, (const char *)got + ci, d->ldc, ref);
+        worst = e > worst || isnan(e) ? e : worst;
+        for (int64_t r = 0; r < (bc->col ? bc->n : bc->m); r++)
+            memset(mask + i * d->stride_c + r * d->ldc, 1, (size_t)(bc->col ? bc->m : bc->n));
+    }
+    for (int64_t j = 0; j < d->nc; j++)
+        if (!mask[j] && memcmp((const char *)got + cs * (size_t)j, (const char *)d->c0 + cs * (size_t)j, cs)) {
+            fprintf(stderr, "element %lld of C, outside every C_i, changed\n", (long long)j);
+            worst = INFINITY;
+            break;
+        }
+    free(mask), free(ref);
+    return worst;
+}
+
 /* Runs bc through mmt_gemm_strided_batched on ctx (operands put by be, NULL: host memory);
  * the largest relative error of a C_i, INFINITY where the call failed or anything of C
- * outside the C_i changed. *how and config: what served the call. */
+ * outside the C_i changed (bc_error). *how and config: what served the call. */
 static inline double bc_run(mmt_ctx *ctx, const mmt_backend *be, const mmt_device_info *dev, const batch_case *bc,
                             mmt_choice *how, char *config, size_t size)
 {
@@ -104,6 +140,7 @@ static inline double bc_run(mmt_ctx *ctx, const mmt_backend *be, const mmt_devic
                                 bc->ta ? MMT_TRANS : MMT_NO_TRANS, bc->tb ? MMT_TRANS : MMT_NO_TRANS};
     double worst = INFINITY;
     mmt_err err;
+    *how = MMT_CHOICE_NONE, config[0] = '\0';
     if (da && db && dc) {
         mmt_status st = mmt_gemm_strided_batched(ctx, &desc, bc->m, bc->n, bc->k, bc->alpha, da, d.lda, d.stride_a,
                                                  db, d.ldb, d.stride_b, bc->beta, dc, d.ldc, d.stride_c, bc->batch);
@@ -113,29 +150,8 @@ static inline double bc_run(mmt_ctx *ctx, const mmt_backend *be, const mmt_devic
         if (st != MMT_OK) fprintf(stderr, "mmt_gemm_strided_batched: %s\n", mmt_last_error(ctx));
         void *got = be ? malloc(cs * (size_t)d.nc) : dc;
         if (st == MMT_OK && (!be || (be->sync(NULL, &err) == MMT_OK &&
-                                     be->copy(got, dc, cs * (size_t)d.nc, MMT_D2H, &err) == MMT_OK))) {
-            worst = 0;
-            char *mask = calloc((size_t)d.nc, 1); /* the elements the batch may write */
-            double *ref = gc_ref_alloc(bc->m, bc->n);
-            for (int64_t i = 0; i < bc->batch; i++) {
-                const char *ai = (const char *)d.a + es * (size_t)(i * d.stride_a);
-                const char *bi = (const char *)d.b + es * (size_t)(i * d.stride_b);
-                const size_t ci = cs * (size_t)(i * d.stride_c);
-                gc_reference_t(bc->ab, bc->c, bc->col, bc->ta, bc->tb, bc->m, bc->n, bc->k, bc->alpha, ai, d.lda, bi,
-                               d.ldb, bc->beta, (const char *)d.c0 + ci, d.ldc, ref);
-                const double e = gc_rel_error_t(bc->c, bc->col, bc->m, bc->n, (const char *)got + ci, d.ldc, ref);
-                worst = e > worst || isnan(e) ? e : worst;
-                for (int64_t r = 0; r < (bc->col ? bc->n : bc->m); r++)
-                    memset(mask + i * d.stride_c + r * d.ldc, 1, (size_t)(bc->col ? bc->m : bc->n));
-            }
-            for (int64_t j = 0; j < d.nc; j++)
-                if (!mask[j] && memcmp((const char *)got + cs * (size_t)j, (const char *)d.c0 + cs * (size_t)j, cs)) {
-                    fprintf(stderr, "element %lld of C, outside every C_i, changed\n", (long long)j);
-                    worst = INFINITY;
-                    break;
-                }
-            free(mask), free(ref);
-        }
+                                     be->copy(got, dc, cs * (size_t)d.nc, MMT_D2H, &err) == MMT_OK)))
+            worst = bc_error(bc, &d, got);
         if (be) free(got);
     }
     if (be) be->free(da), be->free(db), be->free(dc);
@@ -146,7 +162,8 @@ static inline double bc_run(mmt_ctx *ctx, const mmt_backend *be, const mmt_devic
 /* Batches refused whole: MMT_INVALID_ARGUMENT, and C as it was. */
 static inline void bc_refusals(mmt_ctx *ctx, const mmt_backend *be, const mmt_device_info *dev)
 {
-    const batch_case bc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_F32, 0, 0, 0, 5, 4, 3, 3, 0, 0, 1, 0.5};
+    const batch_case bc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_MODE_F32, 0, 0, 0, 5, 4, 3, 3, 0, 0, 1, 0.5,
+                           0, 0};
     batch_data d = bc_data(&bc);
     const size_t bytes = sizeof(float) * (size_t)d.nc;
     void *da = bc_put(be, dev, d.a, sizeof(float) * (size_t)d.na), *db = bc_put(be, dev, d.b, sizeof(float) * (size_t)d.nb);

@@ -2,8 +2,8 @@
  * files: a CPU context that calls an untuned shape N times and closes leaves calls == N in
  * the miss table (its row-major form, added up across contexts), a tuned shape leaves
  * nothing, problems that differ only in transposes or precision are counted apart (a
- * counter is the whole problem's, not its sizes'), a due call writes back before the
- * context closes, a database another
+ * counter is the whole problem's, not its sizes'), a strided batch counts its GEMMs once
+ * each, a due call writes back before the context closes, a database another
  * connection holds locked or that is read-only never fails a call, and a bad
  * MMTUNE_SYNC_S fails mmt_open. */
 #include <grp.h>
@@ -152,6 +152,50 @@ static void test_full_problem(void)
     unsetenv("MMTUNE_SYNC_S");
 }
 
+/* A strided batch of f32 C = A B (m x n, depth k, row major), its matrices `gap` elements
+ * apart; returns 0 where it succeeded. */
+static int batch(mmt_ctx *ctx, int64_t m, int64_t n, int64_t k, int64_t count, int64_t gap)
+{
+    const int64_t sa = m * k + gap, sb = k * n + gap, sc = m * n + gap;
+    float *a = calloc((size_t)(sa * count), sizeof *a), *b = calloc((size_t)(sb * count), sizeof *b),
+          *c = calloc((size_t)(sc * count), sizeof *c);
+    const mmt_gemm_desc d = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    const mmt_status st = mmt_gemm_strided_batched(ctx, &d, m, n, k, 1, a, k, sa, b, n, sb, 0, c, n, sc, count);
+    if (st != MMT_OK) fprintf(stderr, "batch: %s\n", mmt_last_error(ctx));
+    free(a), free(b), free(c);
+    return st != MMT_OK;
+}
+
+/* A strided batch counts each of its GEMMs once: spread over the cores (small GEMMs, their
+ * matrices packed, or apart by an odd gap, which gives the batch's GEMMs several alignments
+ * and the table several keys), or one by one (larger GEMMs); a tuned shape's batch counts
+ * nothing. With the interval at 0 a batch is due, once: the counts are in the database
+ * after it. */
+static void test_batch_counts(void)
+{
+    char db[600], text[1024];
+    snprintf(db, sizeof db, "%s/batch.db", dir);
+    make_db(db);
+    setenv("MMTUNE_SYNC_S", "3600", 1);
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_INT(batch(ctx, 24, 20, 16, 3000, 0), 0);
+    CHECK_EQ_INT(batch(ctx, 24, 20, 16, 1000, 3), 0);
+    CHECK_EQ_INT(batch(ctx, 80, 70, 60, 5, 1), 0);   /* 336,000 multiply-adds each: one by one */
+    CHECK_EQ_INT(batch(ctx, 64, 64, 64, 40, 0), 0);  /* tuned */
+    CHECK_EQ_INT(batch(ctx, 12, 8, 16, 2000, 1), 0);
+    mmt_close(ctx);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 24x20x16 4000; f32 row NN 12x8x16 2000; f32 row NN 80x70x60 5");
+    setenv("MMTUNE_SYNC_S", "0", 1);
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    CHECK_EQ_INT(batch(ctx, 12, 8, 16, 3000, 5), 0);
+    misses(db, text, sizeof text);
+    CHECK_EQ_STR(text, "f32 row NN 12x8x16 5000; f32 row NN 24x20x16 4000; f32 row NN 80x70x60 5");
+    mmt_close(ctx);
+    unsetenv("MMTUNE_SYNC_S");
+}
+
 /* With the interval at 0 every untuned call is due: the counts are in the database before
  * the context closes (what a process that never closes relies on). */
 static void test_periodic(void)
@@ -279,6 +323,7 @@ int main(void)
     test_counts();
     test_full_problem();
     test_periodic();
+    test_batch_counts();
     test_locked();
     test_readonly();
     test_no_database();
