@@ -128,8 +128,10 @@ MMT_API mmt_choice mmt_last_choice(const mmt_ctx *ctx, const char **config);
  * calling thread: its calls run the vendor library (MMT_CHOICE_VENDOR) while a thread of the
  * context builds the kernel, which then takes over. After this returns, calls of the shapes
  * called so far run their kernels (benchmarks and warm-ups want that; no application needs
- * it). *built (may be NULL) says whether any was being built: 0, nothing changed what the
- * calls so far ran. */
+ * it). The same thread writes the untuned calls' counts to the database every few seconds
+ * (MMTUNE_SYNC_S) and, under background tuning, switches to what was tuned since: this also
+ * waits for such a sync that a call has started. *built (may be NULL) says whether any job
+ * was queued or running: 0, nothing changed what the calls so far ran. */
 MMT_API mmt_status mmt_wait_kernels(mmt_ctx *ctx, int *built);
 
 /* For a GPU context: the CUDA stream (a CUstream / cudaStream_t) later calls run on;

@@ -667,6 +667,22 @@ static void sync_with_database(mmt_ctx *ctx)
     mmt_misses_done(ctx->misses);
 }
 
+static void sync_in_background(void *arg, int run)
+{
+    mmt_ctx *ctx = arg;
+    if (run) sync_with_database(ctx);
+    else mmt_misses_done(ctx->misses); /* dropped at mmt_close, which writes the counts itself */
+}
+
+/* A due sync, handed to the context's builder thread: a write to the database takes a
+ * millisecond or so, and up to 100 ms where a tuner holds the write lock, which no GEMM call
+ * should wait for (cuBLAS and OpenBLAS never do). On the caller's thread only where that
+ * thread cannot start. */
+static void sync_off_path(mmt_ctx *ctx)
+{
+    if (!ctx->builder || mmt_builder_submit(ctx->builder, sync_in_background, ctx) != 0) sync_with_database(ctx);
+}
+
 mmt_status mmt_table_serve_mode(mmt_ctx *ctx, mmt_mode mode, mmt_err *err)
 {
     served *sv;
@@ -703,7 +719,7 @@ static mmt_status run_entry(mmt_ctx *ctx, const mmt_problem *p, mmt_module *mod,
      * untuned problem hands it to a background mmtune, and a due call syncs */
     if (miss && ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)
         mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
-    if (sync) sync_with_database(ctx);
+    if (sync) sync_off_path(ctx);
     return st;
 }
 
@@ -793,7 +809,7 @@ void mmt_table_count_calls(mmt_ctx *ctx, const mmt_table_hit *hit, int64_t calls
     mmt_miss_count_n(miss, calls);
     if (ctx->autotune.on && atomic_exchange(&miss->autotune, 1) == 0)
         mmt_autotune_start(&ctx->autotune, ctx->device, ctx->dev.fingerprint, ctx->db_path, &miss->problem);
-    if (mmt_misses_due(ctx->misses)) sync_with_database(ctx);
+    if (mmt_misses_due(ctx->misses)) sync_off_path(ctx);
 }
 
 mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a, int64_t lda,

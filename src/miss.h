@@ -4,10 +4,11 @@
  * A counter per problem, shared by the context's table entries of that problem (they
  * differ by operand alignment), is bumped by each such call with one relaxed atomic
  * increment; nothing else of it is on the GEMM path. The counts reach the database in one
- * transaction when a call finds the sync interval over (mmt_misses_due) and when the
- * context closes. Writes go through a connection of their own, opened with the context, with
- * a short busy timeout: a tuner committing to the same file delays a call by at most that. A
- * write that fails keeps the counts for the next one and is never an error to the caller. */
+ * transaction when a call finds the sync interval over (mmt_misses_due; the context's
+ * builder thread then writes them, off the call's path) and when the context closes. Writes
+ * go through a connection of their own, opened with the context, with a short busy timeout
+ * (a tuner committing to the same file delays a write by at most that). A write that fails
+ * keeps the counts for the next one and is never an error to the caller. */
 #ifndef MMT_MISS_H
 #define MMT_MISS_H
 

@@ -278,6 +278,7 @@ static void test_switch(void)
     tune_by_hand(db, &p, other);
 
     CHECK(call(ctx, M, N, K) <= gc_bound(0, K)); /* due: this call's sync switches the entry */
+    CHECK_EQ_INT(mmt_wait_kernels(ctx, NULL), MMT_OK); /* the sync runs on the context's thread */
     CHECK(call(ctx, M, N, K) <= gc_bound(0, K));
     CHECK_EQ_INT(mmt_last_choice(ctx, &cfg), MMT_CHOICE_EXACT);
     CHECK_EQ_STR(cfg, other);
