@@ -508,7 +508,8 @@ static void thread_grid(int nth, int64_t mblocks, int64_t nblocks, int *tm, int 
  * are row blocks: mmt_gemm's cap), whole blocks read A and B in place, edge blocks (mr < MR
  * or nr < NR) packed into a thread's own panels and run by the packed micro-kernel, which
  * stores them in part. 0, or 1 where those panels could not be allocated (C untouched). */
-static int gemm_direct(const mmt_gemm_params *p, int nt)
+/* Thread tid of nth's share of gemm_direct: its row blocks, its panels in scratch. */
+static void direct_rows(const mmt_gemm_params *p, T *scratch, size_t a_panel, size_t panel, int tid, int nth)
 {
     const int64_t M = p->m, N = p->n, K = p->k, lda = p->lda, ldb = p->ldb, ldc = p->ldc;
     const T *A = p->a, *B = p->b;
@@ -516,37 +517,126 @@ static int gemm_direct(const mmt_gemm_params *p, int nt)
     const int ta = p->trans_a != 0;
     const T alpha = (T)p->alpha, beta = (T)p->beta;
     const int64_t a_row = ta ? 1 : lda, a_k = ta ? lda : 1;
+    const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
+    T *Ap = scratch + panel * tid, *Bp = Ap + a_panel;
+    for (int64_t ib = mblocks * tid / nth; ib < mblocks * (tid + 1) / nth; ib++) {
+        const int64_t i0 = ib * MR, mr = MIN(MR, M - i0);
+        if (mr < MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
+        for (int64_t jb = 0; jb < nblocks; jb++) {
+            const int64_t j0 = jb * NR, nr = MIN(NR, N - j0);
+            if (mr == MR && nr == NR) {
+                micro_kernel_direct(K, A + i0 * a_row, a_row, a_k, B + j0, ldb, C + i0 * ldc + j0, ldc, alpha,
+                                    beta);
+                continue;
+            }
+            if (mr == MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
+            pack_b_panel(nr, K, B, ldb, 0, 0, j0, Bp);
+            micro_kernel(K, Ap, Bp, C + i0 * ldc + j0, ldc, alpha, beta, mr, nr);
+        }
+    }
+}
+
+static int gemm_direct(const mmt_gemm_params *p, int nt)
+{
     /* a thread's A panel and B panel, each aligned for the packed micro-kernel's loads */
-    const size_t a_panel = ROUND_UP((size_t)MR * (size_t)K, ALIGN / sizeof(T));
-    const size_t panel = a_panel + ROUND_UP((size_t)NR * (size_t)K, ALIGN / sizeof(T));
+    const size_t a_panel = ROUND_UP((size_t)MR * (size_t)p->k, ALIGN / sizeof(T));
+    const size_t panel = a_panel + ROUND_UP((size_t)NR * (size_t)p->k, ALIGN / sizeof(T));
     int slot;
     T *scratch = scratch_get(sizeof(T) * panel * (size_t)nt, &slot);
     if (!scratch) return 1;
-    const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-        T *Ap = scratch + panel * tid, *Bp = Ap + a_panel;
-        for (int64_t ib = mblocks * tid / nth; ib < mblocks * (tid + 1) / nth; ib++) {
-            const int64_t i0 = ib * MR, mr = MIN(MR, M - i0);
-            if (mr < MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
-            for (int64_t jb = 0; jb < nblocks; jb++) {
-                const int64_t j0 = jb * NR, nr = MIN(NR, N - j0);
-                if (mr == MR && nr == NR) {
-                    micro_kernel_direct(K, A + i0 * a_row, a_row, a_k, B + j0, ldb, C + i0 * ldc + j0, ldc, alpha,
-                                        beta);
-                    continue;
-                }
-                if (mr == MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
-                pack_b_panel(nr, K, B, ldb, 0, 0, j0, Bp);
-                micro_kernel(K, Ap, Bp, C + i0 * ldc + j0, ldc, alpha, beta, mr, nr);
-            }
-        }
+    if (nt == 1) { /* no OpenMP region: even one of one thread costs some 350 ns a call */
+        direct_rows(p, scratch, a_panel, panel, 0, 1);
+    } else {
+#pragma omp parallel num_threads(nt)
+        direct_rows(p, scratch, a_panel, panel, omp_get_thread_num(), omp_get_num_threads());
     }
     scratch_put(scratch, slot);
     return 0;
 }
 #endif
+
+/* What the threads of one call share: the problem, the packing buffers, K's blocking. */
+typedef struct team_args {
+    gemm_args g;
+    int64_t M, N, K, kblk;
+    T beta;
+    T *scratch;
+    size_t a_elems, b_elems;
+} team_args;
+
+/* Thread tid of nth's share of the loops (PAR 0, 1 and 2); its A block in scratch. */
+static void team_share(const team_args *x, int tid, int nth)
+{
+    const gemm_args g = x->g;
+    const int64_t M = x->M, N = x->N, K = x->K, kblk = x->kblk, lda = g.lda;
+    const T *A = g.A;
+    const int ta = g.ta;
+    const T beta = x->beta;
+    T *const scratch = x->scratch;
+    const size_t a_elems = x->a_elems;
+    T *Ap = scratch + a_elems * tid;
+#if PAR == 0
+    const T *B = g.B;
+    const int64_t ldb = g.ldb;
+    const int tb = g.tb;
+    /* split M: this thread's rows (whole MR blocks, spread evenly). The B block is
+     * shared: each thread packs a run of its panels while computing its first A block
+     * on them, then, once all are packed, the rest. */
+    T *Bp = scratch + a_elems * nth;
+    const int64_t mblocks = CEIL_DIV(M, MR);
+    const int64_t m0 = MIN(M, mblocks * tid / nth * MR), m1 = MIN(M, mblocks * (tid + 1) / nth * MR);
+    for (int64_t jc = 0; jc < N; jc += NCB) {
+        const int64_t nc = MIN(NCB, N - jc), npanels = CEIL_DIV(nc, NR);
+        const int64_t jp0 = npanels * tid / nth, jp1 = npanels * (tid + 1) / nth;
+        for (int64_t pc = 0; pc < K; pc += kblk) {
+            const int64_t kc = MIN(kblk, K - pc);
+            const T beta_k = pc == 0 ? beta : (T)1;
+            const int64_t mc0 = MIN(MC, m1 - m0);
+            if (mc0 > 0) pack_a(mc0, kc, A, lda, ta, m0, pc, Ap);
+            if (mc0 > 0) macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp0, jp1, Ap, Bp, beta_k, 1);
+            else
+                for (int64_t jp = jp0; jp < jp1; jp++)
+                    pack_b_panel(MIN(NR, nc - jp * NR), kc, B, ldb, tb, pc, jc + jp * NR, Bp + jp * NR * kc);
+#pragma omp barrier
+            if (mc0 > 0) {
+                macro_kernel(&g, m0, mc0, jc, nc, pc, kc, 0, jp0, Ap, Bp, beta_k, 0);
+                macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp1, npanels, Ap, Bp, beta_k, 0);
+            }
+            for (int64_t ic = m0 + mc0; ic < m1; ic += MC) {
+                const int64_t mc = MIN(MC, m1 - ic);
+                pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
+                macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, 0);
+            }
+#pragma omp barrier /* before the B block is packed over */
+        }
+    }
+#else
+    /* split N (PAR 1: one row of threads) or both (PAR 2: a grid of them): this thread's
+     * rows and columns (whole MR and NR blocks); it packs its own A and B, the B panels
+     * while computing the first A block on them */
+    T *Bp = scratch + a_elems * nth + x->b_elems * tid;
+    const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
+    int tm = 1, tn = nth;
+#if PAR == 2
+    thread_grid(nth, mblocks, nblocks, &tm, &tn);
+#endif
+    const int rt = tid / tn, ct = tid % tn;
+    const int64_t m0 = MIN(M, mblocks * rt / tm * MR), m1 = MIN(M, mblocks * (rt + 1) / tm * MR);
+    const int64_t n0 = MIN(N, nblocks * ct / tn * NR), n1 = MIN(N, nblocks * (ct + 1) / tn * NR);
+    for (int64_t jc = n0; jc < n1; jc += NCB) {
+        const int64_t nc = MIN(NCB, n1 - jc), npanels = CEIL_DIV(nc, NR);
+        for (int64_t pc = 0; pc < K; pc += kblk) {
+            const int64_t kc = MIN(kblk, K - pc);
+            const T beta_k = pc == 0 ? beta : (T)1;
+            for (int64_t ic = m0; ic < m1; ic += MC) {
+                const int64_t mc = MIN(MC, m1 - ic);
+                pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
+                macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, ic == m0);
+            }
+        }
+    }
+#endif
+}
 
 /* 0, or 1 where the packing buffers could not be allocated (C is then untouched). */
 int mmt_gemm(const mmt_gemm_params *p)
@@ -587,69 +677,15 @@ int mmt_gemm(const mmt_gemm_params *p)
     /* K in equal blocks of at most KC: 4097 = 17 x 241, not 16 x 256 + 1 (a block of depth
      * one would cost a full pass over C for a rank-one update) */
     const int64_t kblk = CEIL_DIV(K, CEIL_DIV(K, KC));
-    const gemm_args g = {.A = A, .B = B, .C = C, .lda = lda, .ldb = ldb, .ldc = ldc, .ta = ta, .tb = tb, .alpha = alpha};
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-        T *Ap = scratch + a_elems * tid;
-#if PAR == 0
-        /* split M: this thread's rows (whole MR blocks, spread evenly). The B block is
-         * shared: each thread packs a run of its panels while computing its first A block
-         * on them, then, once all are packed, the rest. */
-        T *Bp = scratch + a_elems * nth;
-        const int64_t mblocks = CEIL_DIV(M, MR);
-        const int64_t m0 = MIN(M, mblocks * tid / nth * MR), m1 = MIN(M, mblocks * (tid + 1) / nth * MR);
-        for (int64_t jc = 0; jc < N; jc += NCB) {
-            const int64_t nc = MIN(NCB, N - jc), npanels = CEIL_DIV(nc, NR);
-            const int64_t jp0 = npanels * tid / nth, jp1 = npanels * (tid + 1) / nth;
-            for (int64_t pc = 0; pc < K; pc += kblk) {
-                const int64_t kc = MIN(kblk, K - pc);
-                const T beta_k = pc == 0 ? beta : (T)1;
-                const int64_t mc0 = MIN(MC, m1 - m0);
-                if (mc0 > 0) pack_a(mc0, kc, A, lda, ta, m0, pc, Ap);
-                if (mc0 > 0) macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp0, jp1, Ap, Bp, beta_k, 1);
-                else
-                    for (int64_t jp = jp0; jp < jp1; jp++)
-                        pack_b_panel(MIN(NR, nc - jp * NR), kc, B, ldb, tb, pc, jc + jp * NR, Bp + jp * NR * kc);
-#pragma omp barrier
-                if (mc0 > 0) {
-                    macro_kernel(&g, m0, mc0, jc, nc, pc, kc, 0, jp0, Ap, Bp, beta_k, 0);
-                    macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp1, npanels, Ap, Bp, beta_k, 0);
-                }
-                for (int64_t ic = m0 + mc0; ic < m1; ic += MC) {
-                    const int64_t mc = MIN(MC, m1 - ic);
-                    pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
-                    macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, 0);
-                }
-#pragma omp barrier /* before the B block is packed over */
-            }
-        }
-#else
-        /* split N (PAR 1: one row of threads) or both (PAR 2: a grid of them): this thread's
-         * rows and columns (whole MR and NR blocks); it packs its own A and B, the B panels
-         * while computing the first A block on them */
-        T *Bp = scratch + a_elems * nth + b_elems * tid;
-        const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
-        int tm = 1, tn = nth;
-#if PAR == 2
-        thread_grid(nth, mblocks, nblocks, &tm, &tn);
-#endif
-        const int rt = tid / tn, ct = tid % tn;
-        const int64_t m0 = MIN(M, mblocks * rt / tm * MR), m1 = MIN(M, mblocks * (rt + 1) / tm * MR);
-        const int64_t n0 = MIN(N, nblocks * ct / tn * NR), n1 = MIN(N, nblocks * (ct + 1) / tn * NR);
-        for (int64_t jc = n0; jc < n1; jc += NCB) {
-            const int64_t nc = MIN(NCB, n1 - jc), npanels = CEIL_DIV(nc, NR);
-            for (int64_t pc = 0; pc < K; pc += kblk) {
-                const int64_t kc = MIN(kblk, K - pc);
-                const T beta_k = pc == 0 ? beta : (T)1;
-                for (int64_t ic = m0; ic < m1; ic += MC) {
-                    const int64_t mc = MIN(MC, m1 - ic);
-                    pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
-                    macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, ic == m0);
-                }
-            }
-        }
-#endif
+    const team_args x = {.g = {.A = A, .B = B, .C = C, .lda = lda, .ldb = ldb, .ldc = ldc, .ta = ta, .tb = tb,
+                               .alpha = alpha},
+                         .M = M, .N = N, .K = K, .kblk = kblk, .beta = beta, .scratch = scratch,
+                         .a_elems = a_elems, .b_elems = b_elems};
+    if (nt == 1) { /* no OpenMP region: even one of one thread costs some 350 ns a call */
+        team_share(&x, 0, 1);
+    } else {
+#pragma omp parallel num_threads(nt)
+        team_share(&x, omp_get_thread_num(), omp_get_num_threads());
     }
     scratch_put(scratch, slot);
     return 0;
