@@ -13,8 +13,8 @@
  *     1-3 threads and THREADS=1, on every shape (with a transposed B it runs as PAR=1);
  *   - f32 and f64, every transpose, padded leading dimensions, the BLAS alpha/beta rules
  *     with C poisoned where beta is 0, on shapes that give each thread several register
- *     blocks and B panels, more than one cache block in M, K and N (N past NC), edge tiles
- *     and an empty K.
+ *     blocks and B panels, more than one cache block in M, K and N (N past NC), edge tiles,
+ *     none (whole register blocks) and an empty K.
  * test_cpu_template.c samples the space at large; this test is the one that pins each
  * path. A case's inputs and reference are made once and every instance runs on them. */
 #include <omp.h>
@@ -30,7 +30,9 @@ static const ct_shape shapes[] = {
     {7, 5, 3},     /* smaller than one register block */
     {17, 33, 0},   /* K = 0: C = beta C, A and B unread */
     {50, 4133, 37}, /* N past NC (4096): two B blocks, the second partial */
-    {389, 157, 555} /* several MC blocks a thread, K in 2 or 3 KC blocks, B panels a thread */
+    {389, 157, 555}, /* several MC blocks a thread, K in 2 or 3 KC blocks, B panels a thread */
+    {168, 192, 40}, /* whole register blocks for every MR (4 6 8 14) and NR (4 to 64): PAR=3 packs nothing */
+    {168, 37, 20}   /* whole rows of blocks, edge columns */
 };
 
 /* The choices of the loop knobs the space allows: THREADS=1 only with PAR=0 or 3. */

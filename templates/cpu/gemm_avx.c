@@ -504,11 +504,8 @@ static void thread_grid(int nth, int64_t mblocks, int64_t nblocks, int *tm, int 
 #endif
 
 #if PAR == 3
-/* PAR=3: the register blocks over C, their rows split among nt threads (no more than there
- * are row blocks: mmt_gemm's cap), whole blocks read A and B in place, edge blocks (mr < MR
- * or nr < NR) packed into a thread's own panels and run by the packed micro-kernel, which
- * stores them in part. 0, or 1 where those panels could not be allocated (C untouched). */
-/* Thread tid of nth's share of gemm_direct: its row blocks, its panels in scratch. */
+/* Thread tid of nth's share of gemm_direct: its row blocks, its panels in scratch (NULL
+ * where there are no edge blocks). */
 static void direct_rows(const mmt_gemm_params *p, T *scratch, size_t a_panel, size_t panel, int tid, int nth)
 {
     const int64_t M = p->m, N = p->n, K = p->k, lda = p->lda, ldb = p->ldb, ldc = p->ldc;
@@ -518,7 +515,7 @@ static void direct_rows(const mmt_gemm_params *p, T *scratch, size_t a_panel, si
     const T alpha = (T)p->alpha, beta = (T)p->beta;
     const int64_t a_row = ta ? 1 : lda, a_k = ta ? lda : 1;
     const int64_t mblocks = CEIL_DIV(M, MR), nblocks = CEIL_DIV(N, NR);
-    T *Ap = scratch + panel * tid, *Bp = Ap + a_panel;
+    T *Ap = scratch ? scratch + panel * tid : NULL, *Bp = scratch ? Ap + a_panel : NULL; /* for edge blocks */
     for (int64_t ib = mblocks * tid / nth; ib < mblocks * (tid + 1) / nth; ib++) {
         const int64_t i0 = ib * MR, mr = MIN(MR, M - i0);
         if (mr < MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
@@ -536,21 +533,27 @@ static void direct_rows(const mmt_gemm_params *p, T *scratch, size_t a_panel, si
     }
 }
 
+/* PAR=3: the register blocks over C, their rows split among nt threads (no more than there
+ * are row blocks: mmt_gemm's cap), whole blocks read A and B in place, edge blocks (mr < MR
+ * or nr < NR) packed into a thread's own panels and run by the packed micro-kernel, which
+ * stores them in part. 0, or 1 where those panels could not be allocated (C untouched). */
 static int gemm_direct(const mmt_gemm_params *p, int nt)
 {
     /* a thread's A panel and B panel, each aligned for the packed micro-kernel's loads */
     const size_t a_panel = ROUND_UP((size_t)MR * (size_t)p->k, ALIGN / sizeof(T));
     const size_t panel = a_panel + ROUND_UP((size_t)NR * (size_t)p->k, ALIGN / sizeof(T));
-    int slot;
-    T *scratch = scratch_get(sizeof(T) * panel * (size_t)nt, &slot);
-    if (!scratch) return 1;
+    /* whole register blocks only (M and N multiples of MR and NR): nothing is packed */
+    const int whole = p->m % MR == 0 && p->n % NR == 0;
+    int slot = -1;
+    T *scratch = whole ? NULL : scratch_get(sizeof(T) * panel * (size_t)nt, &slot);
+    if (!whole && !scratch) return 1;
     if (nt == 1) { /* no OpenMP region: even one of one thread costs some 350 ns a call */
         direct_rows(p, scratch, a_panel, panel, 0, 1);
     } else {
 #pragma omp parallel num_threads(nt)
         direct_rows(p, scratch, a_panel, panel, omp_get_thread_num(), omp_get_num_threads());
     }
-    scratch_put(scratch, slot);
+    if (!whole) scratch_put(scratch, slot);
     return 0;
 }
 #endif
