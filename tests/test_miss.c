@@ -170,7 +170,7 @@ static int batch(mmt_ctx *ctx, int64_t m, int64_t n, int64_t k, int64_t count, i
  * matrices packed, or apart by an odd gap, which gives the batch's GEMMs several alignments
  * and the table several keys), or one by one (larger GEMMs); a tuned shape's batch counts
  * nothing. With the interval at 0 a batch is due, once: the counts are in the database
- * after it. */
+ * once the context's thread has written them (mmt_wait_kernels). */
 static void test_batch_counts(void)
 {
     char db[600], text[1024];
