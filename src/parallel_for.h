@@ -1,9 +1,10 @@
-/* parallel_for.h - a loop spread over the host's cores on plain threads. libmmtuned runs a
- * CPU strided batch of small GEMMs on it (api.c), and mmtune's own loops (random inputs,
- * references, STREAM) use it instead of OpenMP, so that the OpenMP runtime is loaded with
- * the first CPU kernel, after libmmtuned's constructor bounded its idle spinning
- * (backend_cpu.c): mmtune's kernels then run as in an application. Internal to libmmtuned;
- * it may be called from several threads at once. */
+/* parallel_for.h - a loop spread over the host's cores on plain threads, kept between loops
+ * in a pool (parallel_for.c says how they wait, and what a fork or an unload does).
+ * libmmtuned runs a CPU strided batch of small GEMMs on it (api.c), and mmtune's own loops
+ * (random inputs, references, STREAM) use it instead of OpenMP, so that the OpenMP runtime
+ * is loaded with the first CPU kernel, after libmmtuned's constructor bounded its idle
+ * spinning (backend_cpu.c): mmtune's kernels then run as in an application. Internal to
+ * libmmtuned; it may be called from several threads at once. */
 #ifndef MMT_PARALLEL_FOR_H
 #define MMT_PARALLEL_FOR_H
 

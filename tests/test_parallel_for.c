@@ -1,9 +1,14 @@
 /* test_parallel_for.c - loops on plain threads (src/parallel_for.c): every iteration of
  * [0, n) runs exactly once, for static shares (chunk 0) and handed-out chunks, more threads
  * than iterations, one thread, and the host's count (0); a static split is the same for the
- * same n and threads (STREAM's first touch and a CPU batch's contiguous ranges rely on it). */
+ * same n and threads (STREAM's first touch and a CPU batch's contiguous ranges rely on it);
+ * loops from several threads at once (one has the kept workers, the others threads of their
+ * own); a forked child's loops (the workers stayed with the parent). */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "parallel_for.h"
@@ -68,9 +73,58 @@ static void test_static_split_repeats(void)
     free(second);
 }
 
+/* Loops of n iterations, each checked to visit every one once; the count of wrong ones. */
+static int64_t loops_wrong(int rounds, int64_t n, int64_t chunk, int threads)
+{
+    int64_t wrong = 0;
+    atomic_int *visits = calloc((size_t)n, sizeof(atomic_int));
+    for (int r = 0; r < rounds; r++) {
+        tally t = {visits, 0};
+        for (int64_t i = 0; i < n; i++) atomic_store(&visits[i], 0);
+        mmt_parallel_for(n, chunk, threads, count, &t);
+        for (int64_t i = 0; i < n; i++) wrong += atomic_load(&visits[i]) != 1;
+    }
+    free(visits);
+    return wrong;
+}
+
+static void *caller(void *arg)
+{
+    *(int64_t *)arg = loops_wrong(200, 1000, (*(int64_t *)arg) % 2 ? 7 : 0, 3);
+    return NULL;
+}
+
+static void test_callers_at_once(void)
+{
+    enum { CALLERS = 4 };
+    pthread_t t[CALLERS];
+    int64_t result[CALLERS];
+    for (int i = 0; i < CALLERS; i++) {
+        result[i] = i;
+        CHECK(pthread_create(&t[i], NULL, caller, &result[i]) == 0);
+    }
+    for (int i = 0; i < CALLERS; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_EQ_INT(result[i], 0);
+    }
+}
+
+static void test_forked_child(void)
+{
+    CHECK_EQ_INT(loops_wrong(3, 1000, 0, 3), 0); /* the parent's workers exist */
+    const pid_t pid = fork();
+    if (pid == 0) _exit(loops_wrong(20, 1000, 0, 3) == 0 && loops_wrong(20, 1000, 5, 3) == 0 ? 0 : 1);
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_EQ_INT(loops_wrong(3, 1000, 0, 3), 0);
+}
+
 int main(void)
 {
     test_each_once();
     test_static_split_repeats();
+    test_callers_at_once();
+    test_forked_child();
     return check_result();
 }
