@@ -58,18 +58,19 @@ static struct {
     int finished;   /* of those, done with it */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
-/* A worker's wait for the next loop: a short spin first (some tens of microseconds, as
- * libmmtuned bounds OpenMP's idle spinning), so that a loop that follows at once (a batch
- * after a batch) finds it running on its own core, rather than woken where the scheduler
- * puts a woken thread, often beside the caller; then asleep. */
+/* A worker's wait for the next loop: after a loop it ran a share of, a short spin first
+ * (some tens of microseconds, as libmmtuned bounds OpenMP's idle spinning), so that a loop
+ * that follows at once (a batch after a batch) finds it running on its own core, rather than
+ * woken where the scheduler puts a woken thread, often beside the caller; then asleep. A
+ * worker a loop did not need goes back to sleep at once. */
 enum { SPINS = 2000 };
 
 static void *worker_main(void *arg)
 {
     const int index = (int)(intptr_t)arg;
     uint64_t seen = 0;
-    for (;;) {
-        for (int i = 0; i < SPINS && atomic_load_explicit(&pool.gen, memory_order_relaxed) == seen; i++) {
+    for (int ran = 0;;) {
+        for (int i = 0; ran && i < SPINS && atomic_load_explicit(&pool.gen, memory_order_relaxed) == seen; i++) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
@@ -84,6 +85,7 @@ static void *worker_main(void *arg)
         seen = atomic_load_explicit(&pool.gen, memory_order_relaxed);
         loop *l = index < pool.want ? pool.l : NULL;
         pthread_mutex_unlock(&pool.lock);
+        ran = l != NULL;
         if (!l) continue;
         run_share(l, index + 1);
         pthread_mutex_lock(&pool.lock);
