@@ -62,6 +62,18 @@ static void make_db(const char *path)
     mmt_family_free(fam);
 }
 
+/* A new database NAME in the test's folder (its path to db), with 64^3 tuned, and a CPU
+ * context on it whose calls write the counts back every sync_s seconds. */
+static mmt_ctx *open_on_new_db(const char *name, const char *sync_s, char *db, size_t size)
+{
+    snprintf(db, size, "%s/%s", dir, name);
+    make_db(db);
+    setenv("MMTUNE_SYNC_S", sync_s, 1);
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    return ctx;
+}
+
 /* n calls of C = op(A) op(B) (m x n, depth k), f32 or f64, in the given layout and with the
  * given transposes; returns how many failed. */
 static int gemms(mmt_ctx *ctx, int f64, mmt_layout layout, int ta, int tb, int64_t m, int64_t n, int64_t k, int times)
@@ -94,11 +106,8 @@ static int calls(mmt_ctx *ctx, mmt_layout layout, int64_t m, int64_t n, int64_t 
 static void test_counts(void)
 {
     char db[600], text[1024];
-    snprintf(db, sizeof db, "%s/counts.db", dir);
-    make_db(db);
-    setenv("MMTUNE_SYNC_S", "3600", 1); /* no write-back from calls here: only mmt_close writes */
-    mmt_ctx *ctx;
-    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    /* no write-back from calls here: only mmt_close writes */
+    mmt_ctx *ctx = open_on_new_db("counts.db", "3600", db, sizeof db);
     CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 64, 64, 64, 5), 0);
     CHECK_EQ_INT(mmt_last_choice(ctx, NULL), MMT_CHOICE_EXACT);
     CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 7), 0);
@@ -133,11 +142,7 @@ static void test_counts(void)
 static void test_full_problem(void)
 {
     char db[600], text[1024];
-    snprintf(db, sizeof db, "%s/full.db", dir);
-    make_db(db);
-    setenv("MMTUNE_SYNC_S", "3600", 1);
-    mmt_ctx *ctx;
-    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    mmt_ctx *ctx = open_on_new_db("full.db", "3600", db, sizeof db);
     CHECK_EQ_INT(gemms(ctx, 0, MMT_ROW_MAJOR, 0, 0, 24, 20, 16, 2), 0);
     CHECK_EQ_INT(gemms(ctx, 0, MMT_ROW_MAJOR, 0, 1, 24, 20, 16, 3), 0);
     CHECK_EQ_INT(gemms(ctx, 1, MMT_ROW_MAJOR, 0, 0, 24, 20, 16, 5), 0);
@@ -174,11 +179,7 @@ static int batch(mmt_ctx *ctx, int64_t m, int64_t n, int64_t k, int64_t count, i
 static void test_batch_counts(void)
 {
     char db[600], text[1024];
-    snprintf(db, sizeof db, "%s/batch.db", dir);
-    make_db(db);
-    setenv("MMTUNE_SYNC_S", "3600", 1);
-    mmt_ctx *ctx;
-    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    mmt_ctx *ctx = open_on_new_db("batch.db", "3600", db, sizeof db);
     CHECK_EQ_INT(batch(ctx, 24, 20, 16, 3000, 0), 0);
     CHECK_EQ_INT(batch(ctx, 24, 20, 16, 1000, 3), 0);
     CHECK_EQ_INT(batch(ctx, 80, 70, 60, 5, 1), 0);   /* 336,000 multiply-adds each: one by one */
@@ -203,11 +204,7 @@ static void test_batch_counts(void)
 static void test_periodic(void)
 {
     char db[600], text[1024];
-    snprintf(db, sizeof db, "%s/periodic.db", dir);
-    make_db(db);
-    setenv("MMTUNE_SYNC_S", "0", 1);
-    mmt_ctx *ctx;
-    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    mmt_ctx *ctx = open_on_new_db("periodic.db", "0", db, sizeof db);
     for (int i = 0; i < 3; i++) { /* each call due once the sync before it is done */
         CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 1), 0);
         CHECK_EQ_INT(mmt_wait_kernels(ctx, NULL), MMT_OK);
@@ -226,11 +223,7 @@ static void test_periodic(void)
 static void test_locked(void)
 {
     char db[600], text[1024];
-    snprintf(db, sizeof db, "%s/locked.db", dir);
-    make_db(db);
-    setenv("MMTUNE_SYNC_S", "0", 1);
-    mmt_ctx *ctx;
-    CHECK_EQ_INT(mmt_open(&ctx, "cpu", db), MMT_OK);
+    mmt_ctx *ctx = open_on_new_db("locked.db", "0", db, sizeof db);
     /* the first call stores its kernel binary through the context's own connection, which
      * waits for the lock as long as any store does: it runs before the lock is taken */
     CHECK_EQ_INT(calls(ctx, MMT_ROW_MAJOR, 24, 20, 16, 1), 0);
