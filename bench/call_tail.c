@@ -7,16 +7,12 @@
  *   call_tail [SECONDS (6)] [MxNxK (24x20x30)]
  * libmmtuned opens the database of MMTUNE_DB as an application's would. Exits 77 without
  * OpenBLAS. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "clock.h"
 #include "mmtuned.h"
-
-enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
-typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
-                               float *, int);
+#include "openblas_sgemm.h"
 
 typedef struct tail {
     long calls, slow;
@@ -49,8 +45,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: call_tail [SECONDS] [MxNxK]\n");
         return 2;
     }
-    void *lib = dlopen("libopenblas.so.0", RTLD_NOW);
-    cblas_sgemm_fn sgemm = lib ? (cblas_sgemm_fn)dlsym(lib, "cblas_sgemm") : NULL;
+    const cblas_sgemm_fn sgemm = openblas_sgemm();
     if (!sgemm) {
         printf("skipped: no OpenBLAS (libopenblas.so.0)\n");
         return 77;

@@ -6,19 +6,16 @@
  *   coresident [MxNxK ... (1024x1024x1024 777x1234x4321 2500x300x1500)]
  * libmmtuned serves from its database as an application's would (MMTUNE_DB, MMTUNE_VENDOR:
  * with MMTUNE_VENDOR=off the templates serve every shape). Exits 77 without OpenBLAS. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "mmtuned.h"
+#include "openblas_sgemm.h"
 #include "stats.h"
 
 enum { ROUNDS = 41 };
-enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
-typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
-                               float *, int);
 
 typedef struct bench {
     mmt_ctx *ctx;
@@ -58,9 +55,7 @@ static float *random_matrix(int64_t elems)
 
 int main(int argc, char **argv)
 {
-    void *lib = dlopen("libopenblas.so.0", RTLD_NOW);
-    if (!lib) lib = dlopen("libopenblas.so", RTLD_NOW);
-    bench b = {.sgemm = lib ? (cblas_sgemm_fn)(uintptr_t)dlsym(lib, "cblas_sgemm") : NULL};
+    bench b = {.sgemm = openblas_sgemm()};
     if (!b.sgemm) {
         printf("skipped: no OpenBLAS (libopenblas.so.0) to run beside\n");
         return 77;
