@@ -503,11 +503,34 @@ static void thread_grid(int nth, int64_t mblocks, int64_t nblocks, int *tm, int 
 }
 #endif
 
-#if PAR == 3
-/* Thread tid of nth's share of gemm_direct: its row blocks, its panels in scratch (NULL
- * where there are no edge blocks). */
-static void direct_rows(const mmt_gemm_params *p, T *scratch, size_t a_panel, size_t panel, int tid, int nth)
+/* Runs share(arg, tid, nth) on nt threads, one of them the caller's: on one thread with no
+ * OpenMP region, which even for one thread costs some 350 ns a call. */
+static void on_threads(int nt, void (*share)(const void *arg, int tid, int nth), const void *arg)
 {
+    if (nt == 1) {
+        share(arg, 0, 1);
+        return;
+    }
+#pragma omp parallel num_threads(nt)
+    share(arg, omp_get_thread_num(), omp_get_num_threads());
+}
+
+#if PAR == 3
+/* What the threads of gemm_direct share: its panels in scratch (NULL where there are no edge
+ * blocks), each thread's A panel and B panel of panel elements. */
+typedef struct direct_args {
+    const mmt_gemm_params *p;
+    T *scratch;
+    size_t a_panel, panel;
+} direct_args;
+
+/* Thread tid of nth's share of gemm_direct: its row blocks. */
+static void direct_rows(const void *arg, int tid, int nth)
+{
+    const direct_args *x = arg;
+    const mmt_gemm_params *p = x->p;
+    T *const scratch = x->scratch;
+    const size_t a_panel = x->a_panel, panel = x->panel;
     const int64_t M = p->m, N = p->n, K = p->k, lda = p->lda, ldb = p->ldb, ldc = p->ldc;
     const T *A = p->a, *B = p->b;
     T *C = p->c;
@@ -547,12 +570,8 @@ static int gemm_direct(const mmt_gemm_params *p, int nt)
     int slot = -1;
     T *scratch = whole ? NULL : scratch_get(sizeof(T) * panel * (size_t)nt, &slot);
     if (!whole && !scratch) return 1;
-    if (nt == 1) { /* no OpenMP region: even one of one thread costs some 350 ns a call */
-        direct_rows(p, scratch, a_panel, panel, 0, 1);
-    } else {
-#pragma omp parallel num_threads(nt)
-        direct_rows(p, scratch, a_panel, panel, omp_get_thread_num(), omp_get_num_threads());
-    }
+    const direct_args x = {.p = p, .scratch = scratch, .a_panel = a_panel, .panel = panel};
+    on_threads(nt, direct_rows, &x);
     if (!whole) scratch_put(scratch, slot);
     return 0;
 }
@@ -568,8 +587,9 @@ typedef struct team_args {
 } team_args;
 
 /* Thread tid of nth's share of the loops (PAR 0, 1 and 2); its A block in scratch. */
-static void team_share(const team_args *x, int tid, int nth)
+static void team_share(const void *arg, int tid, int nth)
 {
+    const team_args *x = arg;
     const gemm_args g = x->g;
     const int64_t M = x->M, N = x->N, K = x->K, kblk = x->kblk, lda = g.lda;
     const T *A = g.A;
@@ -684,12 +704,7 @@ int mmt_gemm(const mmt_gemm_params *p)
                                .alpha = alpha},
                          .M = M, .N = N, .K = K, .kblk = kblk, .beta = beta, .scratch = scratch,
                          .a_elems = a_elems, .b_elems = b_elems};
-    if (nt == 1) { /* no OpenMP region: even one of one thread costs some 350 ns a call */
-        team_share(&x, 0, 1);
-    } else {
-#pragma omp parallel num_threads(nt)
-        team_share(&x, omp_get_thread_num(), omp_get_num_threads());
-    }
+    on_threads(nt, team_share, &x);
     scratch_put(scratch, slot);
     return 0;
 }
