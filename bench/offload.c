@@ -29,7 +29,8 @@ static double now(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* count values in [-1, 1), never all zero (xorshift64). */
+/* count values in [-1, 1), never all zero (xorshift64). Not bench.h's filler: this program
+ * links nothing of libmmtuned, whose drop-in BLAS it loads as one of the libraries timed. */
 static void fill(void *x, size_t count, int f64, uint64_t seed)
 {
     uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
