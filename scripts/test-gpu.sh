@@ -45,7 +45,7 @@ elif [ "$tier" = full ]; then
     pids+=($!) names+=("$1")
   }
   for i in $(seq 0 $((shards - 1))); do share "test_gpu_gemm-$i" "MMTUNE_TEST_SHARD=$i/$shards" test_gpu_gemm; done
-  for f in mma wgmma dmma; do share "test_gpu_mma-$f" "MMTUNE_TEST_FAMILY=$f" test_gpu_mma; done
+  for f in mma wgmma dmma dmma_tma; do share "test_gpu_mma-$f" "MMTUNE_TEST_FAMILY=$f" test_gpu_mma; done
   share test_cuda_compile-full MMTUNE_TEST_TIER=full test_cuda_compile # every spread sample (make test: half)
   run_ctest -E 'test_gpu_gemm$|test_gpu_mma'
   for j in "${!pids[@]}"; do

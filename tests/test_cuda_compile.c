@@ -290,6 +290,48 @@ static void sample_dmma(const mmt_device_info *dev)
     mmt_family_free(fam);
 }
 
+/* The fp64 tensor-core space fed by the TMA: NN (as C^T = B^T A^T), TN and TT, the default
+ * and spread samples, odd sizes (the TMA zero-fills the edges), m16n8k16, clusters, and the
+ * largest tiles the prune keeps, which must not spill; NT is not served. */
+static void sample_dmma_tma(const mmt_device_info *dev)
+{
+    mmt_family *fam = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_dmma_tma.yaml", &fam, &err), &err);
+    if (!fam) return;
+    int spilled = 0;
+    mmt_problem p = {.dtype = MMT_F64, .out = MMT_F64, .mode = MMT_MODE_F64, .layout = MMT_ROW_MAJOR, .m = 4096,
+                     .n = 4096, .k = 4096};
+    for (int t = 0; t < 4; t++) {
+        p.trans_a = t & 1, p.trans_b = t >> 1;
+        p.m = p.n = p.k = 4096;
+        if (t == 2) { /* NT */
+            mmt_space_env env = {.problem = &p, .device = dev};
+            mmt_config *all = NULL;
+            size_t count = 0;
+            CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
+            CHECK_EQ_INT((int)count, 0);
+            free(all);
+            continue;
+        }
+        spilled += sample_problem(fam, dev, &p, 1, t == 0 ? 4 : 2);
+        p.m = 1000, p.n = 1002, p.k = 998; /* partial tiles, 16-byte rows */
+        spilled += sample_problem(fam, dev, &p, 0, 1);
+    }
+    p.trans_a = p.trans_b = 0, p.m = p.n = p.k = 4096;
+    spilled += sample_with(fam, dev, &p, "MMA_K", 16);
+    spilled += sample_with(fam, dev, &p, "CLUSTER", 2);
+    spilled += sample_with(fam, dev, &p, "KH", 2);
+    /* an untuned aligned fp64 NN problem of many tiles: the `defaults:` entry */
+    int entry;
+    spilled += compile_default(fam, dev, &p, "dmma_tma f64 NN default", "BM=64 BN=256 STAGES=4", &entry);
+    CHECK_EQ_INT(entry, 0);
+    spilled += compile_measured(fam, dev, &p, "BM=64,BN=256,WARPS_M=2,WARPS_N=4,STAGES=3,MMA_K=8,GROUP_M=8,CLUSTER=1,KH=1");
+    spilled += compile_measured(fam, dev, &p, "BM=128,BN=64,WARPS_M=2,WARPS_N=2,STAGES=4,MMA_K=8,GROUP_M=8,CLUSTER=2,KH=2");
+    CHECK_EQ_INT(spilled, 0);
+    mmt_family_free(fam);
+}
+
 /* The tensor-core space: every mode, both output types, every transpose, aligned and odd
  * leading dimensions (which only admit narrow copies). */
 static void sample_mma(const mmt_device_info *dev)
@@ -525,6 +567,18 @@ int main(void)
         free(log);
         free(dmma);
     }
+    char *dmma_tma = NULL;
+    size_t dmma_tma_size = 0;
+    CHECK_OK(mmt_resource_read("templates/cuda/gemm_dmma_tma.cu", &dmma_tma, &dmma_tma_size, &err), &err);
+    if (dmma_tma) {
+        /* bare (sm_90a), and an #error for the orientation it does not serve */
+        CHECK_EQ_INT(compile_one("bare dmma_tma", dmma_tma, "MMT_ARCH_SPECIFIC=1", NULL), 0);
+        st = mmt_cuda_compile_for_arch("sm_90a", dmma_tma, "OP_B=1", &bin, &size, &log, &err);
+        CHECK_EQ_INT(st, MMT_COMPILE);
+        CHECK(log && strstr(log, "NT has no"));
+        free(log);
+        free(dmma_tma);
+    }
     char *mma = NULL;
     size_t mma_size = 0;
     CHECK_OK(mmt_resource_read("templates/cuda/gemm_mma.cu", &mma, &mma_size, &err), &err);
@@ -643,6 +697,7 @@ int main(void)
         CHECK_EQ_INT(compile_default(fam, &dev, &big, "simt f32 2500x300x7000 default", "BM=128 BN=64 SPLITK=6 SERIAL=1", &entry), 0);
         mmt_family_free(fam);
         sample_dmma(&dev);
+        sample_dmma_tma(&dev);
         sample_gemv(&dev);
         sample_mma(&dev);
         sample_wgmma(&dev);

@@ -21,6 +21,7 @@ static const family_case families[] = {
     {"cuda_gemm_dmma.yaml", {MMT_MODE_F64, MMT_F64}, {64, 48, 40}},
     {"cuda_gemm_mma.yaml", {MMT_MODE_BF16, MMT_F32}, {64, 48, 40}},
     {"cuda_gemm_wgmma.yaml", {MMT_MODE_BF16, MMT_F32}, {64, 48, 40}},
+    {"cuda_gemm_dmma_tma.yaml", {MMT_MODE_F64, MMT_F64}, {64, 48, 40}},
     {"cuda_gemv.yaml", {MMT_MODE_F32, MMT_F32}, {300, 4, 72}},
 };
 

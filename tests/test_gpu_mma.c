@@ -1,5 +1,6 @@
 /* test_gpu_mma.c - the tensor-core templates (cuda/gemm_mma.cu, cuda/gemm_dmma.cu on sm_80
- * and later, and cuda/gemm_wgmma.cu where the GPU is the Hopper it is built for) through
+ * and later, and cuda/gemm_wgmma.cu and cuda/gemm_dmma_tma.cu where the GPU is the Hopper
+ * they are built for) through
  * the real backend on GPU 0, every mode (bf16, f16, tf32, f32x3, f64) and output type,
  * every transpose each family serves: the space's default and configurations spread over
  * it (split-K atomic and in the order of K, packing, rasterisation, persistent grids,
@@ -58,7 +59,8 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
     const int swaps = strstr(fam->name, "wgmma") && mmt_dtype_size(p.dtype) == 4 && !ta && !tb;
     /* fp64 NN under Hopper's m16 shapes: C^T = B^T A^T */
-    const int dswaps = strstr(fam->name, "dmma") && device_cc() >= 9 && !ta && !tb;
+    const int dswaps = strstr(fam->name, "gemm_dmma.cu") && device_cc() >= 9 && !ta && !tb;
+    const int tma64 = strstr(fam->name, "gemm_dmma_tma") != NULL; /* NN, TN, TT; 16-byte rows only */
     if (swaps) { /* what serves an untuned 32-bit NN problem: a `defaults:` entry (SWAP) */
         mmt_space_env env = env_of(&p, 0);
         mmt_err err;
@@ -72,10 +74,14 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
             pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);
             pick_where(fam, &p, 0, "EPI", 2, 1, 1, list, &n);
             pick(fam, &p, 1, "PACK", 1, 1, list, &n);
+        } else if (tma64) {
+            pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);
+            pick(fam, &p, 0, "MMA_K", 1, 1, list, &n);
+            pick(fam, &r, 0, "KH", 1, 1, list, &n);
         } else {
             pick(fam, &p, 1, NULL, 0, 1, list, &n);
         }
-        if (kd.out == MMT_F32 || !strstr(fam->name, "gemm_mma")) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        if (!tma64 && (kd.out == MMT_F32 || !strstr(fam->name, "gemm_mma"))) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
         if (dswaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
@@ -89,6 +95,12 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* slices of K summed in order */
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 3, list, &n); /* 32-bit NN as C^T = B^T A^T */
         if (swaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
+    } else if (tma64) {
+        pick(fam, &w, 0, "CLUSTER", 1, 2, list, &n);   /* the A slot multicast to a pair of blocks */
+        pick(fam, &p, 0, "MMA_K", 1, 2, list, &n);     /* m16n8k16 */
+        pick(fam, &p, 0, "KH", 1, 2, list, &n);        /* stages of 32 k (a ragged last one) */
+        pick(fam, &w, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation (NN: over C^T's 2200 rows) */
+        pick_where(fam, &p, 0, "BM", 128, 1, 2, list, &n); /* the tall tiles, near 255 registers */
     } else if (strstr(fam->name, "dmma")) {
         pick(fam, &p, 1, NULL, 0, 1, list, &n);        /* odd rows: 8-byte copies */
         pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */
@@ -260,11 +272,14 @@ int main(int argc, char **argv)
         check_same_bits(fam, bf16, few, "SERIAL");
         if (dm) check_same_bits(dm, f64, few, "SERIAL");
     }
-    const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma", "wgmma" or "dmma": one family alone */
+    const char *only = getenv("MMTUNE_TEST_FAMILY"); /* "mma", "wgmma", "dmma" or "dmma_tma": one family alone */
     const char *mode = getenv("MMTUNE_TEST_MODE");   /* "f32x3", say: that mode's kinds alone */
-    mmt_family *fams[3] = {fam, wg, dm};
-    static const char *const names[3] = {"mma", "wgmma", "dmma"};
-    for (int f = 0; f < 3; f++) {
+    /* fp64 on the tensor cores fed by the TMA where this GPU is the Hopper it is built for */
+    mmt_family *dt = NULL;
+    CHECK_OK(mmt_family_load_file(MMT_SOURCE_DIR "/search_spaces/cuda_gemm_dmma_tma.yaml", &dt, &err), &err);
+    mmt_family *fams[4] = {fam, wg, dm, dt};
+    static const char *const names[4] = {"mma", "wgmma", "dmma", "dmma_tma"};
+    for (int f = 0; f < 4; f++) {
         if (!fams[f] || (only && strcmp(only, names[f]) != 0)) continue;
         for (size_t i = 0; !accuracy_only && i < sizeof kinds / sizeof kinds[0]; i++)
             for (int t = 0; t < 4; t++)
@@ -274,6 +289,7 @@ int main(int argc, char **argv)
                     test_kind(fams[f], kinds[i], t & 1, t >> 1);
     }
     mmt_family_free(simt);
+    mmt_family_free(dt);
     mmt_family_free(dm);
     mmt_family_free(wg);
     mmt_family_free(fam);

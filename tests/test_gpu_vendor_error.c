@@ -102,9 +102,9 @@ static void compare(mmt_family *const *fams, int nfam, mmt_vendor *v, kind kd, i
     const double vendor = ok ? error_after(mmt_vendor_gemm, &vc, &gp, ct, c, ref) : INFINITY;
     printf("%-30s vendor %-28s error %.3g\n", name, mmt_vendor_routine(be, kd.mode), vendor);
     CHECK(vendor <= gc_bound_mode(kd.mode, ct, s.k));
-    instance_call ic[4] = {{0}};
-    char text[4][512];
-    int built[4] = {0};
+    instance_call ic[5] = {{0}};
+    char text[5][512];
+    int built[5] = {0};
 #pragma omp parallel for /* NVRTC is CPU work */
     for (int f = 0; f < nfam; f++) built[f] = untuned_instance(fams[f], &p, &ic[f], text[f], sizeof text[f]);
     for (int f = 0; ok && f < nfam; f++) {
@@ -137,8 +137,9 @@ int main(void)
         printf("skipped: %s\n", err.msg);
         return 77;
     }
-    static const char *const spaces[] = {"cuda_gemm_simt", "cuda_gemm_mma", "cuda_gemm_wgmma", "cuda_gemm_dmma"};
-    mmt_family *fams[4];
+    static const char *const spaces[] = {"cuda_gemm_simt", "cuda_gemm_mma", "cuda_gemm_wgmma", "cuda_gemm_dmma",
+                                         "cuda_gemm_dmma_tma"};
+    mmt_family *fams[5];
     int nfam = 0;
     for (size_t i = 0; i < sizeof spaces / sizeof spaces[0]; i++) {
         char path[512];

@@ -299,7 +299,7 @@ static void test_enumerate_real(void)
         "f64 col NT 1000x999x77",    "f64 row TT 33x4096x1024",  "f64 row TN 2048x8x2048",
         "bf16 row NT 512x512x8192",  "bf16 row NN 4096x1x4096",  "tf32 row NN 4096x1024x256",
         "f16 col TN 3000x2000x1000",  "f32x3 row NN 8192x8192x64"};
-    static const char *const spaces[] = {"cpu_gemm_avx",    "cuda_gemm_dmma",  "cuda_gemm_mma",
+    static const char *const spaces[] = {"cpu_gemm_avx",   "cuda_gemm_dmma",  "cuda_gemm_dmma_tma", "cuda_gemm_mma",
                                          "cuda_gemm_simt", "cuda_gemm_wgmma", "cuda_gemv"};
     mmt_device_info gpu, cpu;
     h100(&gpu);
