@@ -36,8 +36,9 @@ typedef struct mmtb_gemm {
 
 
 /* gemm.c: a checked call: the quick return, then libmmtuned (the GPU under MMTUNE_OFFLOAD,
- * else the CPU), else fallback (NULL: the system BLAS), counted as forwarded. */
-void mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g));
+ * else the CPU), else fallback (NULL: the system BLAS), counted as forwarded. 1 where the
+ * context of mmtb_context_enter served it, else 0. */
+int mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g));
 
 /* A cblas_sgemm or cblas_dgemm call's arguments. */
 typedef struct mmtb_cblas_args {
@@ -63,8 +64,8 @@ int mmtb_cblas_gemm_of(const mmtb_cblas_args *x, mmtb_gemm *g);
  * enter is paired with a leave; between them the context stays open. */
 mmt_ctx *mmtb_context_enter(void);
 void mmtb_context_leave(void);
-/* Counts a GEMM served by libmmtuned (how it chose the kernel) or one forwarded. */
-void mmtb_count_served(mmt_dtype dtype, mmt_choice how);
+/* Counts n GEMMs served by libmmtuned (how it chose the kernel) or one forwarded. */
+void mmtb_count_served(mmt_dtype dtype, mmt_choice how, long long n);
 void mmtb_count_forwarded(mmt_dtype dtype);
 /* Counts a GEMM run on the GPU by the offload. */
 void mmtb_count_offloaded(mmt_dtype dtype);

@@ -75,9 +75,9 @@ mmt_ctx *mmtb_context_enter(void)
 
 void mmtb_context_leave(void) { atomic_fetch_sub(&inflight, 1); }
 
-void mmtb_count_served(mmt_dtype dtype, mmt_choice how)
+void mmtb_count_served(mmt_dtype dtype, mmt_choice how, long long n)
 {
-    atomic_fetch_add_explicit(&served[dtype == MMT_F64][(unsigned)how < N_CHOICES ? how : 0], 1,
+    atomic_fetch_add_explicit(&served[dtype == MMT_F64][(unsigned)how < N_CHOICES ? how : 0], n,
                               memory_order_relaxed);
 }
 

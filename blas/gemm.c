@@ -12,6 +12,8 @@
  * system BLAS after one message. */
 #include <ctype.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "blas.h"
 
@@ -76,27 +78,28 @@ static void forward(const mmtb_gemm *g)
     fn(&ta, &tb, &c.m, &c.n, &c.k, alpha, c.a, &c.lda, c.b, &c.ldb, beta, c.c, &c.ldc, 1, 1);
 }
 
-void mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g))
+int mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g))
 {
     if (!fallback) fallback = forward;
-    if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) return;
-    if (mmtb_offload(g)) return;
+    if (g->m == 0 || g->n == 0 || ((g->alpha == 0 || g->k == 0) && g->beta == 1)) return 0;
+    if (mmtb_offload(g)) return 0;
     mmt_ctx *ctx = mmtb_context_enter();
     if (!ctx) {
         fallback(g);
-        return;
+        return 0;
     }
     mmt_status st = mmtb_gemm_on(ctx, g);
     if (st == MMT_OK) {
-        mmtb_count_served(g->dtype, mmt_last_choice(ctx, NULL));
+        mmtb_count_served(g->dtype, mmt_last_choice(ctx, NULL), 1);
         mmtb_context_leave();
-        return;
+        return 1;
     }
     static atomic_int said;
     mmtb_warn_once(&said, "libmmtuned could not run a GEMM (%s: %s); such calls go to %s", mmt_status_string(st),
                    mmt_last_error(ctx), fallback == forward ? mmtb_system_blas() : "the caller's own BLAS");
     mmtb_context_leave();
     fallback(g);
+    return 0;
 }
 
 static void fortran(mmt_dtype dtype, const char *srname, const char *transa, const char *transb, const int *m,
@@ -195,8 +198,46 @@ static int check_batch(const mmtb_cblas_args *x, int stride_a, int stride_b, int
     return batch < 0 ? 18 : 0;
 }
 
-/* batch GEMMs of one shape, the i-th on A + i stride_a, B + i stride_b, C + i stride_c
- * (elements), as batch calls of cblas_?gemm in turn: each served as one is. */
+/* GEMM i of a batch: g on A + i stride_a, B + i stride_b, C + i stride_c (elements). */
+static mmtb_gemm nth_gemm(const mmtb_gemm *g, int stride_a, int stride_b, int stride_c, int i)
+{
+    const size_t size = g->dtype == MMT_F64 ? sizeof(double) : sizeof(float);
+    mmtb_gemm gi = *g;
+    gi.a = (const char *)g->a + size * (size_t)stride_a * (size_t)i;
+    gi.b = (const char *)g->b + size * (size_t)stride_b * (size_t)i;
+    gi.c = (char *)g->c + size * (size_t)stride_c * (size_t)i;
+    return gi;
+}
+
+/* GEMMs 1 .. batch - 1 of a batch whose first libmmtuned's context served: one call of
+ * mmt_gemm_strided_batched, which on the CPU spreads GEMMs that run on one thread over the
+ * cores (each computed as the call for it alone would be). 1 if it ran them. A batch it
+ * refuses whole (MMT_INVALID_ARGUMENT: C matrices closer than one C, which BLAS allows;
+ * MMT_UNSUPPORTED) is left untouched, and so is one with beta == 0, where running a GEMM
+ * again gives the same C: 0, and the caller runs them one by one. A failure after some C
+ * may have been updated by beta != 0 (a kernel that fails as it runs, the first GEMM's ran)
+ * leaves no right result to give: said, then abort, as the offload does. */
+static int rest_batched(const mmtb_gemm *g, int stride_a, int stride_b, int stride_c, int batch)
+{
+    mmt_ctx *ctx = mmtb_context_enter();
+    if (!ctx) return 0;
+    const mmtb_gemm g1 = nth_gemm(g, stride_a, stride_b, stride_c, 1);
+    const mmt_gemm_desc d = {g->dtype, g->dtype, MMT_COMPUTE_NATIVE, g->layout, g->trans_a, g->trans_b};
+    const mmt_status st = mmt_gemm_strided_batched(ctx, &d, g->m, g->n, g->k, g->alpha, g1.a, g->lda, stride_a, g1.b,
+                                                   g->ldb, stride_b, g->beta, g1.c, g->ldc, stride_c, batch - 1);
+    if (st == MMT_OK) mmtb_count_served(g->dtype, mmt_last_choice(ctx, NULL), batch - 1);
+    else if (st != MMT_INVALID_ARGUMENT && st != MMT_UNSUPPORTED && g->beta != 0) {
+        fprintf(stderr, "libmmtuned_blas: a strided batch failed part way through, with C begun to be written (%s: "
+                        "%s); no right result can be given\n", mmt_status_string(st), mmt_last_error(ctx));
+        abort();
+    }
+    mmtb_context_leave();
+    return st == MMT_OK;
+}
+
+/* batch GEMMs of one shape: the first as cblas_?gemm runs it; where libmmtuned's context
+ * served it (not the offload, not the system BLAS), the others as one batch (rest_batched),
+ * else each as cblas_?gemm runs it. */
 static void batch_strided(const char *rout, const mmtb_cblas_args *x, int stride_a, int stride_b, int stride_c,
                           int batch)
 {
@@ -206,13 +247,10 @@ static void batch_strided(const char *rout, const mmtb_cblas_args *x, int stride
     else if (info == 2) cblas_error(0, 2, rout, "Illegal TransA setting, %d\n", x->trans_a);
     else if (info == 3) cblas_error(0, 3, rout, "Illegal TransB setting, %d\n", x->trans_b);
     else if (info) cblas_error(0, info, rout, "", 0);
-    if (info) return;
-    const size_t size = x->dtype == MMT_F64 ? sizeof(double) : sizeof(float);
-    for (int i = 0; i < batch; i++) {
-        mmtb_gemm gi = g;
-        gi.a = (const char *)x->a + size * (size_t)stride_a * (size_t)i;
-        gi.b = (const char *)x->b + size * (size_t)stride_b * (size_t)i;
-        gi.c = (char *)x->c + size * (size_t)stride_c * (size_t)i;
+    if (info || batch == 0) return;
+    if (mmtb_run(&g, NULL) && batch > 1 && rest_batched(&g, stride_a, stride_b, stride_c, batch)) return;
+    for (int i = 1; i < batch; i++) {
+        const mmtb_gemm gi = nth_gemm(&g, stride_a, stride_b, stride_c, i);
         mmtb_run(&gi, NULL);
     }
 }

@@ -383,8 +383,8 @@ static void test_threads_and_fork(void)
 }
 
 /* A child with MMTUNE_BLAS_STATS=1 and its stderr on a pipe runs three SGEMMs (Fortran,
- * CBLAS in both layouts) and two DGEMMs, then exits: the library's exit lines say who
- * served them. */
+ * CBLAS in both layouts), two DGEMMs and a strided batch of three SGEMMs, then exits: the
+ * library's exit lines say who served them. */
 static void test_served_by_libmmtuned(void)
 {
     int fd[2];
@@ -401,6 +401,8 @@ static void test_served_by_libmmtuned(void)
         for (int api = 0; api < 3; api++) call(0, api, 'N', 'N', 3, 2, 2, 1, a, 3, b, 2, 0, c, 3);
         call(1, 0, 'N', 'T', 2, 2, 2, 1, da, 2, db, 2, 0, dc, 2);
         call(1, 2, 'T', 'N', 2, 2, 2, 1, da, 2, db, 2, 0, dc, 2);
+        /* and a strided batch of three: its first GEMM alone, the other two in one call */
+        cblas_sgemm_batch_strided(ROW, NO, NO, 2, 2, 2, 1, a, 2, 4, b, 2, 0, 0, c, 2, 4, 3);
         exit(0); /* not _exit: the counts are printed by the library's destructor */
     }
     close(fd[1]);
@@ -416,7 +418,7 @@ static void test_served_by_libmmtuned(void)
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status)); /* its code may be LeakSanitizer's: the parent's context, which a child drops */
     const char *what[2] = {"sgemm: ", "dgemm: "};
-    const long long want[2] = {3, 2};
+    const long long want[2] = {6, 2};
     for (int f64 = 0; f64 < 2; f64++) {
         const char *line = strstr(out, what[f64]);
         long long served = -1, forwarded = -1;
