@@ -7,8 +7,9 @@
  *     padded leading dimensions, against a long double reference, the padding untouched;
  *   - routines it forwards (float arguments and results in registers, arguments on the
  *     stack) give the system BLAS's answers;
- *   - cblas_?gemm_batch_strided: every GEMM of a batch right, a shared B (stride 0), nothing
- *     between the C matrices written; its argument errors numbered as its caller counts;
+ *   - cblas_?gemm_batch_strided: every GEMM of a batch right, a shared B (stride 0), a shared C
+ *     (stride 0: the GEMMs in turn), nothing between the C matrices written; its argument
+ *     errors numbered as its caller counts;
  *   - threads share its context; a forked child gets a context of its own;
  *   - the GEMMs are libmmtuned's own: MMTUNE_BLAS_STATS's exit lines count every call as
  *     served by libmmtuned and none forwarded to the system BLAS (whose results would pass
@@ -352,6 +353,20 @@ static void test_batch_strided(void)
             bad += batch_wrong(f64, ROW, NO, NO, 3, 4, 2, 100 + t, 0);
         }
     CHECK_EQ_INT(bad, 0);
+    /* one C for the whole batch (stride_c 0, which libmmtuned's batched call refuses):
+     * the GEMMs in turn, each adding its product, as one after another would */
+    for (int f64 = 0; f64 < 2; f64++) {
+        double a[3 * 4], b[4] = {1, 2, 3, 4}, c[4] = {1, 1, 1, 1}, want[4] = {1, 1, 1, 1};
+        float fa[3 * 4], fb[4] = {1, 2, 3, 4}, fc[4] = {1, 1, 1, 1};
+        for (int i = 0; i < 12; i++) a[i] = fa[i] = (float)(i % 5) - 1;
+        for (int g = 0; g < 3; g++)
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2; j++)
+                    for (int l = 0; l < 2; l++) want[i * 2 + j] += a[g * 4 + i * 2 + l] * b[l * 2 + j];
+        if (f64) cblas_dgemm_batch_strided(ROW, NO, NO, 2, 2, 2, 1, a, 2, 4, b, 2, 0, 1, c, 2, 0, 3);
+        else cblas_sgemm_batch_strided(ROW, NO, NO, 2, 2, 2, 1, fa, 2, 4, fb, 2, 0, 1, fc, 2, 0, 3);
+        for (int i = 0; i < 4; i++) CHECK((f64 ? c[i] : fc[i]) == want[i]); /* small integers: exact */
+    }
     for (int f64 = 0; f64 < 2; f64++) { /* 2x3x2: row-major lda >= 2, ldb >= 3, ldc >= 3 */
         expect_batch_error(f64, 7, 2, 4, 3, 3, 6, 2, 1);
         expect_batch_error(f64, ROW, 1, 4, 3, 3, 6, 2, 9);
