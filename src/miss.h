@@ -43,11 +43,11 @@ void mmt_misses_free(mmt_misses *m);
 /* The counter of problem p, made on first use; NULL if out of memory. */
 mmt_miss_counter *mmt_misses_counter(mmt_misses *m, const mmt_problem *p);
 
-static inline void mmt_miss_count(mmt_miss_counter *c) { atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed); }
 static inline void mmt_miss_count_n(mmt_miss_counter *c, int64_t calls)
 {
     atomic_fetch_add_explicit(&c->calls, calls, memory_order_relaxed);
 }
+static inline void mmt_miss_count(mmt_miss_counter *c) { mmt_miss_count_n(c, 1); }
 
 /* 1 if the sync interval is over and no other thread is syncing: the caller then owns the
  * sync (write-back, re-checks) until mmt_misses_done. Reads a coarse clock: no system call. */
