@@ -188,10 +188,10 @@ MMT_API mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t 
  * (cublasGemmStridedBatchedEx and its kin: MMT_CHOICE_VENDOR), asynchronously on the
  * context's stream. On the CPU, a batch of GEMMs of at most 2^18 multiply-adds each (m n k),
  * which the CPU template and OpenBLAS each run on one thread, is spread over the host's
- * cores: contiguous ranges of the batch on plain threads the call makes and joins before it
- * returns, the calling thread among them, up to one a core, never more than GEMMs and only
- * as many as the batch's work pays for (where none can be made, the calling thread runs
- * them all); libmmtuned changes no setting of OpenMP's or OpenBLAS's for it. Elsewhere
+ * cores: contiguous ranges of the batch on plain threads libmmtuned keeps between calls
+ * (they sleep when idle) and the calling thread, all done before the call returns, up to
+ * one a core, never more than GEMMs and only as many as the batch's work pays for (where
+ * none can be made, the calling thread runs them all); libmmtuned changes no setting of OpenMP's or OpenBLAS's for it. Elsewhere
  * (larger GEMMs, which use the cores themselves; host operands on a GPU) the GEMMs run one
  * after another. On the CPU either way each GEMM is served as mmt_gemm_ex serves that
  * matrix alone and gives the same bits; mmt_last_choice says what served the last. A GEMM
