@@ -10,7 +10,8 @@
  *     (C is poisoned before each verification).
  * Problems in f32, f64 (column major, transposed: the bench's row-major form) and bf16 in.
  * And mmt_bench_time_paired's order: every other round reversed, so that no implementation
- * always follows the same other (a fixed A B C order would). */
+ * always follows the same other (a fixed A B C order would), and each sample after an
+ * untimed run of its own implementation (twice the sample's calls). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,8 +155,10 @@ static void test_verify(const mmt_device_info *dev, const char *text, double bou
 }
 
 /* The order the paired timing ran three implementations in, runs of one collapsed (a
- * sample is many calls of one): after C, B must come at some time, not always A. */
-static int order_log[4096], order_n;
+ * sample is many calls of one): after C, B must come at some time, not always A. And the
+ * calls of each run: a sample of r calls after 2 r calls of settling, so 3 r, or 4 r where
+ * the last of one round is the first of the next (which needs no settling). */
+static int order_log[4096], run_calls[4096], order_n;
 
 static mmt_status logged_gemm(void *user, const mmt_gemm_params *g, void *stream, mmt_err *err)
 {
@@ -163,6 +166,7 @@ static mmt_status logged_gemm(void *user, const mmt_gemm_params *g, void *stream
     const int id = *(const int *)user;
     if ((order_n == 0 || order_log[order_n - 1] != id) && order_n < (int)(sizeof order_log / sizeof *order_log))
         order_log[order_n++] = id;
+    run_calls[order_n - 1]++;
     return MMT_OK;
 }
 
@@ -188,6 +192,14 @@ static void test_paired_order(const mmt_device_info *dev)
     CHECK(t[0].samples >= 2 && t[0].samples == t[1].samples && t[1].samples == t[2].samples);
     CHECK(after_c[1] > 0 && after_c[0] > 0);
     CHECK(rounds_first >= t[0].samples / 2);
+    /* the three warm-up calls are runs of one; every run after them a sample of r calls
+     * after 2 r of settling, and one more sample where a round begins */
+    int shortest = run_calls[3];
+    for (int i = 3; i < order_n; i++) shortest = run_calls[i] < shortest ? run_calls[i] : shortest;
+    printf("paired settling: %d calls in the shortest run after the warm-ups\n", shortest);
+    CHECK(run_calls[0] == 1 && run_calls[1] == 1 && run_calls[2] == 1);
+    CHECK(shortest >= 3 && shortest % 3 == 0);
+    for (int i = 3; i < order_n; i++) CHECK(run_calls[i] == shortest || run_calls[i] == shortest / 3 * 4);
     mmt_bench_free(b);
 }
 

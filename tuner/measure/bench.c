@@ -424,6 +424,13 @@ static mmt_status run_next_set(void *user, mmt_err *err)
 
 enum { MIN_SAMPLES = 5, MAX_SAMPLES = 30, PAIRED_MIN_ROUNDS = 10, MAX_REPS = 1000 };
 static const double SAMPLE_MS = 20.0;   /* a sample is at least this long, so clock overhead vanishes */
+/* Side by side, each sample follows an untimed run of the same implementation this many
+ * times the sample's calls. A GPU's power controller sets the clock from the power of the
+ * last tens of milliseconds: a sample that starts right after another implementation's
+ * runs at the clock that one's power left, and the less power-hungry kernel pays for the
+ * other's (H200, f64 4096^3, 20 ms samples: 0.95x cuBLAS back to back, 1.01x-1.04x after
+ * 20-300 ms of settling; each alone 1.01x-1.06x). */
+enum { SETTLE_SAMPLES = 2 };
 static const double BUDGET_MS = 4000.0; /* per candidate, past the minimum samples */
 static const double STABLE = 0.005;     /* standard error of the median, relative */
 
@@ -494,6 +501,10 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
             /* every other round in reverse (A B C, C B A, ...): no implementation always
              * follows the same one, or always runs first after the round's bookkeeping */
             const int i = rounds % 2 ? n - 1 - j : j;
+            if (j > 0 || rounds == 0) { /* (a round's first ran last in the round before) */
+                double settle;
+                FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], SETTLE_SAMPLES * reps, b->stream, &settle, err));
+            }
             b->next_set = first_set; /* the same input sets for every one of the round */
             FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps, b->stream, &s[i][rounds], err));
             spent += s[i][rounds] * reps;
