@@ -31,8 +31,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "epilogue: %s is not MxNxK\n", arg);
             return 2;
         }
-        float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n), *c = malloc(sizeof(float) * m * n),
-              *bias = malloc(sizeof(float) * n);
+        float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+        float *c = malloc(sizeof(float) * m * n), *bias = malloc(sizeof(float) * n);
         for (long long i = 0; i < m * k; i++) a[i] = (float)((i * 7919 % 2001) - 1000) / 1000;
         for (long long i = 0; i < k * n; i++) b[i] = (float)((i * 104729 % 2001) - 1000) / 1000;
         for (long long i = 0; i < n; i++) bias[i] = (float)(i % 17) / 17 - 0.5f;

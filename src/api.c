@@ -102,10 +102,10 @@ static mmt_status open_any(mmt_ctx **out, const char *device, const char *db_pat
 {
     mmt_err err;
     mmt_err_clear(&err);
-    if (!out) return finish(NULL, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "mmt_open: out is NULL"), &err, MMT_CHOICE_NONE, NULL);
+    if (!out) return finish(NULL, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "mmt_open: out is NULL"), &err, 0, NULL);
     *out = NULL;
     mmt_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return finish(NULL, mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory"), &err, MMT_CHOICE_NONE, NULL);
+    if (!ctx) return finish(NULL, mmt_err_set(&err, MMT_OUT_OF_MEMORY, "out of memory"), &err, 0, NULL);
     ctx->id = atomic_fetch_add(&next_ctx_id, 1);
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->modes_lock, NULL);
@@ -114,7 +114,7 @@ static mmt_status open_any(mmt_ctx **out, const char *device, const char *db_pat
     pthread_mutex_init(&ctx->vendor_lock, NULL);
     ctx->builder = mmt_builder_new(); /* NULL: kernels are built on the callers' paths */
     *out = ctx;
-    return finish(ctx, open_ctx(ctx, device, db_path, peer, &err), &err, MMT_CHOICE_NONE, NULL);
+    return finish(ctx, open_ctx(ctx, device, db_path, peer, &err), &err, 0, NULL);
 }
 
 mmt_status mmt_open(mmt_ctx **out, const char *device, const char *db_path)
@@ -266,7 +266,7 @@ mmt_status mmt_set_stream(mmt_ctx *ctx, void *stream)
     if (ctx->ws && stream != old) st = ctx->be->sync(old, &err); /* the scratch moves streams */
     if (st == MMT_OK) atomic_store(&ctx->stream, stream);
     pthread_mutex_unlock(&ctx->ws_lock);
-    return finish(ctx, st, &err, MMT_CHOICE_NONE, NULL);
+    return finish(ctx, st, &err, 0, NULL);
 }
 
 /* Sets one of a context's two-valued policies under the lock; any other value is refused
@@ -276,7 +276,7 @@ static mmt_status set_policy(mmt_ctx *ctx, int *field, int value, const char *wh
     mmt_err err;
     if (value != 0 && value != 1)
         return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "unknown %s policy %d (%s)", what, value, values),
-                      &err, MMT_CHOICE_NONE, NULL);
+                      &err, 0, NULL);
     pthread_mutex_lock(&ctx->lock);
     *field = value;
     atomic_fetch_add(&ctx->table_gen, 1); /* a call's key reads the policies */
@@ -382,7 +382,7 @@ mmt_status mmt_set_host_gemm(mmt_ctx *ctx, const mmt_host_gemm_config *cfg)
     pthread_mutex_lock(&ctx->ooc_lock);
     mmt_status st = set_host_gemm(ctx, cfg, &err);
     pthread_mutex_unlock(&ctx->ooc_lock);
-    return finish(ctx, st, &err, MMT_CHOICE_NONE, NULL);
+    return finish(ctx, st, &err, 0, NULL);
 }
 
 /* Stored rows x cols with leading dimension ld in the given layout: is ld big enough? */
@@ -616,10 +616,10 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_err err;
     const char *why = desc ? mmt_epilogue_refused(epi, desc->c_type, m, n) : "desc is NULL";
-    if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, MMT_CHOICE_NONE, NULL);
+    if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, 0, NULL);
     if (ctx->async)
         return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues run on the CPU in this version, not on %s",
-                                       ctx->device), &err, MMT_CHOICE_NONE, NULL);
+                                       ctx->device), &err, 0, NULL);
     const mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (st == MMT_OK) mmt_epilogue_apply_host(epi, desc->c_type, desc->layout, m, n, c, ldc);
     return st;

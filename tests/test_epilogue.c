@@ -66,7 +66,8 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
                          s = ref[t->m * t->n + i * t->n + j] + fabs(bv);
             num += d * d, den += s * s;
         }
-    const double err = sqrt(num) / (den > 0 ? sqrt(den) : 1), bound = 1.2 * gc_bound(t->f64, t->k) + 4 * ldexp(1.0, t->f64 ? -53 : -24);
+    const double err = sqrt(num) / (den > 0 ? sqrt(den) : 1),
+                 bound = 1.2 * gc_bound(t->f64, t->k) + 4 * ldexp(1.0, t->f64 ? -53 : -24);
     int padding_kept = 1;
     for (int64_t l = 0; l < (t->col ? t->n : t->m); l++)
         padding_kept &= memcmp((char *)c + cs * (size_t)(l * ldc + ldc - t->pad),

@@ -501,10 +501,10 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
             /* every other round in reverse (A B C, C B A, ...): no implementation always
              * follows the same one, or always runs first after the round's bookkeeping */
             const int i = rounds % 2 ? n - 1 - j : j;
-            if (j > 0 || rounds == 0) { /* (a round's first ran last in the round before) */
-                double settle;
-                FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], SETTLE_SAMPLES * reps, b->stream, &settle, err));
-            }
+            double settle; /* (a round's first ran last in the round before) */
+            const int settle_reps = SETTLE_SAMPLES * reps;
+            if (j > 0 || rounds == 0)
+                FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], settle_reps, b->stream, &settle, err));
             b->next_set = first_set; /* the same input sets for every one of the round */
             FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps, b->stream, &s[i][rounds], err));
             spent += s[i][rounds] * reps;
