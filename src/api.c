@@ -615,7 +615,8 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     if (mmt_epilogue_none(epi)) return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_err err;
-    const char *why = desc ? mmt_epilogue_refused(epi, desc->c_type, m, n) : "desc is NULL";
+    const char *why =
+        desc ? mmt_epilogue_refused(epi, desc->c_type, desc->layout, m, n, c, ldc) : "desc is NULL";
     if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, 0, NULL);
     if (ctx->async)
         return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues run on the CPU in this version, not on %s",

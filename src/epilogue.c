@@ -7,8 +7,10 @@
 
 #include "device.h"
 #include "parallel_for.h"
+#include "problem.h"
 
-const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, int64_t m, int64_t n)
+const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
+                                 const void *c, int64_t ldc)
 {
     if (epi->bias_kind != MMT_BIAS_NONE && epi->bias_kind != MMT_BIAS_PER_ROW && epi->bias_kind != MMT_BIAS_PER_COL)
         return "bias_kind is none of MMT_BIAS_NONE, MMT_BIAS_PER_ROW, MMT_BIAS_PER_COL";
@@ -16,7 +18,15 @@ const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, int6
         return "act is none of MMT_ACT_NONE, MMT_ACT_RELU, MMT_ACT_GELU_TANH";
     if (epi->bias_kind == MMT_BIAS_NONE) return NULL;
     if (epi->bias_type != MMT_F32 && epi->bias_type != c_type) return "the bias is neither fp32 nor of C's type";
-    if (!epi->bias && m > 0 && n > 0) return "the bias is NULL";
+    if (m <= 0 || n <= 0) return NULL; /* nothing is read */
+    if (!epi->bias) return "the bias is NULL";
+    /* the pass reads the bias while it writes C, on several threads */
+    const int64_t lines = layout == MMT_COL_MAJOR ? n : m, len = layout == MMT_COL_MAJOR ? m : n;
+    const int64_t bias_bytes = (epi->bias_kind == MMT_BIAS_PER_ROW ? m : n) * mmt_dtype_size(epi->bias_type),
+                  c_bytes = ((lines - 1) * ldc + len) * mmt_dtype_size(c_type);
+    const uintptr_t b0 = (uintptr_t)epi->bias, b1 = b0 + (uintptr_t)bias_bytes, c0 = (uintptr_t)c,
+                    c1 = c0 + (uintptr_t)c_bytes;
+    if (b0 < c1 && c0 < b1) return "the bias overlaps C";
     return NULL;
 }
 

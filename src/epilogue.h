@@ -7,8 +7,10 @@
 
 #include "mmtuned.h"
 
-/* NULL where epi (not NULL) can be applied to an m x n C of c_type, else why not. */
-const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, int64_t m, int64_t n);
+/* NULL where epi (not NULL) can be applied to the m x n C of c_type at c (layout, leading
+ * dimension ldc), else why not. */
+const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
+                                 const void *c, int64_t ldc);
 
 /* 1 where epi changes nothing (NULL, no bias and no activation). */
 int mmt_epilogue_none(const mmt_epilogue *epi);

@@ -6,7 +6,7 @@
  * GELU's tanh form, beta = 0 over NaN (C never read) and a residual (beta != 0), alpha = 0,
  * sizes that take one thread and several. ReLU keeps a NaN a NaN. No epilogue is mmt_gemm_ex
  * bit for bit (and its bias never read). Refused, C untouched: values outside the enums, a
- * bias of another type, a NULL bias. */
+ * bias of another type, a NULL bias, a bias inside C (one just past C's end is fine). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +140,19 @@ static void test_none_and_refused(mmt_ctx *ctx)
         CHECK(memcmp(c, c0, sizeof(float) * m * n) == 0);
         CHECK(strstr(mmt_last_error(ctx), "epilogue") != NULL);
     }
+    /* a bias inside C (its last row; then just past its end: allowed) */
+    const mmt_epilogue inside = {MMT_BIAS_PER_COL, MMT_F32, c + (m - 1) * n, MMT_ACT_NONE};
+    memcpy(c, c0, sizeof(float) * m * n);
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &inside, m, n, k, 0.5, a, k, b, n, 2, c, n), MMT_INVALID_ARGUMENT);
+    CHECK(memcmp(c, c0, sizeof(float) * m * n) == 0);
+    CHECK(strstr(mmt_last_error(ctx), "overlaps") != NULL);
+    float *c_and_bias = malloc(sizeof(float) * (m * n + n));
+    const mmt_epilogue after = {MMT_BIAS_PER_COL, MMT_F32, c_and_bias + m * n, MMT_ACT_NONE};
+    memcpy(c_and_bias, c0, sizeof(float) * m * n);
+    memset(c_and_bias + m * n, 0, sizeof(float) * n);
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &after, m, n, k, 0.5, a, k, b, n, 2, c_and_bias, n), MMT_OK);
+    CHECK(memcmp(c_and_bias, want, sizeof(float) * m * n) == 0); /* a zero bias: the GEMM's bits */
+    free(c_and_bias);
     free(a), free(b), free(c0), free(c), free(want);
 }
 
