@@ -426,7 +426,7 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
     if (labels[0])
         snprintf(vendor, sizeof vendor,
                  "vendor: %s, timed side by side with each winner at the end of its problem, in this run (A B B A "
-                 "... on the same inputs): GFLOP/s, vendor and ratio are figures of the same rounds; ratio: our "
+                 "... on the same inputs, each sample after an untimed run of its own): GFLOP/s, vendor and ratio are figures of the same rounds; ratio: our "
                  "GFLOP/s over the vendor's (above 1.00x: faster than the vendor)",
                  labels);
     char core[600];

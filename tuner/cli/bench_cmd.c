@@ -221,7 +221,8 @@ int mmt_cli_bench(const mmt_cli_options *o)
     char vendor_text[600];
     if (vendor && labels[0])
         snprintf(vendor_text, sizeof vendor_text,
-                 "vendor: %.200s, timed side by side with libmmtuned (A B B A ... on the same inputs): GFLOP/s, "
+                 "vendor: %.200s, timed side by side with libmmtuned (A B B A ... on the same inputs, each sample "
+                 "after an untimed run of its own): GFLOP/s, "
                  "vendor and ratio are figures of the same rounds; ratio: libmmtuned's GFLOP/s over the vendor's (above "
                  "1.00x: faster than the vendor)",
                  labels);
