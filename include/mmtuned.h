@@ -229,8 +229,8 @@ typedef struct mmt_epilogue {
  * precision. On the CPU the tuned GEMM writes C, then the host's cores apply the epilogue
  * to it in one pass (on as many threads as C's size pays for). Returns MMT_INVALID_ARGUMENT
  * for an epilogue value outside its enum, a bias of another type than fp32 or C's, a NULL
- * bias with a bias_kind, or a bias that overlaps C; MMT_UNSUPPORTED on a GPU context (epilogues run on the CPU in this
- * version); nothing is written then. */
+ * bias with a bias_kind, or a bias that overlaps C; MMT_UNSUPPORTED on a GPU context
+ * (epilogues run on the CPU in this version); nothing is written then. */
 MMT_API mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_epilogue *epi, int64_t m,
                                      int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                                      int64_t ldb, double beta, void *c, int64_t ldc);
