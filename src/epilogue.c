@@ -118,12 +118,13 @@ static inline __attribute__((always_inline)) void line_f64(const pass *p, int64_
         for (int64_t e = 0; e < p->len; e++) c[e] = gelu_f64(c[e]);
 }
 
-/* The passes are built twice where GCC builds for x86-64, the loader picking the one the CPU
- * runs: 8 lanes (4 of f64) with FMA where there is AVX2 (GELU 2.5x the baseline's speed); the
- * same machine always runs the same one. Not under a sanitizer: the loader runs the choice
- * before the sanitizer's runtime is set up (ThreadSanitizer's build crashed there). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__) &&            \
-    !defined(__SANITIZE_ADDRESS__)
+/* The passes are built twice where GCC builds for x86-64 and glibc, whose loader picks the
+ * one the CPU runs (an ifunc): 8 lanes (4 of f64) with FMA where there is AVX2 (GELU 2.5x the
+ * baseline's speed); the same machine always runs the same one. Not under a sanitizer: the
+ * loader makes the choice before the sanitizer's runtime is set up (ThreadSanitizer's build
+ * crashed there). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) &&                      \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define WIDEST __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define WIDEST
