@@ -22,6 +22,7 @@ const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_
     if (!epi->bias) return "the bias is NULL";
     /* the pass reads the bias while it writes C, on several threads */
     const int64_t lines = layout == MMT_COL_MAJOR ? n : m, len = layout == MMT_COL_MAJOR ? m : n;
+    if (ldc < len) return NULL; /* the GEMM refuses it, nothing written */
     const int64_t bias_bytes = (epi->bias_kind == MMT_BIAS_PER_ROW ? m : n) * mmt_dtype_size(epi->bias_type),
                   c_bytes = ((lines - 1) * ldc + len) * mmt_dtype_size(c_type);
     const uintptr_t b0 = (uintptr_t)epi->bias, b1 = b0 + (uintptr_t)bias_bytes, c0 = (uintptr_t)c,
@@ -53,11 +54,10 @@ static inline double gelu_f64(double x)
 
 /* e^x in fp32 for |x| <= 80 (beyond, e^80 or e^-80, which is all GELU needs: 1 + e^-80 is
  * 1 and x / e^80 as good as 0) within about 2 units in the last place, in arithmetic a
- * compiler vectorizes
- * (libm's expf is a call per element): x = r ln 2 + f ln 2 with r whole, |f| <= 1/2, 2^f by
- * its Taylor series to degree 7 (error 3e-9), 2^r into the exponent field. r comes from the
- * low bits of x log2(e) + 1.5 2^23 (rounded to a whole number there), not from a
- * conversion, which a NaN would make undefined. */
+ * compiler vectorizes (libm's expf is a call per element): x = r ln 2 + f ln 2 with r whole,
+ * |f| <= 1/2, 2^f by its Taylor series to degree 7 (error 3e-9), 2^r into the exponent
+ * field. r comes from the low bits of x log2(e) + 1.5 2^23 (rounded to a whole number
+ * there), not from a conversion, which a NaN would make undefined. */
 static inline float exp_f32(float x)
 {
     x = x > -80.0f ? x : -80.0f; /* the forms of maxps and minps: a NaN x becomes a number here */
