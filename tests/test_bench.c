@@ -11,10 +11,12 @@
  * Problems in f32, f64 (column major, transposed: the bench's row-major form) and bf16 in.
  * And mmt_bench_time_paired's order: every other round reversed, so that no implementation
  * always follows the same other (a fixed A B C order would), and each sample after an
- * untimed run of its own implementation (twice the sample's calls). */
+ * untimed run of its own implementation (twice the sample's calls); mmt_bench_time_cool's
+ * order and sample length. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 #include "check.h"
@@ -203,6 +205,36 @@ static void test_paired_order(const mmt_device_info *dev)
     mmt_bench_free(b);
 }
 
+/* mmt_bench_time_cool: rounds of one sample each, every other round reversed (A B, B A),
+ * each sample the same number of calls, at least 5 ms of them; a call too long for the
+ * rounds to fit their budget times nothing. */
+static void test_cool(const mmt_device_info *dev)
+{
+    mmt_problem up;
+    CHECK(mmt_problem_parse("f32 row NN 8x8x8", &up) == NULL);
+    mmt_bench *b = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_bench_setup(&mmt_backend_cpu, dev, NULL, &up, 0, &b, &err), &err);
+    if (!b) return;
+    static const int ids[2] = {0, 1};
+    mmt_cool c;
+    order_n = 0;
+    memset(run_calls, 0, sizeof run_calls);
+    CHECK_OK(mmt_bench_time_cool(b, logged_gemm, (void *)&ids[0], logged_gemm, (void *)&ids[1], 0.01, &c, &err), &err);
+    printf("cool: %d rounds, %d runs, %d calls in the first\n", c.rounds, order_n, run_calls[0]);
+    CHECK_EQ_INT(c.rounds, 10);
+    CHECK(c.ours_ms > 0 && c.other_ms > 0);
+    CHECK_EQ_INT(order_n, 1 + 2 * 5); /* A B | B A | A B ...: each round's first joins the last's run */
+    CHECK_EQ_INT(run_calls[0], 500);
+    CHECK_EQ_INT(run_calls[order_n - 1], 500);
+    for (int i = 1; i < order_n - 1; i++) CHECK_EQ_INT(run_calls[i], 1000);
+    order_n = 0;
+    CHECK_OK(mmt_bench_time_cool(b, logged_gemm, (void *)&ids[0], logged_gemm, (void *)&ids[1], 300, &c, &err), &err);
+    CHECK_EQ_INT(c.rounds, 0);
+    CHECK_EQ_INT(order_n, 0);
+    mmt_bench_free(b);
+}
+
 int main(void)
 {
     test_bound_values();
@@ -214,5 +246,6 @@ int main(void)
     test_verify(&dev, "f64 col TN 20x31x49", 8 * 7 * u53);
     test_verify(&dev, "bf16->f32 row NT 16x24x100", 8 * 10 * u24);
     test_paired_order(&dev);
+    test_cool(&dev);
     return check_result();
 }

@@ -220,6 +220,12 @@ static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, c
                               "it was the faster (as an application calling both finds them), so libmmtuned calls it "
                               "for this problem (the figures are the templates' best beside it)",
                               n ? "; " : "", r->vendor_label);
+    else if (r->vendor_serves == MMT_VENDOR_FASTER_COOL && n < size)
+        n += (size_t)snprintf(note + n, size - n,
+                              "%sserved by %s: timed again with the GPU below its power limit (as an application's "
+                              "bursts of calls run), it was the faster, so libmmtuned calls it for this problem (the "
+                              "figures are the templates' best beside it, at the power limit)",
+                              n ? "; " : "", r->vendor_label);
     else if (r->vendor_serves == MMT_VENDOR_MORE_ACCURATE && n < size)
         n += (size_t)snprintf(note + n, size - n,
                               "%sserved by %s: the fastest template's error was above %.1fx its own on the same "

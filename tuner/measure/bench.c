@@ -1,11 +1,13 @@
 /* bench.c - inputs, reference, verification and timing of one problem (see bench.h). */
 #include "bench.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "half.h"
@@ -550,6 +552,44 @@ mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user
     out->ours_beside_ms = mmt_stats_median(beside[0], (size_t)n);
     out->other_beside_ms = mmt_stats_median(beside[1], (size_t)n);
     out->rounds = out->ours_alone_ms > 0 && out->other_alone_ms > 0 ? n : 0; /* below the clock: no ratio */
+    return MMT_OK;
+}
+
+enum { COOL_MIN_ROUNDS = 5, COOL_MAX_ROUNDS = 10 };
+static const double COOL_SAMPLE_MS = 5.0, COOL_IDLE = 4.0, COOL_FIRST_IDLE_MS = 1000.0, COOL_BUDGET_MS = 3000.0;
+
+static void idle_ms(double ms)
+{
+    struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+mmt_status mmt_bench_time_cool(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, mmt_gemm_fn other, void *other_user,
+                               double call_ms, mmt_cool *out, mmt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const double sample_ms = fmax(call_ms, COOL_SAMPLE_MS);
+    const double fit = (COOL_BUDGET_MS - COOL_FIRST_IDLE_MS) / (2 * (1 + COOL_IDLE) * sample_ms);
+    if (!(call_ms > 0) || fit < COOL_MIN_ROUNDS) return MMT_OK;
+    const int n = fit > COOL_MAX_ROUNDS ? COOL_MAX_ROUNDS : (int)fit;
+    int reps = (int)ceil(sample_ms / call_ms);
+    if (reps > MAX_REPS) reps = MAX_REPS;
+    timed_call call[2] = {{b, ours, ours_user}, {b, other, other_user}};
+    double s[2][COOL_MAX_ROUNDS];
+    idle_ms(COOL_FIRST_IDLE_MS); /* the power the rounds before drew leaves the GPU's average */
+    for (int r = 0; r < n; r++) {
+        const int first_set = b->next_set;
+        for (int j = 0; j < 2; j++) {
+            const int i = r % 2 ? 1 - j : j;
+            idle_ms(COOL_IDLE * sample_ms);
+            b->next_set = first_set;
+            FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps, b->stream, &s[i][r], err));
+        }
+    }
+    out->ours_ms = mmt_stats_median(s[0], (size_t)n);
+    out->other_ms = mmt_stats_median(s[1], (size_t)n);
+    out->rounds = n;
     return MMT_OK;
 }
 

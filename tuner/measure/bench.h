@@ -95,6 +95,21 @@ typedef struct mmt_beside {
 mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, mmt_gemm_fn other, void *other_user,
                                  double call_ms, mmt_beside *out, mmt_err *err);
 
+/* Two implementations side by side on a GPU below its power limit: after a second of idle,
+ * rounds of one sample each (A B, B A, ... as mmt_bench_time_paired), every sample after
+ * the GPU idled four times its length, so the power the GPU averages stays far below its
+ * limit. A GPU at its limit lowers its clock more under the more power-hungry kernel (H200,
+ * f64 8192x512x1024: cuBLAS 45 TFLOP/s sustained, 48 in the second after an idle GPU; a
+ * template 41.5 and 43): the paired rounds give the sustained ratio, these the one of an
+ * application whose calls come in bursts. Medians of each; rounds 0: not measured, where a
+ * call (call_ms, the slower's time) is so long that the rounds would not fit about 3 s. */
+typedef struct mmt_cool {
+    int rounds;
+    double ours_ms, other_ms;
+} mmt_cool;
+mmt_status mmt_bench_time_cool(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, mmt_gemm_fn other, void *other_user,
+                               double call_ms, mmt_cool *out, mmt_err *err);
+
 /* Times n implementations (n <= MMT_BENCH_MAX_PAIRED) side by side: one warm-up call
  * each, then rounds of one sample each, every other round in reverse order (A B C, C B A,
  * A B C ...), every sample of a round the same number of calls on the same input sets,

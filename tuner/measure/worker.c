@@ -39,6 +39,7 @@ typedef struct reply {
     mmt_measure paired[MMT_BENCH_MAX_PAIRED]; /* the binaries, then the vendor (its faster route) */
     int32_t vendor_route;                     /* the vendor's route (mmt_vendor_route) */
     mmt_beside beside; /* on the CPU, the fastest binary and the vendor in one process (bench.h) */
+    mmt_cool cool;     /* on a GPU, the fastest binary and the vendor below the power limit (bench.h) */
     char text[256]; /* paired with the vendor: its label */
     int32_t retire; /* the worker exits after this reply: its device state is not to be trusted */
 } reply;
@@ -168,7 +169,8 @@ mmt_status mmt_worker_measure(mmt_worker *w, const void *bin, size_t size, const
 
 /* Both paired requests: n binaries, and the vendor after them where vendor is not NULL. */
 static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m, mmt_measure *vendor,
-                         mmt_vendor_route *route, mmt_beside *beside, char *label, size_t label_size, mmt_err *err)
+                         mmt_vendor_route *route, mmt_beside *beside, mmt_cool *cool, char *label, size_t label_size,
+                         mmt_err *err)
 {
     const int all = n + (vendor != NULL);
     RETURN_ERROR_IF(n < 1 || all > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "paired measurement of %d", all);
@@ -196,6 +198,7 @@ static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mm
     if (vendor) *vendor = lost ? rp.m : rp.paired[n], vendor->cpu_wait = cpu_wait;
     if (route) *route = lost ? MMT_VENDOR_PLAN : (mmt_vendor_route)rp.vendor_route;
     if (beside) *beside = lost ? (mmt_beside){0} : rp.beside;
+    if (cool) *cool = lost ? (mmt_cool){0} : rp.cool;
     if (label) snprintf(label, label_size, "%s", lost ? "" : rp.text);
     if (lost || rp.retire) return restore(w, err);
     RETURN_ERROR_IF(rp.status != MMT_OK, err, (mmt_status)rp.status, "%s", rp.m.message);
@@ -205,14 +208,14 @@ static mmt_status paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mm
 mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
                                      mmt_err *err)
 {
-    return paired(w, n, bins, m, NULL, NULL, NULL, NULL, 0, err);
+    return paired(w, n, bins, m, NULL, NULL, NULL, NULL, NULL, 0, err);
 }
 
 mmt_status mmt_worker_measure_versus(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
-                                     mmt_measure *vendor, mmt_vendor_route *route, mmt_beside *beside, char *label,
-                                     size_t size, mmt_err *err)
+                                     mmt_measure *vendor, mmt_vendor_route *route, mmt_beside *beside, mmt_cool *cool,
+                                     char *label, size_t size, mmt_err *err)
 {
-    return paired(w, n, bins, m, vendor, route, beside, label, size, err);
+    return paired(w, n, bins, m, vendor, route, beside, cool, label, size, err);
 }
 
 /* ---- the worker's side -------------------------------------------------------------- */
@@ -396,17 +399,23 @@ static void measure_paired(const mmt_backend *be, const mmt_device_info *dev, mm
         }
         /* on the CPU the vendor is a library an application may call too: the fastest
          * binary and it alternating in one process, where one's idle threads may take the
-         * other's cores (the GPU's libraries share no cores) */
+         * other's cores (the GPU's libraries share no cores); on a GPU, where the fastest
+         * binary was the faster, the two again below the power limit (bench.h) */
         int fastest = -1, vendor_at = -1;
         for (int j = 0; j < n_live; j++)
             if (live[j] == n) vendor_at = j;
             else if (live[j] < n && (fastest < 0 || t[j].median_ms < t[fastest].median_ms)) fastest = j;
-        if (strcmp(be->name, "cpu") == 0 && fastest >= 0 && vendor_at >= 0) {
+        const int on_cpu = strcmp(be->name, "cpu") == 0;
+        if (on_cpu && fastest >= 0 && vendor_at >= 0) {
             const double slower = fmax(t[fastest].median_ms, t[vendor_at].median_ms);
             if (mmt_bench_time_beside(b, fns[fastest], users[fastest], fns[vendor_at], users[vendor_at], slower,
                                       &rp->beside, &err) != MMT_OK)
                 memset(&rp->beside, 0, sizeof rp->beside); /* the paired figures stand */
         }
+        if (!on_cpu && fastest >= 0 && fastest_route >= 0 && t[fastest].median_ms <= t[fastest_route].median_ms &&
+            mmt_bench_time_cool(b, fns[fastest], users[fastest], fns[fastest_route], users[fastest_route],
+                                t[fastest_route].median_ms, &rp->cool, &err) != MMT_OK)
+            memset(&rp->cool, 0, sizeof rp->cool); /* the paired figures stand */
     }
     for (int i = 0; i < n; i++) {
         be->free(kc[i].workspace);

@@ -61,10 +61,12 @@ mmt_status mmt_worker_measure_paired(mmt_worker *w, int n, const mmt_worker_bina
  * label its name as tables print it ("OpenBLAS 0.3.21"). The vendor is timed as libmmtuned
  * serves it, by both routes where they differ (vendor.h): *route is the faster one's. On the
  * CPU, the fastest binary is then timed beside the vendor in one process, calls alternating
- * (*beside, bench.h; rounds 0 elsewhere). route and beside may be NULL. */
+ * (*beside, bench.h; rounds 0 elsewhere); on a GPU, where the fastest binary was the
+ * faster, the two are timed again below the power limit (*cool, bench.h; rounds 0 elsewhere).
+ * route, beside and cool may be NULL. */
 mmt_status mmt_worker_measure_versus(mmt_worker *w, int n, const mmt_worker_binary *bins, mmt_measure *m,
-                                     mmt_measure *vendor, mmt_vendor_route *route, mmt_beside *beside, char *label,
-                                     size_t size, mmt_err *err);
+                                     mmt_measure *vendor, mmt_vendor_route *route, mmt_beside *beside, mmt_cool *cool,
+                                     char *label, size_t size, mmt_err *err);
 
 void mmt_worker_stop(mmt_worker *w);
 

@@ -497,6 +497,7 @@ static void describe_figures(mmt_tune_result *r, const mmt_versus *vs)
                vs->tuned[vs->winner].samples);
         char beside[200] = "";
         if (vs->beside.rounds > 0) mmt_versus_beside_text(&vs->beside, beside, sizeof beside);
+        else if (vs->cool.rounds > 0) mmt_versus_cool_text(&vs->cool, beside, sizeof beside);
         append(buf, size, &used, "%s", beside);
     } else if (vs->winner >= 0) {
         append(buf, size, &used, "the table's %.1f GFLOP/s: timed again over %d rounds, without the vendor",

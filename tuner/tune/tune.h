@@ -51,6 +51,7 @@ typedef enum mmt_vendor_serves {
     MMT_VENDOR_NOT = 0,       /* a template serves */
     MMT_VENDOR_FASTER,        /* the vendor's median was below the fastest winner's, in the same rounds */
     MMT_VENDOR_FASTER_BESIDE, /* on the CPU, the vendor's was below it with their calls alternating in one process */
+    MMT_VENDOR_FASTER_COOL,   /* on a GPU, the vendor's was below it with the GPU below its power limit */
     MMT_VENDOR_MORE_ACCURATE, /* the fastest winner's error was above MMT_VENDOR_ERROR_RATIO x the vendor's */
 } mmt_vendor_serves;
 

@@ -43,11 +43,12 @@ static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id
 }
 
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
-                                           double vendor_error, const mmt_beside *beside)
+                                           double vendor_error, const mmt_beside *beside, const mmt_cool *cool)
 {
     if (vendor->median_ms < winner->median_ms) return MMT_VENDOR_FASTER;
     if (beside && beside->rounds > 0 && beside->other_beside_ms < MMT_BESIDE_MARGIN * beside->ours_beside_ms)
         return MMT_VENDOR_FASTER_BESIDE;
+    if (cool && cool->rounds > 0 && cool->other_ms < cool->ours_ms) return MMT_VENDOR_FASTER_COOL;
     if (winner_error > 0 && vendor_error > 0 && winner_error > MMT_VENDOR_ERROR_RATIO * vendor_error)
         return MMT_VENDOR_MORE_ACCURATE;
     return MMT_VENDOR_NOT;
@@ -59,6 +60,12 @@ void mmt_versus_beside_text(const mmt_beside *b, char *buf, size_t size)
              "; beside it in one process, calls alternating over %d rounds: the fastest %.2fx its time alone, the "
              "vendor %.2fx",
              b->rounds, b->ours_beside_ms / b->ours_alone_ms, b->other_beside_ms / b->other_alone_ms);
+}
+
+void mmt_versus_cool_text(const mmt_cool *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "; below the power limit over %d rounds: the fastest %.2fx the vendor's speed", c->rounds,
+             c->other_ms / c->ours_ms);
 }
 
 mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, const mmt_versus_entry *e, int n,
@@ -80,7 +87,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     }
     mmt_measure res[MMT_MAX_FAMILIES], vres;
     mmt_vendor_route route = MMT_VENDOR_PLAN;
-    mmt_status st = mmt_worker_measure_versus(t->worker, m, bins, res, &vres, &route, &out->beside, out->label,
+    mmt_status st = mmt_worker_measure_versus(t->worker, m, bins, res, &vres, &route, &out->beside, &out->cool, out->label,
                                               sizeof out->label, err);
     for (int j = 0; j < m; j++) free((void *)bins[j].bin);
     FORWARD_IF_ERROR(st);
@@ -104,6 +111,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
         snprintf(out->text, sizeof out->text, "%.100s%s%.400s", out->label, out->label[0] ? ": " : "", vres.message);
     if (vendor_ok && out->beside.rounds > 0)
         mmt_versus_beside_text(&out->beside, how + strlen(how), sizeof how - strlen(how));
+    if (vendor_ok && out->cool.rounds > 0)
+        mmt_versus_cool_text(&out->cool, how + strlen(how), sizeof how - strlen(how));
 
     int64_t winner_trial = 0;
     for (int j = 0; j < m && st == MMT_OK; j++) {
@@ -137,7 +146,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     if (off) return MMT_OK; /* a yardstick only: its family's bests stay as they are */
     if (vres.cpu_wait > MMT_CPU_BUSY) return MMT_OK; /* measured busy: whom libmmtuned serves stays as it was */
     out->vendor_serves = routine ? mmt_versus_vendor_serves(&out->tuned[out->winner], out->tuned_error[out->winner],
-                                                            &vres.timing, vres.rel_error, &out->beside)
+                                                            &vres.timing, vres.rel_error, &out->beside, &out->cool)
                                  : MMT_VENDOR_NOT;
     if (!out->vendor_serves)
         return mmt_store_best_drop(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, NULL, err);
@@ -146,6 +155,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
              out->vendor_serves == MMT_VENDOR_FASTER          ? "faster than every template"
              : out->vendor_serves == MMT_VENDOR_FASTER_BESIDE ? "faster than the fastest template with their calls "
                                                                 "alternating in one process"
+             : out->vendor_serves == MMT_VENDOR_FASTER_COOL   ? "faster than the fastest template with the GPU below "
+                                                                "its power limit"
                                                               : "more accurate than the fastest template");
     FORWARD_IF_ERROR(
         record(t, &np, problem_id, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, params, &vres, how, &id, err));

@@ -26,10 +26,14 @@
  * both, or in libmmtuned itself serving another problem by the vendor (on 2 cores a template
  * of f32 128x128x256 measured 1.04x alone, 0.75x so, and 0.74x in `mmtune bench`). Those
  * single calls move by about 10% between runs on a small machine (a template at 0.94x so
- * measured 1.26x in `mmtune bench`), hence the margin. */
+ * measured 1.26x in `mmtune bench`), hence the margin. On a GPU it also serves where its
+ * median was the lower with the GPU below its power limit (cool NULL or 0 rounds: not
+ * measured; bench.h): a template that wins only where the clock is held down by the power
+ * limit loses to the vendor in an application's bursts of calls (H200, f64 8192x512x1024:
+ * a template chosen at 1.03x in the rounds measured 0.96x in `mmtune bench`). */
 #define MMT_BESIDE_MARGIN 0.9
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
-                                           double vendor_error, const mmt_beside *beside);
+                                           double vendor_error, const mmt_beside *beside, const mmt_cool *cool);
 
 /* A family's winner. */
 typedef struct mmt_versus_entry {
@@ -45,6 +49,7 @@ typedef struct mmt_versus {
     double vendor_error;                /* the vendor's, on the same inputs; 0: not known */
     mmt_vendor_serves vendor_serves;    /* why the vendor's family has the best, or MMT_VENDOR_NOT */
     mmt_beside beside;                  /* on the CPU: the fastest and the vendor in one process */
+    mmt_cool cool;                      /* on a GPU: the fastest and the vendor below the power limit */
     double cpu_wait;                    /* on a CPU, the share of the round some task waited for a
                                            CPU (cpu_wait.h); above MMT_CPU_BUSY it decides nothing */
     char label[128];                    /* the vendor as tables name it */
@@ -54,6 +59,10 @@ typedef struct mmt_versus {
 /* "; beside it in one process, calls alternating over N rounds: the fastest 1.02x its time
  * alone, the vendor 1.05x": what the trials' messages and the table say of b. */
 void mmt_versus_beside_text(const mmt_beside *b, char *buf, size_t size);
+
+/* "; below the power limit over N rounds: the fastest 1.03x the vendor's speed": the same
+ * of c. */
+void mmt_versus_cool_text(const mmt_cool *c, char *buf, size_t size);
 
 /* Times the n <= MMT_MAX_FAMILIES winners e of p beside the vendor and records them (see
  * above). A round the worker does not survive, or winners that cannot be built again,
