@@ -203,6 +203,38 @@ MMT_API mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *d
                                             const void *b, int64_t ldb, int64_t stride_b, double beta, void *c,
                                             int64_t ldc, int64_t stride_c, int64_t batch);
 
+/* What a GEMM does to its result before C keeps it (an epilogue, as cuBLASLt's epilogues and
+ * oneDNN's post-ops):
+ *     C = act(alpha * op(A) * op(B) + beta * C + bias)
+ * beta * C is a residual add where C holds the residual. Rows and columns are those of C as
+ * the call sees it (m x n), whatever the layout.
+ *   bias_kind  MMT_BIAS_NONE, MMT_BIAS_PER_ROW (m values: bias[i] is added to row i), or
+ *              MMT_BIAS_PER_COL (n values: bias[j] to column j, a layer's output features
+ *              where C is row-major activations x features)
+ *   bias_type  MMT_F32, or C's own type
+ *   bias       where the bias lies: host memory on the CPU
+ *   act        MMT_ACT_NONE, MMT_ACT_RELU (max(x, 0)), or MMT_ACT_GELU_TANH
+ *              (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GELU's tanh form) */
+typedef enum mmt_bias_kind { MMT_BIAS_NONE = 0, MMT_BIAS_PER_ROW = 1, MMT_BIAS_PER_COL = 2 } mmt_bias_kind;
+typedef enum mmt_activation { MMT_ACT_NONE = 0, MMT_ACT_RELU = 1, MMT_ACT_GELU_TANH = 2 } mmt_activation;
+typedef struct mmt_epilogue {
+    mmt_bias_kind bias_kind;
+    mmt_dtype bias_type;
+    const void *bias;
+    mmt_activation act;
+} mmt_epilogue;
+
+/* mmt_gemm_ex followed by the epilogue epi (NULL: none), with its rules. The GEMM's sum is
+ * rounded to C's type, the bias added and rounded once, the activation applied in C's
+ * precision. On the CPU the tuned GEMM writes C, then the host's cores apply the epilogue
+ * to it in one pass (on as many threads as C's size pays for). Returns MMT_INVALID_ARGUMENT
+ * for an epilogue value outside its enum, a bias of another type than fp32 or C's, a NULL
+ * bias with a bias_kind, or a bias that overlaps C; MMT_UNSUPPORTED on a GPU context
+ * (epilogues run on the CPU in this version); nothing is written then. */
+MMT_API mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_epilogue *epi, int64_t m,
+                                     int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                                     int64_t ldb, double beta, void *c, int64_t ldc);
+
 /* Which kernels mmt_sgemm may run. MMT_SGEMM_F32 (the default): plain fp32 only.
  * MMT_SGEMM_ALLOW_F32X3: per shape, the faster of the tuned fp32 and f32x3 kernels (f32x3
  * keeps fp32-level accuracy but rounds differently). The environment variable

@@ -13,6 +13,7 @@
 
 #include "call_table.h"
 #include "ctx.h"
+#include "epilogue.h"
 #include "err.h"
 #include "host_route.h"
 #include "parallel_for.h"
@@ -604,6 +605,25 @@ mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64
                        const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
 {
     return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* The GEMM, then (on the CPU) its epilogue over C. Checked before anything runs. */
+mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_epilogue *epi, int64_t m, int64_t n,
+                             int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                             double beta, void *c, int64_t ldc)
+{
+    if (mmt_epilogue_none(epi)) return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    const char *why =
+        desc ? mmt_epilogue_refused(epi, desc->c_type, desc->layout, m, n, c, ldc) : "desc is NULL";
+    if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, 0, NULL);
+    if (ctx->async)
+        return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues run on the CPU in this version, not on %s",
+                                       ctx->device), &err, 0, NULL);
+    const mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (st == MMT_OK) mmt_epilogue_apply_host(epi, desc->c_type, desc->layout, m, n, c, ldc);
+    return st;
 }
 
 /* Where the i-th matrix of a strided batch starts (NULL stays NULL: a matrix not read). */

@@ -10,6 +10,8 @@ MMT_NO_TRANS, MMT_TRANS = 111, 112
 MMT_F32, MMT_F64, MMT_BF16, MMT_F16 = 0, 1, 2, 3
 COMPUTE = {"native": 0, "tf32": 1, "f32x3": 2}
 CHOICES = {0: "none", 1: "tuned", 2: "nearest tuned shape", 3: "default", 4: "vendor"}
+BIAS = {"row": 1, "col": 2}  # mmt_bias_kind
+ACTIVATION = {None: 0, "relu": 1, "gelu": 2}  # mmt_activation (gelu: its tanh form)
 
 
 class MmtuneError(RuntimeError):
@@ -23,6 +25,11 @@ class MmtuneError(RuntimeError):
 class GemmDesc(ctypes.Structure):
     _fields_ = [("ab_type", ctypes.c_int), ("c_type", ctypes.c_int), ("compute", ctypes.c_int),
                 ("layout", ctypes.c_int), ("trans_a", ctypes.c_int), ("trans_b", ctypes.c_int)]
+
+
+class Epilogue(ctypes.Structure):
+    _fields_ = [("bias_kind", ctypes.c_int), ("bias_type", ctypes.c_int), ("bias", ctypes.c_void_p),
+                ("act", ctypes.c_int)]
 
 
 def _candidates():
@@ -77,6 +84,9 @@ def _declare(h):
     h.mmt_gemm_strided_batched.argtypes = [p, ctypes.POINTER(GemmDesc), i64, i64, i64, ctypes.c_double, p, i64, i64,
                                            p, i64, i64, ctypes.c_double, p, i64, i64, i64]
     h.mmt_gemm_strided_batched.restype = i32
+    h.mmt_gemm_epilogue.argtypes = [p, ctypes.POINTER(GemmDesc), ctypes.POINTER(Epilogue), i64, i64, i64,
+                                    ctypes.c_double, p, i64, p, i64, ctypes.c_double, p, i64]
+    h.mmt_gemm_epilogue.restype = i32
 
 
 def check(ctx, status):

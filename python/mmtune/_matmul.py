@@ -124,7 +124,28 @@ def _empty_like(a, shape, dtype):
                        device=a.x.device)
 
 
-def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, compute="native", out_dtype=None):
+def _epilogue(bias, bias_per, activation, m, n, A, C):
+    """libmmtuned's epilogue for matmul's bias and activation (None where neither is given)."""
+    if activation not in _lib.ACTIVATION:
+        raise ValueError(f"activation={activation!r}: None, 'relu' or 'gelu'")
+    if bias is None:
+        return None if activation is None else _lib.Epilogue(0, _lib.MMT_F32, None, _lib.ACTIVATION[activation])
+    if bias_per not in _lib.BIAS:
+        raise ValueError(f"bias_per={bias_per!r}: 'row' or 'col'")
+    if C.batch is not None:
+        raise ValueError("bias and activation apply to a single GEMM, not a batch")
+    length = m if bias_per == "row" else n
+    Bias = _Operand("bias", bias.reshape(1, -1) if len(bias.shape) == 1 else bias)
+    if len(bias.shape) != 1 or bias.shape[0] != length or (length > 1 and Bias.layout != _lib.MMT_ROW_MAJOR):
+        raise ValueError(f"bias: a contiguous vector of {length} values (one a {bias_per} of the result), "
+                         f"not {tuple(bias.shape)}")
+    if Bias.device != A.device or Bias.dtype not in (_lib.MMT_F32, C.dtype):
+        raise TypeError(f"bias: float32 or the result's type, on {A.device}")
+    return _lib.Epilogue(_lib.BIAS[bias_per], Bias.dtype, Bias.ptr, _lib.ACTIVATION[activation])
+
+
+def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, compute="native", out_dtype=None,
+           bias=None, bias_per="col", activation=None):
     """out = alpha * op(a) @ op(b) + beta * out, op(x) being x.T where trans_x is set.
 
     a, b: 2-D numpy arrays (the CPU: float32, float64) or torch tensors (the CPU, or a CUDA
@@ -138,6 +159,11 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     accuracy). out_dtype: float32 for
     bfloat16 or float16 inputs (default: the inputs' type). On a GPU the call runs on the
     current torch stream and returns before it is done, as torch's own matmul does.
+    bias, bias_per, activation: out = activation(alpha op(a) @ op(b) + beta out + bias), bias
+    a contiguous 1-D array of float32 or the result's type with a value per column of the
+    result (bias_per="col", a layer's output features) or per row ("row"); activation None,
+    "relu" or "gelu" (its tanh form). Not for batches; on the CPU (libmmtuned refuses them on
+    a GPU for now).
     Raises TypeError or ValueError for operands it cannot take, MmtuneError where
     libmmtuned refuses or fails (its message); out is not written then."""
     A, B = _Operand("a", a), _Operand("b", b)
@@ -173,6 +199,7 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
         (s0, e0), (s1, e1) = C.span(), X.span()
         if s0 < e1 and s1 < e0:
             raise ValueError(f"out overlaps {X.name}: the result would overwrite its own input")
+    epi = _epilogue(bias, bias_per, activation, m, n, A, C)
     layout = C.layout
     ta, lda = A.in_layout(layout, trans_a)
     tb, ldb = B.in_layout(layout, trans_b)
@@ -185,7 +212,10 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
             import torch
             stream = torch.cuda.current_stream(out.device).cuda_stream
             _lib.check(ctx, h.mmt_set_stream(ctx, ctypes.c_void_p(stream)))
-        if batch is None:
+        if epi is not None:
+            status = h.mmt_gemm_epilogue(ctx, ctypes.byref(desc), ctypes.byref(epi), m, n, k, float(alpha), A.ptr, lda,
+                                         B.ptr, ldb, float(beta), C.ptr, C.ld)
+        elif batch is None:
             status = h.mmt_gemm_ex(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb,
                                    float(beta), C.ptr, C.ld)
         else:

@@ -106,6 +106,50 @@ class Matmul(unittest.TestCase):
                 out, (3, 4, 5), (0, 40, 8)), beta=1.0)
         self.assertTrue(np.all(out == 7.0), "a refused batch wrote out")
 
+    def test_bias_and_activation(self):
+        """A bias per column or per row in float32 or the result's type, then ReLU or GELU's
+        tanh form (or neither), beta = 0 over NaN and a residual, both orders of out, against
+        the formula in long double; and what the epilogue refuses, out untouched."""
+        def act(x, name):
+            if name == "relu":
+                return np.maximum(x, 0)
+            if name == "gelu":
+                return 0.5 * x * (1 + np.tanh(np.sqrt(np.longdouble(2) / np.pi) * (x + 0.044715 * x ** 3)))
+            return x
+        for dtype in (np.float32, np.float64):
+            for m, n, k in ((37, 23, 19), (1, 64, 50), (200, 130, 40)):
+                for per in ("col", "row"):
+                    for name in (None, "relu", "gelu"):
+                        for bias_type, beta, order in ((np.float32, 0.0, "C"), (dtype, 1.0, "F")):
+                            with self.subTest(dtype=dtype, shape=(m, n, k), per=per, act=name, bias=bias_type):
+                                a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+                                b = rng.uniform(-1, 1, (k, n)).astype(dtype)
+                                c0 = rng.uniform(-1, 1, (m, n)).astype(dtype)
+                                bias = rng.uniform(-1, 1, m if per == "row" else n).astype(bias_type)
+                                shaped = bias.astype(np.longdouble)[:, None] if per == "row" else bias
+                                want = act(reference(a, b, c0, 1.0, beta, False, False) + shaped, name)
+                                c = stored(np.full((m, n), np.nan, dtype) if beta == 0 else c0, order)
+                                got = mmtune.matmul(a, b, c, beta=beta, bias=bias, bias_per=per, activation=name)
+                                err = np.abs(got.astype(np.longdouble) - want) / (
+                                    1.2 * bound(a, b, False, False, dtype) + 4 * np.finfo(dtype).eps * (
+                                        np.abs(want) + np.abs(shaped) + abs(beta)))
+                                self.assertLessEqual(float(err.max()), 1.0)
+        a, b = np.ones((8, 6), np.float32), np.ones((6, 4), np.float32)
+        relu = mmtune.matmul(-a, b, activation="relu")
+        self.assertTrue(np.all(relu == 0))
+        out = np.full((8, 4), 7.0, np.float32)
+        cases = [
+            (ValueError, dict(activation="tanh")),
+            (ValueError, dict(bias=np.ones(4, np.float32), bias_per="both")),
+            (ValueError, dict(bias=np.ones(5, np.float32))),  # one a column: 4
+            (ValueError, dict(bias=np.ones(8, np.float32)[::2])),  # not contiguous
+            (TypeError, dict(bias=np.ones(4, np.float64))),  # neither float32 nor the result's type
+        ]
+        for error, kwargs in cases:
+            with self.subTest(kwargs=kwargs), self.assertRaises(error):
+                mmtune.matmul(a, b, out, **kwargs)
+        self.assertTrue(np.all(out == 7.0), "a refused call wrote out")
+
     def test_refused(self):
         a = np.ones((8, 6), np.float32)
         b = np.ones((6, 4), np.float32)

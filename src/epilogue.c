@@ -1,0 +1,156 @@
+/* epilogue.c - a GEMM's epilogue on the host (epilogue.h). */
+#include "epilogue.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "device.h"
+#include "parallel_for.h"
+#include "problem.h"
+
+const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
+                                 const void *c, int64_t ldc)
+{
+    if (epi->bias_kind != MMT_BIAS_NONE && epi->bias_kind != MMT_BIAS_PER_ROW && epi->bias_kind != MMT_BIAS_PER_COL)
+        return "bias_kind is none of MMT_BIAS_NONE, MMT_BIAS_PER_ROW, MMT_BIAS_PER_COL";
+    if (epi->act != MMT_ACT_NONE && epi->act != MMT_ACT_RELU && epi->act != MMT_ACT_GELU_TANH)
+        return "act is none of MMT_ACT_NONE, MMT_ACT_RELU, MMT_ACT_GELU_TANH";
+    if (epi->bias_kind == MMT_BIAS_NONE) return NULL;
+    if (epi->bias_type != MMT_F32 && epi->bias_type != c_type) return "the bias is neither fp32 nor of C's type";
+    if (m <= 0 || n <= 0) return NULL; /* nothing is read */
+    if (!epi->bias) return "the bias is NULL";
+    /* the pass reads the bias while it writes C, on several threads */
+    const int64_t lines = layout == MMT_COL_MAJOR ? n : m, len = layout == MMT_COL_MAJOR ? m : n;
+    if (ldc < len) return NULL; /* the GEMM refuses it, nothing written */
+    const int64_t bias_bytes = (epi->bias_kind == MMT_BIAS_PER_ROW ? m : n) * mmt_dtype_size(epi->bias_type),
+                  c_bytes = ((lines - 1) * ldc + len) * mmt_dtype_size(c_type);
+    const uintptr_t b0 = (uintptr_t)epi->bias, b1 = b0 + (uintptr_t)bias_bytes, c0 = (uintptr_t)c,
+                    c1 = c0 + (uintptr_t)c_bytes;
+    if (b0 < c1 && c0 < b1) return "the bias overlaps C";
+    return NULL;
+}
+
+int mmt_epilogue_none(const mmt_epilogue *epi)
+{
+    return !epi || (epi->bias_kind == MMT_BIAS_NONE && epi->act == MMT_ACT_NONE);
+}
+
+/* One pass over lines of C as stored (rows where row-major, columns where column-major). */
+typedef struct pass {
+    const mmt_epilogue *epi;
+    int64_t len, ldc; /* elements a line, and between lines */
+    int bias_by_line; /* the bias indexed by the line (else by the element within it) */
+    void *c;
+} pass;
+
+/* GELU's tanh form as x sigmoid(2 u), u = sqrt(2/pi) (x + 0.044715 x^3): 0.5 x (1 + tanh(u))
+ * = x / (1 + e^(-2 u)), the same value with one exponential (which overflows for large
+ * negative x: -0). */
+static inline double gelu_f64(double x)
+{
+    return x / (1 + exp(-1.5957691216057308 * (x + 0.044715 * x * x * x)));
+}
+
+/* e^x in fp32 for |x| <= 80 (beyond, e^80 or e^-80, which is all GELU needs: 1 + e^-80 is
+ * 1 and x / e^80 as good as 0) within about 2 units in the last place, in arithmetic a
+ * compiler vectorizes (libm's expf is a call per element): x = r ln 2 + f ln 2 with r whole,
+ * |f| <= 1/2, 2^f by its Taylor series to degree 7 (error 3e-9), 2^r into the exponent
+ * field. r comes from the low bits of x log2(e) + 1.5 2^23 (rounded to a whole number
+ * there), not from a conversion, which a NaN would make undefined. */
+static inline float exp_f32(float x)
+{
+    x = x > -80.0f ? x : -80.0f; /* the forms of maxps and minps: a NaN x becomes a number here */
+    x = x < 80.0f ? x : 80.0f;  /* within e^-80 and e^80 no result is subnormal (slow to make) */
+    const float magic = 12582912.0f, shifted = x * 1.44269504f + magic, r = shifted - magic;
+    const float f = (x * 1.44269504f - r) * 0.693147181f;
+    float p = 1.98412698e-4f;
+    p = p * f + 1.38888889e-3f, p = p * f + 8.33333333e-3f, p = p * f + 4.16666667e-2f;
+    p = p * f + 1.66666667e-1f, p = p * f + 0.5f, p = p * f + 1.0f, p = p * f + 1.0f;
+    int32_t bits, magic_bits;
+    memcpy(&bits, &shifted, sizeof bits), memcpy(&magic_bits, &magic, sizeof magic_bits);
+    const int32_t e = (bits - magic_bits + 127) << 23;
+    float scale;
+    memcpy(&scale, &e, sizeof scale);
+    return p * scale;
+}
+
+/* GELU's tanh form in fp32 (gelu_f64 says how); a NaN x stays NaN through the dividend. */
+static inline float gelu_f32(float x)
+{
+    return x / (1 + exp_f32(-1.59576912f * (x + 0.044715f * x * x * x)));
+}
+
+static inline __attribute__((always_inline)) void line_f32(const pass *p, int64_t l)
+{
+    const mmt_epilogue *epi = p->epi;
+    float *c = (float *)p->c + l * p->ldc;
+    const float *bias = epi->bias; /* fp32: C's type */
+    if (epi->bias_kind != MMT_BIAS_NONE && p->bias_by_line)
+        for (int64_t e = 0; e < p->len; e++) c[e] += bias[l];
+    else if (epi->bias_kind != MMT_BIAS_NONE)
+        for (int64_t e = 0; e < p->len; e++) c[e] += bias[e];
+    if (epi->act == MMT_ACT_RELU)
+        for (int64_t e = 0; e < p->len; e++) c[e] = c[e] < 0 ? 0 : c[e]; /* NaN stays NaN */
+    else if (epi->act == MMT_ACT_GELU_TANH)
+        for (int64_t e = 0; e < p->len; e++) c[e] = gelu_f32(c[e]);
+}
+
+static inline __attribute__((always_inline)) void line_f64(const pass *p, int64_t l)
+{
+    const mmt_epilogue *epi = p->epi;
+    double *c = (double *)p->c + l * p->ldc;
+    const int f32 = epi->bias_type == MMT_F32;
+    const float *bf = epi->bias;
+    const double *bd = epi->bias;
+    if (epi->bias_kind != MMT_BIAS_NONE && p->bias_by_line) {
+        const double b = f32 ? bf[l] : bd[l];
+        for (int64_t e = 0; e < p->len; e++) c[e] += b;
+    } else if (epi->bias_kind != MMT_BIAS_NONE) {
+        if (f32)
+            for (int64_t e = 0; e < p->len; e++) c[e] += bf[e];
+        else
+            for (int64_t e = 0; e < p->len; e++) c[e] += bd[e];
+    }
+    if (epi->act == MMT_ACT_RELU)
+        for (int64_t e = 0; e < p->len; e++) c[e] = c[e] < 0 ? 0 : c[e];
+    else if (epi->act == MMT_ACT_GELU_TANH)
+        for (int64_t e = 0; e < p->len; e++) c[e] = gelu_f64(c[e]);
+}
+
+/* The passes are built twice where GCC builds for x86-64 and glibc, whose loader picks the
+ * one the CPU runs (an ifunc): 8 lanes (4 of f64) with FMA where there is AVX2 (GELU 2.5x the
+ * baseline's speed); the same machine always runs the same one. Not under a sanitizer: the
+ * loader makes the choice before the sanitizer's runtime is set up (ThreadSanitizer's build
+ * crashed there). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) &&                      \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+#define WIDEST __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define WIDEST
+#endif
+
+WIDEST static void lines_f32(void *arg, int64_t begin, int64_t end)
+{
+    for (int64_t l = begin; l < end; l++) line_f32(arg, l);
+}
+
+WIDEST static void lines_f64(void *arg, int64_t begin, int64_t end)
+{
+    for (int64_t l = begin; l < end; l++) line_f64(arg, l);
+}
+
+/* Elements a thread takes at least: below this a thread costs more than it saves. */
+#define ELEMENTS_A_THREAD (1 << 16)
+
+void mmt_epilogue_apply_host(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
+                             void *c, int64_t ldc)
+{
+    if (mmt_epilogue_none(epi) || m <= 0 || n <= 0) return;
+    const int row_major = layout == MMT_ROW_MAJOR;
+    pass p = {.epi = epi, .len = row_major ? n : m, .ldc = ldc, .c = c,
+              .bias_by_line = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major};
+    const int64_t n_lines = row_major ? m : n, by_size = m * n / ELEMENTS_A_THREAD, cores = mmt_usable_cores();
+    const int64_t threads = by_size < 1 ? 1 : by_size < cores ? by_size : cores;
+    mmt_parallel_for(n_lines, 0, (int)threads, c_type == MMT_F64 ? lines_f64 : lines_f32, &p);
+}

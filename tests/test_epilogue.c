@@ -1,0 +1,173 @@
+/* test_epilogue.c - mmt_gemm_epilogue on the CPU (api.c, epilogue.c), nothing tuned, the vendor
+ * library serving (where there is one) and the CPU template (the vendor off): C =
+ * act(alpha op(A) op(B) + beta C + bias) against a long double reference of the same
+ * formula, for f32 and f64, both layouts, transposes, padded rows of C (the padding never
+ * written), a bias per row and per column in fp32 and C's type, no activation, ReLU and
+ * GELU's tanh form, beta = 0 over NaN (C never read) and a residual (beta != 0), alpha = 0,
+ * sizes that take one thread and several. ReLU keeps a NaN a NaN. No epilogue is mmt_gemm_ex
+ * bit for bit (and its bias never read). Refused, C untouched: values outside the enums, a
+ * bias of another type, a NULL bias, a bias inside C (one just past C's end is fine). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gemm_check.h"
+#include "mmtuned.h"
+
+static long double act_ref(mmt_activation act, long double x)
+{
+    if (act == MMT_ACT_RELU) return x < 0 ? 0 : x;
+    if (act == MMT_ACT_GELU_TANH)
+        return 0.5L * x * (1 + tanhl(sqrtl(2 / 3.14159265358979323846264338327950288L) * (x + 0.044715L * x * x * x)));
+    return x;
+}
+
+typedef struct epi_case {
+    int f64, col, ta, tb;
+    int64_t m, n, k, pad; /* pad: C's leading dimension beyond its rows (or columns) */
+    double alpha, beta;
+    mmt_bias_kind bias_kind;
+    int bias_f32; /* the bias in fp32 (else in C's type) */
+    mmt_activation act;
+} epi_case;
+
+/* One case on ctx: 1 where the call succeeded, C is right and its padding untouched. */
+static int case_right(mmt_ctx *ctx, const epi_case *t)
+{
+    const mmt_dtype ty = gc_type(t->f64);
+    const int64_t ar = t->ta ? t->k : t->m, ac = t->ta ? t->m : t->k, br = t->tb ? t->n : t->k,
+                  bc = t->tb ? t->k : t->n;
+    const int64_t lda = t->col ? ar : ac, ldb = t->col ? br : bc, ldc = (t->col ? t->m : t->n) + t->pad;
+    void *a = gc_matrix(t->f64, t->col, ar, ac, lda, 0), *b = gc_matrix(t->f64, t->col, br, bc, ldb, 0);
+    void *c = gc_matrix(t->f64, t->col, t->m, t->n, ldc, t->beta == 0); /* NaN: never read */
+    const int64_t nb = t->bias_kind == MMT_BIAS_PER_ROW ? t->m : t->n, stored = (t->col ? t->n : t->m) * ldc;
+    const mmt_dtype bt = t->bias_f32 ? MMT_F32 : ty;
+    void *bias = gc_matrix_t(bt, 0, 1, nb, nb, 0);
+    const size_t cs = (size_t)mmt_dtype_size(ty);
+    char *before = malloc(cs * (size_t)stored);
+    memcpy(before, c, cs * (size_t)stored);
+    double *ref = gc_ref_alloc(t->m, t->n);
+    gc_reference(t->f64, t->col, t->ta, t->tb, t->m, t->n, t->k, t->alpha, a, lda, b, ldb, t->beta, c, ldc, ref);
+    const mmt_gemm_desc desc = {ty, ty, MMT_COMPUTE_NATIVE, t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                                t->ta ? MMT_TRANS : MMT_NO_TRANS, t->tb ? MMT_TRANS : MMT_NO_TRANS};
+    const mmt_epilogue epi = {t->bias_kind, bt, bias, t->act};
+    const mmt_status st =
+        mmt_gemm_epilogue(ctx, &desc, &epi, t->m, t->n, t->k, t->alpha, a, lda, b, ldb, t->beta, c, ldc);
+    /* the GEMM's error, carried through a bias (exact up to one rounding) and an activation
+     * whose slope is at most 1.13 (GELU's; ReLU's 1), relative to the elements' scale */
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < t->m; i++)
+        for (int64_t j = 0; j < t->n; j++) {
+            const double bv = t->bias_kind == MMT_BIAS_NONE ? 0
+                              : gc_get_t(bias, bt, 0, nb, 0, t->bias_kind == MMT_BIAS_PER_ROW ? i : j);
+            const long double want = act_ref(t->act, (long double)ref[i * t->n + j] + bv);
+            const double d = gc_get(c, t->f64, t->col, ldc, i, j) - (double)want,
+                         s = ref[t->m * t->n + i * t->n + j] + fabs(bv);
+            num += d * d, den += s * s;
+        }
+    const double err = sqrt(num) / (den > 0 ? sqrt(den) : 1),
+                 bound = 1.2 * gc_bound(t->f64, t->k) + 4 * ldexp(1.0, t->f64 ? -53 : -24);
+    int padding_kept = 1;
+    for (int64_t l = 0; l < (t->col ? t->n : t->m); l++)
+        padding_kept &= memcmp((char *)c + cs * (size_t)(l * ldc + ldc - t->pad),
+                               before + cs * (size_t)(l * ldc + ldc - t->pad), cs * (size_t)t->pad) == 0;
+    const int right = st == MMT_OK && err <= bound && padding_kept;
+    if (!right)
+        fprintf(stderr, "%s %s ta=%d tb=%d %lldx%lldx%lld pad %lld alpha=%g beta=%g bias %d (%s) act %d: %s%s\n",
+                t->f64 ? "f64" : "f32", t->col ? "col" : "row", t->ta, t->tb, (long long)t->m, (long long)t->n,
+                (long long)t->k, (long long)t->pad, t->alpha, t->beta, t->bias_kind, t->bias_f32 ? "f32" : "C's type",
+                t->act, st != MMT_OK ? mmt_last_error(ctx) : "", padding_kept ? "" : " padding written");
+    if (st == MMT_OK && err > bound) fprintf(stderr, "  error %g above %g\n", err, bound);
+    free(a), free(b), free(c), free(bias), free(before), free(ref);
+    return right;
+}
+
+static void test_cases(mmt_ctx *ctx)
+{
+    static const int64_t sizes[][4] = {{37, 23, 19, 3}, {1, 64, 300, 0}, {700, 400, 20, 5}};
+    static const double scales[][2] = {{1, 0}, {0.75, 1.5}, {0, -0.5}};
+    int cases = 0, right = 0;
+    for (int f64 = 0; f64 < 2; f64++)
+        for (int s = 0; s < 3; s++)
+            for (int kind = MMT_BIAS_NONE; kind <= MMT_BIAS_PER_COL; kind++)
+                for (int act = MMT_ACT_NONE; act <= MMT_ACT_GELU_TANH; act++) {
+                    const int v = cases;
+                    const epi_case t = {f64, v % 2, (v / 2) % 2, (v / 3) % 2, sizes[s][0], sizes[s][1], sizes[s][2],
+                                        sizes[s][3], scales[v % 3][0], scales[v % 3][1], (mmt_bias_kind)kind,
+                                        (v / 5) % 2, (mmt_activation)act};
+                    cases++;
+                    right += case_right(ctx, &t);
+                }
+    printf("epilogue: %d of %d cases right\n", right, cases);
+    CHECK_EQ_INT(right, cases);
+}
+
+/* ReLU of a NaN that C brings in (beta != 0) is a NaN, not 0. */
+static void test_relu_keeps_nan(mmt_ctx *ctx)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {0, NAN, -100, 0};
+    const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    const mmt_epilogue epi = {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU};
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &epi, 2, 2, 2, 1, a, 2, b, 2, 1, c, 2), MMT_OK);
+    CHECK(c[0] == 1 && isnan(c[1]) && c[2] == 0 && c[3] == 4);
+}
+
+/* No epilogue (NULL, or nothing in it) is mmt_gemm_ex, bit for bit; refused epilogues
+ * leave C as it was. */
+static void test_none_and_refused(mmt_ctx *ctx)
+{
+    const int64_t m = 50, n = 30, k = 40;
+    float *a = gc_matrix(0, 0, m, k, k, 0), *b = gc_matrix(0, 0, k, n, n, 0), *c0 = gc_matrix(0, 0, m, n, n, 0);
+    float *c = malloc(sizeof(float) * m * n), *want = malloc(sizeof(float) * m * n), bias[64] = {0};
+    const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    memcpy(want, c0, sizeof(float) * m * n);
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &desc, m, n, k, 0.5, a, k, b, n, 2, want, n), MMT_OK);
+    const mmt_epilogue nothing = {MMT_BIAS_NONE, MMT_BF16, (const void *)1, MMT_ACT_NONE}; /* never read */
+    for (int i = 0; i < 2; i++) {
+        memcpy(c, c0, sizeof(float) * m * n);
+        CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, i ? &nothing : NULL, m, n, k, 0.5, a, k, b, n, 2, c, n), MMT_OK);
+        CHECK(memcmp(c, want, sizeof(float) * m * n) == 0);
+    }
+    const mmt_epilogue refused[] = {
+        {(mmt_bias_kind)3, MMT_F32, bias, MMT_ACT_NONE},      {MMT_BIAS_NONE, MMT_F32, NULL, (mmt_activation)9},
+        {MMT_BIAS_PER_ROW, MMT_F32, NULL, MMT_ACT_RELU},      {MMT_BIAS_PER_COL, MMT_F64, bias, MMT_ACT_NONE},
+        {MMT_BIAS_PER_COL, MMT_BF16, bias, MMT_ACT_GELU_TANH}};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        memcpy(c, c0, sizeof(float) * m * n);
+        CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &refused[i], m, n, k, 0.5, a, k, b, n, 2, c, n),
+                     MMT_INVALID_ARGUMENT);
+        CHECK(memcmp(c, c0, sizeof(float) * m * n) == 0);
+        CHECK(strstr(mmt_last_error(ctx), "epilogue") != NULL);
+    }
+    /* a bias inside C (its last row; then just past its end: allowed) */
+    const mmt_epilogue inside = {MMT_BIAS_PER_COL, MMT_F32, c + (m - 1) * n, MMT_ACT_NONE};
+    memcpy(c, c0, sizeof(float) * m * n);
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &inside, m, n, k, 0.5, a, k, b, n, 2, c, n), MMT_INVALID_ARGUMENT);
+    CHECK(memcmp(c, c0, sizeof(float) * m * n) == 0);
+    CHECK(strstr(mmt_last_error(ctx), "overlaps") != NULL);
+    float *c_and_bias = malloc(sizeof(float) * (m * n + n));
+    const mmt_epilogue after = {MMT_BIAS_PER_COL, MMT_F32, c_and_bias + m * n, MMT_ACT_NONE};
+    memcpy(c_and_bias, c0, sizeof(float) * m * n);
+    memset(c_and_bias + m * n, 0, sizeof(float) * n);
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &after, m, n, k, 0.5, a, k, b, n, 2, c_and_bias, n), MMT_OK);
+    CHECK(memcmp(c_and_bias, want, sizeof(float) * m * n) == 0); /* a zero bias: the GEMM's bits */
+    free(c_and_bias);
+    free(a), free(b), free(c0), free(c), free(want);
+}
+
+int main(void)
+{
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* nothing tuned */
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("MMTUNE_VENDOR", "off", 1); /* read when a context opens */
+        mmt_ctx *ctx = NULL;
+        CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+        if (!ctx) break;
+        test_cases(ctx);
+        test_relu_keeps_nan(ctx);
+        test_none_and_refused(ctx);
+        mmt_close(ctx);
+    }
+    return check_result();
+}
