@@ -212,7 +212,7 @@ MMT_API mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *d
  *              MMT_BIAS_PER_COL (n values: bias[j] to column j, a layer's output features
  *              where C is row-major activations x features)
  *   bias_type  MMT_F32, or C's own type
- *   bias       where the bias lies: host memory on the CPU
+ *   bias       where the bias lies: host memory on the CPU, device memory on a GPU
  *   act        MMT_ACT_NONE, MMT_ACT_RELU (max(x, 0)), or MMT_ACT_GELU_TANH
  *              (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GELU's tanh form) */
 typedef enum mmt_bias_kind { MMT_BIAS_NONE = 0, MMT_BIAS_PER_ROW = 1, MMT_BIAS_PER_COL = 2 } mmt_bias_kind;
@@ -225,12 +225,15 @@ typedef struct mmt_epilogue {
 } mmt_epilogue;
 
 /* mmt_gemm_ex followed by the epilogue epi (NULL: none), with its rules. The GEMM's sum is
- * rounded to C's type, the bias added and rounded once, the activation applied in C's
- * precision. On the CPU the tuned GEMM writes C, then the host's cores apply the epilogue
- * to it in one pass (on as many threads as C's size pays for). Returns MMT_INVALID_ARGUMENT
- * for an epilogue value outside its enum, a bias of another type than fp32 or C's, a NULL
- * bias with a bias_kind, or a bias that overlaps C; MMT_UNSUPPORTED on a GPU context
- * (epilogues run on the CPU in this version); nothing is written then. */
+ * rounded to C's type, then the bias added and the activation applied (in C's precision on
+ * the CPU; in fp32 on a GPU, fp64 for f64 C, for 16-bit C rounded once more). On the CPU
+ * the tuned GEMM writes C, then the host's cores apply the epilogue to it in one pass (on as
+ * many threads as C's size pays for); on a GPU the epilogue's kernel follows the GEMM on the
+ * context's stream (built on the first call of its C type and bias type, as a kernel is).
+ * Returns MMT_INVALID_ARGUMENT for an epilogue value outside its enum, a bias of another
+ * type than fp32 or C's, a NULL bias with a bias_kind, a bias that overlaps C, or on a GPU
+ * a bias in host memory; MMT_UNSUPPORTED for host matrices on a GPU context; nothing is
+ * written then. */
 MMT_API mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_epilogue *epi, int64_t m,
                                      int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                                      int64_t ldb, double beta, void *c, int64_t ldc);

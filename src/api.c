@@ -618,12 +618,37 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     const char *why =
         desc ? mmt_epilogue_refused(epi, desc->c_type, desc->layout, m, n, c, ldc) : "desc is NULL";
     if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, 0, NULL);
-    if (ctx->async)
-        return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues run on the CPU in this version, not on %s",
-                                       ctx->device), &err, 0, NULL);
-    const mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    if (st == MMT_OK) mmt_epilogue_apply_host(epi, desc->c_type, desc->layout, m, n, c, ldc);
-    return st;
+    if (!ctx->async) {
+        const mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        if (st == MMT_OK) mmt_epilogue_apply_host(epi, desc->c_type, desc->layout, m, n, c, ldc);
+        return st;
+    }
+    /* a GPU: the GEMM, then the epilogue's kernel on the same stream */
+    if (m > 0 && n > 0 && c && ctx->async->is_host(c))
+        return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues on host matrices of a GPU context"), &err,
+                      0, NULL);
+    const int bias_c = epi->bias_kind != MMT_BIAS_NONE && epi->bias_type == desc->c_type && desc->c_type != MMT_F32;
+    if (epi->bias_kind != MMT_BIAS_NONE && m > 0 && n > 0 && ctx->async->is_host(epi->bias))
+        return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: the bias is host memory, C the GPU's"),
+                      &err, 0, NULL);
+    /* the kernel, built on the first call of its kind outside the lock (others' calls go on) */
+    mmt_module **slot = &ctx->epilogue[desc->c_type][bias_c], *mod, *made = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    mod = *slot;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!mod) {
+        const mmt_status st = mmt_epilogue_load(ctx->be, &ctx->dev, desc->c_type, bias_c, &made, &err);
+        if (st != MMT_OK) return finish(ctx, st, &err, 0, NULL);
+        pthread_mutex_lock(&ctx->lock);
+        if (!*slot) *slot = made, made = NULL; /* else another thread's is kept */
+        mod = *slot;
+        pthread_mutex_unlock(&ctx->lock);
+        if (made) ctx->be->unload(made);
+    }
+    mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (st != MMT_OK) return st;
+    st = mmt_epilogue_launch(ctx->be, mod, epi, desc->layout, m, n, c, ldc, atomic_load(&ctx->stream), &err);
+    return st == MMT_OK ? MMT_OK : finish(ctx, st, &err, 0, NULL);
 }
 
 /* Where the i-th matrix of a strided batch starts (NULL stays NULL: a matrix not read). */

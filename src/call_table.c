@@ -846,6 +846,9 @@ void mmt_table_free(mmt_ctx *ctx)
     }
     mmt_strassen_adds_unload(&ctx->adds[0]);
     mmt_strassen_adds_unload(&ctx->adds[1]);
+    for (int t = 0; t < 4; t++)
+        for (int b = 0; b < 2; b++)
+            if (ctx->epilogue[t][b]) ctx->be->unload(ctx->epilogue[t][b]);
     for (int d = 0; d < MMT_N_MODES; d++) {
         for (int f = 0; f < ctx->modes[d].n; f++) {
             mmt_family_free(ctx->modes[d].fam[f].family);

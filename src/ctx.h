@@ -103,6 +103,7 @@ struct mmt_ctx {
     _Atomic uint64_t table_gen; /* bumped under lock where an entry's launch or a policy changes:
                                    a thread's repeat of its last call (mmt_table_repeat) checks it */
     mmt_strassen_adds adds[2]; /* f32, f64: the additions of Strassen levels, loaded when an entry first has levels */
+    mmt_module *epilogue[4][2]; /* the epilogue's kernels by C's type, the bias in fp32 or C's type; under lock */
     /* The vendor library (vendor.h), opened on the first call that may need it, under
      * vendor_lock: vendor_state 0 not yet tried, 1 open, -1 absent or off (MMTUNE_VENDOR=off). */
     pthread_mutex_t vendor_lock;

@@ -2,12 +2,16 @@
 #include "epilogue.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "device.h"
+#include "kernel.h"
 #include "parallel_for.h"
 #include "problem.h"
+#include "resource.h"
 
 const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
                                  const void *c, int64_t ldc)
@@ -16,6 +20,7 @@ const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_
         return "bias_kind is none of MMT_BIAS_NONE, MMT_BIAS_PER_ROW, MMT_BIAS_PER_COL";
     if (epi->act != MMT_ACT_NONE && epi->act != MMT_ACT_RELU && epi->act != MMT_ACT_GELU_TANH)
         return "act is none of MMT_ACT_NONE, MMT_ACT_RELU, MMT_ACT_GELU_TANH";
+    if ((unsigned)c_type > MMT_F16) return "C's type is none of MMT_F32, MMT_F64, MMT_BF16, MMT_F16";
     if (epi->bias_kind == MMT_BIAS_NONE) return NULL;
     if (epi->bias_type != MMT_F32 && epi->bias_type != c_type) return "the bias is neither fp32 nor of C's type";
     if (m <= 0 || n <= 0) return NULL; /* nothing is read */
@@ -153,4 +158,48 @@ void mmt_epilogue_apply_host(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layo
     const int64_t n_lines = row_major ? m : n, by_size = m * n / ELEMENTS_A_THREAD, cores = mmt_usable_cores();
     const int64_t threads = by_size < 1 ? 1 : by_size < cores ? by_size : cores;
     mmt_parallel_for(n_lines, 0, (int)threads, c_type == MMT_F64 ? lines_f64 : lines_f32, &p);
+}
+
+/* ---- on a GPU: templates/cuda/epilogue.cu -------------------------------------------------- */
+
+mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, mmt_dtype c_type, int bias_c,
+                             mmt_module **out, mmt_err *err)
+{
+    char path[64], defines[64];
+    *out = NULL;
+    snprintf(path, sizeof path, "templates/%s/epilogue.cu", be->name);
+    RETURN_ERROR_IF(strcmp(be->name, "cuda") != 0, err, MMT_UNSUPPORTED, "the %s backend has no epilogue kernel",
+                    be->name);
+    RETURN_ERROR_IF(c_type != MMT_F32 && c_type != MMT_F64 && c_type != MMT_BF16 && c_type != MMT_F16, err,
+                    MMT_INVALID_ARGUMENT, "an epilogue over C of type %d", (int)c_type);
+    snprintf(defines, sizeof defines, "MMT_C_TYPE=%d MMT_BIAS_C=%d", (int)c_type, bias_c != 0);
+    char *source = NULL, *log = NULL;
+    size_t n;
+    void *bin = NULL;
+    size_t size = 0;
+    FORWARD_IF_ERROR(mmt_resource_read(path, &source, &n, err));
+    mmt_status st = mmt_kernel_binary(be, dev, path + strlen("templates/"), source, defines, &bin, &size, &log, NULL,
+                                      err);
+    free(source);
+    free(log);
+    if (st == MMT_OK) st = be->load(dev, bin, size, "mmt_epilogue", out, err);
+    free(bin);
+    return st;
+}
+
+/* A block covers this many elements of a line; the grid's y at most this many lines at once. */
+enum { EPI_BLOCK = 256, EPI_LINES = 65535 };
+
+mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
+                               int64_t m, int64_t n, void *c, int64_t ldc, void *stream, mmt_err *err)
+{
+    if (mmt_epilogue_none(epi) || m <= 0 || n <= 0) return MMT_OK;
+    const int row_major = layout == MMT_ROW_MAJOR;
+    const int64_t lines = row_major ? m : n, len = row_major ? n : m;
+    const mmt_gemm_params p = {.m = lines, .n = len, .ldc = ldc, .c = c,
+                               .a = epi->bias_kind == MMT_BIAS_NONE ? NULL : epi->bias,
+                               .trans_a = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major, .trans_b = (int)epi->act};
+    const mmt_geometry g = {.grid = {(len + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
+                            .block = {EPI_BLOCK, 1, 1}};
+    return be->launch(mod, &p, &g, stream, err);
 }

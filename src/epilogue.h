@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "backend.h"
 #include "mmtuned.h"
 
 /* NULL where epi (not NULL) can be applied to the m x n C of c_type at c (layout, leading
@@ -21,5 +22,16 @@ int mmt_epilogue_none(const mmt_epilogue *epi);
  * mmt_epilogue_refused. */
 void mmt_epilogue_apply_host(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
                              void *c, int64_t ldc);
+
+/* The epilogue's kernel of a backend that has one (templates/<backend>/epilogue.*, a GPU's):
+ * for C of c_type and a bias of C's type (bias_c) or fp32, built (or read from the cache)
+ * and loaded into *out. MMT_UNSUPPORTED where the backend has none. */
+mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, mmt_dtype c_type, int bias_c,
+                             mmt_module **out, mmt_err *err);
+
+/* Launches mod (mmt_epilogue_load's, for epi's bias type and C's type) over the m x n C at
+ * c (layout, ldc) on stream, after what the stream runs before. */
+mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
+                               int64_t m, int64_t n, void *c, int64_t ldc, void *stream, mmt_err *err);
 
 #endif

@@ -8,7 +8,8 @@
  * side and orientation (its defaults along X's rows and along K at their widest too), the
  * wgmma space for every mode and operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
- * (strassen_add.cu, f32 and f64). Register and spill counts are printed (ptxas -v); the
+ * (strassen_add.cu, f32 and f64), and the epilogue's kernel (epilogue.cu, every C type, the
+ * bias in fp32 and in C's type). Register and spill counts are printed (ptxas -v); the
  * tensor-core samples must not spill, and a wgmma instance with two consumers must be
  * compiled to the register cap that setmaxnreg divides (168 per thread). Every GEMM instance
  * states what it needs of a launch (mmt_gemm_needs, backend.h), and one built for a problem
@@ -612,6 +613,20 @@ int main(void)
         CHECK_EQ_INT(compile_one("strassen f64", adds, "MMT_DTYPE_F64=1", NULL), 0);
         free(adds);
     }
+
+    /* The epilogue's kernel (a bias and an activation after the GEMM): every C type, the bias
+     * in fp32 and in C's type. */
+    char *epi = NULL;
+    size_t epi_size = 0;
+    CHECK_OK(mmt_resource_read("templates/cuda/epilogue.cu", &epi, &epi_size, &err), &err);
+    for (int t = 0; epi && t < 4; t++)
+        for (int bias_c = 0; bias_c < 2; bias_c++) {
+            char name[32], defines[48];
+            snprintf(name, sizeof name, "epilogue C %d bias %s", t, bias_c ? "C's" : "f32");
+            snprintf(defines, sizeof defines, "MMT_C_TYPE=%d MMT_BIAS_C=%d", t, bias_c);
+            CHECK_EQ_INT(compile_one(name, epi, defines, NULL), 0);
+        }
+    free(epi);
 
     /* The real space: default and samples for several problems. */
     mmt_family *fam = NULL;

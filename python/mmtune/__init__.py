@@ -3,7 +3,7 @@
     import numpy as np, mmtune
     c = mmtune.matmul(a, b)                          # numpy float32/float64 on the CPU
     c = mmtune.matmul(x, w, trans_b=True)            # torch tensors, on their CUDA device
-    h = mmtune.matmul(x, w, bias=b, activation="gelu")   # GELU(x @ w + b), on the CPU
+    h = mmtune.matmul(x, w, bias=b, activation="gelu")   # GELU(x @ w + b)
     mmtune.tune("f32 row NN 512x384x256", budget="20s")
     print(mmtune.show())
 

@@ -162,8 +162,7 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     bias, bias_per, activation: out = activation(alpha op(a) @ op(b) + beta out + bias), bias
     a contiguous 1-D array of float32 or the result's type with a value per column of the
     result (bias_per="col", a layer's output features) or per row ("row"); activation None,
-    "relu" or "gelu" (its tanh form). Not for batches; on the CPU (libmmtuned refuses them on
-    a GPU for now).
+    "relu" or "gelu" (its tanh form). Not for batches.
     Raises TypeError or ValueError for operands it cannot take, MmtuneError where
     libmmtuned refuses or fails (its message); out is not written then."""
     A, B = _Operand("a", a), _Operand("b", b)

@@ -1,5 +1,5 @@
 """The Python module on PyTorch CUDA tensors: every type and compute mode, both orders and
-transposes, strided batches, a side stream, against torch's own matmul in float64 on random data with the
+transposes, strided batches, a bias and an activation, a side stream, against torch's own matmul in float64 on random data with the
 output poisoned first (NaN); skipped without torch or a CUDA GPU. Run by
 tests/cli_python.sh (the GPU machine has torch)."""
 import unittest
@@ -74,6 +74,35 @@ class MatmulTorch(unittest.TestCase):
                     self.assertTrue(bool(torch.isfinite(out).all()), f"{kind}: NaN or Inf")
                     self.assertLessEqual(err, tol, f"{kind} batch {batch} {m}x{n}x{k}")
                     self.assertEqual(mmtune.last_choice()[0], "vendor", mmtune.last_choice())
+
+    def test_bias_and_activation(self):
+        """out = act(a @ b + bias) against torch in float64 (GELU's tanh form: torch's
+        approximate="tanh"), a bias per column and per row, float32 and the output's type."""
+        dev = torch.device("cuda:0")
+        acts = {None: lambda x: x, "relu": torch.relu,
+                "gelu": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}
+        for ab, ct, compute, tol in KINDS:
+            if compute != "native":
+                continue
+            for per in ("col", "row"):
+                for name, act in acts.items():
+                    for bias_type in ("float32", ct):
+                        with self.subTest(kind=(ab, ct), per=per, act=name, bias=bias_type):
+                            m, n, k = 67, 45, 93
+                            a = torch.empty((m, k), device=dev).uniform_(-1, 1).to(getattr(torch, ab))
+                            b = torch.empty((k, n), device=dev).uniform_(-1, 1).to(getattr(torch, ab))
+                            bias = torch.empty(m if per == "row" else n, device=dev).uniform_(-1, 1)
+                            bias = bias.to(getattr(torch, bias_type))
+                            out = torch.full((m, n), float("nan"), dtype=getattr(torch, ct), device=dev)
+                            mmtune.matmul(a, b, out, out_dtype="float32" if ct != ab else None, bias=bias,
+                                          bias_per=per, activation=name)
+                            torch.cuda.synchronize()
+                            x, y = a.double(), b.double()
+                            shaped = bias.double()[:, None] if per == "row" else bias.double()
+                            want = act(x @ y + shaped)
+                            scale = x.abs() @ y.abs() + shaped.abs()
+                            err = float(((out.double() - want).abs() / (scale + 1e-30)).max())
+                            self.assertLessEqual(err, 2 * tol, f"{ab}->{ct} bias per {per} ({bias_type}) {name}")
 
     def test_side_stream(self):
         s = torch.cuda.Stream()

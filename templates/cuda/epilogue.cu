@@ -1,0 +1,100 @@
+/* epilogue.cu - a GEMM's epilogue on CUDA (src/epilogue.h): C = act(C + bias) over C as
+ * stored, after the GEMM, on the same stream. One thread per element: a block covers 256
+ * elements of a line (blockIdx.x) and the grid's y strides over the lines (gridDim.y <=
+ * 65535), as strassen_add.cu does. The sum and the activation in fp32 (fp64 for f64 C),
+ * rounded once into C. Compiled by NVRTC with -DMMT_C_TYPE=0|1|2|3 (C's type: f32, f64,
+ * bf16, f16) and -DMMT_BIAS_C=0|1 (the bias in fp32, or in C's type). The entry, and its use
+ * of mmt_gemm_params:
+ *   mmt_epilogue  c, ldc: C; m: its lines (rows where row-major, columns where
+ *                 column-major), n: the elements of a line; a: the bias, NULL for none;
+ *                 trans_a: 1 where the bias is indexed by the line, 0 by the element;
+ *                 trans_b: the activation (mmt_activation: 0 none, 1 ReLU, 2 GELU's tanh
+ *                 form) */
+#ifndef MMT_C_TYPE
+#define MMT_C_TYPE 0
+#endif
+#ifndef MMT_BIAS_C
+#define MMT_BIAS_C 0
+#endif
+#if MMT_C_TYPE < 0 || MMT_C_TYPE > 3
+#error "MMT_C_TYPE must be 0 (f32), 1 (f64), 2 (bf16) or 3 (f16)"
+#endif
+
+typedef long long i64;
+
+#include "mmt_params.h"
+
+#if MMT_C_TYPE == 1
+typedef double TC;
+typedef double TA; /* the arithmetic's type */
+#elif MMT_C_TYPE == 0
+typedef float TC;
+typedef float TA;
+#else
+typedef unsigned short TC; /* bf16 or f16 bits */
+typedef float TA;
+#endif
+#if MMT_BIAS_C
+typedef TC TB;
+#else
+typedef float TB;
+#endif
+
+__device__ __forceinline__ TA widen(TC v)
+{
+#if MMT_C_TYPE == 2
+    return __uint_as_float((unsigned)v << 16);
+#elif MMT_C_TYPE == 3
+    float f;
+    asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(v));
+    return f;
+#else
+    return v;
+#endif
+}
+
+__device__ __forceinline__ TC narrow(TA v)
+{
+#if MMT_C_TYPE == 2
+    unsigned short h;
+    asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
+    return h;
+#elif MMT_C_TYPE == 3
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
+    return h;
+#else
+    return v;
+#endif
+}
+
+__device__ __forceinline__ TA bias_value(TB b)
+{
+#if MMT_BIAS_C
+    return widen(b);
+#else
+    return (TA)b;
+#endif
+}
+
+/* GELU's tanh form as x sigmoid(2 u), u = sqrt(2/pi) (x + 0.044715 x^3): the same value with
+ * one exponential (which overflows for large negative x: x / inf = -0). */
+__device__ __forceinline__ TA activate(int act, TA x)
+{
+    if (act == 1) return x < 0 ? (TA)0 : x; /* NaN stays NaN */
+    if (act == 2) return x / (1 + exp((TA)-1.5957691216057308 * (x + (TA)0.044715 * x * x * x)));
+    return x;
+}
+
+extern "C" __global__ void mmt_epilogue(mmt_gemm_params p)
+{
+    TC *c = (TC *)p.c;
+    const TB *bias = (const TB *)p.a;
+    const i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= p.n) return;
+    for (i64 l = blockIdx.y; l < p.m; l += gridDim.y) {
+        TA v = widen(c[l * p.ldc + e]);
+        if (bias) v += bias_value(bias[p.trans_a ? l : e]);
+        c[l * p.ldc + e] = narrow(activate(p.trans_b, v));
+    }
+}

@@ -1,0 +1,158 @@
+/* test_gpu_epilogue.c - mmt_gemm_epilogue on GPU 0 (api.c, epilogue.c, epilogue.cu): the GEMM
+ * as libmmtuned serves it (nothing tuned: the vendor, and with the vendor off the
+ * templates), then the epilogue's kernel on the same stream: C = act(alpha op(A) op(B) +
+ * beta C + bias) against a long double reference of the same formula for f32, f64, bf16 and
+ * f16 C (bf16 inputs to an f32 C too), both layouts, a bias per row and per column in fp32
+ * and in C's type, no activation, ReLU and GELU's tanh form, beta = 0 over NaN and a
+ * residual, more lines than a grid's y (65535); the padding of C never written. Refused with
+ * nothing written: a bias in host memory, host matrices. Exits 77 (skipped) without a GPU. */
+#include "gpu_check.h"
+#include "mmtuned.h"
+
+static long double act_ref(mmt_activation act, long double x)
+{
+    if (act == MMT_ACT_RELU) return x < 0 ? 0 : x;
+    if (act == MMT_ACT_GELU_TANH)
+        return 0.5L * x * (1 + tanhl(sqrtl(2 / 3.14159265358979323846264338327950288L) * (x + 0.044715L * x * x * x)));
+    return x;
+}
+
+typedef struct epi_case {
+    mmt_dtype ab, c;
+    int col;
+    int64_t m, n, k;
+    double beta;
+    mmt_bias_kind bias_kind;
+    int bias_c; /* the bias in C's type (else fp32) */
+    mmt_activation act;
+} epi_case;
+
+static void *on_device(const void *x, size_t bytes)
+{
+    void *d = NULL;
+    mmt_err err;
+    CHECK_OK(be->alloc(&dev, bytes ? bytes : 1, &d, &err), &err);
+    if (d) CHECK_OK(be->copy(d, x, bytes, MMT_H2D, &err), &err);
+    return d;
+}
+
+/* One case: 1 where the call succeeded, C is right and its padding untouched. */
+static int case_right(mmt_ctx *ctx, const epi_case *t)
+{
+    const int64_t pad = 3, lda = (t->col ? t->m : t->k), ldb = (t->col ? t->k : t->n),
+                  ldc = (t->col ? t->m : t->n) + pad, lines = t->col ? t->n : t->m;
+    const mmt_dtype bt = t->bias_c ? t->c : MMT_F32;
+    const int64_t nb = t->bias_kind == MMT_BIAS_PER_ROW ? t->m : t->n;
+    void *a = gc_matrix_t(t->ab, t->col, t->m, t->k, lda, 0), *b = gc_matrix_t(t->ab, t->col, t->k, t->n, ldb, 0);
+    void *c = gc_matrix_t(t->c, t->col, t->m, t->n, ldc, t->beta == 0), *bias = gc_matrix_t(bt, 0, 1, nb, nb, 0);
+    const size_t es = (size_t)mmt_dtype_size(t->ab), cs = (size_t)mmt_dtype_size(t->c);
+    const size_t a_bytes = es * (size_t)((t->col ? t->k : t->m) * lda),
+                 b_bytes = es * (size_t)((t->col ? t->n : t->k) * ldb), c_bytes = cs * (size_t)(lines * ldc);
+    double *ref = gc_ref_alloc(t->m, t->n);
+    gc_reference_t(t->ab, t->c, t->col, 0, 0, t->m, t->n, t->k, 1.0, a, lda, b, ldb, t->beta, c, ldc, ref);
+    void *da = on_device(a, a_bytes), *db = on_device(b, b_bytes), *dc = on_device(c, c_bytes),
+         *dbias = on_device(bias, (size_t)(nb * mmt_dtype_size(bt)));
+    const mmt_gemm_desc desc = {t->ab, t->c, MMT_COMPUTE_NATIVE, t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                                MMT_NO_TRANS, MMT_NO_TRANS};
+    const mmt_epilogue epi = {t->bias_kind, bt, dbias, t->act};
+    mmt_err err;
+    char *out = malloc(c_bytes);
+    const mmt_status st =
+        mmt_gemm_epilogue(ctx, &desc, &epi, t->m, t->n, t->k, 1.0, da, lda, db, ldb, t->beta, dc, ldc);
+    const int copied =
+        st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(out, dc, c_bytes, MMT_D2H, &err) == MMT_OK;
+    double num = 0, den = 0;
+    for (int64_t i = 0; copied && i < t->m; i++)
+        for (int64_t j = 0; j < t->n; j++) {
+            const double bv = t->bias_kind == MMT_BIAS_NONE ? 0
+                              : gc_get_t(bias, bt, 0, nb, 0, t->bias_kind == MMT_BIAS_PER_ROW ? i : j);
+            const long double want = act_ref(t->act, (long double)ref[i * t->n + j] + bv);
+            const double d = gc_get_t(out, t->c, t->col, ldc, i, j) - (double)want,
+                         s = ref[t->m * t->n + i * t->n + j] + fabs(bv);
+            num += d * d, den += s * s;
+        }
+    /* the GEMM's bound, carried through a bias and an activation of slope at most 1.13, and
+     * C rounded once more where it is 16-bit (it is widened, then rounded again) */
+    const mmt_mode mode = t->ab == MMT_F64 ? MMT_MODE_F64 : t->ab == MMT_F32 ? MMT_MODE_F32
+                          : t->ab == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16;
+    const double u_out = t->c == MMT_BF16 ? ldexp(1.0, -8) : t->c == MMT_F16 ? ldexp(1.0, -11) : 0,
+                 u = ldexp(1.0, t->c == MMT_F64 ? -53 : -24),
+                 bound = 1.2 * gc_bound_mode(mode, t->c, t->k) + 2 * u_out + 4 * u;
+    const double e = sqrt(num) / (den > 0 ? sqrt(den) : 1);
+    int padding_kept = 1;
+    for (int64_t l = 0; copied && l < lines; l++)
+        padding_kept &= memcmp(out + cs * (size_t)(l * ldc + ldc - pad),
+                               (char *)c + cs * (size_t)(l * ldc + ldc - pad), cs * (size_t)pad) == 0;
+    const int right = copied && e <= bound && padding_kept;
+    if (!right)
+        fprintf(stderr, "%s->%s %s %lldx%lldx%lld beta=%g bias %d (%s) act %d: %s error %g (bound %g)%s\n",
+                mmt_dtype_name(t->ab), mmt_dtype_name(t->c), t->col ? "col" : "row", (long long)t->m,
+                (long long)t->n, (long long)t->k, t->beta, t->bias_kind, t->bias_c ? "C's type" : "f32", t->act,
+                st != MMT_OK ? mmt_last_error(ctx) : "", e, bound, padding_kept ? "" : ", padding written");
+    be->free(da), be->free(db), be->free(dc), be->free(dbias);
+    free(a), free(b), free(c), free(bias), free(ref), free(out);
+    return right;
+}
+
+static void test_cases(mmt_ctx *ctx, const char *who)
+{
+    static const struct { mmt_dtype ab, c; } kinds[] = {
+        {MMT_F32, MMT_F32}, {MMT_F64, MMT_F64}, {MMT_BF16, MMT_BF16}, {MMT_F16, MMT_F16}, {MMT_BF16, MMT_F32}};
+    static const int64_t sizes[][3] = {{37, 23, 19}, {300, 257, 64}, {70000, 3, 8}};
+    int cases = 0, right = 0;
+    for (size_t kd = 0; kd < sizeof kinds / sizeof kinds[0]; kd++)
+        for (int s = 0; s < 3; s++)
+            for (int kind = MMT_BIAS_NONE; kind <= MMT_BIAS_PER_COL; kind++)
+                for (int act = MMT_ACT_NONE; act <= MMT_ACT_GELU_TANH; act++) {
+                    const int v = cases++;
+                    const epi_case t = {kinds[kd].ab, kinds[kd].c, v % 2, sizes[s][0], sizes[s][1], sizes[s][2],
+                                        v % 3 == 0 ? 0.0 : 1.0, (mmt_bias_kind)kind, (v / 2) % 2,
+                                        (mmt_activation)act};
+                    right += case_right(ctx, &t);
+                }
+    printf("%s: %d of %d epilogue cases right\n", who, right, cases);
+    CHECK_EQ_INT(right, cases);
+}
+
+/* A bias in host memory, or host matrices: refused, C as it was. */
+static void test_refused(mmt_ctx *ctx)
+{
+    const int64_t m = 16, n = 8, k = 4;
+    float a[64], b[32], c[128], bias[8];
+    for (int i = 0; i < 64; i++) a[i] = (float)i / 64;
+    for (int i = 0; i < 32; i++) b[i] = (float)i / 32;
+    for (int i = 0; i < 8; i++) bias[i] = 1;
+    for (int i = 0; i < 128; i++) c[i] = 7;
+    void *da = on_device(a, sizeof a), *db = on_device(b, sizeof b), *dc = on_device(c, sizeof c);
+    const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    const mmt_epilogue host_bias = {MMT_BIAS_PER_COL, MMT_F32, bias, MMT_ACT_RELU};
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &host_bias, m, n, k, 1, da, k, db, n, 0, dc, n), MMT_INVALID_ARGUMENT);
+    float back[128];
+    mmt_err err;
+    CHECK_OK(be->sync(NULL, &err), &err);
+    CHECK_OK(be->copy(back, dc, sizeof back, MMT_D2H, &err), &err);
+    CHECK(memcmp(back, c, sizeof c) == 0);
+    const mmt_epilogue relu = {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU};
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &relu, m, n, k, 1, a, k, b, n, 0, c, n), MMT_UNSUPPORTED);
+    for (int i = 0; i < 128; i++) CHECK(c[i] == 7);
+    be->free(da), be->free(db), be->free(dc);
+}
+
+int main(void)
+{
+    int rc = gpu_open();
+    if (rc) return rc;
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* nothing tuned */
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("MMTUNE_VENDOR", "off", 1); /* read when a context opens */
+        mmt_ctx *ctx = NULL;
+        CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+        if (!ctx) break;
+        test_cases(ctx, off ? "the templates (the vendor off)" : "the vendor");
+        test_refused(ctx);
+        mmt_close(ctx);
+    }
+    unsetenv("MMTUNE_VENDOR");
+    unsetenv("MMTUNE_DB");
+    return check_result();
+}
