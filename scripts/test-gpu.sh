@@ -68,6 +68,7 @@ if [ "$tier" != quick ]; then
   sanitize launch_check "$BUILD/tests/test_gpu_launch_check"
   sanitize mma "$BUILD/tests/test_gpu_mma" sanitize
   MMTUNE_TEST_TIER=quick sanitize strassen "$BUILD/tests/test_gpu_strassen"
+  sanitize epilogue "$BUILD/tests/test_gpu_epilogue"
 fi
 
 echo "scripts/test-gpu.sh $tier: $([ $failed = 0 ] && echo passed || echo FAILED) in $(( $(date +%s) - t0 )) s"
