@@ -172,14 +172,22 @@ static mmt_status logged_gemm(void *user, const mmt_gemm_params *g, void *stream
     return MMT_OK;
 }
 
-static void test_paired_order(const mmt_device_info *dev)
+/* A bench of a tiny problem, for the order of the timing functions' calls; NULL: failed. */
+static mmt_bench *tiny_bench(const mmt_device_info *dev)
 {
     mmt_problem up;
     CHECK(mmt_problem_parse("f32 row NN 8x8x8", &up) == NULL);
     mmt_bench *b = NULL;
     mmt_err err;
     CHECK_OK(mmt_bench_setup(&mmt_backend_cpu, dev, NULL, &up, 0, &b, &err), &err);
+    return b;
+}
+
+static void test_paired_order(const mmt_device_info *dev)
+{
+    mmt_bench *b = tiny_bench(dev);
     if (!b) return;
+    mmt_err err;
     static const int ids[3] = {0, 1, 2};
     const mmt_gemm_fn fns[3] = {logged_gemm, logged_gemm, logged_gemm};
     void *const users[3] = {(void *)&ids[0], (void *)&ids[1], (void *)&ids[2]};
@@ -210,12 +218,9 @@ static void test_paired_order(const mmt_device_info *dev)
  * rounds to fit their budget times nothing. */
 static void test_cool(const mmt_device_info *dev)
 {
-    mmt_problem up;
-    CHECK(mmt_problem_parse("f32 row NN 8x8x8", &up) == NULL);
-    mmt_bench *b = NULL;
-    mmt_err err;
-    CHECK_OK(mmt_bench_setup(&mmt_backend_cpu, dev, NULL, &up, 0, &b, &err), &err);
+    mmt_bench *b = tiny_bench(dev);
     if (!b) return;
+    mmt_err err;
     static const int ids[2] = {0, 1};
     mmt_cool c;
     order_n = 0;

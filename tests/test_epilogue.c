@@ -12,16 +12,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "epilogue_check.h"
 #include "gemm_check.h"
 #include "mmtuned.h"
-
-static long double act_ref(mmt_activation act, long double x)
-{
-    if (act == MMT_ACT_RELU) return x < 0 ? 0 : x;
-    if (act == MMT_ACT_GELU_TANH)
-        return 0.5L * x * (1 + tanhl(sqrtl(2 / 3.14159265358979323846264338327950288L) * (x + 0.044715L * x * x * x)));
-    return x;
-}
 
 typedef struct epi_case {
     int f64, col, ta, tb;
@@ -56,22 +49,9 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
         mmt_gemm_epilogue(ctx, &desc, &epi, t->m, t->n, t->k, t->alpha, a, lda, b, ldb, t->beta, c, ldc);
     /* the GEMM's error, carried through a bias (exact up to one rounding) and an activation
      * whose slope is at most 1.13 (GELU's; ReLU's 1), relative to the elements' scale */
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < t->m; i++)
-        for (int64_t j = 0; j < t->n; j++) {
-            const double bv = t->bias_kind == MMT_BIAS_NONE ? 0
-                              : gc_get_t(bias, bt, 0, nb, 0, t->bias_kind == MMT_BIAS_PER_ROW ? i : j);
-            const long double want = act_ref(t->act, (long double)ref[i * t->n + j] + bv);
-            const double d = gc_get(c, t->f64, t->col, ldc, i, j) - (double)want,
-                         s = ref[t->m * t->n + i * t->n + j] + fabs(bv);
-            num += d * d, den += s * s;
-        }
-    const double err = sqrt(num) / (den > 0 ? sqrt(den) : 1),
+    const double err = epi_error(c, ty, t->col, ldc, t->m, t->n, ref, &epi, bias, nb),
                  bound = 1.2 * gc_bound(t->f64, t->k) + 4 * ldexp(1.0, t->f64 ? -53 : -24);
-    int padding_kept = 1;
-    for (int64_t l = 0; l < (t->col ? t->n : t->m); l++)
-        padding_kept &= memcmp((char *)c + cs * (size_t)(l * ldc + ldc - t->pad),
-                               before + cs * (size_t)(l * ldc + ldc - t->pad), cs * (size_t)t->pad) == 0;
+    const int padding_kept = epi_padding_kept(c, before, cs, t->col ? t->n : t->m, ldc, t->pad);
     const int right = st == MMT_OK && err <= bound && padding_kept;
     if (!right)
         fprintf(stderr, "%s %s ta=%d tb=%d %lldx%lldx%lld pad %lld alpha=%g beta=%g bias %d (%s) act %d: %s%s\n",

@@ -6,16 +6,9 @@
  * and in C's type, no activation, ReLU and GELU's tanh form, beta = 0 over NaN and a
  * residual, more lines than a grid's y (65535); the padding of C never written. Refused with
  * nothing written: a bias in host memory, host matrices. Exits 77 (skipped) without a GPU. */
+#include "epilogue_check.h"
 #include "gpu_check.h"
 #include "mmtuned.h"
-
-static long double act_ref(mmt_activation act, long double x)
-{
-    if (act == MMT_ACT_RELU) return x < 0 ? 0 : x;
-    if (act == MMT_ACT_GELU_TANH)
-        return 0.5L * x * (1 + tanhl(sqrtl(2 / 3.14159265358979323846264338327950288L) * (x + 0.044715L * x * x * x)));
-    return x;
-}
 
 typedef struct epi_case {
     mmt_dtype ab, c;
@@ -61,16 +54,6 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
         mmt_gemm_epilogue(ctx, &desc, &epi, t->m, t->n, t->k, 1.0, da, lda, db, ldb, t->beta, dc, ldc);
     const int copied =
         st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(out, dc, c_bytes, MMT_D2H, &err) == MMT_OK;
-    double num = 0, den = 0;
-    for (int64_t i = 0; copied && i < t->m; i++)
-        for (int64_t j = 0; j < t->n; j++) {
-            const double bv = t->bias_kind == MMT_BIAS_NONE ? 0
-                              : gc_get_t(bias, bt, 0, nb, 0, t->bias_kind == MMT_BIAS_PER_ROW ? i : j);
-            const long double want = act_ref(t->act, (long double)ref[i * t->n + j] + bv);
-            const double d = gc_get_t(out, t->c, t->col, ldc, i, j) - (double)want,
-                         s = ref[t->m * t->n + i * t->n + j] + fabs(bv);
-            num += d * d, den += s * s;
-        }
     /* the GEMM's bound, carried through a bias and an activation of slope at most 1.13, and
      * C rounded once more where it is 16-bit (it is widened, then rounded again) */
     const mmt_mode mode = t->ab == MMT_F64 ? MMT_MODE_F64 : t->ab == MMT_F32 ? MMT_MODE_F32
@@ -78,11 +61,8 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
     const double u_out = t->c == MMT_BF16 ? ldexp(1.0, -8) : t->c == MMT_F16 ? ldexp(1.0, -11) : 0,
                  u = ldexp(1.0, t->c == MMT_F64 ? -53 : -24),
                  bound = 1.2 * gc_bound_mode(mode, t->c, t->k) + 2 * u_out + 4 * u;
-    const double e = sqrt(num) / (den > 0 ? sqrt(den) : 1);
-    int padding_kept = 1;
-    for (int64_t l = 0; copied && l < lines; l++)
-        padding_kept &= memcmp(out + cs * (size_t)(l * ldc + ldc - pad),
-                               (char *)c + cs * (size_t)(l * ldc + ldc - pad), cs * (size_t)pad) == 0;
+    const double e = copied ? epi_error(out, t->c, t->col, ldc, t->m, t->n, ref, &epi, bias, nb) : NAN;
+    const int padding_kept = !copied || epi_padding_kept(out, c, cs, lines, ldc, pad);
     const int right = copied && e <= bound && padding_kept;
     if (!right)
         fprintf(stderr, "%s->%s %s %lldx%lldx%lld beta=%g bias %d (%s) act %d: %s error %g (bound %g)%s\n",

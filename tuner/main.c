@@ -209,29 +209,23 @@ static mmt_report_row tune_row(const mmt_cli_options *o, const mmt_problem *p, c
                               r->proposed, r->planned);
     else if (r->interrupted && r->ok)
         n += (size_t)snprintf(note, size, "interrupted before the vendor round: no vendor figure");
-    if (r->vendor_serves == MMT_VENDOR_FASTER && n < size)
+    char accuracy[96];
+    snprintf(accuracy, sizeof accuracy, "the fastest template's error was above %.1fx its own on the same inputs",
+             MMT_VENDOR_ERROR_RATIO);
+    const char *why = r->vendor_serves == MMT_VENDOR_FASTER ? "it was faster than every template in the same rounds"
+                      : r->vendor_serves == MMT_VENDOR_FASTER_BESIDE
+                          ? "with its calls and the fastest template's alternating in one process it was the faster "
+                            "(as an application calling both finds them)"
+                      : r->vendor_serves == MMT_VENDOR_FASTER_COOL
+                          ? "timed again with the GPU below its power limit (as an application's bursts of calls "
+                            "run), it was the faster"
+                      : r->vendor_serves == MMT_VENDOR_MORE_ACCURATE ? accuracy
+                                                                     : NULL;
+    if (why && n < size)
         n += (size_t)snprintf(note + n, size - n,
-                              "%sserved by %s: it was faster than every template in the same rounds, so libmmtuned calls "
-                              "it for this problem (the figures are the templates' best beside it)",
-                              n ? "; " : "", r->vendor_label);
-    else if (r->vendor_serves == MMT_VENDOR_FASTER_BESIDE && n < size)
-        n += (size_t)snprintf(note + n, size - n,
-                              "%sserved by %s: with its calls and the fastest template's alternating in one process "
-                              "it was the faster (as an application calling both finds them), so libmmtuned calls it "
-                              "for this problem (the figures are the templates' best beside it)",
-                              n ? "; " : "", r->vendor_label);
-    else if (r->vendor_serves == MMT_VENDOR_FASTER_COOL && n < size)
-        n += (size_t)snprintf(note + n, size - n,
-                              "%sserved by %s: timed again with the GPU below its power limit (as an application's "
-                              "bursts of calls run), it was the faster, so libmmtuned calls it for this problem (the "
-                              "figures are the templates' best beside it, at the power limit)",
-                              n ? "; " : "", r->vendor_label);
-    else if (r->vendor_serves == MMT_VENDOR_MORE_ACCURATE && n < size)
-        n += (size_t)snprintf(note + n, size - n,
-                              "%sserved by %s: the fastest template's error was above %.1fx its own on the same "
-                              "inputs, so libmmtuned calls it for this problem (the figures are the templates' best "
-                              "beside it)",
-                              n ? "; " : "", r->vendor_label, MMT_VENDOR_ERROR_RATIO);
+                              "%sserved by %s: %s, so libmmtuned calls it for this problem (the figures are the "
+                              "templates' best beside it)",
+                              n ? "; " : "", r->vendor_label, why);
     if (r->cpu_wait > MMT_CPU_BUSY && n < size)
         n += (size_t)snprintf(note + n, size - n,
                               "%sbusy: some task waited for a CPU %.0f%% of the time this problem (or its round "

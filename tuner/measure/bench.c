@@ -505,8 +505,10 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
             const int i = rounds % 2 ? n - 1 - j : j;
             double settle; /* (a round's first ran last in the round before) */
             const int settle_reps = SETTLE_SAMPLES * reps;
-            if (j > 0 || rounds == 0)
+            if (j > 0 || rounds == 0) { /* the budget counts it: it is the rounds' time too */
                 FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], settle_reps, b->stream, &settle, err));
+                spent += settle * settle_reps;
+            }
             b->next_set = first_set; /* the same input sets for every one of the round */
             FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps, b->stream, &s[i][rounds], err));
             spent += s[i][rounds] * reps;

@@ -1,0 +1,51 @@
+/* epilogue_check.h - what test_epilogue and test_gpu_epilogue check an epilogue's result
+ * by: the activation in long double, the relative error of C against the reference GEMM
+ * (gemm_check.h) with its bias and activation, and C's padding left as it was. */
+#ifndef MMT_TEST_EPILOGUE_CHECK_H
+#define MMT_TEST_EPILOGUE_CHECK_H
+
+#include <math.h>
+#include <string.h>
+
+#include "gemm_check.h"
+#include "mmtuned.h"
+
+static long double act_ref(mmt_activation act, long double x)
+{
+    if (act == MMT_ACT_RELU) return x < 0 ? 0 : x;
+    if (act == MMT_ACT_GELU_TANH)
+        return 0.5L * x * (1 + tanhl(sqrtl(2 / 3.14159265358979323846264338327950288L) * (x + 0.044715L * x * x * x)));
+    return x;
+}
+
+/* C (of type ct, m x n, leading dimension ldc) against act(ref + bias), relative to the
+ * elements' scale (ref's second half, gc_reference_t, plus the bias's magnitude): the
+ * relative Frobenius error. bias holds nb values of type bt. */
+static double epi_error(const void *c, mmt_dtype ct, int col, int64_t ldc, int64_t m, int64_t n, const double *ref,
+                        const mmt_epilogue *e, const void *host_bias, int64_t nb)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            const double bv = e->bias_kind == MMT_BIAS_NONE
+                                  ? 0
+                                  : gc_get_t(host_bias, e->bias_type, 0, nb, 0, e->bias_kind == MMT_BIAS_PER_ROW ? i : j);
+            const long double want = act_ref(e->act, (long double)ref[i * n + j] + bv);
+            const double d = gc_get_t(c, ct, col, ldc, i, j) - (double)want, s = ref[m * n + i * n + j] + fabs(bv);
+            num += d * d, den += s * s;
+        }
+    return sqrt(num) / (den > 0 ? sqrt(den) : 1);
+}
+
+/* Whether the last pad elements of each of C's lines (lines of ldc elements of size es) are
+ * as they were before. */
+static int epi_padding_kept(const void *c, const void *before, size_t es, int64_t lines, int64_t ldc, int64_t pad)
+{
+    int kept = 1;
+    for (int64_t l = 0; l < lines; l++)
+        kept &= memcmp((const char *)c + es * (size_t)(l * ldc + ldc - pad),
+                       (const char *)before + es * (size_t)(l * ldc + ldc - pad), es * (size_t)pad) == 0;
+    return kept;
+}
+
+#endif
