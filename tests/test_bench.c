@@ -12,7 +12,7 @@
  * And mmt_bench_time_paired's order: every other round reversed, so that no implementation
  * always follows the same other (a fixed A B C order would), and each sample after an
  * untimed run of its own implementation (twice the sample's calls); mmt_bench_time_cool's
- * order and sample length. */
+ * order and sample length; mmt_bench_warm's turns. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 
 #include "bench.h"
 #include "check.h"
+#include "clock.h"
 #include "half.h"
 
 /* The bound as bench.h states it, written out: 8 (sqrt(K) + L) 7^(L/2) u_acc (x2 for
@@ -240,6 +241,28 @@ static void test_cool(const mmt_device_info *dev)
     mmt_bench_free(b);
 }
 
+/* mmt_bench_warm: the implementations by turns, each turn about 50 ms of calls, until
+ * about the time asked has passed. */
+static void test_warm(const mmt_device_info *dev)
+{
+    mmt_bench *b = tiny_bench(dev);
+    if (!b) return;
+    mmt_err err;
+    static const int ids[2] = {0, 1};
+    const mmt_gemm_fn fns[2] = {logged_gemm, logged_gemm};
+    void *const users[2] = {(void *)&ids[0], (void *)&ids[1]};
+    order_n = 0;
+    memset(run_calls, 0, sizeof run_calls);
+    const double t0 = mmt_now_s();
+    CHECK_OK(mmt_bench_warm(b, 2, fns, users, 200, &err), &err);
+    const double took_ms = 1e3 * (mmt_now_s() - t0);
+    printf("warm: %d turns in %.0f ms\n", order_n, took_ms);
+    CHECK(took_ms >= 150);
+    CHECK(order_n >= 4);
+    for (int i = 1; i < order_n; i++) CHECK(order_log[i] != order_log[i - 1]);
+    mmt_bench_free(b);
+}
+
 int main(void)
 {
     test_bound_values();
@@ -252,5 +275,6 @@ int main(void)
     test_verify(&dev, "bf16->f32 row NT 16x24x100", 8 * 10 * u24);
     test_paired_order(&dev);
     test_cool(&dev);
+    test_warm(&dev);
     return check_result();
 }

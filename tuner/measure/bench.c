@@ -557,6 +557,28 @@ mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user
     return MMT_OK;
 }
 
+mmt_status mmt_bench_warm(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, double ms, mmt_err *err)
+{
+    RETURN_ERROR_IF(n < 1 || n > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "warming %d", n);
+    timed_call call[MMT_BENCH_MAX_PAIRED];
+    int reps[MMT_BENCH_MAX_PAIRED];
+    double spent = 0;
+    for (int i = 0; i < n; i++) {
+        call[i] = (timed_call){b, fn[i], user[i]};
+        double one;
+        FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], 1, b->stream, &one, err));
+        spent += one;
+        reps[i] = one > 0 ? (int)ceil(50.0 / one) : 1;
+        if (reps[i] > MAX_REPS) reps[i] = MAX_REPS;
+    }
+    for (int i = 0; spent < ms; i = (i + 1) % n) {
+        double per_call;
+        FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps[i], b->stream, &per_call, err));
+        spent += per_call * reps[i] + (per_call > 0 ? 0 : 1); /* a clock that reads 0 still ends the loop */
+    }
+    return MMT_OK;
+}
+
 enum { COOL_MIN_ROUNDS = 5, COOL_MAX_ROUNDS = 10 };
 static const double COOL_SAMPLE_MS = 5.0, COOL_IDLE = 4.0, COOL_FIRST_IDLE_MS = 1000.0, COOL_BUDGET_MS = 3000.0;
 

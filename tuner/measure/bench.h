@@ -95,6 +95,13 @@ typedef struct mmt_beside {
 mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, mmt_gemm_fn other, void *other_user,
                                  double call_ms, mmt_beside *out, mmt_err *err);
 
+/* Runs the n implementations by turns, untimed, about 50 ms of each a turn, for about ms
+ * milliseconds: rounds that follow on a GPU then measure it at its power limit, as a tune's
+ * rounds after its search do (H200: the power a second averages reaches the 700 W limit
+ * within a second of tensor-core load; before that a kernel runs at the clock its own
+ * current allows). */
+mmt_status mmt_bench_warm(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, double ms, mmt_err *err);
+
 /* Two implementations side by side on a GPU below its power limit: after a second of idle,
  * rounds of one sample each (A B, B A, ... as mmt_bench_time_paired), every sample after
  * the GPU idled four times its length, so the power the GPU averages stays far below its
