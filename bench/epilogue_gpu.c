@@ -1,0 +1,233 @@
+/* epilogue_gpu.c - a bias and GELU after a bf16 GEMM on a GPU, against cuBLASLt's fused
+ * epilogue: libmmtuned's mmt_gemm_ex alone and mmt_gemm_epilogue (bias per column, GELU's
+ * tanh form: the GEMM the database chooses, then its element-wise kernel), and cuBLASLt's
+ * matmul alone and with CUBLASLT_EPILOGUE_GELU_BIAS (the bias of C's type), bf16 in and out,
+ * fp32 accumulation, row-major NN, beta 0, on one stream (cuBLASLt with the first algorithm its
+ * heuristic gives with 32 MiB of workspace). Paired rounds: about 20 ms of each
+ * a sample, each after an untimed run of its own of twice that (bench.c says why), the order
+ * reversed every other round, 15 rounds. Each result is checked first, output poisoned, at
+ * 512 sampled elements against a double reference of the same formula.
+ *   epilogue_gpu [DEVICE (0)] [MxNxK ...]   (default: 4096x4096x4096 8192x4096x4096)
+ * Prints per shape the median time of a call of each way, the epilogue's cost over each
+ * GEMM, and libmmtuned's epilogue call against cuBLASLt's fused one. Exits 77 without a GPU. */
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+#include "mmtuned.h"
+#include "stats.h"
+
+enum { ROUNDS = 15, WAYS = 4, SAMPLED = 512, WORKSPACE = 32 << 20 };
+static const char *const way_names[WAYS] = {"mmt_gemm_ex", "mmt_gemm_epilogue", "cuBLASLt", "cuBLASLt GELU_BIAS"};
+
+typedef struct shape {
+    int64_t m, n, k;
+    uint16_t *a, *b, *c, *bias; /* device */
+    void *workspace;            /* cuBLASLt's, as much as cuBLAS's own calls take on Hopper */
+    mmt_ctx *ctx;
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t desc[2]; /* no epilogue, GELU_BIAS */
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t algo[2];
+    cudaStream_t stream;
+} shape;
+
+static void die(const char *what, const char *why)
+{
+    fprintf(stderr, "epilogue_gpu: %s: %s\n", what, why);
+    exit(1);
+}
+
+static void cuda_ok(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) die(what, cudaGetErrorString(e));
+}
+
+static void lt_ok(cublasStatus_t s, const char *what)
+{
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        char why[32];
+        snprintf(why, sizeof why, "cuBLAS status %d", (int)s);
+        die(what, why);
+    }
+}
+
+/* cuBLASLt's matmul of row-major C = A B, as column-major C^T = B^T A^T, with epilogue e
+ * (0: none, 1: GELU with the bias per row of C^T, a column of C) and its first heuristic's
+ * algorithm. */
+static void lt_plan(shape *s, int e)
+{
+    lt_ok(cublasLtMatmulDescCreate(&s->desc[e], CUBLAS_COMPUTE_32F, CUDA_R_32F), "matmul desc");
+    if (e) {
+        const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+        const cudaDataType_t bt = CUDA_R_16BF;
+        lt_ok(cublasLtMatmulDescSetAttribute(s->desc[e], CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi), "epilogue");
+        lt_ok(cublasLtMatmulDescSetAttribute(s->desc[e], CUBLASLT_MATMUL_DESC_BIAS_POINTER, &s->bias, sizeof s->bias),
+              "bias pointer");
+        lt_ok(cublasLtMatmulDescSetAttribute(s->desc[e], CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt),
+              "bias type");
+    }
+    cublasLtMatmulPreference_t pref;
+    lt_ok(cublasLtMatmulPreferenceCreate(&pref), "preference");
+    const uint64_t workspace = WORKSPACE;
+    lt_ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                               sizeof workspace),
+          "workspace");
+    cublasLtMatmulHeuristicResult_t found;
+    int count = 0;
+    lt_ok(cublasLtMatmulAlgoGetHeuristic(s->lt, s->desc[e], s->lb, s->la, s->lc, s->lc, pref, 1, &found, &count),
+          "heuristic");
+    if (count < 1) die("heuristic", "no algorithm");
+    s->algo[e] = found.algo;
+    cublasLtMatmulPreferenceDestroy(pref);
+}
+
+/* One call of way w on the shape's stream. */
+static void run(shape *s, int w)
+{
+    const mmt_gemm_desc d = {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
+    const mmt_epilogue epi = {MMT_BIAS_PER_COL, MMT_BF16, s->bias, MMT_ACT_GELU_TANH};
+    const float one = 1, zero = 0;
+    if (w < 2) {
+        const mmt_status st =
+            w == 0 ? mmt_gemm_ex(s->ctx, &d, s->m, s->n, s->k, 1, s->a, s->k, s->b, s->n, 0, s->c, s->n)
+                   : mmt_gemm_epilogue(s->ctx, &d, &epi, s->m, s->n, s->k, 1, s->a, s->k, s->b, s->n, 0, s->c, s->n);
+        if (st != MMT_OK) die(way_names[w], mmt_last_error(s->ctx));
+    } else {
+        const int e = w - 2;
+        lt_ok(cublasLtMatmul(s->lt, s->desc[e], &one, s->b, s->lb, s->a, s->la, &zero, s->c, s->lc, s->c, s->lc,
+                             &s->algo[e], s->workspace, WORKSPACE, s->stream),
+              way_names[w]);
+    }
+}
+
+/* ms a call of way w over reps calls. */
+static double timed(shape *s, int w, int reps)
+{
+    cudaEvent_t t0, t1;
+    cuda_ok(cudaEventCreate(&t0), "event");
+    cuda_ok(cudaEventCreate(&t1), "event");
+    cuda_ok(cudaEventRecord(t0, s->stream), "event");
+    for (int i = 0; i < reps; i++) run(s, w);
+    cuda_ok(cudaEventRecord(t1, s->stream), "event");
+    cuda_ok(cudaEventSynchronize(t1), "sync");
+    float ms;
+    cuda_ok(cudaEventElapsedTime(&ms, t0, t1), "event");
+    cudaEventDestroy(t0), cudaEventDestroy(t1);
+    return ms / reps;
+}
+
+/* Way w's result at SAMPLED elements against a double reference of the same formula (the
+ * GEMM rounded to bf16 first where the way has an epilogue, as both round it): the largest
+ * error relative to the element's scale. C is poisoned (NaN) before the call. */
+static double sampled_error(shape *s, int w, const uint16_t *ha, const uint16_t *hb, const uint16_t *hbias)
+{
+    const size_t c_bytes = sizeof(uint16_t) * (size_t)(s->m * s->n);
+    cuda_ok(cudaMemsetAsync(s->c, 0xff, c_bytes, s->stream), "poison");
+    run(s, w);
+    cuda_ok(cudaStreamSynchronize(s->stream), "sync");
+    double worst = 0;
+    for (int i = 0; i < SAMPLED; i++) {
+        const int64_t r = (int64_t)((i * 2654435761u) % (uint64_t)s->m), col = (int64_t)((i * 40503u) % (uint64_t)s->n);
+        uint16_t got;
+        cuda_ok(cudaMemcpy(&got, s->c + r * s->n + col, sizeof got, cudaMemcpyDeviceToHost), "copy");
+        double sum = 0, scale = 0;
+        for (int64_t l = 0; l < s->k; l++) {
+            const double x = mmt_bf16_to_double(ha[r * s->k + l]) * mmt_bf16_to_double(hb[l * s->n + col]);
+            sum += x, scale += fabs(x);
+        }
+        double want = sum;
+        if (w % 2) {
+            const double v = mmt_bf16_to_double(mmt_bf16_from_double(sum)) + mmt_bf16_to_double(hbias[col]);
+            want = 0.5 * v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+            scale += fabs(mmt_bf16_to_double(hbias[col]));
+        }
+        const double e = fabs(mmt_bf16_to_double(got) - want) / (scale > 0 ? scale : 1);
+        worst = isnan(e) || e > worst ? (isnan(e) ? INFINITY : e) : worst;
+    }
+    return worst;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const defaults[] = {"4096x4096x4096", "8192x4096x4096"};
+    const char *device = argc > 1 ? argv[1] : "0";
+    const int n_shapes = argc > 2 ? argc - 2 : 2;
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
+        fprintf(stderr, "epilogue_gpu: no GPU\n");
+        return 77;
+    }
+    cuda_ok(cudaSetDevice(atoi(device)), "device");
+    shape s = {0};
+    if (mmt_open(&s.ctx, device, NULL) != MMT_OK) die("mmt_open", s.ctx ? mmt_last_error(s.ctx) : "no context");
+    cuda_ok(cudaStreamCreate(&s.stream), "stream");
+    if (mmt_set_stream(s.ctx, s.stream) != MMT_OK) die("mmt_set_stream", mmt_last_error(s.ctx));
+    lt_ok(cublasLtCreate(&s.lt), "cuBLASLt");
+    cuda_ok(cudaMalloc(&s.workspace, WORKSPACE), "alloc");
+    printf("bf16 -> bf16, row NN, bias per column, GELU (tanh); ms a call (median of %d paired rounds)\n", ROUNDS);
+    printf("%-16s %12s %12s %12s %12s %9s %9s %9s\n", "shape", "mmt GEMM", "mmt +epi", "Lt GEMM", "Lt fused",
+           "mmt epi", "Lt epi", "mmt/Lt");
+    for (int i = 0; i < n_shapes; i++) {
+        const char *arg = argc > 2 ? argv[i + 2] : defaults[i];
+        long long m, n, k;
+        if (sscanf(arg, "%lldx%lldx%lld", &m, &n, &k) != 3 || m < 1 || n < 1 || k < 1) die(arg, "not MxNxK");
+        s.m = m, s.n = n, s.k = k;
+        uint16_t *ha = malloc(sizeof *ha * (size_t)(m * k)), *hb = malloc(sizeof *hb * (size_t)(k * n)),
+                 *hbias = malloc(sizeof *hbias * (size_t)n);
+        if (!ha || !hb || !hbias) die(arg, "out of host memory");
+        srand(1);
+        for (long long j = 0; j < m * k; j++) ha[j] = mmt_bf16_from_double(2.0 * rand() / RAND_MAX - 1);
+        for (long long j = 0; j < k * n; j++) hb[j] = mmt_bf16_from_double(2.0 * rand() / RAND_MAX - 1);
+        for (long long j = 0; j < n; j++) hbias[j] = mmt_bf16_from_double(2.0 * rand() / RAND_MAX - 1);
+        cuda_ok(cudaMalloc((void **)&s.a, sizeof *ha * (size_t)(m * k)), "alloc");
+        cuda_ok(cudaMalloc((void **)&s.b, sizeof *hb * (size_t)(k * n)), "alloc");
+        cuda_ok(cudaMalloc((void **)&s.c, sizeof(uint16_t) * (size_t)(m * n)), "alloc");
+        cuda_ok(cudaMalloc((void **)&s.bias, sizeof *hbias * (size_t)n), "alloc");
+        cuda_ok(cudaMemcpy(s.a, ha, sizeof *ha * (size_t)(m * k), cudaMemcpyHostToDevice), "copy");
+        cuda_ok(cudaMemcpy(s.b, hb, sizeof *hb * (size_t)(k * n), cudaMemcpyHostToDevice), "copy");
+        cuda_ok(cudaMemcpy(s.bias, hbias, sizeof *hbias * (size_t)n, cudaMemcpyHostToDevice), "copy");
+        /* column-major: A^T is k x m (ld k), B^T n x k (ld n), C^T n x m (ld n) */
+        lt_ok(cublasLtMatrixLayoutCreate(&s.la, CUDA_R_16BF, (uint64_t)k, (uint64_t)m, k), "layout");
+        lt_ok(cublasLtMatrixLayoutCreate(&s.lb, CUDA_R_16BF, (uint64_t)n, (uint64_t)k, n), "layout");
+        lt_ok(cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_16BF, (uint64_t)n, (uint64_t)m, n), "layout");
+        lt_plan(&s, 0);
+        lt_plan(&s, 1);
+        double worst[WAYS];
+        for (int w = 0; w < WAYS; w++) {
+            worst[w] = sampled_error(&s, w, ha, hb, hbias);
+            if (!(worst[w] < 1e-2)) { /* bf16 out: 2^-8 of the scale, and the GEMM's own */
+                fprintf(stderr, "epilogue_gpu: %s %s: wrong result (error %g)\n", arg, way_names[w], worst[w]);
+                return 1;
+            }
+        }
+        const double call_ms = timed(&s, 1, 3);
+        const int reps = call_ms > 20 ? 1 : (int)(20 / (call_ms > 1e-4 ? call_ms : 1e-4)) + 1;
+        double ms[WAYS][ROUNDS];
+        for (int r = 0; r < ROUNDS; r++)
+            for (int j = 0; j < WAYS; j++) {
+                const int w = r % 2 ? WAYS - 1 - j : j;
+                timed(&s, w, 2 * reps); /* settle: the GPU's clock of this way's power */
+                ms[w][r] = timed(&s, w, reps);
+            }
+        double med[WAYS];
+        for (int w = 0; w < WAYS; w++) med[w] = mmt_stats_median(ms[w], ROUNDS);
+        printf("%-16s %12.4f %12.4f %12.4f %12.4f %+8.1f%% %+8.1f%% %8.2fx\n", arg, med[0], med[1], med[2], med[3],
+               100 * (med[1] / med[0] - 1), 100 * (med[3] / med[2] - 1), med[3] / med[1]);
+        printf("%-16s sampled errors: %.1e %.1e %.1e %.1e\n", "", worst[0], worst[1], worst[2], worst[3]);
+        for (int e = 0; e < 2; e++) cublasLtMatmulDescDestroy(s.desc[e]);
+        cublasLtMatrixLayoutDestroy(s.la), cublasLtMatrixLayoutDestroy(s.lb), cublasLtMatrixLayoutDestroy(s.lc);
+        cudaFree(s.a), cudaFree(s.b), cudaFree(s.c), cudaFree(s.bias);
+        free(ha), free(hb), free(hbias);
+    }
+    printf("(mmt epi, Lt epi: the epilogue's call over the same library's GEMM alone; mmt/Lt: libmmtuned's epilogue "
+           "call's speed over cuBLASLt's fused one)\n");
+    cublasLtDestroy(s.lt);
+    cudaFree(s.workspace);
+    mmt_close(s.ctx);
+    return 0;
+}
