@@ -27,9 +27,8 @@ static double epi_error(const void *c, mmt_dtype ct, int col, int64_t ldc, int64
     double num = 0, den = 0;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
-            const double bv = e->bias_kind == MMT_BIAS_NONE
-                                  ? 0
-                                  : gc_get_t(host_bias, e->bias_type, 0, nb, 0, e->bias_kind == MMT_BIAS_PER_ROW ? i : j);
+            const int64_t at = e->bias_kind == MMT_BIAS_PER_ROW ? i : j;
+            const double bv = e->bias_kind == MMT_BIAS_NONE ? 0 : gc_get_t(host_bias, e->bias_type, 0, nb, 0, at);
             const long double want = act_ref(e->act, (long double)ref[i * n + j] + bv);
             const double d = gc_get_t(c, ct, col, ldc, i, j) - (double)want, s = ref[m * n + i * n + j] + fabs(bv);
             num += d * d, den += s * s;

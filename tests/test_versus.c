@@ -23,11 +23,13 @@ int main(void)
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &slow, 1e-7, NULL, NULL), MMT_VENDOR_NOT);
     CHECK_EQ_INT(mmt_versus_vendor_serves(&near, 1e-7, &fast, 1e-7, NULL, NULL), MMT_VENDOR_FASTER);
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &near, 1e-7, NULL, NULL), MMT_VENDOR_NOT);
-    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &fast, 1e-7, NULL, NULL), MMT_VENDOR_NOT); /* a tie: the template */
+    /* a tie keeps the template */
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &fast, 1e-7, NULL, NULL), MMT_VENDOR_NOT);
     /* accuracy: a faster winner whose error is above 1.1x the vendor's leaves it to the vendor */
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 2.3e-7, &slow, 2e-7, NULL, NULL), MMT_VENDOR_MORE_ACCURATE);
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 2.19e-7, &slow, 2e-7, NULL, NULL), MMT_VENDOR_NOT);
-    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-9, &slow, 2e-7, NULL, NULL), MMT_VENDOR_NOT); /* more accurate: fine */
+    /* the winner more accurate: fine */
+    CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-9, &slow, 2e-7, NULL, NULL), MMT_VENDOR_NOT);
     /* faster and more accurate: speed is the reason given */
     CHECK_EQ_INT(mmt_versus_vendor_serves(&slow, 5e-7, &fast, 2e-7, NULL, NULL), MMT_VENDOR_FASTER);
     /* an error not known (0, negative, NaN) on either side decides nothing */

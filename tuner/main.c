@@ -423,12 +423,13 @@ static int cmd_tune(const mmt_cli_options *o, int argc, char **argv)
     snprintf(vendor, sizeof vendor, "vendor: not timed%s", stop_signal ? " (interrupted before its rounds)" : "");
     for (size_t i = 0; res && i < pl.n; i++)
         if (res[i].vendor.median_ms > 0) mmt_cli_add_label(labels, sizeof labels, res[i].vendor_label);
+    const int on_gpu = strcmp(pl.be->name, "cpu") != 0;
     if (labels[0])
         snprintf(vendor, sizeof vendor,
                  "vendor: %s, timed side by side with each winner at the end of its problem, in this run (A B B A "
-                 "... on the same inputs, each sample after an untimed run of its own): GFLOP/s, vendor and ratio are figures of the same rounds; ratio: our "
+                 "... on the same inputs%s): GFLOP/s, vendor and ratio are figures of the same rounds; ratio: our "
                  "GFLOP/s over the vendor's (above 1.00x: faster than the vendor)",
-                 labels);
+                 labels, on_gpu ? ", each sample after an untimed run of its own" : "");
     char core[600];
     const char *footer[8] = {vendor};
     size_t n_footer = 1;

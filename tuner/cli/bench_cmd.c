@@ -237,11 +237,14 @@ int mmt_cli_bench(const mmt_cli_options *o)
     char vendor_text[1024];
     if (vendor && labels[0])
         snprintf(vendor_text, sizeof vendor_text,
-                 "vendor: %.200s, timed side by side with libmmtuned (A B B A ... on the same inputs, each sample "
-                 "after an untimed run of its own%s): GFLOP/s, "
+                 "vendor: %.200s, timed side by side with libmmtuned (A B B A ... on the same inputs"
+                 "%s): GFLOP/s, "
                  "vendor and ratio are figures of the same rounds; ratio: libmmtuned's GFLOP/s over the vendor's (above "
                  "1.00x: faster than the vendor)%s",
-                 labels, on_gpu ? ", after a second of both by turns: the GPU at its power limit, as in a tune" : "",
+                 labels,
+                 on_gpu ? ", each sample after an untimed run of its own, after a second of both by turns: the GPU at "
+                          "its power limit, as in a tune"
+                        : "",
                  on_gpu ? "; a note's \"below the power limit\": the ratio timed again with the GPU idle four times "
                           "each sample's length before it (an application's bursts of calls)"
                         : "");

@@ -288,6 +288,7 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
     b->stream = stream;
     b->p = mmt_problem_normalise(up);
     b->alpha = 1.0;
+    b->settle = strcmp(be->name, "cpu") != 0;
     const mmt_problem *p = &b->p;
     const char *bad = mmt_problem_check(p);
     if (bad) {
@@ -426,12 +427,14 @@ static mmt_status run_next_set(void *user, mmt_err *err)
 
 enum { MIN_SAMPLES = 5, MAX_SAMPLES = 30, PAIRED_MIN_ROUNDS = 10, MAX_REPS = 1000 };
 static const double SAMPLE_MS = 20.0;   /* a sample is at least this long, so clock overhead vanishes */
-/* Side by side, each sample follows an untimed run of the same implementation this many
- * times the sample's calls. A GPU's power controller sets the clock from the power of the
- * last tens of milliseconds: a sample that starts right after another implementation's
- * runs at the clock that one's power left, and the less power-hungry kernel pays for the
- * other's (H200, f64 4096^3, 20 ms samples: 0.95x cuBLAS back to back, 1.01x-1.04x after
- * 20-300 ms of settling; each alone 1.01x-1.06x). */
+/* Side by side on a GPU (b->settle), each sample follows an untimed run of the same
+ * implementation this many times the sample's calls. A GPU's power controller sets the
+ * clock from the power of the last tens of milliseconds: a sample that starts right after
+ * another implementation's runs at the clock that one's power left, and the less
+ * power-hungry kernel pays for the other's (H200, f64 4096^3, 20 ms samples: 0.95x cuBLAS
+ * back to back, 1.01x-1.04x after 20-300 ms of settling; each alone 1.01x-1.06x). A CPU has
+ * no such controller on that scale: on the 2-core VM, `make tune` took 238-240 s settled and
+ * 180-188 s not, with its ratios within the runs' noise either way (2026-11-30). */
 enum { SETTLE_SAMPLES = 2 };
 static const double BUDGET_MS = 4000.0; /* per candidate, past the minimum samples */
 static const double STABLE = 0.005;     /* standard error of the median, relative */
@@ -504,8 +507,8 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
              * follows the same one, or always runs first after the round's bookkeeping */
             const int i = rounds % 2 ? n - 1 - j : j;
             double settle; /* (a round's first ran last in the round before) */
-            const int settle_reps = SETTLE_SAMPLES * reps;
-            if (j > 0 || rounds == 0) { /* the budget counts it: it is the rounds' time too */
+            const int settle_reps = b->settle ? SETTLE_SAMPLES * reps : 0;
+            if (settle_reps && (j > 0 || rounds == 0)) { /* the budget counts it: it is the rounds' time too */
                 FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], settle_reps, b->stream, &settle, err));
                 spent += settle * settle_reps;
             }

@@ -25,6 +25,8 @@ typedef struct mmt_bench {
     double *ref;                     /* op(A) op(B) of set 0, m x n */
     double ref_norm;                 /* its Frobenius norm */
     double alpha;
+    int settle; /* side by side, each sample after an untimed run of its own (mmt_bench_time_paired):
+                   set for GPUs by mmt_bench_setup */
 } mmt_bench;
 
 /* A GEMM implementation under test: runs p (device pointers) and returns a status. */

@@ -87,8 +87,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     }
     mmt_measure res[MMT_MAX_FAMILIES], vres;
     mmt_vendor_route route = MMT_VENDOR_PLAN;
-    mmt_status st = mmt_worker_measure_versus(t->worker, m, bins, res, &vres, &route, &out->beside, &out->cool, out->label,
-                                              sizeof out->label, err);
+    mmt_status st = mmt_worker_measure_versus(t->worker, m, bins, res, &vres, &route, &out->beside, &out->cool,
+                                              out->label, sizeof out->label, err);
     for (int j = 0; j < m; j++) free((void *)bins[j].bin);
     FORWARD_IF_ERROR(st);
     if (res[0].status == MMT_TRIAL_CRASHED || res[0].status == MMT_TRIAL_TIMEOUT) {
