@@ -159,8 +159,7 @@ static void test_verify(const mmt_device_info *dev, const char *text, double bou
 
 /* The order the paired timing ran three implementations in, runs of one collapsed (a
  * sample is many calls of one): after C, B must come at some time, not always A. And the
- * calls of each run: a sample of r calls after 2 r calls of settling, so 3 r, or 4 r where
- * the last of one round is the first of the next (which needs no settling). */
+ * calls of each run (test_paired_order says which it expects). */
 static int order_log[4096], run_calls[4096], order_n;
 
 static mmt_status logged_gemm(void *user, const mmt_gemm_params *g, void *stream, mmt_err *err)
@@ -173,9 +172,12 @@ static mmt_status logged_gemm(void *user, const mmt_gemm_params *g, void *stream
     return MMT_OK;
 }
 
-/* A bench of a tiny problem, for the order of the timing functions' calls; NULL: failed. */
+/* A bench of a tiny problem, for the order of the timing functions' calls (the log cleared);
+ * NULL: failed. */
 static mmt_bench *tiny_bench(const mmt_device_info *dev)
 {
+    order_n = 0;
+    memset(run_calls, 0, sizeof run_calls);
     mmt_problem up;
     CHECK(mmt_problem_parse("f32 row NN 8x8x8", &up) == NULL);
     mmt_bench *b = NULL;
@@ -190,8 +192,6 @@ static void test_paired_order(const mmt_device_info *dev, int settle)
     if (!b) return;
     CHECK_EQ_INT(b->settle, 0); /* the CPU's: no power controller to settle */
     b->settle = settle;
-    order_n = 0;
-    memset(run_calls, 0, sizeof run_calls);
     mmt_err err;
     static const int ids[3] = {0, 1, 2};
     const mmt_gemm_fn fns[3] = {logged_gemm, logged_gemm, logged_gemm};
@@ -230,8 +230,6 @@ static void test_cool(const mmt_device_info *dev)
     mmt_err err;
     static const int ids[2] = {0, 1};
     mmt_cool c;
-    order_n = 0;
-    memset(run_calls, 0, sizeof run_calls);
     CHECK_OK(mmt_bench_time_cool(b, logged_gemm, (void *)&ids[0], logged_gemm, (void *)&ids[1], 0.01, &c, &err), &err);
     printf("cool: %d rounds, %d runs, %d calls in the first\n", c.rounds, order_n, run_calls[0]);
     CHECK_EQ_INT(c.rounds, 10);
@@ -257,8 +255,6 @@ static void test_warm(const mmt_device_info *dev)
     static const int ids[2] = {0, 1};
     const mmt_gemm_fn fns[2] = {logged_gemm, logged_gemm};
     void *const users[2] = {(void *)&ids[0], (void *)&ids[1]};
-    order_n = 0;
-    memset(run_calls, 0, sizeof run_calls);
     const double t0 = mmt_now_s();
     CHECK_OK(mmt_bench_warm(b, 2, fns, users, 200, &err), &err);
     const double took_ms = 1e3 * (mmt_now_s() - t0);

@@ -439,10 +439,10 @@ enum { SETTLE_SAMPLES = 2 };
 static const double BUDGET_MS = 4000.0; /* per candidate, past the minimum samples */
 static const double STABLE = 0.005;     /* standard error of the median, relative */
 
-/* Calls per sample, from the time of one call. */
-static int reps_for(double call_ms)
+/* Calls in a run of about run_ms, from the time of one call. */
+static int reps_for(double run_ms, double call_ms)
 {
-    int reps = call_ms > 0 ? (int)ceil(SAMPLE_MS / call_ms) : 1;
+    int reps = call_ms > 0 ? (int)ceil(run_ms / call_ms) : 1;
     return reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
 }
 
@@ -464,7 +464,7 @@ mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_
     timed_call call = {b, fn, user};
     double warm;
     FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call, 1, b->stream, &warm, err));
-    const int reps = reps_for(warm);
+    const int reps = reps_for(SAMPLE_MS, warm);
 
     double s[MAX_SAMPLES], spent = 0;
     int n = 0;
@@ -495,7 +495,7 @@ mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, voi
         call[i] = (timed_call){b, fn[i], user[i]};
         double warm;
         FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], 1, b->stream, &warm, err));
-        int r = reps_for(warm);
+        int r = reps_for(SAMPLE_MS, warm);
         if (r > reps) reps = r; /* one count for all, enough for the fastest */
     }
     double s[MMT_BENCH_MAX_PAIRED][MAX_SAMPLES], spent = 0;
@@ -571,8 +571,7 @@ mmt_status mmt_bench_warm(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *cons
         double one;
         FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], 1, b->stream, &one, err));
         spent += one;
-        reps[i] = one > 0 ? (int)ceil(50.0 / one) : 1;
-        if (reps[i] > MAX_REPS) reps[i] = MAX_REPS;
+        reps[i] = reps_for(SAMPLE_MS, one);
     }
     for (int i = 0; spent < ms; i = (i + 1) % n) {
         double per_call;
@@ -600,8 +599,7 @@ mmt_status mmt_bench_time_cool(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, 
     const double fit = (COOL_BUDGET_MS - COOL_FIRST_IDLE_MS) / (2 * (1 + COOL_IDLE) * sample_ms);
     if (!(call_ms > 0) || fit < COOL_MIN_ROUNDS) return MMT_OK;
     const int n = fit > COOL_MAX_ROUNDS ? COOL_MAX_ROUNDS : (int)fit;
-    int reps = (int)ceil(sample_ms / call_ms);
-    if (reps > MAX_REPS) reps = MAX_REPS;
+    const int reps = reps_for(sample_ms, call_ms);
     timed_call call[2] = {{b, ours, ours_user}, {b, other, other_user}};
     double s[2][COOL_MAX_ROUNDS];
     idle_ms(COOL_FIRST_IDLE_MS); /* the power the rounds before drew leaves the GPU's average */

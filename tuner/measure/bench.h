@@ -97,7 +97,7 @@ typedef struct mmt_beside {
 mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, mmt_gemm_fn other, void *other_user,
                                  double call_ms, mmt_beside *out, mmt_err *err);
 
-/* Runs the n implementations by turns, untimed, about 50 ms of each a turn, for about ms
+/* Runs the n implementations by turns, untimed, a sample's length of each a turn, for about ms
  * milliseconds: rounds that follow on a GPU then measure it at its power limit, as a tune's
  * rounds after its search do (H200: the power a second averages reaches the 700 W limit
  * within a second of tensor-core load; before that a kernel runs at the clock its own
@@ -124,10 +124,10 @@ mmt_status mmt_bench_time_cool(mmt_bench *b, mmt_gemm_fn ours, void *ours_user, 
  * A B C ...), every sample of a round the same number of calls on the same input sets,
  * until every median is stable (or the limits in bench.c). Drift of the clocks or the
  * temperature falls on all of them alike, and no one of them always runs first or always
- * after the same other. Each sample follows its own implementation's runs: an untimed run
- * of twice its calls, or the sample before it (a round's first), so that it runs at the
- * clock its own power allows, not the one another implementation left (bench.c). t[i] is implementation i's timing; samples
- * counts the rounds. */
+ * after the same other. On a GPU (b->settle) each sample follows its own implementation's
+ * runs: an untimed run of twice its calls, or the sample before it (a round's first), so
+ * that it runs at the clock its own power allows, not the one another implementation left
+ * (bench.c). t[i] is implementation i's timing; samples counts the rounds. */
 mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, mmt_timing *t,
                                  mmt_err *err);
 
