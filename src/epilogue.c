@@ -1,4 +1,4 @@
-/* epilogue.c - a GEMM's epilogue on the host (epilogue.h). */
+/* epilogue.c - a GEMM's epilogue on the host and on a GPU (epilogue.h). */
 #include "epilogue.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
-/* epilogue.h - a GEMM's epilogue on the host (mmtuned.h's mmt_gemm_epilogue): whether the
- * values of one are valid, and the pass that applies it to C after the GEMM. */
+/* epilogue.h - a GEMM's epilogue (mmtuned.h's mmt_gemm_epilogue): whether the values of one
+ * are valid, the pass that applies it to C after the GEMM on the host, and on a GPU the
+ * kernel that does (templates/cuda/epilogue.cu). */
 #ifndef MMT_EPILOGUE_H
 #define MMT_EPILOGUE_H
 
