@@ -485,19 +485,30 @@ mmt_status mmt_bench_time(mmt_bench *b, mmt_gemm_fn fn, void *user, double best_
     return MMT_OK;
 }
 
+/* The n implementations' calls (call[i]), each timed once, and the calls of a sample of each
+ * (reps[i]). */
+static mmt_status first_calls(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, timed_call *call,
+                              int *reps, mmt_err *err)
+{
+    RETURN_ERROR_IF(n < 1 || n > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "%d implementations side by side",
+                    n);
+    for (int i = 0; i < n; i++) {
+        call[i] = (timed_call){b, fn[i], user[i]};
+        double one;
+        FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], 1, b->stream, &one, err));
+        reps[i] = reps_for(SAMPLE_MS, one);
+    }
+    return MMT_OK;
+}
+
 mmt_status mmt_bench_time_paired(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, mmt_timing *t,
                                  mmt_err *err)
 {
-    RETURN_ERROR_IF(n < 1 || n > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "paired timing of %d", n);
     timed_call call[MMT_BENCH_MAX_PAIRED];
-    int reps = 1;
-    for (int i = 0; i < n; i++) {
-        call[i] = (timed_call){b, fn[i], user[i]};
-        double warm;
-        FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], 1, b->stream, &warm, err));
-        int r = reps_for(SAMPLE_MS, warm);
-        if (r > reps) reps = r; /* one count for all, enough for the fastest */
-    }
+    int each[MMT_BENCH_MAX_PAIRED], reps = 1;
+    FORWARD_IF_ERROR(first_calls(b, n, fn, user, call, each, err));
+    for (int i = 0; i < n; i++)
+        if (each[i] > reps) reps = each[i]; /* one count for all, enough for the fastest */
     double s[MMT_BENCH_MAX_PAIRED][MAX_SAMPLES], spent = 0;
     int rounds = 0;
     while (rounds < MAX_SAMPLES) {
@@ -562,17 +573,10 @@ mmt_status mmt_bench_time_beside(mmt_bench *b, mmt_gemm_fn ours, void *ours_user
 
 mmt_status mmt_bench_warm(mmt_bench *b, int n, const mmt_gemm_fn *fn, void *const *user, double ms, mmt_err *err)
 {
-    RETURN_ERROR_IF(n < 1 || n > MMT_BENCH_MAX_PAIRED, err, MMT_INVALID_ARGUMENT, "warming %d", n);
     timed_call call[MMT_BENCH_MAX_PAIRED];
     int reps[MMT_BENCH_MAX_PAIRED];
+    FORWARD_IF_ERROR(first_calls(b, n, fn, user, call, reps, err));
     double spent = 0;
-    for (int i = 0; i < n; i++) {
-        call[i] = (timed_call){b, fn[i], user[i]};
-        double one;
-        FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], 1, b->stream, &one, err));
-        spent += one;
-        reps[i] = reps_for(SAMPLE_MS, one);
-    }
     for (int i = 0; spent < ms; i = (i + 1) % n) {
         double per_call;
         FORWARD_IF_ERROR(b->be->elapsed(run_next_set, &call[i], reps[i], b->stream, &per_call, err));
