@@ -607,6 +607,42 @@ mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64
     return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+/* On a GPU, where the vendor library serves the GEMM and beta is 0: the epilogue fused into
+ * its call (cuBLASLt's), which spares C a pass of its own. MMT_UNSUPPORTED, nothing run,
+ * where that does not apply; the caller then runs the GEMM and the epilogue's kernel (which
+ * also says what is wrong with a bad call). */
+static mmt_status epilogue_by_vendor(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_epilogue *e, int64_t m,
+                                     int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                                     int64_t ldb, double beta, void *c, int64_t ldc)
+{
+    /* cuBLASLt's bias runs along the columns of the row-major form: those of a row-major
+     * call, the rows of a column-major one */
+    const mmt_bias_kind along = d->layout == MMT_ROW_MAJOR ? MMT_BIAS_PER_COL : MMT_BIAS_PER_ROW;
+    if (beta != 0 || (e->bias_kind != MMT_BIAS_NONE && e->bias_kind != along)) return MMT_UNSUPPORTED;
+    mmt_err err;
+    mmt_problem user;
+    int64_t span[3];
+    int todo, host = 1;
+    if (check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, &err) != MMT_OK ||
+        check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, &err) != MMT_OK || !todo || user.k == 0 ||
+        alpha == 0 || where_operands(ctx, &user, alpha, a, b, c, &host, &err) != MMT_OK || host)
+        return MMT_UNSUPPORTED;
+    mmt_choice how = MMT_CHOICE_NONE;
+    char config[512] = "";
+    mmt_table_hit hit;
+    if (mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, &how, config, sizeof config, &hit, &err) != MMT_OK || hit.mod)
+        return MMT_UNSUPPORTED;
+    const mmt_status st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act,
+                                                    e->bias_kind != MMT_BIAS_NONE ? e->bias : NULL, e->bias_type, &err);
+    if (st == MMT_UNSUPPORTED) return st;
+    if (st == MMT_OK) {
+        mmt_table_count_calls(ctx, &hit, 1);
+        const size_t len = strlen(config);
+        snprintf(config + len, sizeof config - len, ",EPILOGUE=cublasLtMatmul");
+    }
+    return finish(ctx, st, &err, how, st == MMT_OK ? config : NULL);
+}
+
 /* The GEMM, then (on the CPU) its epilogue over C. Checked before anything runs. */
 mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_epilogue *epi, int64_t m, int64_t n,
                              int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
@@ -631,6 +667,8 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     if (epi->bias_kind != MMT_BIAS_NONE && m > 0 && n > 0 && ctx->async->is_host(epi->bias))
         return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: the bias is host memory, C the GPU's"),
                       &err, 0, NULL);
+    const mmt_status fused = epilogue_by_vendor(ctx, desc, epi, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (fused != MMT_UNSUPPORTED) return fused;
     /* the kernel, built on the first call of its kind outside the lock (others' calls go on) */
     mmt_module **slot = &ctx->epilogue[desc->c_type][bias_c], *mod, *made = NULL;
     pthread_mutex_lock(&ctx->lock);

@@ -802,6 +802,16 @@ mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha
                     : vendor_launch(ctx, &hit->problem, hit->route, &gp, err);
 }
 
+mmt_status mmt_table_launch_epilogue(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
+                                     const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_activation act,
+                                     const void *bias, mmt_dtype bias_type, mmt_err *err)
+{
+    if (hit->mod || alpha == 0 || !ctx->vendor) return MMT_UNSUPPORTED;
+    mmt_gemm_params gp = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc);
+    const mmt_vendor_call call = {ctx->vendor, hit->problem.mode, hit->problem.out, hit->route};
+    return mmt_vendor_gemm_epilogue(&call, &gp, act, bias, bias_type, atomic_load(&ctx->stream), err);
+}
+
 void mmt_table_count_calls(mmt_ctx *ctx, const mmt_table_hit *hit, int64_t calls)
 {
     mmt_miss_counter *miss = hit->miss;

@@ -53,6 +53,14 @@ mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, co
 mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
                             const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_err *err);
 
+/* hit's call with the epilogue fused in by the vendor library (mmt_vendor_gemm_epilogue:
+ * act, and bias, NULL or a value per column of hit's row-major problem), where the vendor
+ * serves hit; as mmt_table_launch, nothing else. MMT_UNSUPPORTED, nothing launched, where a
+ * kernel serves it, alpha is 0, or the vendor cannot fuse it. */
+mmt_status mmt_table_launch_epilogue(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
+                                     const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_activation act,
+                                     const void *bias, mmt_dtype bias_type, mmt_err *err);
+
 /* What follows `calls` launches of hit, done once for them all: where it runs untuned, the
  * calls counted with one atomic addition, the hand-over of its problem to a background
  * mmtune on its first call, and a due sync with the database; as mmt_table_run does after

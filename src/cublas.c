@@ -214,6 +214,21 @@ mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out,
     return gemm(cb, mode, out, p, NULL, stream, workspace ? 2 : 1, err);
 }
 
+mmt_status mmt_cublas_gemm_epilogue(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                    mmt_activation act, const void *bias, mmt_dtype bias_type, void *stream,
+                                    mmt_err *err)
+{
+    if (!cb->lt || p->m == 0 || p->n == 0 || p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff)
+        return MMT_UNSUPPORTED;
+    int pushed;
+    FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
+    pthread_mutex_lock(&cb->lock);
+    const mmt_status st = mmt_cublaslt_gemm_epilogue(cb->lt, mode, out, p, act, bias, bias_type, stream);
+    pthread_mutex_unlock(&cb->lock);
+    mmt_cuda_context_leave(pushed);
+    return st;
+}
+
 /* which: what to ask of p's plans, 1 whether the plan with workspace allowed needs some, 0
  * whether there is a usable plan without */
 static int ask_plans(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int which)

@@ -46,6 +46,13 @@ mmt_status mmt_cublas_gemm_strided_batched(mmt_cublas *cb, mmt_mode mode, mmt_dt
 mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
                                    int workspace, void *stream, mmt_err *err);
 
+/* The same GEMM with cuBLASLt's epilogue fused in (mmt_cublaslt_gemm_epilogue: act, and a
+ * bias per column of p's row-major C). MMT_UNSUPPORTED, nothing launched, where cuBLASLt is
+ * missing or has no algorithm for it: the caller runs the GEMM and the epilogue apart. */
+mmt_status mmt_cublas_gemm_epilogue(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                    mmt_activation act, const void *bias, mmt_dtype bias_type, void *stream,
+                                    mmt_err *err);
+
 /* Whether mmt_cublas_gemm_planned with workspace runs p otherwise than without: a plan that
  * needs workspace (cublaslt.h). */
 int mmt_cublas_plan_needs_workspace(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);

@@ -27,6 +27,15 @@ void mmt_cublaslt_close(mmt_cublaslt *lt);
 mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int workspace,
                              void *stream);
 
+/* The same with cuBLASLt's epilogue fused in: C = act(alpha op(A) op(B) + beta C + bias),
+ * bias (NULL: none) a vector of bias_type with a value per column of p's row-major C, act
+ * ReLU or GELU's tanh form (or none), on a plan kept per problem and epilogue whatever the
+ * problem's size. MMT_OK when it ran; MMT_UNSUPPORTED, nothing launched, where cuBLASLt has
+ * no algorithm for it (a bias type it does not take, say) or refuses it. Not thread-safe,
+ * as above. */
+mmt_status mmt_cublaslt_gemm_epilogue(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                      mmt_activation act, const void *bias, mmt_dtype bias_type, void *stream);
+
 /* Whether p's plan with workspace allowed is one that needs some: only then is it another
  * call than the plan without (the tuner times both). Not thread-safe, as above. */
 int mmt_cublaslt_needs_workspace(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p);

@@ -258,6 +258,13 @@ mmt_status mmt_vendor_gemm_strided_batched(const mmt_vendor_call *call, const mm
     return mmt_cublas_gemm_strided_batched(call->v->cublas, call->mode, call->out, p, bt, stream, err);
 }
 
+mmt_status mmt_vendor_gemm_epilogue(const mmt_vendor_call *call, const mmt_gemm_params *p, mmt_activation act,
+                                    const void *bias, mmt_dtype bias_type, void *stream, mmt_err *err)
+{
+    if (!call->v->cublas) return MMT_UNSUPPORTED;
+    return mmt_cublas_gemm_epilogue(call->v->cublas, call->mode, call->out, p, act, bias, bias_type, stream, err);
+}
+
 const char *mmt_vendor_batched_routine(const mmt_vendor *v, mmt_mode mode)
 {
     if (!v || !v->cublas) return NULL;

@@ -111,6 +111,13 @@ typedef struct mmt_vendor_call {
 } mmt_vendor_call;
 mmt_status mmt_vendor_gemm(void *call, const mmt_gemm_params *p, void *stream, mmt_err *err);
 
+/* p's GEMM with an epilogue fused in by the vendor (cuBLASLt's: act, and bias, NULL or a
+ * vector of bias_type with a value per column of p's row-major C; cublas.h); MMT_UNSUPPORTED,
+ * nothing launched and nothing said, where the library cannot (the host BLAS, no cuBLASLt,
+ * no algorithm for it): the caller runs the GEMM and the epilogue apart. */
+mmt_status mmt_vendor_gemm_epilogue(const mmt_vendor_call *call, const mmt_gemm_params *p, mmt_activation act,
+                                    const void *bias, mmt_dtype bias_type, void *stream, mmt_err *err);
+
 /* The strided batch bt of p's GEMMs in one call of the vendor's strided-batched routine
  * (cuBLAS's own call; mmt_vendor_batched_routine names it); MMT_UNSUPPORTED, saying
  * nothing, where the library has none (the host BLAS): the caller runs the GEMMs one by one. */

@@ -94,6 +94,30 @@ static void test_cases(mmt_ctx *ctx, const char *who)
     CHECK_EQ_INT(right, cases);
 }
 
+/* Where cuBLAS serves the GEMM and beta is 0, the epilogue is fused into cuBLASLt's call:
+ * bf16 row-major with a bias per column (a layer's), and column-major with one per row,
+ * each right and served so (mmt_last_choice says EPILOGUE=cublasLtMatmul); with beta 1, and
+ * for GELU on doubles (cuBLASLt's is a single-precision one), the GEMM and the epilogue's
+ * kernel run apart. */
+static void test_fused(mmt_ctx *ctx)
+{
+    const epi_case cases[] = {
+        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH},
+        {MMT_BF16, MMT_BF16, 1, 300, 257, 64, 0.0, MMT_BIAS_PER_ROW, 1, MMT_ACT_RELU},
+        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 1.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH},
+        {MMT_F64, MMT_F64, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_RELU},
+        {MMT_F64, MMT_F64, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(case_right(ctx, &cases[i]));
+        const char *config = "";
+        mmt_last_choice(ctx, &config);
+        printf("fused %zu: %s\n", i, config);
+        const int fused = cases[i].beta == 0 && !(cases[i].c == MMT_F64 && cases[i].act == MMT_ACT_GELU_TANH);
+        CHECK_EQ_INT(strstr(config, "EPILOGUE=cublasLtMatmul") != NULL, fused);
+    }
+}
+
 /* A bias in host memory, or host matrices: refused, C as it was. */
 static void test_refused(mmt_ctx *ctx)
 {
@@ -129,6 +153,7 @@ int main(void)
         CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
         if (!ctx) break;
         test_cases(ctx, off ? "the templates (the vendor off)" : "the vendor");
+        if (!off) test_fused(ctx);
         test_refused(ctx);
         mmt_close(ctx);
     }
