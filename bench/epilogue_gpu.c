@@ -1,6 +1,7 @@
 /* epilogue_gpu.c - a bias and GELU after a bf16 GEMM on a GPU, against cuBLASLt's fused
  * epilogue: libmmtuned's mmt_gemm_ex alone and mmt_gemm_epilogue (bias per column, GELU's
- * tanh form: the GEMM the database chooses, then its element-wise kernel), and cuBLASLt's
+ * tanh form: fused into cuBLASLt's call where cuBLAS serves, else the GEMM the database
+ * chooses, then its element-wise kernel), and cuBLASLt's
  * matmul alone and with CUBLASLT_EPILOGUE_GELU_BIAS (the bias of C's type), bf16 in and out,
  * fp32 accumulation, row-major NN, beta 0, on one stream (cuBLASLt with the first algorithm its
  * heuristic gives with 32 MiB of workspace). Paired rounds: about 20 ms of each

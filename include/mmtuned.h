@@ -232,7 +232,8 @@ typedef struct mmt_epilogue {
  * context's stream (built on the first call of its C type and bias type, as a kernel is),
  * except where cuBLAS serves the GEMM, beta is 0 and the bias (if any) runs along the rows
  * of a row-major C or the columns of a column-major one: there cuBLASLt's epilogue is fused
- * into the GEMM where it has an algorithm for it (the sum and the bias rounded to C once).
+ * into the GEMM where it has an algorithm for it (the sum and the bias rounded to C once;
+ * GELU on doubles excepted: cuBLASLt's is a single-precision one).
  * Returns MMT_INVALID_ARGUMENT for an epilogue value outside its enum, a bias of another
  * type than fp32 or C's, a NULL bias with a bias_kind, a bias that overlaps C, or on a GPU
  * a bias in host memory; MMT_UNSUPPORTED for host matrices on a GPU context; nothing is
