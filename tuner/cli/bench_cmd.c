@@ -8,6 +8,7 @@
 
 #include "bench.h"
 #include "command.h"
+#include "demote.h"
 #include "device_lock.h"
 #include "exit_codes.h"
 #include "mmtuned.h"
@@ -15,6 +16,7 @@
 #include "tune.h"
 #include "unseen.h"
 #include "vendor.h"
+#include "versus.h"
 
 /* A GPU's paired rounds follow this long of both by turns (mmt_bench_warm). */
 static const double WARM_MS = 1000.0;
@@ -49,6 +51,13 @@ static const char *choice_name(mmt_choice c)
     case MMT_CHOICE_VENDOR: return "the vendor library (untuned)";
     default: return "";
     }
+}
+
+/* Whether libmmtuned's last call ran the vendor library (its configuration text then names
+ * it: call_table.c). */
+static int served_by_vendor(const char *config)
+{
+    return strncmp(config, "LIBRARY=", 8) == 0;
 }
 
 /* The Strassen-Winograd levels of the last call on ctx (MMTUNE_ALGORITHM=strassen lets the
@@ -156,8 +165,12 @@ int mmt_cli_bench(const mmt_cli_options *o)
     char (*notes)[512] = calloc(pl.n, sizeof *notes);
     char (*vendor_labels)[160] = calloc(pl.n, sizeof *vendor_labels);
     mmt_choice *hows = calloc(pl.n ? pl.n : 1, sizeof *hows); /* what served each (mmt_last_choice) */
+    mmt_demotion *demoted = calloc(pl.n ? pl.n : 1, sizeof *demoted); /* tuned templates the vendor beat */
+    size_t n_demoted = 0;
+    int vendor_off = 0; /* MMTUNE_VENDOR=off: a yardstick, whom libmmtuned serves stays */
+    if (mmt_vendor_policy(&vendor_off, &err) != MMT_OK) vendor_off = 1;
     const int on_gpu = strcmp(pl.be->name, "cpu") != 0;
-    for (size_t i = 0; rows && params && notes && vendor_labels && hows && i < pl.n; i++) {
+    for (size_t i = 0; rows && params && notes && vendor_labels && hows && demoted && i < pl.n; i++) {
         mmt_problem *p = &pl.problems[i];
         rows[i] = (mmt_report_row){.problem = p, .note = notes[i]};
         mmt_bench *b = NULL;
@@ -214,6 +227,12 @@ int mmt_cli_bench(const mmt_cli_options *o)
                     snprintf(vendor_labels[i], sizeof vendor_labels[i], "%s", label);
                     rows[i].vendor_label = vendor_labels[i];
                     mmt_cli_add_label(labels, sizeof labels, label);
+                    if (how == MMT_CHOICE_EXACT && !served_by_vendor(params[i]) && !vendor_off &&
+                        mmt_versus_demotes(&tm[0], &tm[1])) {
+                        demoted[n_demoted++] = (mmt_demotion){p, tm[0], tm[1], vendor_rel};
+                        size_t n = strlen(notes[i]);
+                        snprintf(notes[i] + n, sizeof notes[i] - n, "; demoted: the vendor serves it from now on");
+                    }
                     mmt_cool cool;
                     if (on_gpu &&
                         mmt_bench_time_cool(b, runtime_gemm, &call, mmt_vendor_gemm, &vc,
@@ -234,6 +253,19 @@ int mmt_cli_bench(const mmt_cli_options *o)
                     mmt_report_gflops(p, &rows[i].vendor));
         }
     }
+    char demote_text[700] = "";
+    if (n_demoted) {
+        /* a database this user cannot write (another's, read-only) is benched all the same */
+        if (mmt_cli_demote(path, pl.be, &pl.dev, demoted, n_demoted, &err) == MMT_OK)
+            snprintf(demote_text, sizeof demote_text,
+                     "demoted: %zu tuned problem(s) where the vendor was the faster beyond noise (below %.2fx, the "
+                     "intervals apart): the database now gives them to the vendor",
+                     n_demoted, MMT_DEMOTE_RATIO);
+        else
+            snprintf(demote_text, sizeof demote_text,
+                     "demoted: %zu tuned problem(s) the vendor beat beyond noise, not recorded: %.500s", n_demoted,
+                     err.msg);
+    }
     char vendor_text[1024];
     if (vendor && labels[0])
         snprintf(vendor_text, sizeof vendor_text,
@@ -250,9 +282,10 @@ int mmt_cli_bench(const mmt_cli_options *o)
                         : "");
     else if (vendor) snprintf(vendor_text, sizeof vendor_text, "vendor: %.100s: nothing measured", mmt_vendor_name(vendor));
     else snprintf(vendor_text, sizeof vendor_text, "vendor: %.300s", vendor_why);
-    const char *footer[MMT_N_MODES + 6] = {vendor_text, mmt_cli_intervals_note, mmt_cli_errors_note};
+    const char *footer[MMT_N_MODES + 7] = {vendor_text, mmt_cli_intervals_note, mmt_cli_errors_note};
     char core[600];
     size_t n_footer = 3;
+    if (demote_text[0]) footer[n_footer++] = demote_text;
     if (mmt_cli_vendor_core_line(&pl.dev, core, sizeof core)) footer[n_footer++] = core;
     char unseen[MMT_N_MODES + 1][600];
     const size_t n_unseen = o->unseen && rows && hows ? unseen_lines(o, &pl, rows, hows, unseen) : 0;
@@ -262,7 +295,8 @@ int mmt_cli_bench(const mmt_cli_options *o)
     snprintf(title, sizeof title, "libmmtuned vs vendor on %s (%s), database %.200s%s", pl.dev.name, pl.dev.arch, path,
              o->unseen ? ", shapes nobody tuned" : "");
     mmt_report_meta meta = {"bench", &pl.dev, path, footer, 0};
-    if (rows && params && notes && vendor_labels && hows) mmt_cli_print_table(o, &meta, title, rows, pl.n);
+    if (rows && params && notes && vendor_labels && hows && demoted) mmt_cli_print_table(o, &meta, title, rows, pl.n);
+    free(demoted);
     free(hows);
     free(rows);
     free(params);

@@ -54,6 +54,12 @@ mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winn
     return MMT_VENDOR_NOT;
 }
 
+int mmt_versus_demotes(const mmt_timing *tuned, const mmt_timing *vendor)
+{
+    return tuned->samples > 0 && vendor->samples > 0 && vendor->median_ms < MMT_DEMOTE_RATIO * tuned->median_ms &&
+           vendor->hi_ms < tuned->lo_ms;
+}
+
 void mmt_versus_beside_text(const mmt_beside *b, char *buf, size_t size)
 {
     snprintf(buf, size,

@@ -35,6 +35,14 @@
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
                                            double vendor_error, const mmt_beside *beside, const mmt_cool *cool);
 
+/* mmtune bench's rule for a tuned template it timed beside the vendor in the same rounds: a
+ * later run that finds the template the slower beyond noise (the vendor's median below
+ * MMT_DEMOTE_RATIO times the template's, their intervals apart) leaves the problem to the
+ * vendor, as a vendor round that measured so would. A tune's rounds are one run: on a
+ * 16-core host, a template chosen at 1.09x the vendor in them measured 0.85x in `bench`. */
+#define MMT_DEMOTE_RATIO 0.98
+int mmt_versus_demotes(const mmt_timing *tuned, const mmt_timing *vendor);
+
 /* A family's winner. */
 typedef struct mmt_versus_entry {
     const mmt_family *fam;

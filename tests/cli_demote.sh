@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# cli_demote.sh - a tuned template that a later run finds slower than the vendor beyond
+# noise is demoted, never served silently: a tune with the vendor off (a yardstick) keeps
+# the one configuration of a space cut down to a slow one (one thread, a small AVX2 register
+# block) for f32 512^3; `mmtune bench`, paired with OpenBLAS, finds it at about half the
+# vendor's speed, says so in its row and footer, and records the vendor's figure as the
+# vendor family's best (a verified trial of a session "mmtune bench"), so libmmtuned serves
+# the vendor from then on, which the next bench runs. With MMTUNE_VENDOR=off a bench
+# demotes nothing.
+set -u
+MMTUNE=$1
+. "$(dirname "$0")/clilib.sh"
+need_sqlite3
+unset MMTUNE_VENDOR MMTUNE_TEMPLATE_DIR
+db=$tmp/d.db
+cat >"$tmp/slow.yaml" <<'YAML'
+template: cpu/gemm_avx.c
+entry: mmt_gemm
+modes: [f32, f64]
+params: {ISA: [1], MR: [4], NV: [2], MC: [96], KC: [256], NC: [4096], PAR: [0], THREADS: [1], LEVELS: [0]}
+derived:
+  VW: "ISA == 2 ? 64 / elem_bytes : (ISA == 1 ? 32 / elem_bytes : 1)"
+  NR: NV * VW
+default: {ISA: 1, MR: 4, NV: 2, MC: 96, KC: 256, NC: 4096, PAR: 0, THREADS: 1, LEVELS: 0}
+YAML
+problem="f32 row NN 512x512x512"
+bench() { "$MMTUNE" bench --device cpu --problem "$problem" --db "$db"; }
+vendor_bests() { q "$db" "select count(*) from best where template_name = 'vendor'"; }
+
+check "a tune of the slow configuration, the vendor off" 0 env MMTUNE_VENDOR=off "$MMTUNE" --device cpu \
+  --problem "$problem" --space "$tmp/slow.yaml" --db "$db"
+grep -q "vendor: OpenBLAS" "$tmp/out" || skip "OpenBLAS is not installed: there is no vendor to demote to"
+[ "$(nproc)" -ge 2 ] || skip "one core: one thread is as fast as any"
+expect_eq "the template's best, no vendor family best" \
+  "$(q "$db" "select template, chosen from best_view")|$(vendor_bests)" "cpu/gemm_avx.c|1|0"
+
+check "mmtune bench with the vendor off" 0 env MMTUNE_VENDOR=off "$MMTUNE" bench --device cpu --problem "$problem" \
+  --db "$db"
+expect_eq "it demotes nothing" "$(vendor_bests)" 0
+
+# a 2-core VM's neighbours can take a core from OpenBLAS's two threads and not from the one
+# thread of the template: up to three benches, the first that finds the gap demotes
+for attempt in 1 2 3; do
+  check "mmtune bench ($attempt)" 0 bench
+  grep -q 'demoted' "$tmp/out" && break
+done
+grep -q 'note: tuned; demoted: the vendor serves it from now on' "$tmp/out" &&
+  grep -q '^demoted: 1 tuned problem' "$tmp/out" && echo "ok: the row and the footer say it is demoted" ||
+  { echo "FAIL: no demotion said"; cat "$tmp/out"; fail=1; }
+expect_eq "the vendor family's best, chosen, from a verified trial of the bench's session" \
+  "$(q "$db" "select chosen from best_view where template = 'vendor'")|$(q "$db" "select c.params,
+              t.rel_error between 0 and 1e-5, s.command,
+              t.message like 'mmtune bench:%the template 0.%x the vendor, beyond noise; libmmtuned serves it'
+              from best b join config c on c.id = b.config_id join trial t on t.id = b.trial_id
+              join session s on s.id = t.session_id where b.template_name = 'vendor'")" \
+  "1|ROUTINE=cblas_sgemm|1|mmtune bench|1"
+
+check "mmtune bench again" 0 bench
+grep -qE 'config: LIBRARY=OpenBLAS[^,]*,ROUTINE=cblas_sgemm' "$tmp/out" && grep -qE 'note: tuned *$' "$tmp/out" &&
+  ! grep -q 'demoted' "$tmp/out" && echo "ok: libmmtuned serves the vendor as the tuned entry, nothing more to demote" ||
+  { echo "FAIL: the vendor is not served"; cat "$tmp/out"; fail=1; }
+exit $fail
