@@ -159,6 +159,12 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
                                            double time_ms_median, double gflops),
                                  void *user, mmt_err *err);
 
+/* The fastest ok trial of (device, problem, template) whose relative error is known and at
+ * most max_error (measured quiet): its configuration into params (empty: none) and median
+ * into *ms. The tuner's fallback where the fastest winner is less accurate than the vendor. */
+mmt_status mmt_store_fastest_within(mmt_store *st, int64_t device_id, int64_t problem_id, int64_t template_id,
+                                    double max_error, char *params, size_t size, double *ms, mmt_err *err);
+
 /* The trials of one (device, problem, template): a landscape for replaying searches. The
  * device is rebuilt from its row (identity and props), as search spaces read it. */
 typedef struct mmt_trial_set {

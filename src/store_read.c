@@ -226,6 +226,35 @@ mmt_status mmt_store_trials_each(mmt_store *st, int64_t device_id, int64_t probl
     return r;
 }
 
+mmt_status mmt_store_fastest_within(mmt_store *st, int64_t device_id, int64_t problem_id, int64_t template_id,
+                                    double max_error, char *params, size_t size, double *ms, mmt_err *err)
+{
+    params[0] = '\0';
+    *ms = INFINITY;
+    sqlite3_stmt *s;
+    FORWARD_IF_ERROR(mmt_store_prepare(st,
+                                       "SELECT c.params, t.time_ms_median FROM trial t "
+                                       "JOIN config c ON c.id = t.config_id "
+                                       "WHERE t.device_id = ? AND t.problem_id = ? AND c.template_id = ? "
+                                       "AND t.status = 'ok' AND t.rel_error > 0 AND t.rel_error <= ? "
+                                       "AND t.time_ms_median > 0 AND NOT " MMT_STORE_BUSY("t.cpu_wait")
+                                       " ORDER BY t.time_ms_median, c.params LIMIT 1",
+                                       &s, err));
+    sqlite3_bind_int64(s, 1, device_id);
+    sqlite3_bind_int64(s, 2, problem_id);
+    sqlite3_bind_int64(s, 3, template_id);
+    sqlite3_bind_double(s, 4, max_error);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        snprintf(params, size, "%s", mmt_store_text_at(s, 0));
+        *ms = sqlite3_column_double(s, 1);
+        rc = SQLITE_DONE;
+    }
+    mmt_status r = rc == SQLITE_DONE ? MMT_OK : mmt_store_db_error(st, err, "the fastest trial within an error");
+    sqlite3_finalize(s);
+    return r;
+}
+
 static int trial_set_row(sqlite3_stmt *s, void *elem)
 {
     mmt_trial_set *t = elem;

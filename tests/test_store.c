@@ -227,6 +227,52 @@ static void test_busy(void)
     mmt_store_close(st);
 }
 
+/* The tuner's fallback where the fastest winner is less accurate than the vendor: the
+ * fastest ok trial whose error is known and within a bound, measured quiet, of this
+ * template and problem alone. */
+static void test_fastest_within(void)
+{
+    mmt_err err;
+    char path[256], params[64];
+    snprintf(path, sizeof path, "%s/within.db", dir);
+    mmt_store *st;
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!st) return;
+    mmt_device_info d = device("within-cpu");
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64}, q = p;
+    q.m = 65;
+    int64_t dev, tpl, other, c[5], prob, prob2;
+    CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
+    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "aaaa", &tpl, &err), &err);
+    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "bbbb", &other, &err), &err);
+    static const char *const texts[5] = {"MR=4", "MR=6", "MR=8", "MR=14", "MR=2"};
+    for (int i = 0; i < 4; i++) CHECK_OK(mmt_store_config(st, tpl, texts[i], &c[i], &err), &err);
+    CHECK_OK(mmt_store_config(st, other, texts[4], &c[4], &err), &err);
+    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &q, &prob2, &err), &err);
+    /* (config, problem, ms, error, cpu_wait): the fastest is too inaccurate, the next one busy,
+     * the next one's error unknown; another template's and another problem's are faster */
+    const struct { int cfg; int64_t problem; double ms, error, wait; } rows[] = {
+        {0, prob, 1.0, 3.3e-7, 0}, {1, prob, 1.1, 2.9e-7, 0.6}, {2, prob, 1.15, -1, 0},
+        {3, prob, 1.2, 3.0e-7, 0}, {4, prob, 0.5, 1e-7, 0},     {3, prob2, 0.4, 1e-7, 0}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        mmt_trial_rec t = {.device_id = dev, .problem_id = rows[i].problem, .config_id = c[rows[i].cfg],
+                           .status = MMT_TRIAL_OK, .time_ms_median = rows[i].ms, .time_ms_min = rows[i].ms,
+                           .time_ms_max = rows[i].ms, .gflops = 1000 / rows[i].ms, .rel_error = rows[i].error,
+                           .reps = 5, .cpu_wait = rows[i].wait};
+        CHECK_OK(mmt_store_trial_add(st, &t, NULL, &err), &err);
+    }
+    double ms = 0;
+    CHECK_OK(mmt_store_fastest_within(st, dev, prob, tpl, 3.3e-7, params, sizeof params, &ms, &err), &err);
+    CHECK_EQ_STR(params, "MR=4");
+    CHECK_OK(mmt_store_fastest_within(st, dev, prob, tpl, 3.2e-7, params, sizeof params, &ms, &err), &err);
+    CHECK_EQ_STR(params, "MR=14");
+    CHECK(ms == 1.2);
+    CHECK_OK(mmt_store_fastest_within(st, dev, prob, tpl, 1e-8, params, sizeof params, &ms, &err), &err);
+    CHECK_EQ_STR(params, ""); /* none */
+    mmt_store_close(st);
+}
+
 /* The miss table: counts add up per (device, problem) across writes, lists are per device
  * and most called first, a write is one transaction (a bad problem leaves nothing), and
  * miss_view says which misses have a best now. */
@@ -640,6 +686,7 @@ int main(void)
     test_concurrent_create();
     test_modes();
     test_busy();
+    test_fastest_within();
     test_misses();
     test_ooc_rows();
 

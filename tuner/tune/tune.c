@@ -508,6 +508,37 @@ static void describe_figures(mmt_tune_result *r, const mmt_versus *vs)
     }
 }
 
+/* Where the fastest winner lost the vendor round on accuracy alone (its error above 1.1x the
+ * vendor's on the same inputs), its family's fastest configuration measured within that
+ * error takes its place and the round runs again, once: on the 2-core VM the winner of f32
+ * 1024^3 ran 1.10x OpenBLAS at 3.3e-7 against its 3.0e-7, and the vendor served a problem
+ * that a configuration a little slower and as accurate would have won. part[f] (which
+ * winners[] reads) takes the new configuration. */
+static mmt_status accurate_again(mmt_tuner *t, const mmt_problem *p, int64_t problem_id, mmt_versus_entry *winners,
+                                 int n_winners, mmt_tune_result *part, const int *winner_part, mmt_versus *vs,
+                                 mmt_err *err)
+{
+    if (vs->vendor_serves != MMT_VENDOR_MORE_ACCURATE || vs->winner < 0 || !(vs->vendor_error > 0)) return MMT_OK;
+    mmt_tune_result *pt = &part[winner_part[vs->winner]];
+    const mmt_family *fam = winners[vs->winner].fam;
+    const double bound = MMT_VENDOR_ERROR_RATIO * vs->vendor_error, fastest_error = vs->tuned_error[vs->winner];
+    int64_t template_id;
+    char params[sizeof pt->params];
+    double ms;
+    FORWARD_IF_ERROR(mmt_store_template(t->st, fam->name, fam->source_hash, &template_id, err));
+    FORWARD_IF_ERROR(
+        mmt_store_fastest_within(t->st, t->device_id, problem_id, template_id, bound, params, sizeof params, &ms, err));
+    if (!params[0] || strcmp(params, pt->params) == 0) return MMT_OK;
+    snprintf(pt->params, sizeof pt->params, "%s", params);
+    pt->chosen_ms = ms;
+    size_t used = strlen(pt->detail.final);
+    append(pt->detail.final, sizeof pt->detail.final, &used,
+           "; its error %.2g was above %.1fx the vendor's %.2g: the fastest configuration within that (%.4g ms in "
+           "the search) took its place beside the vendor",
+           fastest_error, MMT_VENDOR_ERROR_RATIO, vs->vendor_error, ms);
+    return mmt_versus_run(t, p, problem_id, winners, n_winners, vs, err);
+}
+
 mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result *r, mmt_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -578,6 +609,7 @@ mmt_status mmt_tune_problem(mmt_tuner *t, const mmt_problem *p, mmt_tune_result 
     mmt_versus vs = {.winner = -1};
     if (st == MMT_OK && n_winners > 0 && !stopped(t)) {
         st = mmt_versus_run(t, p, problem_id, winners, n_winners, &vs, err);
+        if (st == MMT_OK) st = accurate_again(t, p, problem_id, winners, n_winners, part, winner_part, &vs, err);
         if (st == MMT_OK && vs.winner >= 0) {
             take_family(r, &part[winner_part[vs.winner]]);
             r->tuned = figure_of(&vs.tuned[vs.winner], vs.tuned_error[vs.winner]);
