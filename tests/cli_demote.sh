@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # cli_demote.sh MMTUNE DATA - a tuned template that a later run finds slower than the vendor
 # beyond noise is demoted, never served silently. The CPU family's template is replaced by
-# a stand-in that takes 0.5 ms a call (tests/data/templates_slow/cpu/gemm_avx.c: the tuner and
-# libmmtuned both read MMTUNE_TEMPLATE_DIR); a tune with the vendor off (a yardstick) makes
-# it the best of f32 64^3; `mmtune bench`, paired with OpenBLAS (microseconds), says so in
-# its row and footer and records the vendor's figure as the vendor family's best (a verified
-# trial of a session "mmtune bench"), so libmmtuned serves the vendor from then on, which
-# the next bench runs. With MMTUNE_VENDOR=off a bench demotes nothing.
+# cli_final's paced one (tests/data/templates/cpu/gemm_paced.c: 100-500 us a call whatever
+# the knobs, copied to cpu/gemm_avx.c of a MMTUNE_TEMPLATE_DIR, which the tuner and
+# libmmtuned both read); a tune with the vendor off (a yardstick) makes it the best of f32
+# 64^3; `mmtune bench`, paired with OpenBLAS (microseconds), says so in its row and footer
+# and records the vendor's figure as the vendor family's best (a verified trial of a
+# session "mmtune bench"), so libmmtuned serves the vendor from then on, which the next
+# bench runs. With MMTUNE_VENDOR=off a bench demotes nothing.
 set -u
 MMTUNE=$1
 DATA=$2
 . "$(dirname "$0")/clilib.sh"
 need_sqlite3
 unset MMTUNE_VENDOR
-export MMTUNE_TEMPLATE_DIR="$DATA/templates_slow"
+mkdir -p "$tmp/templates/cpu" && cp "$DATA/templates/cpu/gemm_paced.c" "$tmp/templates/cpu/gemm_avx.c"
+export MMTUNE_TEMPLATE_DIR="$tmp/templates"
 db=$tmp/d.db
 problem="f32 row NN 64x64x64"
 bench() { "$MMTUNE" bench --device cpu --problem "$problem" --db "$db"; }
 vendor_bests() { q "$db" "select count(*) from best where template_name = 'vendor'"; }
 
-check "a tune of the slow stand-in, the vendor off" 0 env MMTUNE_VENDOR=off "$MMTUNE" --device cpu \
+check "a tune of the paced stand-in, the vendor off" 0 env MMTUNE_VENDOR=off "$MMTUNE" --device cpu \
   --problem "$problem" --budget 2 --db "$db"
 grep -q "vendor: OpenBLAS" "$tmp/out" || skip "OpenBLAS is not installed: there is no vendor to demote to"
 expect_eq "the template's best, no vendor family best" \
