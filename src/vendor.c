@@ -202,6 +202,7 @@ const char *mmt_vendor_route_params(const mmt_backend *be, mmt_mode mode, mmt_ve
 {
     const char *routine = mmt_vendor_routine(be, mode);
     if (!routine) return NULL;
+    if (strcmp(be->name, "cuda") != 0) route = MMT_VENDOR_PLAN; /* the host BLAS: every route is its routine */
     snprintf(buf, size, "ROUTINE=%s%s", route == MMT_VENDOR_PLAN_WORKSPACE ? MMT_VENDOR_LT_ROUTINE : routine,
              route == MMT_VENDOR_CALL ? OWN_CALL : "");
     return buf;

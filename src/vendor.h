@@ -85,7 +85,8 @@ typedef enum mmt_vendor_route {
 
 /* The vendor family's configuration text of a route on backend be in mode, into buf:
  * ROUTINE=<the routine> (MMT_VENDOR_PLAN), ROUTINE=cublasLtMatmul (MMT_VENDOR_PLAN_WORKSPACE),
- * ROUTINE=<the routine>,PLAN=0 (MMT_VENDOR_CALL); NULL where be has no routine for mode.
+ * ROUTINE=<the routine>,PLAN=0 (MMT_VENDOR_CALL); on the host BLAS, whose routes are all its
+ * routine, ROUTINE=<the routine> for each; NULL where be has no routine for mode.
  * mmt_vendor_route_of reads the route back from such a text (MMT_VENDOR_PLAN where it names
  * none: the configurations written before the routes). */
 #define MMT_VENDOR_LT_ROUTINE "cublasLtMatmul"
