@@ -13,15 +13,11 @@
 _Static_assert(MMT_MAX_FAMILIES + 3 <= MMT_BENCH_MAX_PAIRED,
                "a paired measurement holds every family and the vendor's three routes");
 
-/* Records a result of template (name, source hash) and configuration params as a trial of
- * this session; an ok one becomes its family's best. *trial_id: the trial (0 if none was
- * recorded). */
-static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id, const char *name,
-                         const char *source_hash, const char *params, const mmt_measure *r, const char *how,
-                         int64_t *trial_id, mmt_err *err)
+mmt_status mmt_versus_record(const mmt_versus_to *to, const char *name, const char *source_hash, const char *params,
+                             const mmt_measure *r, const char *by, const char *how, int64_t *trial_id, mmt_err *err)
 {
     char message[2400];
-    mmt_trial_rec rec = {.session_id = t->session_id, .device_id = t->device_id, .problem_id = problem_id,
+    mmt_trial_rec rec = {.session_id = to->session_id, .device_id = to->device_id, .problem_id = to->problem_id,
                          .status = r->status, .rel_error = isnan(r->rel_error) ? -1 : r->rel_error,
                          .message = message, .cpu_wait = r->cpu_wait};
     if (r->status == MMT_TRIAL_OK) {
@@ -29,17 +25,25 @@ static mmt_status record(mmt_tuner *t, const mmt_problem *np, int64_t problem_id
         rec.time_ms_min = r->timing.min_ms;
         rec.time_ms_max = r->timing.max_ms;
         rec.reps = r->timing.samples;
-        rec.gflops = mmt_problem_flops(np) / (r->timing.median_ms * 1e6);
-        snprintf(message, sizeof message, "vendor round: %s", how);
+        rec.gflops = mmt_problem_flops(to->np) / (r->timing.median_ms * 1e6);
+        snprintf(message, sizeof message, "%s: %s", by, how);
     } else {
-        snprintf(message, sizeof message, "vendor round: %.2000s", r->message);
+        snprintf(message, sizeof message, "%s: %.2000s", by, r->message);
     }
     int64_t template_id;
     *trial_id = 0;
-    FORWARD_IF_ERROR(mmt_store_template(t->st, name, source_hash, &template_id, err));
-    FORWARD_IF_ERROR(mmt_store_config(t->st, template_id, params, &rec.config_id, err));
-    FORWARD_IF_ERROR(mmt_store_trial_add(t->st, &rec, trial_id, err));
-    return r->status == MMT_TRIAL_OK ? mmt_store_best_set(t->st, *trial_id, err) : MMT_OK;
+    FORWARD_IF_ERROR(mmt_store_template(to->st, name, source_hash, &template_id, err));
+    FORWARD_IF_ERROR(mmt_store_config(to->st, template_id, params, &rec.config_id, err));
+    FORWARD_IF_ERROR(mmt_store_trial_add(to->st, &rec, trial_id, err));
+    return r->status == MMT_TRIAL_OK ? mmt_store_best_set(to->st, *trial_id, err) : MMT_OK;
+}
+
+mmt_status mmt_versus_record_vendor(const mmt_versus_to *to, const char *params, const mmt_measure *r, const char *by,
+                                    const char *how, mmt_err *err)
+{
+    int64_t id;
+    FORWARD_IF_ERROR(mmt_versus_record(to, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, params, r, by, how, &id, err));
+    return mmt_store_best_partial(to->st, to->device_id, to->problem_id, MMT_VENDOR_TEMPLATE, 0, err); /* no search */
 }
 
 mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winner_error, const mmt_timing *vendor,
@@ -81,6 +85,7 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     out->winner = -1;
     RETURN_ERROR_IF(n < 1 || n > MMT_MAX_FAMILIES, err, MMT_INVALID_ARGUMENT, "vendor round of %d winners", n);
     mmt_problem np = mmt_problem_normalise(p);
+    const mmt_versus_to to = {t->st, t->session_id, t->device_id, problem_id, &np};
     mmt_space_env env = {.problem = &np, .device = &t->dev};
     mmt_worker_binary bins[MMT_MAX_FAMILIES];
     int who[MMT_MAX_FAMILIES], m = 0;
@@ -123,8 +128,8 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
     int64_t winner_trial = 0;
     for (int j = 0; j < m && st == MMT_OK; j++) {
         int64_t id;
-        st = record(t, &np, problem_id, e[who[j]].fam->name, e[who[j]].fam->source_hash, e[who[j]].params, &res[j],
-                    how, &id, err);
+        st = mmt_versus_record(&to, e[who[j]].fam->name, e[who[j]].fam->source_hash, e[who[j]].params, &res[j],
+                               "vendor round", how, &id, err);
         if (st != MMT_OK || res[j].status != MMT_TRIAL_OK) continue;
         out->tuned[who[j]] = res[j].timing;
         out->tuned_error[who[j]] = res[j].rel_error;
@@ -156,7 +161,6 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
                                  : MMT_VENDOR_NOT;
     if (!out->vendor_serves)
         return mmt_store_best_drop(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, NULL, err);
-    int64_t id;
     snprintf(how + strlen(how), sizeof how - strlen(how), "; %s: libmmtuned serves it",
              out->vendor_serves == MMT_VENDOR_FASTER          ? "faster than every template"
              : out->vendor_serves == MMT_VENDOR_FASTER_BESIDE ? "faster than the fastest template with their calls "
@@ -164,7 +168,5 @@ mmt_status mmt_versus_run(mmt_tuner *t, const mmt_problem *p, int64_t problem_id
              : out->vendor_serves == MMT_VENDOR_FASTER_COOL   ? "faster than the fastest template with the GPU below "
                                                                 "its power limit"
                                                               : "more accurate than the fastest template");
-    FORWARD_IF_ERROR(
-        record(t, &np, problem_id, MMT_VENDOR_TEMPLATE, MMT_VENDOR_SOURCE_HASH, params, &vres, how, &id, err));
-    return mmt_store_best_partial(t->st, t->device_id, problem_id, MMT_VENDOR_TEMPLATE, 0, err); /* no search */
+    return mmt_versus_record_vendor(&to, params, &vres, "vendor round", how, err);
 }

@@ -43,6 +43,26 @@ mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winn
 #define MMT_DEMOTE_RATIO 0.98
 int mmt_versus_demotes(const mmt_timing *tuned, const mmt_timing *vendor);
 
+/* Where a round's results go: the store, this session, the device, and the problem (its row
+ * and np, its normal form). */
+typedef struct mmt_versus_to {
+    mmt_store *st;
+    int64_t session_id, device_id, problem_id;
+    const mmt_problem *np;
+} mmt_versus_to;
+
+/* Records result r of template (name, source hash) and configuration params as a trial, its
+ * message "<by>: <how>" (r's own message after by where it failed); an ok one becomes its
+ * family's best. *trial_id: the trial (0 if none was recorded). */
+mmt_status mmt_versus_record(const mmt_versus_to *to, const char *name, const char *source_hash, const char *params,
+                             const mmt_measure *r, const char *by, const char *how, int64_t *trial_id, mmt_err *err);
+
+/* The vendor's ok result r (params: its route's configuration) recorded so and made the
+ * vendor family's best, its search complete: libmmtuned serves the vendor for the problem
+ * (the vendor round's verdict, and mmtune bench's demotion). */
+mmt_status mmt_versus_record_vendor(const mmt_versus_to *to, const char *params, const mmt_measure *r, const char *by,
+                                    const char *how, mmt_err *err);
+
 /* A family's winner. */
 typedef struct mmt_versus_entry {
     const mmt_family *fam;
