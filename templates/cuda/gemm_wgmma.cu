@@ -21,7 +21,10 @@
  *                   sums each stage's lo_a hi_b + hi_a lo_b + hi_a hi_b from zero before
  *                   one rounded fp32 add into the accumulators (the tensor cores truncate
  *                   what they add into a running sum).
- * C is fp32 or the input type (MMT_OUT). BLAS rules: beta == 0 -> C is not read; alpha == 0
+ *   6 e4m3, 7 e5m2  8-bit floating-point inputs (FP8), wgmma k32, both operands K-major as
+ *                   for tf32 (the others packed K-major); the scales per tensor are folded
+ *                   into alpha by the host.
+ * C is fp32 or the input type (MMT_OUT); FP8 writes fp32, bf16 or f16. BLAS rules: beta == 0 -> C is not read; alpha == 0
  * or K == 0 -> A and B are not read.
  *
  * Structure (warp specialisation): a block is one producer warpgroup and CONSUMERS consumer
@@ -76,10 +79,10 @@
 
 /* ---- knobs ------------------------------------------------------------------------ */
 #ifndef MMT_MODE
-#define MMT_MODE 2 /* 2 bf16, 3 f16, 4 tf32 */
+#define MMT_MODE 2 /* 2 bf16, 3 f16, 4 tf32, 5 f32x3, 6 e4m3, 7 e5m2 */
 #endif
 #ifndef MMT_OUT
-#define MMT_OUT 0 /* type of C: 0 f32, 2 bf16, 3 f16 */
+#define MMT_OUT 0 /* type of C: 0 f32, 2 bf16, 3 f16 (16-bit: the input type's, or FP8's choice) */
 #endif
 #ifndef OP_A
 #define OP_A 0 /* 1: A is transposed (stored K x M, contiguous along m) */
@@ -129,8 +132,19 @@
 #if !SWAP && ((OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2)))
 #error "tf32 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
 #endif
+#elif MMT_MODE == 6 || MMT_MODE == 7
+#define ELEM 1
+#define WG_K "32"
+#if MMT_MODE == 6
+#define WG_TYPES "f32.e4m3.e4m3"
 #else
-#error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32) or 5 (f32x3)"
+#define WG_TYPES "f32.e5m2.e5m2"
+#endif
+#if (OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2))
+#error "FP8 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
+#endif
+#else
+#error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32), 5 (f32x3), 6 (e4m3) or 7 (e5m2)"
 #endif
 #define SPLIT (MMT_MODE == 5) /* f32x3: stages split into hi and lo */
 #if MMT_MODE == 2
@@ -140,24 +154,24 @@
 #endif
 #if MMT_OUT == 0
 typedef float TC;
-#elif (MMT_OUT == 2 || MMT_OUT == 3) && MMT_OUT == MMT_MODE
+#elif (MMT_OUT == 2 || MMT_OUT == 3) && (MMT_OUT == MMT_MODE || ELEM == 1)
 typedef unsigned short TC;
 #else
-#error "MMT_OUT is 0 (f32) or the 16-bit input type"
+#error "MMT_OUT is 0 (f32), the 16-bit input type, or for FP8 bf16 or f16"
 #endif
 
 #define STR_(x) #x
 #define XSTR(x) STR_(x)
 /* the operands' layouts in shared memory: 1 where contiguous along m (A) or n (B); packed
- * 32-bit operands are K-major whatever their orientation in memory */
+ * 32-bit and 8-bit operands are K-major whatever their orientation in memory */
 #define PACK_A (PACK & 1)
 #define PACK_B (PACK / 2)
-#if OP_A && !(PACK_A && ELEM == 4)
+#if OP_A && !(PACK_A && ELEM != 2)
 #define A_MN_ 1
 #else
 #define A_MN_ 0
 #endif
-#if !OP_B && !(PACK_B && ELEM == 4)
+#if !OP_B && !(PACK_B && ELEM != 2)
 #define B_MN_ 1
 #else
 #define B_MN_ 0
@@ -181,8 +195,8 @@ typedef unsigned short TC;
 #endif
 
 #define LINE 128              /* bytes of a swizzle line */
-#define BK (LINE / ELEM)      /* K of a stage: one line (64 16-bit or 32 32-bit elements) */
-#define KSTEP (32 / ELEM)     /* K of one wgmma (16 or 8) */
+#define BK (LINE / ELEM)      /* K of a stage: one line (128 8-bit, 64 16-bit or 32 32-bit elements) */
+#define KSTEP (32 / ELEM)     /* K of one wgmma (32, 16 or 8): 32 bytes of the line */
 #define WM (BM / CONSUMERS)   /* rows per consumer warpgroup */
 #define MI (WM / 64)          /* m64 wgmmas per consumer */
 #define THREADS_ (128 * (CONSUMERS + 1))
@@ -1162,7 +1176,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #if PACK || SPLITK > 1
 /* ---- the pass before the kernel ---------------------------------------------------------- */
 
-typedef unsigned short TP; /* copied as 16-bit units: any element type */
+#if ELEM == 1
+typedef unsigned char TP; /* copied element by element: a row of odd bytes ends where it ends */
+#else
+typedef unsigned short TP; /* copied as 16-bit units: any 16- or 32-bit element type */
+#endif
 #define PU (16 / sizeof(TP))
 
 /* rows x cols elements of src (row pitch ld) to dst at the pitch rounded up to 16 bytes, one
@@ -1184,16 +1202,22 @@ __device__ __forceinline__ void pack(unsigned char *dst, const unsigned char *sr
     }
 }
 
-/* rows x cols 32-bit elements of src (row pitch ld) to dst transposed (cols rows of `rows`
- * elements at 16-byte pitches), in 32 x 32 tiles through shared memory so that both the
- * reads and the writes run along rows; a block takes every gridDim.x-th tile. */
+/* rows x cols elements of src (row pitch ld; 32-bit or 8-bit: TT) to dst transposed (cols
+ * rows of `rows` elements at 16-byte pitches), in 32 x 32 tiles through shared memory so
+ * that both the reads and the writes run along rows; a block takes every gridDim.x-th tile. */
+#if ELEM == 1
+typedef unsigned char TT;
+#else
+typedef unsigned TT;
+#endif
 __device__ __forceinline__ void pack_transposed(unsigned char *dst, const unsigned char *src, long long ld,
                                                 long long rows, long long cols)
 {
-    __shared__ unsigned tile[32][33];
-    const unsigned *const in = reinterpret_cast<const unsigned *>(src);
-    unsigned *const out = reinterpret_cast<unsigned *>(dst);
-    const long long pitch = (rows * 4 + 15) / 16 * 4, tiles_c = (cols + 31) / 32, tiles = (rows + 31) / 32 * tiles_c;
+    __shared__ TT tile[32][33];
+    const TT *const in = reinterpret_cast<const TT *>(src);
+    TT *const out = reinterpret_cast<TT *>(dst);
+    const long long pitch = (rows * ELEM + 15) / 16 * (16 / ELEM), tiles_c = (cols + 31) / 32,
+                    tiles = (rows + 31) / 32 * tiles_c;
     const int x = threadIdx.x % 32, y0 = threadIdx.x / 32, dy = blockDim.x / 32;
     for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
         const long long r0 = t / tiles_c * 32, c0 = t % tiles_c * 32;
