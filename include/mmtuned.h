@@ -67,7 +67,9 @@ typedef enum mmt_layout { MMT_ROW_MAJOR = 101, MMT_COL_MAJOR = 102 } mmt_layout;
 typedef enum mmt_transpose { MMT_NO_TRANS = 111, MMT_TRANS = 112 } mmt_transpose;
 
 /* Element types of a problem. bf16 and f16 are stored as their 16-bit patterns. */
-typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1, MMT_BF16 = 2, MMT_F16 = 3 } mmt_dtype;
+/* MMT_E4M3 and MMT_E5M2: 8-bit floating point (OCP FP8), inputs only (a GPU's Hopper tensor
+ * cores; C is MMT_F32, MMT_BF16 or MMT_F16). A scale per tensor goes into alpha. */
+typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1, MMT_BF16 = 2, MMT_F16 = 3, MMT_E4M3 = 4, MMT_E5M2 = 5 } mmt_dtype;
 
 /* How the products are formed (the precision mode of a problem):
  *   MMT_COMPUTE_NATIVE  the input type's own: f32 and f64 on CUDA cores or the CPU, bf16 and
@@ -156,8 +158,8 @@ MMT_API mmt_status mmt_dgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose tran
 
 /* What a general GEMM computes besides its sizes. */
 typedef struct mmt_gemm_desc {
-    mmt_dtype ab_type;       /* A and B: MMT_F32, MMT_F64, MMT_BF16, MMT_F16 */
-    mmt_dtype c_type;        /* C: ab_type, or MMT_F32 for bf16 and f16 inputs */
+    mmt_dtype ab_type;       /* A and B: MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2 */
+    mmt_dtype c_type;        /* C: ab_type, or MMT_F32 for bf16 and f16 inputs; FP8's: MMT_F32, MMT_BF16, MMT_F16 */
     mmt_compute compute;     /* TF32 and F32X3 need f32 inputs and output */
     mmt_layout layout;
     mmt_transpose trans_a, trans_b;

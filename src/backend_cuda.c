@@ -426,7 +426,8 @@ static mmt_status tensor_map(mmt_module *mod, const mmt_gemm_params *p, const mm
                                  : row_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                    : CU_TENSOR_MAP_SWIZZLE_NONE;
     const int tf32 = o < 2 && g->tma_tf32;
-    CUtensorMapDataType type = e.elem == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+    CUtensorMapDataType type = e.elem == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8 /* FP8 */
+                               : e.elem == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
                                : e.elem == 4 ? (tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
     const cuuint64_t dims[2] = {e.dims[0], e.dims[1]}, strides[1] = {e.pitch};

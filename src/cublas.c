@@ -179,8 +179,11 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
                        void *stream, int planned, mmt_err *err)
 {
     const mmt_dtype in = mmt_mode_dtype(mode);
-    RETURN_ERROR_IF(!mmt_mode_name(mode) || (out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
+    const int fp8 = mmt_dtype_fp8(in);
+    RETURN_ERROR_IF(!mmt_mode_name(mode) || (fp8 ? mmt_dtype_fp8(out) || out == MMT_F64
+                                                 : out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
                     err, MMT_INVALID_ARGUMENT, "cuBLAS: no GEMM of mode %d with output type %d", (int)mode, (int)out);
+    RETURN_ERROR_IF(fp8 && bt, err, MMT_UNSUPPORTED, "cuBLAS has no strided batch of FP8 GEMMs");
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
                         p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
                     err, MMT_UNSUPPORTED, "cuBLAS takes 32-bit sizes");
@@ -189,8 +192,19 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
     int pushed;
     FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
     pthread_mutex_lock(&cb->lock);
-    mmt_status st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, planned == 2, stream) : MMT_UNSUPPORTED;
-    if (st == MMT_UNSUPPORTED) st = gemm_in(cb, mode, out, p, bt, stream, err);
+    mmt_status st;
+    if (fp8 && p->k > 0) { /* cuBLAS's own calls have no FP8: cuBLASLt's matmul, whatever planned says */
+        st = cb->lt ? mmt_cublaslt_gemm_whole(cb->lt, mode, out, p, stream) : MMT_UNSUPPORTED;
+        if (st == MMT_UNSUPPORTED)
+            mmt_err_set(err, st, "cuBLASLt has no FP8 matmul for this call (%s; it takes both operands K-major, "
+                                 "row-major NT, 16-byte aligned)", cb->lt ? "none found" : "no libcublasLt");
+    } else if (fp8) { /* K == 0: C = beta C, A and B not read: the output type's own GEMM */
+        st = gemm_in(cb, out == MMT_F32 ? MMT_MODE_F32 : out == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16, out, p, bt,
+                     stream, err);
+    } else {
+        st = planned && cb->lt ? mmt_cublaslt_gemm(cb->lt, mode, out, p, planned == 2, stream) : MMT_UNSUPPORTED;
+        if (st == MMT_UNSUPPORTED) st = gemm_in(cb, mode, out, p, bt, stream, err);
+    }
     pthread_mutex_unlock(&cb->lock);
     mmt_cuda_context_leave(pushed);
     return st;

@@ -20,7 +20,7 @@ typedef struct lt_heuristic {
     float waves;
     int reserved[4];
 } lt_heuristic;
-enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
+enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUDA_R_8F_E4M3 = 28, CUDA_R_8F_E5M2 = 29 };
 enum { COMPUTE_32F = 68, COMPUTE_64F = 70, COMPUTE_32F_FAST_TF32 = 77 };
 enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1, PREF_ALIGN_A = 5 }; /* B, C, D: 6, 7, 8 */
 enum { DESC_EPILOGUE = 7, DESC_BIAS_POINTER = 8, DESC_BIAS_DATA_TYPE = 26 };
@@ -177,7 +177,12 @@ static uint64_t key_hash(const plan_key *k)
 
 static int data_type(mmt_dtype t)
 {
-    return t == MMT_BF16 ? CUDA_R_16BF : t == MMT_F16 ? CUDA_R_16F : t == MMT_F64 ? CUDA_R_64F : CUDA_R_32F;
+    return t == MMT_BF16   ? CUDA_R_16BF
+           : t == MMT_F16  ? CUDA_R_16F
+           : t == MMT_F64  ? CUDA_R_64F
+           : t == MMT_E4M3 ? CUDA_R_8F_E4M3
+           : t == MMT_E5M2 ? CUDA_R_8F_E5M2
+                           : CUDA_R_32F;
 }
 
 /* Fills pl for its key: descriptors as cublas.c's call (row-major C = op(A) op(B) as
@@ -193,7 +198,8 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
     /* A plan with workspace only on tensor cores: for f32 and f64 the kernel cuBLAS's own
      * Sgemm and Dgemm choose ran faster on the GPU than cuBLASLt's split-K one (H200, f32
      * 256x256x8192: 0.97x), and what a plan saves on the host does not make that up. */
-    const int tensor_cores = mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_TF32;
+    const int tensor_cores = mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_TF32 ||
+                             mode == MMT_MODE_E4M3 || mode == MMT_MODE_E5M2;
     lt_pref pref = NULL;
     lt_heuristic best;
     int found = 0;
@@ -319,4 +325,10 @@ mmt_status mmt_cublaslt_gemm_epilogue(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype
     if (!pl->usable || (bias && lt->desc_set(pl->desc, DESC_BIAS_POINTER, &bias, sizeof bias) != 0))
         return MMT_UNSUPPORTED;
     return run_plan(lt, pl, mode, p, stream);
+}
+
+mmt_status mmt_cublaslt_gemm_whole(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                   void *stream)
+{
+    return mmt_cublaslt_gemm_epilogue(lt, mode, out, p, MMT_ACT_NONE, NULL, MMT_F32, stream);
 }

@@ -27,6 +27,12 @@ void mmt_cublaslt_close(mmt_cublaslt *lt);
 mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p, int workspace,
                              void *stream);
 
+/* p's GEMM on a plan kept per problem whatever its size (workspace allowed): the one route
+ * of FP8, which cuBLAS's own calls lack. MMT_UNSUPPORTED, nothing launched, where cuBLASLt
+ * has no algorithm for it (FP8 takes both operands K-major: row-major NT). Not thread-safe. */
+mmt_status mmt_cublaslt_gemm_whole(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
+                                   void *stream);
+
 /* The same with cuBLASLt's epilogue fused in: C = act(alpha op(A) op(B) + beta C + bias),
  * bias (NULL: none) a vector of bias_type with a value per column of p's row-major C, act
  * ReLU or GELU's tanh form (or none), on a plan kept per problem and epilogue whatever the

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dtype_names[] = {"f32", "f64", "bf16", "f16"};
-static const char *const mode_names[MMT_N_MODES] = {"f32", "f64", "bf16", "f16", "tf32", "f32x3"};
+static const char *const dtype_names[] = {"f32", "f64", "bf16", "f16", "e4m3", "e5m2"};
+static const char *const mode_names[MMT_N_MODES] = {"f32", "f64", "bf16", "f16", "tf32", "f32x3", "e4m3", "e5m2"};
 
 const char *mmt_dtype_name(mmt_dtype dtype)
 {
@@ -23,7 +23,12 @@ int mmt_dtype_parse(const char *name, mmt_dtype *out)
     return -1;
 }
 
-int mmt_dtype_size(mmt_dtype dtype) { return dtype == MMT_F64 ? 8 : dtype == MMT_F32 ? 4 : 2; }
+int mmt_dtype_size(mmt_dtype dtype)
+{
+    return dtype == MMT_F64 ? 8 : dtype == MMT_F32 ? 4 : mmt_dtype_fp8(dtype) ? 1 : 2;
+}
+
+int mmt_dtype_fp8(mmt_dtype dtype) { return dtype == MMT_E4M3 || dtype == MMT_E5M2; }
 
 const char *mmt_mode_name(mmt_mode mode) { return (unsigned)mode < MMT_N_MODES ? mode_names[mode] : NULL; }
 
@@ -43,17 +48,26 @@ mmt_dtype mmt_mode_dtype(mmt_mode mode)
     case MMT_MODE_F64: return MMT_F64;
     case MMT_MODE_BF16: return MMT_BF16;
     case MMT_MODE_F16: return MMT_F16;
+    case MMT_MODE_E4M3: return MMT_E4M3;
+    case MMT_MODE_E5M2: return MMT_E5M2;
     default: return MMT_F32;
     }
 }
 
 int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out)
 {
-    if (compute == MMT_COMPUTE_NATIVE && mmt_dtype_name(dtype)) *out = (mmt_mode)dtype; /* same numbers */
+    if (compute == MMT_COMPUTE_NATIVE && mmt_dtype_fp8(dtype))
+        *out = dtype == MMT_E4M3 ? MMT_MODE_E4M3 : MMT_MODE_E5M2;
+    else if (compute == MMT_COMPUTE_NATIVE && mmt_dtype_name(dtype)) *out = (mmt_mode)dtype; /* same numbers */
     else if (compute == MMT_COMPUTE_TF32 && dtype == MMT_F32) *out = MMT_MODE_TF32;
     else if (compute == MMT_COMPUTE_F32X3 && dtype == MMT_F32) *out = MMT_MODE_F32X3;
     else return -1;
     return 0;
+}
+
+mmt_dtype mmt_mode_default_out(mmt_mode mode)
+{
+    return mmt_dtype_fp8(mmt_mode_dtype(mode)) ? MMT_F32 : mmt_mode_dtype(mode);
 }
 
 mmt_compute mmt_mode_compute(mmt_mode mode)
@@ -75,8 +89,12 @@ const char *mmt_problem_check(const mmt_problem *p)
 {
     if (!mmt_mode_name(p->mode) || !mmt_dtype_name(p->dtype) || !mmt_dtype_name(p->out)) return "unknown type or mode";
     if (mmt_mode_dtype(p->mode) != p->dtype) return "the mode does not compute this input type";
-    if (p->out != p->dtype && !(p->out == MMT_F32 && (p->dtype == MMT_BF16 || p->dtype == MMT_F16)))
+    if (mmt_dtype_fp8(p->dtype)) {
+        if (p->out != MMT_F32 && p->out != MMT_BF16 && p->out != MMT_F16)
+            return "the output type of FP8 inputs is f32, bf16 or f16";
+    } else if (p->out != p->dtype && !(p->out == MMT_F32 && (p->dtype == MMT_BF16 || p->dtype == MMT_F16))) {
         return "the output type is the input type, or f32 for bf16 and f16 inputs";
+    }
     if (p->m < 0 || p->n < 0 || p->k < 0) return "a size is negative";
     /* dense A, B and C (and a reference of C in double) must span a number of bytes that
      * 64 bits hold: products that wrap around would size a buffer far too small */
@@ -148,10 +166,11 @@ const char *mmt_problem_parse(const char *text, mmt_problem *out)
     mmt_problem p = {0};
     char *arrow = strstr(mode, "->");
     if (arrow) *arrow = '\0';
-    if (mmt_mode_parse(mode, &p.mode) != 0) return "unknown mode (f32, f64, bf16, f16, tf32, f32x3)";
+    if (mmt_mode_parse(mode, &p.mode) != 0) return "unknown mode (f32, f64, bf16, f16, tf32, f32x3, e4m3, e5m2)";
     p.dtype = mmt_mode_dtype(p.mode);
-    p.out = p.dtype;
-    if (arrow && mmt_dtype_parse(arrow + 2, &p.out) != 0) return "unknown output type after -> (f32, f64, bf16, f16)";
+    p.out = mmt_mode_default_out(p.mode);
+    if (arrow && (mmt_dtype_parse(arrow + 2, &p.out) != 0 || mmt_dtype_fp8(p.out)))
+        return "unknown output type after -> (f32, f64, bf16, f16)";
     if (mmt_layout_parse(layout, &p.layout) != 0) return "the layout is row or col";
     if (strlen(trans) != 2 || !strchr("NT", trans[0]) || !strchr("NT", trans[1]))
         return "the transposes are two letters N or T (NN, NT, TN, TT)";

@@ -19,32 +19,38 @@ typedef enum mmt_mode {
     MMT_MODE_F16 = 3,   /* f16 in, likewise */
     MMT_MODE_TF32 = 4,  /* f32 in, rounded to tf32 on tensor cores */
     MMT_MODE_F32X3 = 5, /* f32 in, three tf32 products: fp32-level accuracy */
+    MMT_MODE_E4M3 = 6,  /* e4m3 in (FP8), tensor cores, fp32 accumulation */
+    MMT_MODE_E5M2 = 7,  /* e5m2 in, likewise */
 } mmt_mode;
-#define MMT_N_MODES 6
+#define MMT_N_MODES 8
 
 typedef struct mmt_problem {
     mmt_dtype dtype; /* A and B */
-    mmt_dtype out;   /* C: dtype, or f32 for bf16 and f16 */
+    mmt_dtype out;   /* C: dtype, or f32 for bf16 and f16; f32, bf16 or f16 for FP8 */
     mmt_mode mode;
     mmt_layout layout;
     int trans_a, trans_b; /* 0 or 1 */
     int64_t m, n, k;
 } mmt_problem;
 
-/* "f32", "f64", "bf16", "f16"; NULL for an unknown value. */
+/* "f32", "f64", "bf16", "f16", "e4m3", "e5m2"; NULL for an unknown value. */
 const char *mmt_dtype_name(mmt_dtype dtype);
 /* Parses a dtype name; returns 0 on success, -1 if unknown. */
 int mmt_dtype_parse(const char *name, mmt_dtype *out);
 /* Bytes per element. */
 int mmt_dtype_size(mmt_dtype dtype);
+/* Whether dtype is an 8-bit floating-point type (e4m3, e5m2). */
+int mmt_dtype_fp8(mmt_dtype dtype);
 
-/* "f32", "f64", "bf16", "f16", "tf32", "f32x3"; NULL for an unknown value. */
+/* "f32", "f64", "bf16", "f16", "tf32", "f32x3", "e4m3", "e5m2"; NULL for an unknown value. */
 const char *mmt_mode_name(mmt_mode mode);
 int mmt_mode_parse(const char *name, mmt_mode *out);
 /* The input type of a mode (f32 for tf32 and f32x3). */
 mmt_dtype mmt_mode_dtype(mmt_mode mode);
 /* The mode of an input type computed a given way; -1 if there is none (f64 in tf32). */
 int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out);
+/* C's type where none is given: the input type, f32 for FP8 (its accumulation: nothing lost). */
+mmt_dtype mmt_mode_default_out(mmt_mode mode);
 /* How a mode computes (the inverse of mmt_mode_of, with mmt_mode_dtype). */
 mmt_compute mmt_mode_compute(mmt_mode mode);
 
@@ -53,7 +59,7 @@ const char *mmt_layout_name(mmt_layout layout);
 int mmt_layout_parse(const char *name, mmt_layout *out);
 
 /* NULL if dtype, out and mode agree (out is the input type, or f32 for bf16 and f16
- * inputs) and the sizes are ones whose dense matrices 64-bit byte counts hold, else why not. */
+ * inputs, or f32, bf16 or f16 for FP8 inputs) and the sizes are ones whose dense matrices 64-bit byte counts hold, else why not. */
 const char *mmt_problem_check(const mmt_problem *p);
 
 /* Every field equal: the same problem, as written (layout and transposes included). */

@@ -1,7 +1,7 @@
 /* shapes.c - shapes files (see shapes.h, DESIGN.md section 4b): a list of problems whose
  * values may be lists, expanded to every combination (the last key varies fastest, in the
  * order m n k dtype out layout trans_a trans_b host). dtype is the precision mode (f32 f64
- * bf16 f16 tf32 f32x3); out the type of C (default: the input type); host whether the
+ * bf16 f16 tf32 f32x3 e4m3 e5m2); out the type of C (default: the input type, f32 for FP8); host whether the
  * matrices live in host memory (default false: the out-of-core GEMM's knobs are tuned). */
 #include "shapes.h"
 
@@ -35,14 +35,15 @@ static mmt_status read_value(mmt_yaml_doc *d, const char *file, int key, yaml_no
     case K_DTYPE: {
         mmt_mode mode;
         if (mmt_mode_parse(text, &mode) != 0)
-            return mmt_yaml_error(err, file, n, "dtype '%s' is not supported (f32 f64 bf16 f16 tf32 f32x3)", text);
+            return mmt_yaml_error(err, file, n, "dtype '%s' is not supported (f32 f64 bf16 f16 tf32 f32x3 e4m3 e5m2)",
+                                  text);
         *v = mode;
         return MMT_OK;
     }
     case K_OUT: {
         mmt_dtype dt;
-        if (mmt_dtype_parse(text, &dt) != 0)
-            return mmt_yaml_error(err, file, n, "out '%s' is not a type (f32 f64 bf16 f16)", text);
+        if (mmt_dtype_parse(text, &dt) != 0 || mmt_dtype_fp8(dt))
+            return mmt_yaml_error(err, file, n, "out '%s' is not a type of C (f32 f64 bf16 f16)", text);
         *v = dt;
         return MMT_OK;
     }
@@ -214,7 +215,8 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
             p->k = sw->v[K_K][idx[K_K]];
             p->mode = (mmt_mode)sw->v[K_DTYPE][idx[K_DTYPE]];
             p->dtype = mmt_mode_dtype(p->mode);
-            p->out = sw->v[K_OUT][idx[K_OUT]] == OUT_AS_INPUT ? p->dtype : (mmt_dtype)sw->v[K_OUT][idx[K_OUT]];
+            p->out = sw->v[K_OUT][idx[K_OUT]] == OUT_AS_INPUT ? mmt_mode_default_out(p->mode)
+                                                                : (mmt_dtype)sw->v[K_OUT][idx[K_OUT]];
             p->layout = (mmt_layout)sw->v[K_LAYOUT][idx[K_LAYOUT]];
             p->trans_a = (int)sw->v[K_TRANS_A][idx[K_TRANS_A]];
             p->trans_b = (int)sw->v[K_TRANS_B][idx[K_TRANS_B]];

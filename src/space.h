@@ -67,6 +67,10 @@ typedef struct mmt_space {
      * round) and a configuration's text leaves it out at 0: the classic algorithm's text is
      * the one it had before the knob existed. */
     int levels_param;
+    /* `added: [NAME, ...]`: params added after configurations of the space were recorded (bit
+     * i: params[i]). A configuration's text leaves each out at 0 and reads 0 where it is
+     * absent, so every text recorded before the knob existed stays the configuration it was. */
+    uint64_t added_mask;
     int has_launch; /* GPU spaces: grid, block, smem, workspace (bytes of device scratch; 0 if absent) */
     mmt_space_expr grid[3], block[3], smem, workspace;
     mmt_space_expr tma[3][2]; /* tma_a, tma_b, tma_c: TMA boxes of A, B, C (elements, contiguous dim first; 0: none) */

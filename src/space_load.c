@@ -17,12 +17,12 @@ _Static_assert(sizeof problem_names / sizeof *problem_names == N_PROBLEM, "N_PRO
 static const char *const reserved_names[] = {"true", "false", "ceil_div", "min", "max", "log2", "pow2", "abs"};
 
 enum {
-    TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_ARCH_SPECIFIC, TOP_PARAMS, TOP_STRASSEN, TOP_DERIVED, TOP_CONSTRAINTS,
-    TOP_PRUNE, TOP_LAUNCH, TOP_DEFAULTS, TOP_DEFAULT, N_TOP
+    TOP_TEMPLATE, TOP_ENTRY, TOP_MODES, TOP_ARCH_SPECIFIC, TOP_PARAMS, TOP_STRASSEN, TOP_ADDED, TOP_DERIVED,
+    TOP_CONSTRAINTS, TOP_PRUNE, TOP_LAUNCH, TOP_DEFAULTS, TOP_DEFAULT, N_TOP
 };
-static const char *const top_keys[N_TOP] = {"template", "entry",  "modes",       "arch_specific", "params",
-                                            "strassen", "derived", "constraints", "prune",         "launch",
-                                            "defaults", "default"};
+static const char *const top_keys[N_TOP] = {"template", "entry",       "modes", "arch_specific", "params",
+                                            "strassen", "added",       "derived", "constraints", "prune",
+                                            "launch",   "defaults",    "default"};
 static const int top_required[N_TOP] = {[TOP_TEMPLATE] = 1, [TOP_ENTRY] = 1, [TOP_MODES] = 1, [TOP_PARAMS] = 1,
                                         [TOP_DEFAULT] = 1};
 
@@ -354,6 +354,28 @@ static mmt_status load_strassen(loader *L, yaml_node_t *n)
     return MMT_OK;
 }
 
+/* added: [NAME, ...]: params added after configurations of the space were recorded, each
+ * with 0 among its values (what the template did before the knob existed). */
+static mmt_status load_added(loader *L, yaml_node_t *n)
+{
+    mmt_space *s = &L->im->pub;
+    const int count = n->type == YAML_SEQUENCE_NODE ? MMT_YAML_NITEMS(n) : 1;
+    for (int k = 0; k < count; k++) {
+        yaml_node_t *item = n->type == YAML_SEQUENCE_NODE ? MMT_YAML_ITEM(L->d, n, k) : n;
+        const char *name;
+        FORWARD_IF_ERROR(mmt_yaml_scalar(L->file, item, "'added'", &name, L->err));
+        const int i = find_param(s, name, strlen(name));
+        if (i < 0) return mmt_yaml_error(L->err, L->file, item, "added: '%s' is not a param", name);
+        int zero = 0;
+        for (int j = 0; j < s->params[i].n_values; j++) zero |= s->params[i].values[j] == 0;
+        if (!zero)
+            return mmt_yaml_error(L->err, L->file, item,
+                                  "added: the values of %s must include 0 (what the template did before it)", name);
+        s->added_mask |= (uint64_t)1 << i;
+    }
+    return MMT_OK;
+}
+
 /* A list of boolean expressions: `constraints` (what a valid configuration is) or `prune`
  * (what tuning need not measure). */
 static mmt_status load_conditions(loader *L, yaml_node_t *n, const char *key, mmt_space_expr *list, int *count,
@@ -607,6 +629,7 @@ static mmt_status load_doc(loader *L)
     }
     FORWARD_IF_ERROR(load_params(L, vals[TOP_PARAMS]));
     if (vals[TOP_STRASSEN]) FORWARD_IF_ERROR(load_strassen(L, vals[TOP_STRASSEN]));
+    if (vals[TOP_ADDED]) FORWARD_IF_ERROR(load_added(L, vals[TOP_ADDED]));
     if (vals[TOP_DERIVED]) FORWARD_IF_ERROR(load_derived(L, vals[TOP_DERIVED]));
     if (vals[TOP_CONSTRAINTS])
         FORWARD_IF_ERROR(load_conditions(L, vals[TOP_CONSTRAINTS], "constraints", s->constraints, &s->n_constraints,

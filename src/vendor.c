@@ -189,8 +189,10 @@ const char *mmt_vendor_name(const mmt_vendor *v) { return v ? v->name : "none"; 
 const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
 {
     if (strcmp(be->name, "cuda") == 0)
-        return mode == MMT_MODE_F64 ? "cublasDgemm" : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemm"
-                                                                                                      : "cublasGemmEx";
+        return mode == MMT_MODE_F64                               ? "cublasDgemm"
+               : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemm"
+               : mode == MMT_MODE_E4M3 || mode == MMT_MODE_E5M2 ? MMT_VENDOR_LT_ROUTINE /* cuBLAS has no FP8 call */
+                                                                  : "cublasGemmEx";
     if (strcmp(be->name, "cpu") == 0) return mode == MMT_MODE_F64 ? "cblas_dgemm" : mode == MMT_MODE_F32 ? "cblas_sgemm" : NULL;
     return NULL;
 }

@@ -6,7 +6,7 @@
  * copy widths, each mma shape, 128 x 128 tiles and both kinds of split-K, NN as C^T = B^T A^T
  * (SWAP) likewise, the thin (GEMV) space for every mode,
  * side and orientation (its defaults along X's rows and along K at their widest too), the
- * wgmma space for every mode and operand orientation it serves, the reference kernel, and a broken source that must fail
+ * wgmma space for every mode (FP8 too) and operand orientation it serves, the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
  * (strassen_add.cu, f32 and f64), and the epilogue's kernel (epilogue.cu, every C type, the
  * bias in fp32 and in C's type). Register and spill counts are printed (ptxas -v); the
@@ -48,7 +48,7 @@ static void check_needs(const char *what, const char *source, const void *bin, s
     CHECK(found);
     if (!found) return;
     CHECK_EQ_INT(n.version, MMT_LAUNCH_NEEDS_VERSION);
-    CHECK(n.elem_bytes == 2 || n.elem_bytes == 4 || n.elem_bytes == 8);
+    CHECK(n.elem_bytes == 1 || n.elem_bytes == 2 || n.elem_bytes == 4 || n.elem_bytes == 8);
     if (!env) return;
     const mmt_problem *p = env->problem;
     const int64_t es = mmt_dtype_size(p->dtype);
@@ -384,7 +384,8 @@ static void sample_wgmma(const mmt_device_info *dev)
         mmt_dtype out;
         int ta, tb; /* -1: every orientation */
     } kinds[] = {{MMT_MODE_BF16, MMT_F32, -1, -1}, {MMT_MODE_BF16, MMT_BF16, 0, 0}, {MMT_MODE_F16, MMT_F16, -1, -1},
-                 {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, -1, -1}, {MMT_MODE_F32X3, MMT_F32, -1, -1}};
+                 {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, -1, -1}, {MMT_MODE_F32X3, MMT_F32, -1, -1},
+                 {MMT_MODE_E4M3, MMT_F32, -1, -1}, {MMT_MODE_E4M3, MMT_BF16, 0, 1},  {MMT_MODE_E5M2, MMT_F16, 0, 1}};
     int spilled = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         for (int t = 0; t < 4; t++) {
@@ -393,7 +394,7 @@ static void sample_wgmma(const mmt_device_info *dev)
             mmt_problem p = {.dtype = mmt_mode_dtype(kinds[i].mode), .out = kinds[i].out, .mode = kinds[i].mode,
                              .layout = MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4096,
                              .k = 4096};
-            const int packed = mmt_dtype_size(p.dtype) == 4 && (p.trans_a || !p.trans_b);
+            const int packed = mmt_dtype_size(p.dtype) != 2 && (p.trans_a || !p.trans_b);
             spilled += sample_problem(fam, dev, &p, !packed, 2);
         }
     /* split-K: few tiles, a long K */
@@ -431,6 +432,12 @@ static void sample_wgmma(const mmt_device_info *dev)
                       .n = 4096, .k = 4096};
     spilled += compile_default(fam, dev, &sq, "wgmma bf16 square default", "BN=256 PERSIST=1 EPI=2", &entry);
     CHECK_EQ_INT(last_regs, 168);
+    /* an untuned FP8 problem whose B is not K-major: packed K-major first, by the defaults */
+    mmt_problem f8 = {.dtype = MMT_E4M3, .out = MMT_BF16, .mode = MMT_MODE_E4M3, .layout = MMT_ROW_MAJOR, .m = 4096,
+                      .n = 4096, .k = 4096};
+    spilled += compile_default(fam, dev, &f8, "wgmma e4m3 NN default", "PACK=2 PROMOTE=1", &entry);
+    f8.trans_b = 1;
+    spilled += compile_default(fam, dev, &f8, "wgmma e4m3 NT default", "PACK=0 PROMOTE=1", &entry);
     /* 32-bit NN without packing: B^T from registers, C written transposed */
     spilled += compile_one("wgmma SWAP tf32", fam->source,
                            "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;

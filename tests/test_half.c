@@ -1,4 +1,4 @@
-/* test_half.c - the bf16 and f16 conversions of src/half.c: every bit pattern survives a
+/* test_half.c - the bf16, f16 and FP8 conversions of src/half.c: every bit pattern survives a
  * round trip, ties round to even, overflow gives infinity, NaN stays NaN, f16 subnormals
  * and underflow; and, for random values, agreement with independent oracles (bf16: the
  * usual integer rounding of an f32's bits; f16: GCC's _Float16 where the compiler has it). */
@@ -133,8 +133,54 @@ static void test_oracles(void)
     CHECK_EQ_INT(bad_h, 0);
 }
 
+/* FP8: every one of the 256 codes widens to a value that narrows back to it (a NaN to a
+ * NaN of its sign), the positive ones increasing; the formats' limits, subnormals and ties;
+ * e4m3 saturates at 448 (it has no infinity), e5m2 overflows to infinity. */
+static void test_fp8(void)
+{
+    int bad = 0;
+    double prev[2] = {-INFINITY, -INFINITY};
+    for (uint32_t b = 0; b < 256; b++) {
+        const double v[2] = {mmt_e4m3_to_double((uint8_t)b), mmt_e5m2_to_double((uint8_t)b)};
+        const uint8_t back[2] = {mmt_e4m3_from_double(v[0]), mmt_e5m2_from_double(v[1])};
+        for (int f = 0; f < 2; f++) {
+            if (isnan(v[f])) {
+                if (!isnan(f ? mmt_e5m2_to_double(back[f]) : mmt_e4m3_to_double(back[f])) || back[f] >> 7 != b >> 7) bad++;
+                continue;
+            }
+            if (back[f] != b) bad++;
+            if (b < 128 && b > 0 && !(v[f] > prev[f])) bad++;
+            if (b < 128) prev[f] = v[f];
+        }
+    }
+    if (bad) fprintf(stderr, "fp8: %d round-trip failures\n", bad);
+    CHECK_EQ_INT(bad, 0);
+    /* e4m3: 0x7F is NaN and 0x7E the largest finite, 448; no infinity */
+    CHECK(isnan(mmt_e4m3_to_double(0x7F)) && isnan(mmt_e4m3_to_double(0xFF)));
+    CHECK(mmt_e4m3_to_double(0x7E) == 448.0 && mmt_e4m3_to_double(0x78) == 256.0);
+    CHECK_EQ_INT(mmt_e4m3_from_double(1000.0), 0x7E);
+    CHECK_EQ_INT(mmt_e4m3_from_double(-INFINITY), 0xFE);
+    CHECK_EQ_INT(mmt_e4m3_from_double(470.0), 0x7E); /* would round to 480, the NaN's code */
+    CHECK_EQ_INT(mmt_e4m3_from_double(NAN), 0x7F);
+    CHECK(mmt_e4m3_to_double(0x01) == ldexp(1.0, -9) && mmt_e4m3_to_double(0x08) == ldexp(1.0, -6));
+    CHECK_EQ_INT(mmt_e4m3_from_double(ldexp(1.0, -10)), 0x00);       /* a tie with zero: even */
+    CHECK_EQ_INT(mmt_e4m3_from_double(ldexp(1.5, -10)), 0x01);       /* past it */
+    CHECK_EQ_INT(mmt_e4m3_from_double(1.0), 0x38);
+    CHECK_EQ_INT(mmt_e4m3_from_double(1.0 + 1.0 / 16), 0x38);        /* 1 + ulp/2: ties to even */
+    CHECK_EQ_INT(mmt_e4m3_from_double(1.0 + 3.0 / 16), 0x3A);        /* odd and even: up */
+    CHECK_EQ_INT(mmt_e4m3_from_double(-1.0 - 1.0 / 16 - 1e-9), 0xB9); /* past the tie */
+    /* e5m2: IEEE's rules, 57344 the largest finite */
+    CHECK(mmt_e5m2_to_double(0x7B) == 57344.0 && isinf(mmt_e5m2_to_double(0x7C)));
+    CHECK_EQ_INT(mmt_e5m2_from_double(1e6), 0x7C);
+    CHECK_EQ_INT(mmt_e5m2_from_double(-61440.0), 0xFC); /* a tie past the largest: infinity */
+    CHECK(mmt_e5m2_to_double(0x01) == ldexp(1.0, -16));
+    CHECK_EQ_INT(mmt_e5m2_from_double(1.0 + 1.0 / 8), 0x3C); /* ties to even */
+    CHECK_EQ_INT(mmt_e5m2_from_double(1.0 + 3.0 / 8), 0x3E);
+}
+
 int main(void)
 {
+    test_fp8();
     test_round_trips(&bf16);
     test_round_trips(&f16);
     test_rules(&bf16);

@@ -1,5 +1,5 @@
 /* test_problem.c - problem names (src/problem.c): mmt_problem_parse reads back what
- * mmt_problem_format writes, for every mode, output type, layout and transpose, and
+ * mmt_problem_format writes, for every mode (FP8 too), output type, layout and transpose, and
  * refuses malformed text with a reason (what `mmtune --problem` prints). */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +12,7 @@ static void test_round_trip(void)
     const struct { mmt_mode mode; mmt_dtype out; } kinds[] = {
         {MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},  {MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32},
         {MMT_MODE_F16, MMT_F16},   {MMT_MODE_F16, MMT_F32},  {MMT_MODE_TF32, MMT_F32},  {MMT_MODE_F32X3, MMT_F32},
+        {MMT_MODE_E4M3, MMT_F32},  {MMT_MODE_E4M3, MMT_BF16}, {MMT_MODE_E5M2, MMT_F16},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -33,10 +34,17 @@ static void test_round_trip(void)
                       q.trans_a == p.trans_a && q.trans_b == p.trans_b && q.m == p.m && q.n == p.n && q.k == p.k);
                 n++;
             }
-    CHECK_EQ_INT(n, 64);
+    CHECK_EQ_INT(n, 88);
     mmt_problem q;
     CHECK(mmt_problem_parse("  bf16->f32   col  NT 128x64x32 ", &q) == NULL); /* blanks are free */
     CHECK(q.dtype == MMT_BF16 && q.out == MMT_F32 && q.layout == MMT_COL_MAJOR && !q.trans_a && q.trans_b);
+    /* FP8: one byte a value, C in f32 where none is named (the accumulation's type) */
+    CHECK(mmt_problem_parse("e4m3 row NT 64x64x64", &q) == NULL);
+    CHECK(q.dtype == MMT_E4M3 && q.out == MMT_F32 && q.mode == MMT_MODE_E4M3 && mmt_dtype_size(q.dtype) == 1);
+    mmt_mode m;
+    CHECK(mmt_mode_of(MMT_E5M2, MMT_COMPUTE_NATIVE, &m) == 0 && m == MMT_MODE_E5M2);
+    CHECK(mmt_mode_of(MMT_E4M3, MMT_COMPUTE_TF32, &m) != 0);
+    CHECK(mmt_mode_compute(MMT_MODE_E4M3) == MMT_COMPUTE_NATIVE);
 }
 
 static void test_refused(void)
@@ -49,6 +57,9 @@ static void test_refused(void)
         {"bf16->f8 row NN 8x8x8", "output type"},
         {"f32->bf16 row NN 8x8x8", "output type"}, /* f32 inputs write f32 */
         {"f64->f32 row NN 8x8x8", "output type"},
+        {"e4m3->e4m3 row NT 8x8x8", "output type"}, /* FP8 writes f32, bf16 or f16 */
+        {"e5m2->f64 row NT 8x8x8", "output type"},
+        {"f32->e5m2 row NN 8x8x8", "output type"},
         {"f32 diagonal NN 8x8x8", "layout"},
         {"f32 row NX 8x8x8", "transposes"},
         {"f32 row N 8x8x8", "transposes"},

@@ -265,6 +265,8 @@ static void test_bad(void)
         {"params: {A: [1, 2]}\ndefault: {A: 1}\ndefaults:\n  - {when: M > 1, config: [2]}\n", "bad.yaml:7:27:",
          "mapping of param: value"},
         {"params: {A: [1], L: [0, 1]}\nstrassen: Q\ndefault: {A: 1, L: 0}\n", "bad.yaml:5:11:", "'Q' is not a param"},
+        {"params: {A: [1], P: [0, 1]}\nadded: [Q]\ndefault: {A: 1, P: 0}\n", "bad.yaml:5:9:", "'Q' is not a param"},
+        {"params: {A: [1], P: [1, 2]}\nadded: [P]\ndefault: {A: 1, P: 1}\n", "bad.yaml:5:9:", "include 0"},
         {"params: {A: [1], L: [0, 3]}\nstrassen: L\ndefault: {A: 1, L: 0}\n", "bad.yaml:5:11:", "L=3"},
         {"params: {A: [1], L: [1, 2]}\nstrassen: L\ndefault: {A: 1, L: 1}\n", "bad.yaml:5:11:", "include 0"},
         {"params: {A: [1], L: [0, 1]}\nstrassen: L\ndefault: {A: 1, L: 1}\n", "bad.yaml:6:10:", "must be 0"},
@@ -384,9 +386,33 @@ static void test_fuzz(void)
     free(good);
 }
 
+/* `added:` a param a space gained after configurations were recorded: the text of one at 0
+ * leaves it out, and a text without it reads 0 (a text recorded before the knob existed). */
+static void test_added(void)
+{
+    static const char text[] = "template: cpu/x.c\nentry: mmt_gemm\nmodes: [f32]\nparams: {A: [1, 2], P: [0, 1]}\n"
+                               "added: [P]\ndefault: {A: 2, P: 0}\n";
+    mmt_space *s = NULL;
+    mmt_err err;
+    CHECK_OK(mmt_space_load_text("added.yaml", text, sizeof text - 1, &s, &err), &err);
+    if (!s) return;
+    mmt_config c;
+    char buf[128];
+    CHECK_OK(mmt_config_parse(s, "A=1", &c, &err), &err);
+    CHECK(c.v[0] == 1 && c.v[1] == 0);
+    mmt_config_format(s, &c, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "A=1");
+    CHECK_OK(mmt_config_parse(s, "A=1,P=1", &c, &err), &err);
+    mmt_config_format(s, &c, buf, sizeof buf);
+    CHECK_EQ_STR(buf, "A=1,P=1");
+    CHECK_EQ_INT(mmt_config_parse(s, "P=1", &c, &err), MMT_PARSE); /* A was always there */
+    mmt_space_free(s);
+}
+
 int main(void)
 {
     test_good();
+    test_added();
     test_faulty_fixture();
     test_bad();
     test_fuzz();

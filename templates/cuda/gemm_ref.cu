@@ -4,7 +4,8 @@
  *   workspace[i * n + j] = sum_l op(A)[i][l] * op(B)[l][j]      (double, dense m x n)
  *
  * No alpha and no beta: the tuner applies them on the host in double. A and B are of the
- * type MMT_AB names (the mmt_dtype numbers: 0 float, 1 double, 2 bf16 bits, 3 f16 bits;
+ * type MMT_AB names (the mmt_dtype numbers: 0 float, 1 double, 2 bf16 bits, 3 f16 bits,
+ * 4 e4m3 and 5 e5m2 bytes;
  * the older spelling MMT_DTYPE_F64=0|1 still selects float or double), row-major with lda
  * / ldb and the transposes of mmt_gemm_params. Every element is widened to double exactly
  * (a bf16 is the top half of a float; an f16 converts exactly to float), every product is
@@ -33,8 +34,10 @@ typedef float T;
 typedef double T;
 #elif MMT_AB == 2 || MMT_AB == 3
 typedef unsigned short T; /* the bit pattern */
+#elif MMT_AB == 4 || MMT_AB == 5
+typedef unsigned char T; /* the bit pattern */
 #else
-#error "MMT_AB must be 0 (float), 1 (double), 2 (bf16) or 3 (f16)"
+#error "MMT_AB must be 0 (float), 1 (double), 2 (bf16), 3 (f16), 4 (e4m3) or 5 (e5m2)"
 #endif
 
 #include "mmt_params.h"
@@ -48,6 +51,18 @@ __device__ __forceinline__ double widen(T x)
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x)); /* exact: f32 holds every f16 */
     return (double)f;
+#elif MMT_AB == 4 /* 4 exponent bits (bias 7), 3 mantissa bits; no infinities, S.1111.111 is NaN */
+    const int e = (x >> 3) & 15, m = x & 7;
+    const double v = e == 15 && m == 7 ? __longlong_as_double(0x7ff8000000000000LL)
+                     : e                ? ldexp((double)(8 + m), e - 10)
+                                        : ldexp((double)m, -9);
+    return x & 0x80 ? -v : v;
+#elif MMT_AB == 5 /* 5 exponent bits (bias 15), 2 mantissa bits, IEEE's infinities and NaNs */
+    const int e = (x >> 2) & 31, m = x & 3;
+    const double v = e == 31 ? __longlong_as_double(m ? 0x7ff8000000000000LL : 0x7ff0000000000000LL)
+                     : e     ? ldexp((double)(4 + m), e - 17)
+                             : ldexp((double)m, -16);
+    return x & 0x80 ? -v : v;
 #else
     return (double)x;
 #endif

@@ -23,7 +23,10 @@
  *                   what they add into a running sum).
  *   6 e4m3, 7 e5m2  8-bit floating-point inputs (FP8), wgmma k32, both operands K-major as
  *                   for tf32 (the others packed K-major); the scales per tensor are folded
- *                   into alpha by the host.
+ *                   into alpha by the host. The tensor cores keep about 14 bits of the sum
+ *                   an FP8 product is added into: with PROMOTE a consumer sums each stage's
+ *                   products (128 of K) from zero and adds them to its fp32 accumulators, as
+ *                   f32x3 does (DeepGEMM's promotion; cuBLASLt's unless fast accumulation).
  * C is fp32 or the input type (MMT_OUT); FP8 writes fp32, bf16 or f16. BLAS rules: beta == 0 -> C is not read; alpha == 0
  * or K == 0 -> A and B are not read.
  *
@@ -119,6 +122,9 @@
 #endif
 #ifndef SWAP
 #define SWAP 0 /* 32-bit NN: C^T = B^T A^T, B^T read by wgmma from registers, C written transposed */
+#endif
+#ifndef PROMOTE
+#define PROMOTE 0 /* FP8: each stage's products summed apart, then added to the fp32 accumulators */
 #endif
 
 /* ---- derived ------------------------------------------------------------------------ */
@@ -256,6 +262,9 @@ typedef unsigned short TC;
 #endif
 #if SWAP && (ELEM != 4 || OP_A || OP_B || PACK || EPI == 2)
 #error "SWAP serves 32-bit NN operands unpacked, with EPI 0 or 1"
+#endif
+#if PROMOTE && (ELEM != 1 || A_MN || B_MN)
+#error "PROMOTE serves FP8, whose operands are K-major"
 #endif
 #if SWAP && EPI_COLS != 64
 #error "SWAP stages C^T's pieces transposed in place: they must be square (64 x 64)"
@@ -1038,6 +1047,35 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 wg_commit();
                 wg_wait<0>();
                 keep_regs(ahi), keep_regs(alo); /* the tensor cores read them until the wait */
+#pragma unroll
+                for (int mi = 0; mi < MI; mi++) {
+                    fence_regs(part[mi]);
+#pragma unroll
+                    for (int i = 0; i < BN / 2; i++) acc[mi][i] += part[mi][i];
+                }
+                if (threadIdx.x % 128 == 0)
+                    for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
+            }
+#elif PROMOTE
+            /* FP8: the tensor cores keep about 14 bits of a sum they add into, so a stage's
+             * products (128 of K) are summed from zero and added to the fp32 accumulators
+             * before the next stage's; the consumers do not wait for each other: one
+             * multiplies while the other adds */
+            float part[MI][BN / 2];
+            for (int kt = kb; kt < ke; kt++, it++) {
+                const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
+                mbar_wait(FULL(s), phase);
+                const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
+                wg_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / KSTEP; kk++) {
+                    const unsigned long long db = desc(b + kk * 32, 16, 8 * LINE);
+#pragma unroll
+                    for (int mi = 0; mi < MI; mi++)
+                        wgmma<BN>(part[mi], desc(a + (c * WM + mi * 64) * LINE + kk * 32, 16, 8 * LINE), db, kk > 0);
+                }
+                wg_commit();
+                wg_wait<0>();
 #pragma unroll
                 for (int mi = 0; mi < MI; mi++) {
                     fence_regs(part[mi]);

@@ -43,6 +43,12 @@ static void fill_range(void *ctx, int64_t begin, int64_t end)
         case MMT_F64: ((double *)f->buf)[i] = v; break;
         case MMT_BF16: ((uint16_t *)f->buf)[i] = mmt_bf16_from_double(v); break;
         case MMT_F16: ((uint16_t *)f->buf)[i] = mmt_f16_from_double(v); break;
+        case MMT_E4M3: /* what rounds to zero (below 2^-10 in e4m3) is the smallest subnormal */
+        case MMT_E5M2: {
+            uint8_t x = f->dt == MMT_E4M3 ? mmt_e4m3_from_double(v) : mmt_e5m2_from_double(v);
+            ((uint8_t *)f->buf)[i] = (x & 0x7F) ? x : (uint8_t)(x | 1);
+            break;
+        }
         default: ((float *)f->buf)[i] = (float)v; break;
         }
     }
@@ -61,6 +67,8 @@ void mmt_bench_fill_nan(void *buf, size_t count, mmt_dtype dt)
         case MMT_F64: ((double *)buf)[i] = NAN; break;
         case MMT_BF16: ((uint16_t *)buf)[i] = MMT_BF16_NAN; break;
         case MMT_F16: ((uint16_t *)buf)[i] = MMT_F16_NAN; break;
+        case MMT_E4M3: ((uint8_t *)buf)[i] = mmt_e4m3_from_double(NAN); break;
+        case MMT_E5M2: ((uint8_t *)buf)[i] = mmt_e5m2_from_double(NAN); break;
         default: ((float *)buf)[i] = NAN; break;
         }
     }
@@ -72,6 +80,8 @@ double mmt_bench_elem(const void *buf, mmt_dtype dt, size_t i)
     case MMT_F64: return ((const double *)buf)[i];
     case MMT_BF16: return mmt_bf16_to_double(((const uint16_t *)buf)[i]);
     case MMT_F16: return mmt_f16_to_double(((const uint16_t *)buf)[i]);
+    case MMT_E4M3: return mmt_e4m3_to_double(((const uint8_t *)buf)[i]);
+    case MMT_E5M2: return mmt_e5m2_to_double(((const uint8_t *)buf)[i]);
     default: return ((const float *)buf)[i];
     }
 }
@@ -211,7 +221,11 @@ static int ref_gemm_compensated(const double *A, const double *B, double *R, int
  * A wrong level (a product or a sign missed) errs by O(1): far outside. */
 double mmt_bench_error_bound(const mmt_problem *p, int levels)
 {
-    const double u_acc = p->mode == MMT_MODE_F64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
+    /* FP8's tensor cores keep about 14 bits of the sum they add into (DeepSeek-V3's report,
+     * H800): the bound of a kernel that does not promote its partial sums to fp32 */
+    const double u_acc = p->mode == MMT_MODE_F64                                ? ldexp(1.0, -53)
+                         : p->mode == MMT_MODE_E4M3 || p->mode == MMT_MODE_E5M2 ? ldexp(1.0, -14)
+                                                                                : ldexp(1.0, -24);
     const double u_in = p->mode == MMT_MODE_TF32 ? ldexp(1.0, -11) : 0.0;
     const double u_out = p->out == MMT_BF16 ? ldexp(1.0, -8) : p->out == MMT_F16 ? ldexp(1.0, -11) : 0.0;
     const double acc = 8.0 * (sqrt((double)(p->k > 1 ? p->k : 1)) + levels) * pow(7.0, levels / 2.0) * u_acc;

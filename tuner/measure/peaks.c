@@ -11,19 +11,19 @@ static int64_t prop(const mmt_device_info *d, const char *name)
 }
 
 /* FLOP per clock per SM, by compute capability, on CUDA cores (f32, f64) and on the tensor
- * cores, dense, with fp32 accumulation (16-bit inputs, tf32). 0: no figure kept here
+ * cores, dense, with fp32 accumulation (16-bit inputs, tf32, FP8). 0: no figure kept here
  * (consumer parts' tensor cores accumulate fp32 at a rate that differs by product). */
 static const struct {
     int cc;
-    int f32, f64, tensor16, tf32;
+    int f32, f64, tensor16, tf32, fp8;
 } sm_rates[] = {
-    /*  cc   f32  f64  bf16/f16  tf32 */
-    {70, 128, 64, 1024, 0},  /* V100 */
-    {75, 128, 4, 1024, 0},   /* T4 */
-    {80, 128, 64, 2048, 1024}, /* A100 */
-    {86, 256, 4, 0, 0},      /* GA10x */
-    {89, 256, 4, 0, 0},      /* AD10x */
-    {90, 256, 128, 4096, 2048}, /* H100, H200 */
+    /*  cc   f32  f64  bf16/f16  tf32  fp8 */
+    {70, 128, 64, 1024, 0, 0},  /* V100 */
+    {75, 128, 4, 1024, 0, 0},   /* T4 */
+    {80, 128, 64, 2048, 1024, 0}, /* A100 */
+    {86, 256, 4, 0, 0, 0},      /* GA10x */
+    {89, 256, 4, 0, 0, 0},      /* AD10x */
+    {90, 256, 128, 4096, 2048, 8192}, /* H100, H200 */
 };
 
 static mmt_peak gpu_flops(const mmt_device_info *d, mmt_mode mode)
@@ -41,6 +41,8 @@ static mmt_peak gpu_flops(const mmt_device_info *d, mmt_mode mode)
             case MMT_MODE_F16: rate = sm_rates[i].tensor16; break;
             case MMT_MODE_TF32:
             case MMT_MODE_F32X3: rate = sm_rates[i].tf32; break;
+            case MMT_MODE_E4M3:
+            case MMT_MODE_E5M2: rate = sm_rates[i].fp8; break;
             }
         }
     if (!rate) {
