@@ -1,5 +1,5 @@
-/* gemm_check.h - what the GEMM tests share: random matrices of any element type (bf16 and
- * f16 as their bit patterns, through src/half.h), a plain reference in long double that
+/* gemm_check.h - what the GEMM tests share: random matrices of any element type (bf16, f16
+ * and FP8 as their bit patterns, through src/half.h), a plain reference in long double that
  * follows the BLAS rules literally (beta == 0: C is not read; alpha == 0: A and B are not
  * read), and the relative Frobenius error with the per-mode bound of the tuner. The
  * gc_*_t functions take element types; the older ones take an f64 flag (f32 otherwise). */
@@ -33,6 +33,8 @@ static inline double gc_get_t(const void *x, mmt_dtype t, int col_major, int64_t
     case MMT_F64: return ((const double *)x)[i];
     case MMT_BF16: return mmt_bf16_to_double(((const uint16_t *)x)[i]);
     case MMT_F16: return mmt_f16_to_double(((const uint16_t *)x)[i]);
+    case MMT_E4M3: return mmt_e4m3_to_double(((const uint8_t *)x)[i]);
+    case MMT_E5M2: return mmt_e5m2_to_double(((const uint8_t *)x)[i]);
     default: return ((const float *)x)[i];
     }
 }
@@ -103,12 +105,14 @@ static inline double gc_rel_error(int f64, int col_major, int64_t m, int64_t n, 
 }
 
 /* The tuner's bound for a mode (tuner/measure/bench.c, mmt_bench_error_bound):
- * 8 sqrt(K) u_acc (x2 for f32x3) + 4 u_in + 2 u_out, with u_acc 2^-53 for f64 and 2^-24
- * otherwise, u_in 2^-11 for tf32 (its inputs are rounded) else 0, u_out the unit roundoff
+ * 8 sqrt(K) u_acc (x2 for f32x3) + 4 u_in + 2 u_out, with u_acc 2^-53 for f64, 2^-14 for
+ * FP8 (what its tensor cores keep of a sum) and 2^-24 otherwise, u_in 2^-11 for tf32 (its inputs are rounded) else 0, u_out the unit roundoff
  * of a C narrower than fp32 (bf16 2^-8, f16 2^-11) else 0. */
 static inline double gc_bound_mode(mmt_mode mode, mmt_dtype out, int64_t k)
 {
-    const double u_acc = mode == MMT_MODE_F64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
+    const double u_acc = mode == MMT_MODE_F64                                ? ldexp(1.0, -53)
+                         : mode == MMT_MODE_E4M3 || mode == MMT_MODE_E5M2 ? ldexp(1.0, -14)
+                                                                          : ldexp(1.0, -24);
     const double u_in = mode == MMT_MODE_TF32 ? ldexp(1.0, -11) : 0.0;
     const double u_out = out == MMT_BF16 ? ldexp(1.0, -8) : out == MMT_F16 ? ldexp(1.0, -11) : 0.0;
     return 8.0 * sqrt((double)(k > 1 ? k : 1)) * u_acc * (mode == MMT_MODE_F32X3 ? 2 : 1) + 4.0 * u_in + 2.0 * u_out;
@@ -132,6 +136,8 @@ static inline void *gc_matrix_t(mmt_dtype t, int col_major, int64_t rows, int64_
         case MMT_F64: ((double *)x)[i] = v; break;
         case MMT_BF16: ((uint16_t *)x)[i] = mmt_bf16_from_double(v); break;
         case MMT_F16: ((uint16_t *)x)[i] = mmt_f16_from_double(v); break;
+        case MMT_E4M3: ((uint8_t *)x)[i] = mmt_e4m3_from_double(v); break;
+        case MMT_E5M2: ((uint8_t *)x)[i] = mmt_e5m2_from_double(v); break;
         default: ((float *)x)[i] = (float)v; break;
         }
     }

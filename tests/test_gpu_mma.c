@@ -1,10 +1,11 @@
 /* test_gpu_mma.c - the tensor-core templates (cuda/gemm_mma.cu, cuda/gemm_dmma.cu on sm_80
  * and later, and cuda/gemm_wgmma.cu and cuda/gemm_dmma_tma.cu where the GPU is the Hopper
  * they are built for) through
- * the real backend on GPU 0, every mode (bf16, f16, tf32, f32x3, f64) and output type,
+ * the real backend on GPU 0, every mode (bf16, f16, tf32, f32x3, f64, e4m3, e5m2) and output type,
  * every transpose each family serves: the space's default and configurations spread over
  * it (split-K atomic and in the order of K, packing, rasterisation, persistent grids,
- * clusters, one consumer, C through shared memory, tf32 packed K-major, Hopper's m16n8
+ * clusters, one consumer, C through shared memory, tf32 and FP8 packed K-major, FP8's partial
+ * sums promoted to fp32 (PROMOTE), Hopper's m16n8
  * fp64 shapes and fp64 NN as C^T = B^T A^T among them), on odd shapes and ragged K, with
  * 16-byte-aligned and with odd leading dimensions (each config only where the space admits
  * it for that alignment), the BLAS alpha/beta rules (NaN-poisoned C with beta = 0, NaN A
@@ -26,7 +27,8 @@ static const shape main_shape = {257, 300, 520}, splitk_shape = {65, 63, 2100}, 
 
 static const kind kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
                              {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32},
-                             {MMT_MODE_F64, MMT_F64}};
+                             {MMT_MODE_F64, MMT_F64},   {MMT_MODE_E4M3, MMT_F32}, {MMT_MODE_E4M3, MMT_BF16},
+                             {MMT_MODE_E5M2, MMT_F16}};
 
 /* Whether the family serves this kind and orientation at all (some configuration is valid
  * for the aligned main shape), and whether its default does. */
@@ -58,10 +60,11 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
                 r = problem_of(kd, ta, tb, splitk_shape), w = problem_of(kd, ta, tb, many_shape);
     pick(fam, &p, 0, NULL, 0, quick ? 1 : 3, list, &n); /* aligned rows: the widest copies */
     const int swaps = strstr(fam->name, "wgmma") && mmt_dtype_size(p.dtype) == 4 && !ta && !tb;
+    const int fp8 = mmt_dtype_fp8(p.dtype); /* the wgmma family's alone */
     /* fp64 NN under Hopper's m16 shapes: C^T = B^T A^T */
     const int dswaps = strstr(fam->name, "gemm_dmma.cu") && device_cc() >= 9 && !ta && !tb;
     const int tma64 = strstr(fam->name, "gemm_dmma_tma") != NULL; /* NN, TN, TT; 16-byte rows only */
-    if (swaps) { /* what serves an untuned 32-bit NN problem: a `defaults:` entry (SWAP) */
+    if (swaps || fp8) { /* what serves an untuned 32-bit NN problem (SWAP), or FP8 (PROMOTE, PACK) */
         mmt_space_env env = env_of(&p, 0);
         mmt_err err;
         int entry = -1;
@@ -84,6 +87,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         if (!tma64 && (kd.out == MMT_F32 || !strstr(fam->name, "gemm_mma"))) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
         if (dswaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
+        if (fp8) pick_where(fam, &r, 0, "PROMOTE", 1, 1, 1, list, &n); /* split-K, partial sums promoted */
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
@@ -95,6 +99,8 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);    /* slices of K summed in order */
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 3, list, &n); /* 32-bit NN as C^T = B^T A^T */
         if (swaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
+        if (fp8) pick_where(fam, &p, 0, "PROMOTE", 1, 1, 2, list, &n); /* FP8's partial sums promoted */
+        if (fp8) pick_where(fam, &w, 0, "PROMOTE", 1, 1, 1, list, &n);
     } else if (tma64) {
         pick(fam, &w, 0, "CLUSTER", 1, 2, list, &n);   /* the A slot multicast to a pair of blocks */
         pick(fam, &p, 0, "MMA_K", 1, 2, list, &n);     /* m16n8k16 */
