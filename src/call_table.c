@@ -333,9 +333,9 @@ static mmt_status pick_measured(mmt_ctx *ctx, served *sv, const mmt_space_env *e
 
 /* Whether the vendor library may serve mode: it has a routine for it, and is not off nor
  * known absent (it may not be opened yet). */
-static int vendor_may_serve(const mmt_ctx *ctx, mmt_mode mode)
+static int vendor_may_serve(const mmt_ctx *ctx, const mmt_problem *normal)
 {
-    return atomic_load(&ctx->vendor_state) >= 0 && mmt_vendor_routine(ctx->be, mode) != NULL;
+    return atomic_load(&ctx->vendor_state) >= 0 && mmt_vendor_takes(ctx->be, normal);
 }
 
 /* The vendor library where it may serve mode: opened by the first call that asks (cuBLAS
@@ -425,7 +425,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
     mmt_space_env env = env_of(ctx, &pk.problem, k);
     /* the vendor library is opened only where it serves: an application whose shapes its
      * templates serve never loads it (nor OpenBLAS's threads) */
-    const int vendor_may = vendor_may_serve(ctx, k->problem.mode);
+    const int vendor_may = vendor_may_serve(ctx, &k->problem);
     pthread_mutex_lock(&ctx->modes_lock);
     served *sv;
     mmt_status st = serve_mode(ctx, k->problem.mode, &sv, err);
@@ -509,7 +509,7 @@ static mmt_status make_entry(mmt_ctx *ctx, const call_key *k, entry **out, mmt_e
 static int tuned_now(mmt_ctx *ctx, const call_key *k, pick *out)
 {
     served *sv = &ctx->modes[k->problem.mode];
-    const int vendor = vendor_may_serve(ctx, k->problem.mode);
+    const int vendor = vendor_may_serve(ctx, &k->problem);
     int exact = vendor && sv->ready && exact_entry(sv->vendor_bests, sv->n_vendor, &k->problem) != NULL;
     for (int f = 0; sv->ready && f < sv->n; f++)
         exact |= exact_entry(sv->fam[f].bests, sv->fam[f].n_bests, &k->problem) != NULL;

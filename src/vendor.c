@@ -197,6 +197,13 @@ const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
     return NULL;
 }
 
+int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal)
+{
+    if (!mmt_vendor_routine(be, normal->mode)) return 0;
+    /* cuBLASLt's FP8 matmul reads both operands K-major: A as stored, B transposed */
+    return !mmt_dtype_fp8(mmt_mode_dtype(normal->mode)) || (!normal->trans_a && normal->trans_b);
+}
+
 #define OWN_CALL ",PLAN=0"
 
 const char *mmt_vendor_route_params(const mmt_backend *be, mmt_mode mode, mmt_vendor_route route, char *buf,
