@@ -529,6 +529,18 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const unsigned (&a)[
     else wgmma_rs_n256(d, a, b, scale_d);
 }
 
+/* A stage's products, summed from zero in part by the tensor cores (waited for), added to
+ * the fp32 accumulators in one rounding each (f32x3, and FP8 with PROMOTE). */
+__device__ __forceinline__ void add_part(float (&acc)[MI][BN / 2], float (&part)[MI][BN / 2])
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++) {
+        fence_regs(part[mi]);
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) acc[mi][i] += part[mi][i];
+    }
+}
+
 /* ---- C ----------------------------------------------------------------------------------- */
 
 #include "mmt_opaque.h"
@@ -1047,12 +1059,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 wg_commit();
                 wg_wait<0>();
                 keep_regs(ahi), keep_regs(alo); /* the tensor cores read them until the wait */
-#pragma unroll
-                for (int mi = 0; mi < MI; mi++) {
-                    fence_regs(part[mi]);
-#pragma unroll
-                    for (int i = 0; i < BN / 2; i++) acc[mi][i] += part[mi][i];
-                }
+                add_part(acc, part);
                 if (threadIdx.x % 128 == 0)
                     for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
             }
@@ -1076,12 +1083,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                 }
                 wg_commit();
                 wg_wait<0>();
-#pragma unroll
-                for (int mi = 0; mi < MI; mi++) {
-                    fence_regs(part[mi]);
-#pragma unroll
-                    for (int i = 0; i < BN / 2; i++) acc[mi][i] += part[mi][i];
-                }
+                add_part(acc, part);
                 if (threadIdx.x % 128 == 0)
                     for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
             }
