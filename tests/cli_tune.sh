@@ -40,6 +40,10 @@ printf 'problems:\n  - {m: 64, n: 48, k: 40}\n  - {m: 64, n: 64, k: 64, dtype: b
 check "a mode the CPU has no template for" 2 "$MMTUNE" --device cpu --shapes "$tmp/gpu_mode.yaml" --db "$tmp/x.db"
 expect_err "  names the file, the problem and what the device serves" \
   "gpu_mode.yaml: bf16->f32 row NN 64x64x64: no template serves bf16 on the cpu backend \(.* serves f32, f64\)"
+check "FP8 on the CPU" 2 "$MMTUNE" --device cpu --problem "e4m3->bf16 row NT 64x64x64" --db "$tmp/x.db"
+expect_err "  no template serves it" "e4m3->bf16 row NT 64x64x64: no template serves e4m3 on the cpu backend"
+check "an FP8 C" 2 "$MMTUNE" --device cpu --problem "e4m3->e5m2 row NT 64x64x64" --db "$tmp/x.db"
+expect_err "  names the types C may have" "unknown output type after -> \\(f32, f64, bf16, f16\\)"
 check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"
 check "an endless shapes file" 2 "$MMTUNE" --device cpu --shapes /dev/zero --db "$tmp/x.db"
 expect_err "read no further than 64 MiB" 'larger than 64 MiB'
