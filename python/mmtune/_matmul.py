@@ -41,6 +41,9 @@ class _Operand:
             import torch
             types = {torch.float32: _lib.MMT_F32, torch.float64: _lib.MMT_F64, torch.bfloat16: _lib.MMT_BF16,
                      torch.float16: _lib.MMT_F16}
+            for name8, code in (("float8_e4m3fn", _lib.MMT_E4M3), ("float8_e5m2", _lib.MMT_E5M2)):
+                if hasattr(torch, name8):  # torch 2.1 on
+                    types[getattr(torch, name8)] = code
             self.device = f"cuda:{x.device.index or 0}" if x.device.type == "cuda" else x.device.type
             if self.device not in ("cpu",) and not self.device.startswith("cuda:"):
                 raise ValueError(f"{name}: tensors on {x.device} are not served (the CPU and CUDA GPUs are)")
@@ -49,7 +52,8 @@ class _Operand:
         else:
             raise TypeError(f"{name}: a numpy array or a torch tensor, not {type(x).__name__}")
         if dtype is None:
-            raise TypeError(f"{name}: element type {x.dtype} is not served (float32, float64, bfloat16, float16)")
+            raise TypeError(f"{name}: element type {x.dtype} is not served (float32, float64, bfloat16, float16, "
+                            "float8_e4m3fn, float8_e5m2)")
         if len(x.shape) not in (2, 3):
             raise ValueError(f"{name}: a matrix (2 dimensions) or a batch of them (3), not {len(x.shape)}")
         self.batch, self.stride = (x.shape[0], strides[0]) if len(x.shape) == 3 else (None, 0)
@@ -149,7 +153,8 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     """out = alpha * op(a) @ op(b) + beta * out, op(x) being x.T where trans_x is set.
 
     a, b: 2-D numpy arrays (the CPU: float32, float64) or torch tensors (the CPU, or a CUDA
-    GPU: also bfloat16 and float16), of one type, on one device, each contiguous along one
+    GPU: also bfloat16 and float16, and on a Hopper GPU float8_e4m3fn and float8_e5m2, whose
+    scales per tensor go into alpha), of one type, on one device, each contiguous along one
     dimension (C or Fortran order, or a slice of one). Either may be 3-D, a batch of
     matrices along its first dimension (any stride, 0 too): the call is then a strided batch
     of GEMMs (one cuBLAS call on a GPU), a 2-D operand shared by every GEMM, and the result
@@ -157,7 +162,8 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     None makes one (C order), which needs beta = 0. compute: "native", or for float32 on a
     GPU "tf32" (faster, about 1e-3 relative error) or "f32x3" (tensor cores at fp32
     accuracy). out_dtype: float32 for
-    bfloat16 or float16 inputs (default: the inputs' type). On a GPU the call runs on the
+    bfloat16 or float16 inputs (default: the inputs' type); float32 (the default), bfloat16
+    or float16 for FP8 inputs. On a GPU the call runs on the
     current torch stream and returns before it is done, as torch's own matmul does.
     bias, bias_per, activation: out = activation(alpha op(a) @ op(b) + beta out + bias), bias
     a contiguous 1-D array of float32 or the result's type with a value per column of the
@@ -183,11 +189,16 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     if out is None:
         if beta != 0:
             raise ValueError("beta != 0 reads out: pass it")
-        c_type = A.dtype
-        if out_dtype is not None and str(out_dtype).split(".")[-1] == "float32":
+        fp8 = A.dtype in (_lib.MMT_E4M3, _lib.MMT_E5M2)
+        named = None if out_dtype is None else str(out_dtype).split(".")[-1]
+        c_type = _lib.MMT_F32 if fp8 else A.dtype
+        if named == "float32":
             c_type = _lib.MMT_F32
-        elif out_dtype is not None and str(out_dtype).split(".")[-1] != str(a.dtype).split(".")[-1]:
-            raise TypeError(f"out_dtype={out_dtype}: the inputs' type, or float32")
+        elif fp8 and named in ("bfloat16", "float16"):
+            c_type = _lib.MMT_BF16 if named == "bfloat16" else _lib.MMT_F16
+        elif named is not None and (fp8 or named != str(a.dtype).split(".")[-1]):
+            raise TypeError(f"out_dtype={out_dtype}: " + ("float32, bfloat16 or float16 for FP8 inputs" if fp8
+                                                          else "the inputs' type, or float32"))
         out = _empty_like(A, shape, c_type)
     C = _Operand("out", out)
     if C.device != A.device:

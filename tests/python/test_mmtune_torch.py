@@ -1,5 +1,5 @@
-"""The Python module on PyTorch CUDA tensors: every type and compute mode, both orders and
-transposes, strided batches, a bias and an activation, a side stream, against torch's own matmul in float64 on random data with the
+"""The Python module on PyTorch CUDA tensors: every type and compute mode (FP8 on Hopper), both
+orders and transposes, strided batches, a bias and an activation, a side stream, against torch's own matmul in float64 on random data with the
 output poisoned first (NaN); skipped without torch or a CUDA GPU. Run by
 tests/cli_python.sh (the GPU machine has torch)."""
 import unittest
@@ -38,7 +38,7 @@ class MatmulTorch(unittest.TestCase):
             stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream) if stream is not None else torch.cuda.device(dev):
             mmtune.matmul(a, b, out, trans_a=ta, trans_b=tb, compute=compute,
-                          out_dtype="float32" if ct != ab else None)
+                          out_dtype=ct if ct != ab else None)
         torch.cuda.synchronize()
         err = float(((out.double() - want).abs() / (scale + 1e-30)).max())
         self.assertTrue(bool(torch.isfinite(out).all()), f"{kind} {m}x{n}x{k}: NaN or Inf")
@@ -52,6 +52,24 @@ class MatmulTorch(unittest.TestCase):
                         for col in (False, True):
                             with self.subTest(kind=kind, shape=(m, n, k), ta=ta, tb=tb, col=col):
                                 self.check(kind, m, n, k, ta, tb, col)
+
+    @unittest.skipUnless(GPU and hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability(0) == (9, 0),
+                         "FP8 needs torch 2.1 and a Hopper GPU")
+    def test_fp8(self):
+        """float8_e4m3fn and float8_e5m2 in every order and transpose (cuBLASLt takes NT alone: the
+        templates serve the rest), C in float32, bfloat16 or float16; FP8's tensor cores keep
+        about 14 bits of a running sum, the templates promote each 128 of K to fp32."""
+        for ab, ct, tol in (("float8_e4m3fn", "bfloat16", 2e-2), ("float8_e4m3fn", "float32", 1e-2),
+                            ("float8_e5m2", "float16", 1e-2)):
+            for m, n, k in ((256, 192, 128), (67, 45, 93)):
+                for ta in (False, True):
+                    for tb in (False, True):
+                        for col in (False, True):
+                            with self.subTest(ab=ab, ct=ct, shape=(m, n, k), ta=ta, tb=tb, col=col):
+                                self.check((ab, ct, "native", tol), m, n, k, ta, tb, col)
+        a = torch.ones((16, 16), device="cuda:0").to(torch.float8_e4m3fn)
+        with self.assertRaises(TypeError):  # C is never FP8
+            mmtune.matmul(a, a, out_dtype=torch.float8_e4m3fn)
 
     def test_batched(self):
         """3-D tensors: a strided batch in one cuBLAS call, a 2-D operand shared, against torch's
