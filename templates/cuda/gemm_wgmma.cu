@@ -27,8 +27,8 @@
  *                   an FP8 product is added into: with PROMOTE a consumer sums each stage's
  *                   products (128 of K) from zero and adds them to its fp32 accumulators, as
  *                   f32x3 does (DeepGEMM's promotion; cuBLASLt's unless fast accumulation).
- * C is fp32 or the input type (MMT_OUT); FP8 writes fp32, bf16 or f16. BLAS rules: beta == 0 -> C is not read; alpha == 0
- * or K == 0 -> A and B are not read.
+ * C is fp32 or the input type (MMT_OUT); FP8 writes fp32, bf16 or f16. BLAS rules: beta == 0
+ * -> C is not read; alpha == 0 or K == 0 -> A and B are not read.
  *
  * Structure (warp specialisation): a block is one producer warpgroup and CONSUMERS consumer
  * warpgroups. One producer thread walks the K tiles and has the TMA copy each BM x BK tile
