@@ -630,7 +630,8 @@ static mmt_status epilogue_by_vendor(mmt_ctx *ctx, const mmt_gemm_desc *d, const
     mmt_choice how = MMT_CHOICE_NONE;
     char config[512] = "";
     mmt_table_hit hit;
-    if (mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, &how, config, sizeof config, &hit, &err) != MMT_OK || hit.mod)
+    if (mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, c, ldc, &how, config, sizeof config, &hit, &err) != MMT_OK ||
+        hit.mod)
         return MMT_UNSUPPORTED;
     const mmt_status st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act,
                                                     e->bias_kind != MMT_BIAS_NONE ? e->bias : NULL, e->bias_type, &err);
@@ -787,7 +788,7 @@ static int run_spread(mmt_ctx *ctx, const mmt_problem *user, double alpha, const
         mmt_choice h;
         char text[512];
         *st = mmt_table_lookup(ctx, user, 0, nth(a, i, bt->stride_a, s.es), lda, nth(b, i, bt->stride_b, s.es), ldb,
-                               &h, text, sizeof text, &s.hit[i], err);
+                               nth(c, i, bt->stride_c, s.cs), ldc, &h, text, sizeof text, &s.hit[i], err);
         if (*st != MMT_OK) return 1;
         const mmt_table_hit *hi = &s.hit[i];
         if (!hi->repeatable || mnk > (hi->mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK)) return 0;

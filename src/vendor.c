@@ -191,17 +191,21 @@ const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
     if (strcmp(be->name, "cuda") == 0)
         return mode == MMT_MODE_F64                               ? "cublasDgemm"
                : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemm"
-               : mode == MMT_MODE_E4M3 || mode == MMT_MODE_E5M2 ? MMT_VENDOR_LT_ROUTINE /* cuBLAS has no FP8 call */
-                                                                  : "cublasGemmEx";
+               /* cuBLAS has no FP8 call, cuBLASLt no e5m2 x e5m2 matmul */
+               : mode == MMT_MODE_E4M3 ? MMT_VENDOR_LT_ROUTINE
+               : mode == MMT_MODE_E5M2 ? NULL
+                                       : "cublasGemmEx";
     if (strcmp(be->name, "cpu") == 0) return mode == MMT_MODE_F64 ? "cblas_dgemm" : mode == MMT_MODE_F32 ? "cblas_sgemm" : NULL;
     return NULL;
 }
 
-int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal)
+int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal, int align_a, int align_b, int align_c)
 {
     if (!mmt_vendor_routine(be, normal->mode)) return 0;
-    /* cuBLASLt's FP8 matmul reads both operands K-major: A as stored, B transposed */
-    return !mmt_dtype_fp8(mmt_mode_dtype(normal->mode)) || (!normal->trans_a && normal->trans_b);
+    /* cuBLASLt's FP8 matmul reads both operands K-major (A as stored, B transposed), all
+     * three matrices in 16-byte aligned rows */
+    return !mmt_dtype_fp8(mmt_mode_dtype(normal->mode)) ||
+           (!normal->trans_a && normal->trans_b && align_a >= 16 && align_b >= 16 && align_c >= 16);
 }
 
 #define OWN_CALL ",PLAN=0"
@@ -233,7 +237,9 @@ void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size
 
 mmt_status mmt_vendor_check(const mmt_vendor *v, mmt_mode mode, mmt_err *err)
 {
-    /* cuBLAS serves every mode (cublas.h); OpenBLAS has SGEMM and DGEMM only */
+    /* cuBLAS serves every mode but e5m2 (cublas.h); OpenBLAS has SGEMM and DGEMM only */
+    RETURN_ERROR_IF(v->cublas && mode == MMT_MODE_E5M2, err, MMT_UNSUPPORTED,
+                    "cuBLASLt has no matmul of two e5m2 operands");
     RETURN_ERROR_IF(!v->cublas && mode != MMT_MODE_F32 && mode != MMT_MODE_F64, err, MMT_UNSUPPORTED,
                     "OpenBLAS has no %s GEMM", mmt_mode_name(mode) ? mmt_mode_name(mode) : "such");
     return MMT_OK;

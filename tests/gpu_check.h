@@ -71,12 +71,12 @@ static inline mmt_problem problem_of(kind kd, int ta, int tb, shape s)
 }
 
 /* Leading dimensions of the test data: aligned (pitches a multiple of 16 bytes, and a
- * little more than dense) or odd (rows only 2- or 4-byte aligned). */
+ * little more than dense) or odd (rows 1-, 2- or 4-byte aligned). */
 static inline void lds_of(shape s, int ta, int tb, int odd_ld, int64_t *lda, int64_t *ldb)
 {
     const int64_t ac = ta ? s.m : s.k, bc = tb ? s.k : s.n;
-    *lda = odd_ld ? ac + 3 : (ac + 15) / 8 * 8 + 8;
-    *ldb = odd_ld ? bc + 1 : (bc + 15) / 8 * 8 + 8;
+    *lda = odd_ld ? ac + 3 : (ac + 15) / 16 * 16 + 16;
+    *ldb = odd_ld ? bc + 1 : (bc + 15) / 16 * 16 + 16;
 }
 
 static inline mmt_space_env env_of(const mmt_problem *p, int odd_ld)
