@@ -438,6 +438,13 @@ static void sample_wgmma(const mmt_device_info *dev)
     spilled += compile_default(fam, dev, &f8, "wgmma e4m3 NN default", "PACK=2 PROMOTE=1", &entry);
     f8.trans_b = 1;
     spilled += compile_default(fam, dev, &f8, "wgmma e4m3 NT default", "PACK=0 PROMOTE=1", &entry);
+    /* FP8's promotion with the widest tile it admits: two sets of 64 x 192 accumulators */
+    static const char *const promoted[] = {"BM", "BN", "CONSUMERS", "PROMOTE"};
+    static const int64_t wide[] = {128, 192, 2, 1};
+    spilled += sample_where(fam, dev, &f8, promoted, wide, 4);
+    /* and with two stages' sums in flight: three sets of 64 x 128 */
+    static const int64_t overlapped[] = {128, 128, 2, 2};
+    spilled += sample_where(fam, dev, &f8, promoted, overlapped, 4);
     /* 32-bit NN without packing: B^T from registers, C written transposed */
     spilled += compile_one("wgmma SWAP tf32", fam->source,
                            "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;

@@ -88,6 +88,8 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
         if (dswaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
         if (fp8) pick_where(fam, &r, 0, "PROMOTE", 1, 1, 1, list, &n); /* split-K, partial sums promoted */
+        if (fp8) pick_where(fam, &p, 0, "PROMOTE", 2, 1, 1, list, &n); /* two stages' sums in flight */
+        if (fp8) pick_where(fam, &r, 0, "PROMOTE", 2, 1, 1, list, &n);
     } else if (strstr(fam->name, "wgmma")) {
         pick(fam, &w, 0, "PERSIST", 1, 1, list, &n);   /* a persistent grid striding over the tiles */
         pick(fam, &w, 0, "CLUSTER", 1, 1, list, &n);   /* A multicast to a pair of blocks */
@@ -101,6 +103,8 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         if (swaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
         if (fp8) pick_where(fam, &p, 0, "PROMOTE", 1, 1, 2, list, &n); /* FP8's partial sums promoted */
         if (fp8) pick_where(fam, &w, 0, "PROMOTE", 1, 1, 1, list, &n);
+        if (fp8) pick_where(fam, &p, 0, "PROMOTE", 2, 1, 2, list, &n);
+        if (fp8) pick_where(fam, &w, 0, "PROMOTE", 2, 1, 1, list, &n);
     } else if (tma64) {
         pick(fam, &w, 0, "CLUSTER", 1, 2, list, &n);   /* the A slot multicast to a pair of blocks */
         pick(fam, &p, 0, "MMA_K", 1, 2, list, &n);     /* m16n8k16 */

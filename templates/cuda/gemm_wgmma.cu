@@ -26,7 +26,8 @@
  *                   into alpha by the host. The tensor cores keep about 14 bits of the sum
  *                   an FP8 product is added into: with PROMOTE a consumer sums each stage's
  *                   products (128 of K) from zero and adds them to its fp32 accumulators, as
- *                   f32x3 does (DeepGEMM's promotion; cuBLASLt's unless fast accumulation).
+ *                   f32x3 does (DeepGEMM's promotion; cuBLASLt's unless fast accumulation);
+ *                   PROMOTE 2 adds one stage's while the tensor cores sum the next's.
  * C is fp32 or the input type (MMT_OUT); FP8 writes fp32, bf16 or f16. BLAS rules: beta == 0
  * -> C is not read; alpha == 0 or K == 0 -> A and B are not read.
  *
@@ -124,7 +125,8 @@
 #define SWAP 0 /* 32-bit NN: C^T = B^T A^T, B^T read by wgmma from registers, C written transposed */
 #endif
 #ifndef PROMOTE
-#define PROMOTE 0 /* FP8: each stage's products summed apart, then added to the fp32 accumulators */
+#define PROMOTE 0 /* FP8: each stage's products summed apart, then added to the fp32 accumulators (2: two
+                   * stages' sums in flight, one added while the tensor cores make the next) */
 #endif
 
 /* ---- derived ------------------------------------------------------------------------ */
@@ -540,6 +542,37 @@ __device__ __forceinline__ void add_part(float (&acc)[MI][BN / 2], float (&part)
         for (int i = 0; i < BN / 2; i++) acc[mi][i] += part[mi][i];
     }
 }
+
+#if PROMOTE
+/* FP8 with PROMOTE: stage it's products (128 of K) summed from zero into part by the tensor
+ * cores once the stage has landed, committed as one group (bars: the kernel's barriers,
+ * FULL(s) at bars + 8 s). */
+__device__ __forceinline__ void promote_issue(float (&part)[MI][BN / 2], unsigned As, unsigned Bs, unsigned bars,
+                                              unsigned c, unsigned it)
+{
+    const unsigned s = it % STAGES, a = As + s * A_STAGE, b = Bs + s * B_STAGE;
+    mbar_wait(bars + 8 * s, (it / STAGES) & 1);
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / KSTEP; kk++) {
+        const unsigned long long db = desc(b + kk * 32, 16, 8 * LINE);
+#pragma unroll
+        for (int mi = 0; mi < MI; mi++)
+            wgmma<BN>(part[mi], desc(a + (c * WM + mi * 64) * LINE + kk * 32, 16, 8 * LINE), db, kk > 0);
+    }
+    wg_commit();
+}
+
+/* Adds stage it's sums (its group waited for) to the fp32 accumulators and gives the stage
+ * back to the producer (EMPTY(s) at bars + 8 (STAGES + s)). */
+__device__ __forceinline__ void promote_add(float (&acc)[MI][BN / 2], float (&part)[MI][BN / 2], unsigned bars,
+                                            unsigned it)
+{
+    add_part(acc, part);
+    if (threadIdx.x % 128 == 0)
+        for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(bars + 8 * (STAGES + it % STAGES), r);
+}
+#endif
 
 /* ---- C ----------------------------------------------------------------------------------- */
 
@@ -1069,24 +1102,38 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
              * before the next stage's; the consumers do not wait for each other: one
              * multiplies while the other adds */
             float part[MI][BN / 2];
-            for (int kt = kb; kt < ke; kt++, it++) {
-                const unsigned s = it % STAGES, phase = (it / STAGES) & 1;
-                mbar_wait(FULL(s), phase);
-                const unsigned a = As + s * A_STAGE, b = Bs + s * B_STAGE;
-                wg_fence();
-#pragma unroll
-                for (int kk = 0; kk < BK / KSTEP; kk++) {
-                    const unsigned long long db = desc(b + kk * 32, 16, 8 * LINE);
-#pragma unroll
-                    for (int mi = 0; mi < MI; mi++)
-                        wgmma<BN>(part[mi], desc(a + (c * WM + mi * 64) * LINE + kk * 32, 16, 8 * LINE), db, kk > 0);
-                }
-                wg_commit();
-                wg_wait<0>();
-                add_part(acc, part);
-                if (threadIdx.x % 128 == 0)
-                    for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
+#if PROMOTE == 2
+            /* a second set: stage kt's sums are added while the tensor cores make kt + 1's
+             * (waits of fixed depth, so that ptxas keeps the groups in flight) */
+            float next[MI][BN / 2];
+            int kt = kb;
+            if (kt < ke) promote_issue(part, As, Bs, bars, c, it);
+            for (; kt + 2 < ke; kt += 2, it += 2) {
+                promote_issue(next, As, Bs, bars, c, it + 1);
+                wg_wait<1>();
+                promote_add(acc, part, bars, it);
+                promote_issue(part, As, Bs, bars, c, it + 2);
+                wg_wait<1>();
+                promote_add(acc, next, bars, it + 1);
             }
+            if (kt + 1 < ke) { /* two stages left */
+                promote_issue(next, As, Bs, bars, c, it + 1);
+                wg_wait<1>();
+                promote_add(acc, part, bars, it);
+                wg_wait<0>();
+                promote_add(acc, next, bars, it + 1);
+                it += 2;
+            } else {
+                wg_wait<0>();
+                if (kt < ke) promote_add(acc, part, bars, it++);
+            }
+#else
+            for (int kt = kb; kt < ke; kt++, it++) {
+                promote_issue(part, As, Bs, bars, c, it);
+                wg_wait<0>();
+                promote_add(acc, part, bars, it);
+            }
+#endif
 #elif SWAP
             /* B^T's fragments from registers: a stage's products must have read them before
              * the next stage's are loaded, so one group is in flight at a time (the other
