@@ -9,7 +9,9 @@
  * a 64^3 problem): a GPU library's first call of a shape may load a kernel of its own, which
  * an application pays with or without mmtune. A compile on the caller's path would show as
  * the excess beyond the vendor's; the target is at most 20 ms on the CPU and 50 ms on a GPU.
- *   first_call [DEVICE (cpu)] [DATABASE ("": none, nothing tuned)] [N (8)]
+ *   first_call [DEVICE (cpu)] [DATABASE ("": none, nothing tuned)] [N (8)] [ROUTE (call)]
+ * ROUTE: how the child calls the vendor: `call`, its own call (cublasSgemm: what an
+ * application calls), or `plan`, through a cuBLASLt plan (what libmmtuned calls untuned). 
  * Prints a line per shape, the largest excess and the largest beyond the vendor's. */
 #include <math.h>
 #include <stdio.h>
@@ -95,7 +97,7 @@ static void first_calls(gemm_call fn, void *user, const mmt_backend *gpu, const 
 /* The vendor's excess per shape, from a child process that opens the vendor alone; NAN
  * each where there is no vendor. Before this process touches a GPU: a child forked after
  * that could not use it. */
-static void vendor_excess(const char *device, int count, double *excess)
+static void vendor_excess(const char *device, int count, mmt_vendor_route route, double *excess)
 {
     for (int i = 0; i < count; i++) excess[i] = NAN;
     int fd[2];
@@ -111,7 +113,7 @@ static void vendor_excess(const char *device, int count, double *excess)
         if (mmt_backend_for_device(device, &be, &ordinal, &err) != MMT_OK || be->probe(ordinal, &dev, &err) != MMT_OK ||
             mmt_vendor_open(be, &dev, &v, &err) != MMT_OK)
             _exit(1);
-        mmt_vendor_call call = {v, MMT_MODE_F32, MMT_F32, MMT_VENDOR_CALL};
+        mmt_vendor_call call = {v, MMT_MODE_F32, MMT_F32, route};
         double first[MAX_SHAPES], again[MAX_SHAPES];
         first_calls(through_vendor, &call, strcmp(be->name, "cpu") ? be : NULL, &dev, count, first, again, NULL, NULL);
         for (int i = 0; i < count; i++) first[i] -= again[i];
@@ -135,8 +137,9 @@ int main(int argc, char **argv)
     if (!database) setenv("MMTUNE_DB", "/nonexistent/mmtune-first-call.db", 1); /* nothing tuned */
     int count = argc > 3 ? atoi(argv[3]) : 8;
     if (count < 1 || count > MAX_SHAPES) count = 8;
+    const mmt_vendor_route route = argc > 4 && strcmp(argv[4], "plan") == 0 ? MMT_VENDOR_PLAN : MMT_VENDOR_CALL;
     double vendor[MAX_SHAPES];
-    vendor_excess(device, count, vendor);
+    vendor_excess(device, count, route, vendor);
     const mmt_backend *be = NULL;
     int ordinal = 0;
     mmt_device_info dev;
