@@ -57,13 +57,16 @@ int main(void)
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &near, 1e-7, NULL, &burst_tie), MMT_VENDOR_NOT);
     CHECK_EQ_INT(mmt_versus_vendor_serves(&fast, 1e-7, &near, 1e-7, NULL, &burst_none), MMT_VENDOR_NOT);
     CHECK_EQ_INT(mmt_versus_vendor_serves(&slow, 1e-7, &fast, 1e-7, NULL, &burst_tie), MMT_VENDOR_FASTER);
-    /* a later run's bench: the vendor beyond noise the faster (0.85x: its interval apart)
-     * takes the problem; within 0.98x, intervals that overlap, or a figure not timed, not */
+    /* a later run's bench: the vendor beyond noise the faster (0.85x: its interval apart),
+     * or clearly by the medians (0.85x with intervals that overlap), takes the problem;
+     * within 0.98x, 0.96x with intervals that overlap, or a figure not timed, not */
     const mmt_timing tuned = timing(0.1289, 0.1315, 0.1333), beat = timing(0.1110, 0.1124, 0.1140),
-                     tie = timing(0.1270, 0.1290, 0.1300), wide = timing(0.1100, 0.1124, 0.1295), untimed = {0};
+                     tie = timing(0.1270, 0.1290, 0.1300), wide = timing(0.1100, 0.1124, 0.1295),
+                     close_by = timing(0.1230, 0.1262, 0.1300), untimed = {0};
     CHECK(mmt_versus_demotes(&tuned, &beat));
     CHECK(!mmt_versus_demotes(&tuned, &tie));
-    CHECK(!mmt_versus_demotes(&tuned, &wide));
+    CHECK(mmt_versus_demotes(&tuned, &wide));
+    CHECK(!mmt_versus_demotes(&tuned, &close_by));
     CHECK(!mmt_versus_demotes(&beat, &tuned));
     CHECK(!mmt_versus_demotes(&tuned, &untimed));
     CHECK(!mmt_versus_demotes(&untimed, &beat));

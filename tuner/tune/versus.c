@@ -60,8 +60,9 @@ mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winn
 
 int mmt_versus_demotes(const mmt_timing *tuned, const mmt_timing *vendor)
 {
-    return tuned->samples > 0 && vendor->samples > 0 && vendor->median_ms < MMT_DEMOTE_RATIO * tuned->median_ms &&
-           vendor->hi_ms < tuned->lo_ms;
+    return tuned->samples > 0 && vendor->samples > 0 &&
+           ((vendor->median_ms < MMT_DEMOTE_RATIO * tuned->median_ms && vendor->hi_ms < tuned->lo_ms) ||
+            vendor->median_ms < MMT_DEMOTE_CLEAR * tuned->median_ms);
 }
 
 void mmt_versus_beside_text(const mmt_beside *b, char *buf, size_t size)

@@ -37,10 +37,15 @@ mmt_vendor_serves mmt_versus_vendor_serves(const mmt_timing *winner, double winn
 
 /* mmtune bench's rule for a tuned template it timed beside the vendor in the same rounds: a
  * later run that finds the template the slower beyond noise (the vendor's median below
- * MMT_DEMOTE_RATIO times the template's, their intervals apart) leaves the problem to the
- * vendor, as a vendor round that measured so would. A tune's rounds are one run: on a
- * 16-core host, a template chosen at 1.09x the vendor in them measured 0.85x in `bench`. */
+ * MMT_DEMOTE_RATIO times the template's, their intervals apart), or clearly the slower by
+ * the medians alone (below MMT_DEMOTE_CLEAR times), leaves the problem to the vendor, as a
+ * vendor round that measured so would. A tune's rounds are one run: on a 16-core host, a
+ * template chosen at 1.09x the vendor in them measured 0.85x in `bench`; on the 2-core VM
+ * one measured 0.89x with intervals that overlapped, and was kept. Demoting a template that
+ * was faster costs its gain; keeping one that is slower makes the application slower than
+ * the vendor, so a clear median decides where noisy intervals do not. */
 #define MMT_DEMOTE_RATIO 0.98
+#define MMT_DEMOTE_CLEAR 0.95
 int mmt_versus_demotes(const mmt_timing *tuned, const mmt_timing *vendor);
 
 /* Where a round's results go: the store, this session, the device, and the problem (its row
