@@ -2,6 +2,7 @@
 #include "lookup.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "strassen.h"
 
@@ -70,6 +71,15 @@ mmt_status mmt_lookup_choose(const mmt_space *s, const mmt_best_rec *bests, size
                                "bytes and B to %d (the alignment of pointer and row pitch)",
                                s->file, env->align_a, env->align_b);
         valid = 0;
+    }
+    if (!valid) { /* none of the space at all (its device constraints, say: FP8 on a GPU before Hopper) is
+                   * not served here; some but not the default is the space's own fault */
+        mmt_config *all = NULL;
+        size_t count = 0;
+        const mmt_status st = mmt_space_enumerate(s, env, &all, &count, NULL);
+        free(all);
+        RETURN_ERROR_IF(st == MMT_OK && count == 0, err, MMT_UNSUPPORTED,
+                        "%s: no configuration serves this problem on this device", s->file);
     }
     RETURN_ERROR_IF(!valid, err, MMT_INTERNAL, "%s: the default configuration is not valid for this problem",
                     s->file);

@@ -137,6 +137,23 @@ static void test_alignment(void)
     CHECK_EQ_INT(mmt_lookup_choose(s, NULL, 0, &env, &c, &how, NULL, &err), MMT_UNSUPPORTED);
     CHECK(strstr(err.msg, "aligned to 2 bytes") != NULL);
     mmt_space_free(s);
+
+    /* a space none of whose configurations this device admits (wgmma's compute capability,
+     * FP8 before Hopper): not served here, said so; one that serves the problem but not by
+     * its default: the space's fault */
+    const char *text = "template: cpu/none.c\nentry: mmt_gemm\nmodes: [bf16]\nparams:\n  B: [1, 2]\n"
+                       "constraints:\n  - device.cc_major == 9\n  - B == 2 || M > 1000\ndefault: {B: 1}\n";
+    CHECK_OK(mmt_space_load_text("device.yaml", text, strlen(text), &s, &err), &err);
+    if (!s) return;
+    mmt_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    mmt_device_set_prop(&dev, "cc_major", 8);
+    env = (mmt_space_env){.problem = &p, .device = &dev};
+    CHECK_EQ_INT(mmt_lookup_choose(s, NULL, 0, &env, &c, &how, NULL, &err), MMT_UNSUPPORTED);
+    CHECK(strstr(err.msg, "no configuration serves this problem on this device") != NULL);
+    mmt_device_set_prop(&dev, "cc_major", 9);
+    CHECK_EQ_INT(mmt_lookup_choose(s, NULL, 0, &env, &c, &how, NULL, &err), MMT_INTERNAL);
+    mmt_space_free(s);
 }
 
 /* Two families of one mode: A (whose VEC path and, with load(1), default need 16-byte rows,
