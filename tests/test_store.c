@@ -177,6 +177,21 @@ static void test_modes(void)
     mmt_store_close(st);
 }
 
+/* A device of this fingerprint, template cpu/gemm_avx.c (hash aaaa) and the problems f32 row
+ * NN 64x64x64 and 65x64x64, in st: their ids. */
+static void two_problems(mmt_store *st, const char *fingerprint, int64_t *dev, int64_t *tpl, int64_t *prob,
+                         int64_t *prob2)
+{
+    mmt_err err;
+    mmt_device_info d = device(fingerprint);
+    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64}, q = p;
+    q.m = 65;
+    CHECK_OK(mmt_store_device(st, &d, dev, &err), &err);
+    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "aaaa", tpl, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &p, prob, &err), &err);
+    CHECK_OK(mmt_store_problem(st, &q, prob2, &err), &err);
+}
+
 /* Trials measured busy (cpu_wait above MMT_CPU_BUSY): a faster busy one leaves a quiet best
  * (and one whose cpu_wait is not known) where it is, mmt_store_best_set too; a quiet one
  * takes a busy best, slower or not; resuming leaves busy trials out, to be measured again. */
@@ -188,16 +203,10 @@ static void test_busy(void)
     mmt_store *st;
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
-    mmt_device_info d = device("busy-cpu");
-    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64}, q = p;
-    q.m = 65;
     int64_t dev, tpl, c1, c2, prob, prob2;
-    CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
-    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "aaaa", &tpl, &err), &err);
+    two_problems(st, "busy-cpu", &dev, &tpl, &prob, &prob2);
     CHECK_OK(mmt_store_config(st, tpl, "MR=6", &c1, &err), &err);
     CHECK_OK(mmt_store_config(st, tpl, "MR=4", &c2, &err), &err);
-    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
-    CHECK_OK(mmt_store_problem(st, &q, &prob2, &err), &err);
     const int64_t quiet = add(st, dev, prob, c1, MMT_TRIAL_OK, 1.0);
     mmt_trial_rec busy = {.device_id = dev, .problem_id = prob, .config_id = c2, .status = MMT_TRIAL_OK,
                           .time_ms_median = 0.5, .time_ms_min = 0.5, .time_ms_max = 0.5, .gflops = 2000,
@@ -238,18 +247,12 @@ static void test_fastest_within(void)
     mmt_store *st;
     CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
     if (!st) return;
-    mmt_device_info d = device("within-cpu");
-    mmt_problem p = {.dtype = MMT_F32, .layout = MMT_ROW_MAJOR, .m = 64, .n = 64, .k = 64}, q = p;
-    q.m = 65;
     int64_t dev, tpl, other, c[5], prob, prob2;
-    CHECK_OK(mmt_store_device(st, &d, &dev, &err), &err);
-    CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "aaaa", &tpl, &err), &err);
+    two_problems(st, "within-cpu", &dev, &tpl, &prob, &prob2);
     CHECK_OK(mmt_store_template(st, "cpu/gemm_avx.c", "bbbb", &other, &err), &err);
     static const char *const texts[5] = {"MR=4", "MR=6", "MR=8", "MR=14", "MR=2"};
     for (int i = 0; i < 4; i++) CHECK_OK(mmt_store_config(st, tpl, texts[i], &c[i], &err), &err);
     CHECK_OK(mmt_store_config(st, other, texts[4], &c[4], &err), &err);
-    CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
-    CHECK_OK(mmt_store_problem(st, &q, &prob2, &err), &err);
     /* (config, problem, ms, error, cpu_wait): the fastest is too inaccurate, the next one busy,
      * the next one's error unknown; another template's and another problem's are faster */
     const struct { int cfg; int64_t problem; double ms, error, wait; } rows[] = {
