@@ -21,6 +21,7 @@ typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, i
                          double *, int);
 
 struct mmt_vendor {
+    const mmt_backend *be; /* whose vendor it is (mmt_vendor_routine) */
     char name[128];
     void *lib;
     sgemm_fn sgemm;
@@ -62,6 +63,7 @@ mmt_status mmt_vendor_open(const mmt_backend *be, const mmt_device_info *dev, mm
                     be->name);
     mmt_vendor *v = calloc(1, sizeof *v);
     RETURN_ERROR_IF(!v, err, MMT_OUT_OF_MEMORY, "out of memory");
+    v->be = be;
     mmt_status st = cuda ? mmt_cublas_open(dev->ordinal, &v->cublas, err) : open_openblas(v, err);
     if (st == MMT_OK && cuda) snprintf(v->name, sizeof v->name, "%s", mmt_cublas_name(v->cublas));
     if (st != MMT_OK) {
@@ -237,11 +239,9 @@ void mmt_vendor_label(const mmt_vendor *v, mmt_mode mode, char *buf, size_t size
 
 mmt_status mmt_vendor_check(const mmt_vendor *v, mmt_mode mode, mmt_err *err)
 {
-    /* cuBLAS serves every mode but e5m2 (cublas.h); OpenBLAS has SGEMM and DGEMM only */
-    RETURN_ERROR_IF(v->cublas && mode == MMT_MODE_E5M2, err, MMT_UNSUPPORTED,
-                    "cuBLASLt has no matmul of two e5m2 operands");
-    RETURN_ERROR_IF(!v->cublas && mode != MMT_MODE_F32 && mode != MMT_MODE_F64, err, MMT_UNSUPPORTED,
-                    "OpenBLAS has no %s GEMM", mmt_mode_name(mode) ? mmt_mode_name(mode) : "such");
+    /* the modes mmt_vendor_routine names a routine for */
+    RETURN_ERROR_IF(!mmt_vendor_routine(v->be, mode), err, MMT_UNSUPPORTED, "%s has no %s GEMM", v->name,
+                    mmt_mode_name(mode) ? mmt_mode_name(mode) : "such");
     return MMT_OK;
 }
 
