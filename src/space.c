@@ -375,8 +375,8 @@ void mmt_config_format(const mmt_space *s, const mmt_config *c, char *buf, size_
     size_t len = 0;
     buf[0] = '\0';
     for (int i = 0; i < s->n_params && len < size; i++) {
-        if ((i == s->levels_param || (s->added_mask >> i & 1)) && c->v[i] == 0)
-            continue; /* the classic algorithm, a knob added later at 0: the text it always had */
+        if ((s->added_mask >> i & 1) && c->v[i] == 0)
+            continue; /* a knob added later at 0 (the classic algorithm's levels too): the text it always had */
         int w = snprintf(buf + len, size - len, "%s%s=%lld", len ? "," : "", s->params[i].name, (long long)c->v[i]);
         if (w < 0) break;
         len += (size_t)w;
@@ -424,7 +424,7 @@ mmt_status mmt_config_parse(const mmt_space *s, const char *text, mmt_config *ou
         p = *end ? end + 1 : end;
     }
     for (int i = 0; i < s->n_params; i++)
-        RETURN_ERROR_IF(!seen[i] && i != s->levels_param && !(s->added_mask >> i & 1), err, MMT_PARSE,
+        RETURN_ERROR_IF(!seen[i] && !(s->added_mask >> i & 1), err, MMT_PARSE,
                         "configuration '%s' is missing param '%s'", text, s->params[i].name);
     *out = c;
     return MMT_OK;

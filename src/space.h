@@ -64,11 +64,11 @@ typedef struct mmt_space {
      * runtime runs around the kernel (strassen.h), or -1. It is a knob like any other in
      * the configuration and its text, but no compile definition (every level runs the same
      * binary), it is not searched (tuning adds levels to its classic winner, the levels
-     * round) and a configuration's text leaves it out at 0: the classic algorithm's text is
-     * the one it had before the knob existed. */
+     * round) and a configuration's text leaves it out at 0 (its bit in added_mask): the
+     * classic algorithm's text is the one it had before the knob existed. */
     int levels_param;
-    /* `added: [NAME, ...]`: params added after configurations of the space were recorded (bit
-     * i: params[i]). A configuration's text leaves each out at 0 and reads 0 where it is
+    /* `added: [NAME, ...]`, and the levels param: params added after configurations of the
+     * space were recorded (bit i: params[i]). A configuration's text leaves each out at 0 and reads 0 where it is
      * absent, so every text recorded before the knob existed stays the configuration it was. */
     uint64_t added_mask;
     int has_launch; /* GPU spaces: grid, block, smem, workspace (bytes of device scratch; 0 if absent) */

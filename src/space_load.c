@@ -351,6 +351,7 @@ static mmt_status load_strassen(loader *L, yaml_node_t *n)
         return mmt_yaml_error(L->err, L->file, n, "strassen: the values of %s must include 0 (the classic algorithm)",
                               name);
     s->levels_param = i;
+    s->added_mask |= (uint64_t)1 << i; /* its text at 0 is the classic algorithm's, as before it existed */
     return MMT_OK;
 }
 
