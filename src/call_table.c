@@ -739,7 +739,8 @@ int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const
     mmt_gemm_params gp = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc);
     const int es = mmt_dtype_size(hit->problem.dtype);
     if (mmt_align_bytes((uintptr_t)gp.a, gp.lda * es) != hit->align_a ||
-        mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es) != hit->align_b || key_align_c(&hit->problem, &gp) != hit->align_c)
+        mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es) != hit->align_b ||
+        (hit->align_c && key_align_c(&hit->problem, &gp) != hit->align_c)) /* 0: not keyed (not FP8) */
         return 0;
     *st = run_entry(ctx, &hit->problem, hit->mod, &hit->geometry, NULL, hit->route, hit->miss, &gp, err);
     return 1;
