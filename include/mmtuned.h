@@ -178,6 +178,22 @@ MMT_API mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t 
                        const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
                        int64_t ldc);
 
+/* FP8 with block scales (DeepSeek-V3's and DeepGEMM's layout), on a Hopper GPU: K in
+ * blocks of 128 (the last may be shorter), A with a scale per row and block, B with a scale
+ * per 128 x 128 block, each block's products summed in fp32 and multiplied by its scales:
+ *     C[i][j] = alpha * sum over blocks kb of scale_a[kb * m + i] * scale_b[(j / 128) * kbs + kb]
+ *                       * (op(A)[i][K of kb] . op(B)[K of kb][j])  +  beta * C[i][j]
+ * with kbs = ceil(k / 128): scale_a holds kbs runs of m floats, scale_b ceil(n / 128) runs of
+ * kbs floats, both fp32 in device memory beside A, B and C. desc: ab_type MMT_E4M3 or
+ * MMT_E5M2, compute MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR (a column-major call's scales would lie
+ * along the other operand: MMT_UNSUPPORTED), any transposes; the rest as mmt_gemm_ex, whose
+ * checks it makes first (nothing written where one fails). NULL scales with work to do are
+ * MMT_INVALID_ARGUMENT; a device with no template for it (anything but compute capability
+ * 9.0) MMT_UNSUPPORTED. */
+MMT_API mmt_status mmt_gemm_scaled(mmt_ctx *ctx, const mmt_gemm_desc *desc, const float *scale_a, const float *scale_b,
+                                   int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
+                                   const void *b, int64_t ldb, double beta, void *c, int64_t ldc);
+
 /* A strided batch of GEMMs: for i in [0, batch), C_i = alpha * op(A_i) * op(B_i) + beta * C_i,
  * where A_i starts at a + i * stride_a, B_i at b + i * stride_b and C_i at c + i * stride_c
  * (strides count elements of each matrix's type, as the leading dimensions do; a stride of 0

@@ -607,6 +607,54 @@ mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64
     return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+/* mmt_gemm_scaled's checks and call: the block-scaled mode of the descriptor's FP8 mode,
+ * looked up as any GEMM, run by its kernel with the scales. */
+static mmt_status run_scaled(mmt_ctx *ctx, const mmt_gemm_desc *d, const float *scale_a, const float *scale_b,
+                             int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                             int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
+                             size_t config_size, mmt_err *err)
+{
+    mmt_problem user;
+    int64_t span[3];
+    int todo, host = 0;
+    FORWARD_IF_ERROR(check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, err));
+    RETURN_ERROR_IF(mmt_mode_with_block_scales(user.mode, &user.mode) != 0, err, MMT_INVALID_ARGUMENT,
+                    "mmt_gemm_scaled: block scales are FP8's (ab_type MMT_E4M3 or MMT_E5M2, compute native), not %s",
+                    mmt_mode_name(user.mode));
+    RETURN_ERROR_IF(d->layout != MMT_ROW_MAJOR, err, MMT_UNSUPPORTED,
+                    "mmt_gemm_scaled: block scales of row-major calls alone (a column-major C = A B is the row-major "
+                    "C^T = B^T A^T, whose per-row scales would be B's)");
+    FORWARD_IF_ERROR(check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, err));
+    if (!todo) return MMT_OK;
+    const int reads = user.k > 0 && alpha != 0;
+    RETURN_ERROR_IF(reads && (!scale_a || !scale_b), err, MMT_INVALID_ARGUMENT,
+                    "mmt_gemm_scaled: a scale array is NULL");
+    if (ctx->async) {
+        FORWARD_IF_ERROR(where_operands(ctx, &user, alpha, a, b, c, &host, err));
+        RETURN_ERROR_IF(host || (reads && (ctx->async->is_host(scale_a) || ctx->async->is_host(scale_b))), err,
+                        MMT_UNSUPPORTED, "mmt_gemm_scaled: A, B, C and the scales must be device memory");
+    }
+    mmt_table_hit hit;
+    FORWARD_IF_ERROR(mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, c, ldc, how, config, config_size, &hit, err));
+    FORWARD_IF_ERROR(mmt_table_launch_scaled(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, scale_a, scale_b, err));
+    mmt_table_count_calls(ctx, &hit, 1);
+    return MMT_OK;
+}
+
+mmt_status mmt_gemm_scaled(mmt_ctx *ctx, const mmt_gemm_desc *desc, const float *scale_a, const float *scale_b,
+                           int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                           int64_t ldb, double beta, void *c, int64_t ldc)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    mmt_choice how = MMT_CHOICE_NONE;
+    char config[512];
+    config[0] = '\0';
+    const mmt_status st = run_scaled(ctx, desc, scale_a, scale_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &how,
+                                     config, sizeof config, &err);
+    return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
+}
+
 /* On a GPU, where the vendor library serves the GEMM and beta is 0: the epilogue fused into
  * its call (cuBLASLt's), which spares C a pass of its own. MMT_UNSUPPORTED, nothing run,
  * where that does not apply; the caller then runs the GEMM and the epilogue's kernel (which

@@ -26,6 +26,7 @@ typedef struct mmt_gemm_params {
     void *c;
     void *workspace; /* scratch of workspace_size bytes (split-K partial sums) or NULL */
     int64_t workspace_size;
+    const void *scale_a, *scale_b; /* block-scaled FP8 (problem.h): fp32 scales of A's and B's blocks, else NULL */
 } mmt_gemm_params;
 
 /* A strided batch of one mmt_gemm_params: count GEMMs, the i-th on operands at the params'

@@ -45,7 +45,8 @@ mmt_status mmt_cuda_context_enter(int ordinal, int *pushed, mmt_err *err)
 void mmt_cuda_context_leave(int pushed) { (void)pushed; }
 #else
 
-_Static_assert(sizeof(mmt_gemm_params) == 112, "templates/cuda/*.cu repeat this layout (112 bytes)");
+/* the templates read the first 112 bytes (mmt_params.h), gemm_wgmma.cu all 128 (its mmt_scaled_params) */
+_Static_assert(sizeof(mmt_gemm_params) == 128, "templates/cuda/*.cu repeat this layout");
 
 #define STR_(x) #x
 #define XSTR(x) STR_(x) /* the symbol a cuda.h name maps to: cuMemAlloc -> "cuMemAlloc_v2" */

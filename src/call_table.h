@@ -53,6 +53,12 @@ mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, co
 mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
                             const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_err *err);
 
+/* hit's call with block scales (block-scaled FP8, problem.h), which a kernel runs: as
+ * mmt_table_launch, nothing else; MMT_UNSUPPORTED, nothing launched, where none serves hit. */
+mmt_status mmt_table_launch_scaled(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
+                                   const void *b, int64_t ldb, double beta, void *c, int64_t ldc, const float *scale_a,
+                                   const float *scale_b, mmt_err *err);
+
 /* hit's call with the epilogue fused in by the vendor library (mmt_vendor_gemm_epilogue:
  * act, and bias, NULL or a value per column of hit's row-major problem), where the vendor
  * serves hit; as mmt_table_launch, nothing else. MMT_UNSUPPORTED, nothing launched, where a

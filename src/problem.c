@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const char *const dtype_names[] = {"f32", "f64", "bf16", "f16", "e4m3", "e5m2"};
-static const char *const mode_names[MMT_N_MODES] = {"f32", "f64", "bf16", "f16", "tf32", "f32x3", "e4m3", "e5m2"};
+static const char *const mode_names[MMT_N_MODES] = {"f32",  "f64",  "bf16",       "f16",       "tf32",
+                                                    "f32x3", "e4m3", "e5m2", "e4m3-block", "e5m2-block"};
 
 const char *mmt_dtype_name(mmt_dtype dtype)
 {
@@ -48,8 +49,10 @@ mmt_dtype mmt_mode_dtype(mmt_mode mode)
     case MMT_MODE_F64: return MMT_F64;
     case MMT_MODE_BF16: return MMT_BF16;
     case MMT_MODE_F16: return MMT_F16;
-    case MMT_MODE_E4M3: return MMT_E4M3;
-    case MMT_MODE_E5M2: return MMT_E5M2;
+    case MMT_MODE_E4M3:
+    case MMT_MODE_E4M3_BLOCK: return MMT_E4M3;
+    case MMT_MODE_E5M2:
+    case MMT_MODE_E5M2_BLOCK: return MMT_E5M2;
     default: return MMT_F32;
     }
 }
@@ -73,6 +76,15 @@ mmt_dtype mmt_mode_default_out(mmt_mode mode)
 mmt_compute mmt_mode_compute(mmt_mode mode)
 {
     return mode == MMT_MODE_TF32 ? MMT_COMPUTE_TF32 : mode == MMT_MODE_F32X3 ? MMT_COMPUTE_F32X3 : MMT_COMPUTE_NATIVE;
+}
+
+int mmt_mode_block_scaled(mmt_mode mode) { return mode == MMT_MODE_E4M3_BLOCK || mode == MMT_MODE_E5M2_BLOCK; }
+
+int mmt_mode_with_block_scales(mmt_mode mode, mmt_mode *out)
+{
+    if (mode != MMT_MODE_E4M3 && mode != MMT_MODE_E5M2) return -1;
+    *out = mode == MMT_MODE_E4M3 ? MMT_MODE_E4M3_BLOCK : MMT_MODE_E5M2_BLOCK;
+    return 0;
 }
 
 const char *mmt_layout_name(mmt_layout layout) { return layout == MMT_COL_MAJOR ? "col" : "row"; }

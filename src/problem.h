@@ -21,8 +21,10 @@ typedef enum mmt_mode {
     MMT_MODE_F32X3 = 5, /* f32 in, three tf32 products: fp32-level accuracy */
     MMT_MODE_E4M3 = 6,  /* e4m3 in (FP8), tensor cores, fp32 accumulation */
     MMT_MODE_E5M2 = 7,  /* e5m2 in, likewise */
+    MMT_MODE_E4M3_BLOCK = 8, /* e4m3 in with a scale per 128 of K of each row of A and per 128 x 128 of B */
+    MMT_MODE_E5M2_BLOCK = 9, /* e5m2 in, likewise */
 } mmt_mode;
-#define MMT_N_MODES 8
+#define MMT_N_MODES 10
 
 typedef struct mmt_problem {
     mmt_dtype dtype; /* A and B */
@@ -42,7 +44,8 @@ int mmt_dtype_size(mmt_dtype dtype);
 /* Whether dtype is an 8-bit floating-point type (e4m3, e5m2). */
 int mmt_dtype_fp8(mmt_dtype dtype);
 
-/* "f32", "f64", "bf16", "f16", "tf32", "f32x3", "e4m3", "e5m2"; NULL for an unknown value. */
+/* "f32", "f64", "bf16", "f16", "tf32", "f32x3", "e4m3", "e5m2", "e4m3-block", "e5m2-block";
+ * NULL for an unknown value. */
 const char *mmt_mode_name(mmt_mode mode);
 int mmt_mode_parse(const char *name, mmt_mode *out);
 /* The input type of a mode (f32 for tf32 and f32x3). */
@@ -51,8 +54,13 @@ mmt_dtype mmt_mode_dtype(mmt_mode mode);
 int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out);
 /* C's type where none is given: the input type, f32 for FP8 (its accumulation: nothing lost). */
 mmt_dtype mmt_mode_default_out(mmt_mode mode);
-/* How a mode computes (the inverse of mmt_mode_of, with mmt_mode_dtype). */
+/* How a mode computes (the inverse of mmt_mode_of, with mmt_mode_dtype and, for the
+ * block-scaled modes, mmt_mode_block_scaled). */
 mmt_compute mmt_mode_compute(mmt_mode mode);
+/* Whether a mode takes block scales (mmt_gemm_scaled), and the block-scaled mode of an FP8
+ * mode (-1 where it has none). */
+int mmt_mode_block_scaled(mmt_mode mode);
+int mmt_mode_with_block_scales(mmt_mode mode, mmt_mode *out);
 
 /* "row", "col". */
 const char *mmt_layout_name(mmt_layout layout);

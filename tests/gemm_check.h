@@ -111,7 +111,7 @@ static inline double gc_rel_error(int f64, int col_major, int64_t m, int64_t n, 
 static inline double gc_bound_mode(mmt_mode mode, mmt_dtype out, int64_t k)
 {
     const double u_acc = mode == MMT_MODE_F64                                ? ldexp(1.0, -53)
-                         : mode == MMT_MODE_E4M3 || mode == MMT_MODE_E5M2 ? ldexp(1.0, -14)
+                         : mmt_dtype_fp8(mmt_mode_dtype(mode))             ? ldexp(1.0, -14)
                                                                           : ldexp(1.0, -24);
     const double u_in = mode == MMT_MODE_TF32 ? ldexp(1.0, -11) : 0.0;
     const double u_out = out == MMT_BF16 ? ldexp(1.0, -8) : out == MMT_F16 ? ldexp(1.0, -11) : 0.0;

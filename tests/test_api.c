@@ -210,6 +210,35 @@ static void test_gemm_ex(void)
     unsetenv("MMTUNE_DB");
 }
 
+/* mmt_gemm_scaled on the CPU: its refusals, each before anything is written (block-scaled
+ * FP8 has no CPU template; it runs on a GPU, test_gpu_scaled). */
+static void test_scaled(void)
+{
+    mmt_ctx *ctx;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    unsigned char a[16], b[16];
+    float c[16], sa[4] = {1, 1, 1, 1}, sb[1] = {1};
+    for (int i = 0; i < 16; i++) a[i] = b[i] = 0x38, c[i] = 42; /* e4m3 1.0 */
+    const mmt_gemm_desc fp8 = {MMT_E4M3, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS};
+    mmt_gemm_desc d = fp8;
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_UNSUPPORTED);
+    CHECK(strstr(mmt_last_error(ctx), "e4m3-block") != NULL); /* no template serves it here */
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 0, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_UNSUPPORTED);
+    d.layout = MMT_COL_MAJOR;
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_UNSUPPORTED);
+    CHECK(strstr(mmt_last_error(ctx), "row-major") != NULL);
+    d = fp8, d.ab_type = MMT_F32;
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 4, 4, 4, 1.0, c, 4, c, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    CHECK(strstr(mmt_last_error(ctx), "FP8") != NULL);
+    d = fp8, d.c_type = MMT_E4M3;
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, &fp8, sa, sb, 4, 4, 4, 1.0, a, 3, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, NULL, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mmt_gemm_scaled(NULL, &fp8, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    for (int i = 0; i < 16; i++) CHECK(c[i] == 42); /* nothing written */
+    mmt_close(ctx);
+}
+
 /* The sgemm policy: on the CPU there is no f32x3 family, so allowing it is plain fp32 (no
  * error); the environment variable is checked when a context opens. */
 static void test_policy(void)
@@ -624,6 +653,7 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     test_errors();
     test_gemm_ex();
+    test_scaled();
     test_policy();
     test_reproducible();
     test_size_limits();

@@ -385,7 +385,8 @@ static void sample_wgmma(const mmt_device_info *dev)
         int ta, tb; /* -1: every orientation */
     } kinds[] = {{MMT_MODE_BF16, MMT_F32, -1, -1}, {MMT_MODE_BF16, MMT_BF16, 0, 0}, {MMT_MODE_F16, MMT_F16, -1, -1},
                  {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, -1, -1}, {MMT_MODE_F32X3, MMT_F32, -1, -1},
-                 {MMT_MODE_E4M3, MMT_F32, -1, -1}, {MMT_MODE_E4M3, MMT_BF16, 0, 1},  {MMT_MODE_E5M2, MMT_F16, 0, 1}};
+                 {MMT_MODE_E4M3, MMT_F32, -1, -1}, {MMT_MODE_E4M3, MMT_BF16, 0, 1},  {MMT_MODE_E5M2, MMT_F16, 0, 1},
+                 {MMT_MODE_E4M3_BLOCK, MMT_BF16, 0, 1}, {MMT_MODE_E5M2_BLOCK, MMT_F16, 1, 0}};
     int spilled = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         for (int t = 0; t < 4; t++) {
@@ -395,7 +396,8 @@ static void sample_wgmma(const mmt_device_info *dev)
                              .layout = MMT_ROW_MAJOR, .trans_a = t & 1, .trans_b = t >> 1, .m = 4096, .n = 4096,
                              .k = 4096};
             const int packed = mmt_dtype_size(p.dtype) != 2 && (p.trans_a || !p.trans_b);
-            spilled += sample_problem(fam, dev, &p, !packed, 2);
+            /* block scales need PROMOTE, which the default lacks (their `defaults:` set it) */
+            spilled += sample_problem(fam, dev, &p, !packed && !mmt_mode_block_scaled(p.mode), 2);
         }
     /* split-K: few tiles, a long K */
     mmt_problem sk = {.dtype = MMT_BF16, .out = MMT_BF16, .mode = MMT_MODE_BF16, .layout = MMT_ROW_MAJOR, .m = 96,
@@ -438,6 +440,9 @@ static void sample_wgmma(const mmt_device_info *dev)
     spilled += compile_default(fam, dev, &f8, "wgmma e4m3 NN default", "PACK=2 PROMOTE=1", &entry);
     f8.trans_b = 1;
     spilled += compile_default(fam, dev, &f8, "wgmma e4m3 NT default", "PACK=0 PROMOTE=1", &entry);
+    f8.mode = MMT_MODE_E4M3_BLOCK; /* block scales: the same default */
+    spilled += compile_default(fam, dev, &f8, "wgmma e4m3-block NT default", "PACK=0 PROMOTE=1 MMT_MODE=8", &entry);
+    f8.mode = MMT_MODE_E4M3;
     /* FP8's promotion with the widest tile it admits: two sets of 64 x 192 accumulators */
     static const char *const promoted[] = {"BM", "BN", "CONSUMERS", "PROMOTE"};
     static const int64_t wide[] = {128, 192, 2, 1};

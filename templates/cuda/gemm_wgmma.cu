@@ -83,7 +83,7 @@
 
 /* ---- knobs ------------------------------------------------------------------------ */
 #ifndef MMT_MODE
-#define MMT_MODE 2 /* 2 bf16, 3 f16, 4 tf32, 5 f32x3, 6 e4m3, 7 e5m2 */
+#define MMT_MODE 2 /* 2 bf16, 3 f16, 4 tf32, 5 f32x3, 6 e4m3, 7 e5m2, 8 e4m3 and 9 e5m2 with block scales */
 #endif
 #ifndef MMT_OUT
 #define MMT_OUT 0 /* type of C: 0 f32, 2 bf16, 3 f16 (16-bit: the input type's, or FP8's choice) */
@@ -140,10 +140,10 @@
 #if !SWAP && ((OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2)))
 #error "tf32 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
 #endif
-#elif MMT_MODE == 6 || MMT_MODE == 7
+#elif MMT_MODE >= 6 && MMT_MODE <= 9
 #define ELEM 1
 #define WG_K "32"
-#if MMT_MODE == 6
+#if MMT_MODE == 6 || MMT_MODE == 8
 #define WG_TYPES "f32.e4m3.e4m3"
 #else
 #define WG_TYPES "f32.e5m2.e5m2"
@@ -152,8 +152,9 @@
 #error "FP8 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
 #endif
 #else
-#error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32), 5 (f32x3), 6 (e4m3) or 7 (e5m2)"
+#error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32), 5 (f32x3), 6 (e4m3), 7 (e5m2), 8 or 9 (block-scaled FP8)"
 #endif
+#define BLOCK_SCALED (MMT_MODE >= 8) /* FP8 with a scale per 128 of K of each row of A, per 128 x 128 of B */
 #define SPLIT (MMT_MODE == 5) /* f32x3: stages split into hi and lo */
 #if MMT_MODE == 2
 #define WG_TYPES "f32.bf16.bf16"
@@ -267,6 +268,9 @@ typedef unsigned short TC;
 #endif
 #if PROMOTE && (ELEM != 1 || A_MN || B_MN)
 #error "PROMOTE serves FP8, whose operands are K-major"
+#endif
+#if BLOCK_SCALED && !PROMOTE
+#error "block scales multiply a stage's sums as they are promoted: PROMOTE 1 or 2"
 #endif
 #if SWAP && EPI_COLS != 64
 #error "SWAP stages C^T's pieces transposed in place: they must be square (64 x 64)"
@@ -563,14 +567,84 @@ __device__ __forceinline__ void promote_issue(float (&part)[MI][BN / 2], unsigne
     wg_commit();
 }
 
-/* Adds stage it's sums (its group waited for) to the fp32 accumulators and gives the stage
- * back to the producer (EMPTY(s) at bars + 8 (STAGES + s)). */
-__device__ __forceinline__ void promote_add(float (&acc)[MI][BN / 2], float (&part)[MI][BN / 2], unsigned bars,
-                                            unsigned it)
+/* Gives stage it back to the producer, its sums added (EMPTY(s) at bars + 8 (STAGES + s)). */
+__device__ __forceinline__ void promote_release(unsigned bars, unsigned it)
 {
-    add_part(acc, part);
     if (threadIdx.x % 128 == 0)
         for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(bars + 8 * (STAGES + it % STAGES), r);
+}
+#endif
+
+/* The launch parameters with what follows mmt_gemm_params in src/backend.h: the scales'
+ * pointers (the other templates read the first 112 bytes alone). */
+struct mmt_scaled_params {
+    mmt_gemm_params p;
+    const float *scale_a, *scale_b;
+};
+static_assert(sizeof(mmt_scaled_params) == 128, "mmt_scaled_params must match src/backend.h");
+
+#if BLOCK_SCALED
+/* Block scales (DeepGEMM's layout, K in blocks of 128, one a stage): A's per row and block,
+ * scale_a[kb * M + row]; B's per 128 x 128 block, scale_b[(col / 128) * KBLOCKS + kb]. A
+ * consumer thread's accumulators lie on two rows per 64 (row0 + 16 w + g and 8 below) and
+ * on columns 8 j + 2 q (+1) of the tile, so a stage needs two of A's scales per 64 rows and
+ * B's of the one or two column blocks the tile meets: the tile's columns from `split` on
+ * lie in the second. */
+struct block_scales {
+    const float *a, *b; /* scale_a, scale_b */
+    int row[MI][2];     /* this thread's rows of A (clamped into M) */
+    unsigned b0, b1;    /* where the tile's column blocks start in scale_b (clamped into N) */
+    int m;              /* scale_a's stride from one block of K to the next */
+    int split;          /* the tile's first column in the second block */
+};
+
+__device__ __forceinline__ block_scales block_scales_of(const mmt_scaled_params &sp, long long row0, long long col0,
+                                                        long long M, long long N, long long K)
+{
+    block_scales bs;
+    const int t = threadIdx.x % 128, w = t / 32, g = (t % 32) / 4;
+    bs.a = sp.scale_a, bs.b = sp.scale_b;
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const long long r = row0 + mi * 64 + 16 * w + g + 8 * h;
+            bs.row[mi][h] = (int)(r < M ? r : M - 1);
+        }
+    const long long kblocks = (K + 127) / 128, nb = (N + 127) / 128, jb = col0 / 128;
+    bs.b0 = (unsigned)((jb < nb ? jb : nb - 1) * kblocks);
+    bs.b1 = (unsigned)((jb + 1 < nb ? jb + 1 : nb - 1) * kblocks);
+    bs.m = (int)M;
+    bs.split = (int)(128 - col0 % 128);
+    return bs;
+}
+
+/* Stage kt's products of each of this thread's rows, and column blocks: scale_a * scale_b. */
+__device__ __forceinline__ void stage_scales(const block_scales &bs, int kt, float (&f)[MI][2][2])
+{
+    const float b0 = __ldg(bs.b + bs.b0 + kt), b1 = __ldg(bs.b + bs.b1 + kt);
+    const float *const a = bs.a + (long long)kt * bs.m;
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const float x = __ldg(a + bs.row[mi][h]);
+            f[mi][h][0] = x * b0, f[mi][h][1] = x * b1;
+        }
+}
+
+/* add_part with each sum multiplied by its scales first (one rounding: an fma). */
+__device__ __forceinline__ void add_part_scaled(float (&acc)[MI][BN / 2], float (&part)[MI][BN / 2],
+                                                const float (&f)[MI][2][2], int split)
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++) {
+        fence_regs(part[mi]);
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) /* element i: column 8 (i / 4) + .., row half (i / 2) % 2 */
+            acc[mi][i] = fmaf(part[mi][i], 8 * (i / 4) >= split ? f[mi][(i / 2) % 2][1] : f[mi][(i / 2) % 2][0],
+                              acc[mi][i]);
+    }
 }
 #endif
 
@@ -943,9 +1017,10 @@ __device__ __forceinline__ void tile_of(long long t, long long tiles_m, long lon
 #endif
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
-    mmt_gemm(mmt_gemm_params p, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
+    mmt_gemm(mmt_scaled_params ps, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
              const __grid_constant__ mmt_tmap tma_c)
 {
+    const mmt_gemm_params &p = ps.p;
     /* An instance is built for one pair of transposes: anything else is a caller's bug. */
     if (p.trans_a != OP_A || p.trans_b != OP_B) __trap();
 
@@ -1102,38 +1177,51 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
              * before the next stage's; the consumers do not wait for each other: one
              * multiplies while the other adds */
             float part[MI][BN / 2];
+#if BLOCK_SCALED
+            /* each stage's sums times its scales as they are added (f: part's, fn: next's) */
+            const block_scales bs = block_scales_of(ps, tm * BM + c * WM, (tn * CLUSTER + rank) * BN, M, N, K);
+            float f[MI][2][2], fn[MI][2][2];
+            (void)fn; /* PROMOTE 2's alone */
+#define STAGE_SCALES(into, kt) stage_scales(bs, kt, into)
+#define ADD_SUMS(sums, sc) add_part_scaled(acc, sums, sc, bs.split)
+#else
+#define STAGE_SCALES(into, kt) ((void)0)
+#define ADD_SUMS(sums, sc) add_part(acc, sums)
+#endif
 #if PROMOTE == 2
             /* a second set: stage kt's sums are added while the tensor cores make kt + 1's
              * (waits of fixed depth, so that ptxas keeps the groups in flight) */
             float next[MI][BN / 2];
             int kt = kb;
-            if (kt < ke) promote_issue(part, As, Bs, bars, c, it);
+            if (kt < ke) promote_issue(part, As, Bs, bars, c, it), STAGE_SCALES(f, kt);
             for (; kt + 2 < ke; kt += 2, it += 2) {
-                promote_issue(next, As, Bs, bars, c, it + 1);
+                promote_issue(next, As, Bs, bars, c, it + 1), STAGE_SCALES(fn, kt + 1);
                 wg_wait<1>();
-                promote_add(acc, part, bars, it);
-                promote_issue(part, As, Bs, bars, c, it + 2);
+                ADD_SUMS(part, f), promote_release(bars, it);
+                promote_issue(part, As, Bs, bars, c, it + 2), STAGE_SCALES(f, kt + 2);
                 wg_wait<1>();
-                promote_add(acc, next, bars, it + 1);
+                ADD_SUMS(next, fn), promote_release(bars, it + 1);
             }
             if (kt + 1 < ke) { /* two stages left */
-                promote_issue(next, As, Bs, bars, c, it + 1);
+                promote_issue(next, As, Bs, bars, c, it + 1), STAGE_SCALES(fn, kt + 1);
                 wg_wait<1>();
-                promote_add(acc, part, bars, it);
+                ADD_SUMS(part, f), promote_release(bars, it);
                 wg_wait<0>();
-                promote_add(acc, next, bars, it + 1);
+                ADD_SUMS(next, fn), promote_release(bars, it + 1);
                 it += 2;
             } else {
                 wg_wait<0>();
-                if (kt < ke) promote_add(acc, part, bars, it++);
+                if (kt < ke) ADD_SUMS(part, f), promote_release(bars, it++);
             }
 #else
             for (int kt = kb; kt < ke; kt++, it++) {
-                promote_issue(part, As, Bs, bars, c, it);
+                promote_issue(part, As, Bs, bars, c, it), STAGE_SCALES(f, kt);
                 wg_wait<0>();
-                promote_add(acc, part, bars, it);
+                ADD_SUMS(part, f), promote_release(bars, it);
             }
 #endif
+#undef STAGE_SCALES
+#undef ADD_SUMS
 #elif SWAP
             /* B^T's fragments from registers: a stage's products must have read them before
              * the next stage's are loaded, so one group is in flight at a time (the other

@@ -224,7 +224,7 @@ double mmt_bench_error_bound(const mmt_problem *p, int levels)
     /* FP8's tensor cores keep about 14 bits of the sum they add into (DeepSeek-V3's report,
      * H800): the bound of a kernel that does not promote its partial sums to fp32 */
     const double u_acc = p->mode == MMT_MODE_F64                                ? ldexp(1.0, -53)
-                         : p->mode == MMT_MODE_E4M3 || p->mode == MMT_MODE_E5M2 ? ldexp(1.0, -14)
+                         : mmt_dtype_fp8(mmt_mode_dtype(p->mode))               ? ldexp(1.0, -14)
                                                                                 : ldexp(1.0, -24);
     const double u_in = p->mode == MMT_MODE_TF32 ? ldexp(1.0, -11) : 0.0;
     const double u_out = p->out == MMT_BF16 ? ldexp(1.0, -8) : p->out == MMT_F16 ? ldexp(1.0, -11) : 0.0;

@@ -42,7 +42,9 @@ static mmt_peak gpu_flops(const mmt_device_info *d, mmt_mode mode)
             case MMT_MODE_TF32:
             case MMT_MODE_F32X3: rate = sm_rates[i].tf32; break;
             case MMT_MODE_E4M3:
-            case MMT_MODE_E5M2: rate = sm_rates[i].fp8; break;
+            case MMT_MODE_E5M2:
+            case MMT_MODE_E4M3_BLOCK:
+            case MMT_MODE_E5M2_BLOCK: rate = sm_rates[i].fp8; break;
             }
         }
     if (!rate) {
