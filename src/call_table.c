@@ -73,8 +73,8 @@ static int same_key(const call_key *a, const call_key *b)
     const mmt_problem *p = &a->problem, *q = &b->problem;
     return p->m == q->m && p->n == q->n && p->k == q->k && p->dtype == q->dtype && p->out == q->out &&
            p->mode == q->mode && p->trans_a == q->trans_a && p->trans_b == q->trans_b && a->align_a == b->align_a &&
-           a->align_b == b->align_b && a->align_c == b->align_c && a->allow_f32x3 == b->allow_f32x3 && a->reproducible == b->reproducible &&
-           a->allow_levels == b->allow_levels;
+           a->align_b == b->align_b && a->align_c == b->align_c && a->allow_f32x3 == b->allow_f32x3 &&
+           a->reproducible == b->reproducible && a->allow_levels == b->allow_levels;
 }
 
 /* A mode's families as the lookup sees them; returns how many. */
