@@ -13,8 +13,9 @@
 #define MAX_SWEEP 256          /* values of one key */
 #define MAX_PROBLEMS 1000000   /* problems of one file */
 
-enum { K_M, K_N, K_K, K_DTYPE, K_OUT, K_LAYOUT, K_TRANS_A, K_TRANS_B, K_HOST, N_KEYS };
-static const char *const key_names[N_KEYS] = {"m", "n", "k", "dtype", "out", "layout", "trans_a", "trans_b", "host"};
+enum { K_M, K_N, K_K, K_DTYPE, K_OUT, K_LAYOUT, K_TRANS_A, K_TRANS_B, K_HOST, K_SCALE, N_KEYS };
+static const char *const key_names[N_KEYS] = {"m",       "n",       "k",    "dtype", "out", "layout",
+                                              "trans_a", "trans_b", "host", "scale"};
 #define OUT_AS_INPUT (-1) /* the default of out */
 
 typedef struct sweep {
@@ -35,7 +36,9 @@ static mmt_status read_value(mmt_yaml_doc *d, const char *file, int key, yaml_no
     case K_DTYPE: {
         mmt_mode mode;
         if (mmt_mode_parse(text, &mode) != 0)
-            return mmt_yaml_error(err, file, n, "dtype '%s' is not supported (f32 f64 bf16 f16 tf32 f32x3 e4m3 e5m2)",
+            return mmt_yaml_error(err, file, n,
+                                  "dtype '%s' is not supported (f32 f64 bf16 f16 tf32 f32x3 e4m3 e5m2 e4m3-block "
+                                  "e5m2-block)",
                                   text);
         *v = mode;
         return MMT_OK;
@@ -47,6 +50,11 @@ static mmt_status read_value(mmt_yaml_doc *d, const char *file, int key, yaml_no
         *v = dt;
         return MMT_OK;
     }
+    case K_SCALE: /* FP8's scales: per tensor (in alpha) or per block (the -block modes) */
+        if (strcmp(text, "tensor") != 0 && strcmp(text, "block") != 0)
+            return mmt_yaml_error(err, file, n, "scale '%s' is neither tensor nor block", text);
+        *v = strcmp(text, "block") == 0;
+        return MMT_OK;
     case K_LAYOUT: {
         mmt_layout l;
         if (mmt_layout_parse(text, &l) != 0)
@@ -79,7 +87,8 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
         int k = 0;
         while (k < N_KEYS && strcmp(name, key_names[k]) != 0) k++;
         if (k == N_KEYS)
-            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype out layout trans_a trans_b host)", name);
+            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype out layout trans_a trans_b host scale)",
+                                  name);
         if (sw->n[k]) return mmt_yaml_error(err, file, key, "duplicate key '%s'", name);
         if (val->type == YAML_SEQUENCE_NODE) {
             int count = MMT_YAML_NITEMS(val);
@@ -96,7 +105,7 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
     }
     for (int k = K_M; k <= K_K; k++)
         if (!sw->n[k]) return mmt_yaml_error(err, file, e, "the problem has no '%s'", key_names[k]);
-    static const int64_t defaults[N_KEYS] = {0, 0, 0, MMT_MODE_F32, OUT_AS_INPUT, MMT_ROW_MAJOR, 0, 0, 0};
+    static const int64_t defaults[N_KEYS] = {0, 0, 0, MMT_MODE_F32, OUT_AS_INPUT, MMT_ROW_MAJOR, 0, 0, 0, 0};
     for (int k = K_DTYPE; k < N_KEYS; k++)
         if (!sw->n[k]) {
             sw->v[k][0] = defaults[k];
@@ -214,6 +223,12 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
             p->n = sw->v[K_N][idx[K_N]];
             p->k = sw->v[K_K][idx[K_K]];
             p->mode = (mmt_mode)sw->v[K_DTYPE][idx[K_DTYPE]];
+            const int block = (int)sw->v[K_SCALE][idx[K_SCALE]];
+            if (block && !mmt_mode_block_scaled(p->mode) && mmt_mode_with_block_scales(p->mode, &p->mode) != 0) {
+                st = mmt_yaml_error(err, file, e, "scale: block takes an FP8 dtype (e4m3, e5m2), not %s",
+                                    mmt_mode_name(p->mode));
+                break;
+            }
             p->dtype = mmt_mode_dtype(p->mode);
             p->out = sw->v[K_OUT][idx[K_OUT]] == OUT_AS_INPUT ? mmt_mode_default_out(p->mode)
                                                                 : (mmt_dtype)sw->v[K_OUT][idx[K_OUT]];

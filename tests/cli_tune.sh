@@ -44,8 +44,8 @@ check "FP8 on the CPU" 2 "$MMTUNE" --device cpu --problem "e4m3->bf16 row NT 64x
 expect_err "  no template serves it" "e4m3->bf16 row NT 64x64x64: no template serves e4m3 on the cpu backend"
 check "an FP8 C" 2 "$MMTUNE" --device cpu --problem "e4m3->e5m2 row NT 64x64x64" --db "$tmp/x.db"
 expect_err "  names the types C may have" "unknown output type after -> \\(f32, f64, bf16, f16\\)"
-check "block-scaled FP8" 2 "$MMTUNE" --device cpu --problem "e4m3-block->bf16 row NT 64x64x64" --db "$tmp/x.db"
-expect_err "  not yet tuned" "block-scaled FP8 is served \\(mmt_gemm_scaled\\), not yet tuned"
+check "block-scaled FP8 on the CPU" 2 "$MMTUNE" --device cpu --problem "e4m3-block->bf16 row NT 64x64x64" --db "$tmp/x.db"
+expect_err "  no template serves it" "no template serves e4m3-block on the cpu backend"
 check "missing shapes file" 2 "$MMTUNE" --device cpu --shapes "$tmp/none.yaml" --db "$tmp/x.db"
 check "an endless shapes file" 2 "$MMTUNE" --device cpu --shapes /dev/zero --db "$tmp/x.db"
 expect_err "read no further than 64 MiB" 'larger than 64 MiB'

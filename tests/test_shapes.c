@@ -91,6 +91,8 @@ static void test_errors(void)
         {"problems:\n  - {m: 1, n: 2, k: 3, dtype: tf32, out: bf16}\n", "s.yaml:2:5:", "tf32->bf16 row NN 1x2x3: the output"},
         {"problems:\n  - {m: 1, n: 2, k: 3, dtype: [bf16, f64], out: f32}\n", "s.yaml:2:5:", "f64->f32 row NN"},
         {"problems:\n  - {m: 1, n: 2, k: 3, layout: diag}\n", "s.yaml:2:32:", "'diag'"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, scale: row}\n", "s.yaml:2:31:", "neither tensor nor block"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, dtype: bf16, scale: block}\n", "s.yaml:2:5:", "FP8 dtype"},
         {"problems:\n  - {m: 1, n: 2, k: 3, trans_a: yes}\n", "s.yaml:2:33:", "true nor false"},
         {"problems:\n  - {m: 1, n: 2, k: 3, trans_b: [true, 2]}\n", "s.yaml:2:40:", "true nor false"},
         {"problems:\n  - {m: 1, n: 2}\n", "s.yaml:2:5:", "no 'k'"},
@@ -164,6 +166,27 @@ static void test_errors(void)
  * where it is not a boolean. */
 /* A problem written more than once (a line repeated, sweeps that meet) is kept once, where
  * it first stands; the same shape in another layout or with host: true is another one. */
+/* scale: block makes an FP8 problem's block-scaled mode, as its mode name does; tensor
+ * leaves it as it is. */
+static void test_scale(void)
+{
+    const char *text = "problems:\n  - {m: 64, n: 64, k: 256, dtype: e4m3, out: bf16, scale: [tensor, block]}\n"
+                       "  - {m: 64, n: 64, k: 256, dtype: e5m2-block, out: f16}\n";
+    mmt_problem *p = NULL;
+    size_t n = 0;
+    mmt_err err;
+    CHECK_OK(mmt_shapes_load_text("s.yaml", text, strlen(text), &p, NULL, &n, &err), &err);
+    CHECK_EQ_INT((int)n, 3);
+    if (n == 3) {
+        CHECK_EQ_INT(p[0].mode, MMT_MODE_E4M3);
+        CHECK_EQ_INT(p[1].mode, MMT_MODE_E4M3_BLOCK);
+        CHECK_EQ_INT(p[1].dtype, MMT_E4M3);
+        CHECK_EQ_INT(p[2].mode, MMT_MODE_E5M2_BLOCK);
+        CHECK_EQ_INT(p[2].dtype, MMT_E5M2);
+    }
+    free(p);
+}
+
 static void test_repeats(void)
 {
     static const char text[] = "problems:\n"
@@ -262,6 +285,7 @@ static void test_fuzz(void)
 
 int main(void)
 {
+    test_scale();
     test_repeats();
     test_sweep();
     test_fixtures();

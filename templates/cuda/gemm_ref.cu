@@ -16,6 +16,10 @@
  * stored: what the kernel loses by rounding them is its own error. p.workspace must hold
  * m * n doubles.
  *
+ * With MMT_SCALED=1 (block-scaled FP8, mmtuned.h's mmt_gemm_scaled) each block of 128 along
+ * K is summed so, then multiplied by its scales (exact in double: a product of two floats)
+ * and added to the total in double-double; the scales' pointers follow mmt_gemm_params.
+ *
  * Launch: block (16, 16, 1), grid (ceil(n / 16), ceil(m / 16), 1), no shared memory.
  * Entry: extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p). There is no search
  * space for it: the tuner compiles it directly. NVRTC, no headers. */
@@ -68,25 +72,55 @@ __device__ __forceinline__ double widen(T x)
 #endif
 }
 
+/* hi + lo += x * y, exactly but for lo's rounding: TwoProduct and TwoSum (explicit _rn
+ * intrinsics: the compiler must not contract these into other fmas). */
+__device__ __forceinline__ void add_product(double &hi, double &lo, double x, double y)
+{
+    const double prod = __dmul_rn(x, y);
+    const double prod_err = fma(x, y, -prod);
+    const double s = __dadd_rn(hi, prod);
+    const double bb = __dsub_rn(s, hi);
+    const double sum_err = __dadd_rn(__dsub_rn(hi, __dsub_rn(s, bb)), __dsub_rn(prod, bb));
+    hi = s;
+    lo = __dadd_rn(lo, __dadd_rn(sum_err, prod_err));
+}
+
+#ifndef MMT_SCALED
+#define MMT_SCALED 0
+#endif
+#if MMT_SCALED
+struct mmt_ref_params {
+    mmt_gemm_params p;
+    const float *scale_a, *scale_b; /* scale_a[kb * m + i], scale_b[(j / 128) * ceil(k / 128) + kb] */
+};
+extern "C" __global__ void mmt_gemm_ref64(mmt_ref_params rp)
+{
+    const mmt_gemm_params &p = rp.p;
+#else
 extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p)
 {
+#endif
     const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= p.m || j >= p.n) return;
     const T *a = static_cast<const T *>(p.a);
     const T *b = static_cast<const T *>(p.b);
     double hi = 0.0, lo = 0.0;
-    for (long long l = 0; l < p.k; l++) {
-        const double x = widen(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]);
-        const double y = widen(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]);
-        /* explicit _rn intrinsics: the compiler must not contract these into other fmas */
-        const double prod = __dmul_rn(x, y);
-        const double prod_err = fma(x, y, -prod);           /* TwoProduct: x * y == prod + prod_err */
-        const double s = __dadd_rn(hi, prod);                /* TwoSum: hi + prod == s + sum_err */
-        const double bb = __dsub_rn(s, hi);
-        const double sum_err = __dadd_rn(__dsub_rn(hi, __dsub_rn(s, bb)), __dsub_rn(prod, bb));
-        hi = s;
-        lo = __dadd_rn(lo, __dadd_rn(sum_err, prod_err));
+#if MMT_SCALED
+    const long long kbs = (p.k + 127) / 128;
+    for (long long kb = 0; kb < kbs; kb++) {
+        double bhi = 0.0, blo = 0.0;
+        for (long long l = kb * 128; l < p.k && l < kb * 128 + 128; l++)
+            add_product(bhi, blo, widen(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]),
+                        widen(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]));
+        const double f = __dmul_rn((double)rp.scale_a[kb * p.m + i], (double)rp.scale_b[(j / 128) * kbs + kb]);
+        add_product(hi, lo, f, bhi);
+        lo = fma(f, blo, lo);
     }
+#else
+    for (long long l = 0; l < p.k; l++)
+        add_product(hi, lo, widen(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]),
+                    widen(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]));
+#endif
     static_cast<double *>(p.workspace)[i * p.n + j] = __dadd_rn(hi, lo);
 }

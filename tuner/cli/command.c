@@ -121,10 +121,7 @@ int mmt_cli_make_plan(const mmt_cli_options *o, mmt_cli_plan *pl)
         mmt_mode dt = pl->problems[i].mode;
         mmt_family_list *fl = &pl->families[dt];
         if (fl->n) continue;
-        s = mmt_mode_block_scaled(dt) /* its measurements would need scales: not yet */
-                ? mmt_err_set(&err, MMT_UNSUPPORTED, "block-scaled FP8 is served (mmt_gemm_scaled), not yet tuned")
-            : o->space ? mmt_family_list_load_file(o->space, fl, &err)
-                       : mmt_family_find_all(pl->be->name, dt, fl, &err);
+        s = o->space ? mmt_family_list_load_file(o->space, fl, &err) : mmt_family_find_all(pl->be->name, dt, fl, &err);
         if (s == MMT_OK && !(fl->f[0]->space->modes & (1u << dt)))
             s = mmt_err_set(&err, MMT_UNSUPPORTED, "%s does not list mode %s", fl->f[0]->space->file,
                             mmt_mode_name(dt));

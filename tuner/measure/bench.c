@@ -60,6 +60,15 @@ void mmt_bench_fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed)
     mmt_parallel_for((int64_t)count, 0, 0, fill_range, &f);
 }
 
+void mmt_bench_fill_scales(float *buf, size_t count, uint64_t seed)
+{
+    for (size_t i = 0; i < count; i++) {
+        const uint64_t r = random_at(seed, (uint64_t)i);
+        const double u = (double)(r >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+        buf[i] = (float)ldexp(1.0 + 0.5 * u, (int)(r % 6) - 3);
+    }
+}
+
 void mmt_bench_fill_nan(void *buf, size_t count, mmt_dtype dt)
 {
     for (size_t i = 0; i < count; i++) {
@@ -239,6 +248,8 @@ void mmt_bench_free(mmt_bench *b)
         b->be->free(b->a[i]);
         b->be->free(b->b[i]);
         b->be->free(b->c[i]);
+        b->be->free(b->sa[i]);
+        b->be->free(b->sb[i]);
     }
     free(b->host_a);
     free(b->host_b);
@@ -268,7 +279,7 @@ static mmt_status device_reference(mmt_bench *b, int *found, mmt_err *err)
     void *bin = NULL, *ws = NULL;
     char *log = NULL;
     mmt_module *mod = NULL;
-    snprintf(defines, sizeof defines, "MMT_AB=%d", (int)p->dtype);
+    snprintf(defines, sizeof defines, "MMT_AB=%d MMT_SCALED=%d", (int)p->dtype, mmt_mode_block_scaled(p->mode));
     size_t bytes = sizeof(double) * p->m * p->n;
     mmt_status st = mmt_resource_read(path, &source, &n, err);
     if (st == MMT_OK)
@@ -278,7 +289,8 @@ static mmt_status device_reference(mmt_bench *b, int *found, mmt_err *err)
     if (st == MMT_OK) {
         mmt_gemm_params g = {.m = p->m, .n = p->n, .k = p->k, .lda = b->lda, .ldb = b->ldb, .ldc = b->ldc,
                              .trans_a = p->trans_a, .trans_b = p->trans_b, .alpha = 1, .beta = 0, .a = b->a[0],
-                             .b = b->b[0], .c = b->c[0], .workspace = ws, .workspace_size = (int64_t)bytes};
+                             .b = b->b[0], .c = b->c[0], .workspace = ws, .workspace_size = (int64_t)bytes,
+                             .scale_a = b->sa[0], .scale_b = b->sb[0]};
         mmt_geometry geo = {.grid = {(p->n + 15) / 16, (p->m + 15) / 16, 1}, .block = {16, 16, 1}};
         st = b->be->launch(mod, &g, &geo, b->stream, err);
     }
@@ -289,6 +301,24 @@ static mmt_status device_reference(mmt_bench *b, int *found, mmt_err *err)
     free(bin);
     free(log);
     free(source);
+    return st;
+}
+
+/* Set i's block scales (block-scaled FP8): made on the host, copied to the device. */
+static mmt_status put_scales(mmt_bench *b, int i, mmt_err *err)
+{
+    const mmt_problem *p = &b->p;
+    const int64_t kbs = (p->k + 127) / 128;
+    b->sa_bytes = sizeof(float) * (size_t)(kbs * p->m);
+    b->sb_bytes = sizeof(float) * (size_t)(kbs * ((p->n + 127) / 128));
+    float *host = malloc(b->sa_bytes + b->sb_bytes + 1);
+    RETURN_ERROR_IF(!host, err, MMT_OUT_OF_MEMORY, "out of host memory for the scales");
+    mmt_bench_fill_scales(host, (b->sa_bytes + b->sb_bytes) / sizeof(float), 3 * (uint64_t)i + 1000);
+    mmt_status st = b->be->alloc(b->dev, b->sa_bytes + 1, &b->sa[i], err);
+    if (st == MMT_OK) st = b->be->alloc(b->dev, b->sb_bytes + 1, &b->sb[i], err);
+    if (st == MMT_OK) st = b->be->copy(b->sa[i], host, b->sa_bytes, MMT_H2D, err);
+    if (st == MMT_OK) st = b->be->copy(b->sb[i], (const char *)host + b->sa_bytes, b->sb_bytes, MMT_H2D, err);
+    free(host);
     return st;
 }
 
@@ -363,11 +393,14 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         st = be->copy(b->a[i], b->host_a, b->a_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->b[i], b->host_b, b->b_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->c[i], b->host_c, b->c_bytes, MMT_H2D, err);
+        if (st == MMT_OK && mmt_mode_block_scaled(p->mode)) st = put_scales(b, i, err);
     }
     b->ref = st == MMT_OK ? malloc((size_t)ref_bytes ? (size_t)ref_bytes : 1) : NULL;
     if (st == MMT_OK && !b->ref) st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for the reference");
     int on_device = 0;
     if (st == MMT_OK) st = device_reference(b, &on_device, err);
+    if (st == MMT_OK && !on_device && mmt_mode_block_scaled(p->mode))
+        st = mmt_err_set(err, MMT_UNSUPPORTED, "bench: %s has a reference on a GPU alone", mmt_mode_name(p->mode));
     if (st == MMT_OK && !on_device) { /* set 0 again on the host: the reference is of set 0 */
         mmt_bench_fill_random(b->host_a, p->m * p->k, p->dtype, 1);
         mmt_bench_fill_random(b->host_b, p->k * p->n, p->dtype, 2);
@@ -396,7 +429,7 @@ static mmt_gemm_params params_of_set(const mmt_bench *b, int set, double beta)
 {
     mmt_gemm_params g = {.m = b->p.m, .n = b->p.n, .k = b->p.k, .lda = b->lda, .ldb = b->ldb, .ldc = b->ldc,
                          .trans_a = b->p.trans_a, .trans_b = b->p.trans_b, .alpha = b->alpha, .beta = beta,
-                         .a = b->a[set], .b = b->b[set], .c = b->c[set]};
+                         .a = b->a[set], .b = b->b[set], .c = b->c[set], .scale_a = b->sa[set], .scale_b = b->sb[set]};
     return g;
 }
 

@@ -22,6 +22,9 @@ typedef struct mmt_bench {
     size_t a_bytes, b_bytes, c_bytes; /* A and B of p.dtype, C of p.out */
     int64_t lda, ldb, ldc;
     void *host_a, *host_b, *host_c; /* set 0 and a download buffer for C */
+    /* block-scaled FP8 (problem.h): each set's scales, fp32, in mmt_gemm_scaled's layout (NULL elsewhere) */
+    void *sa[MMT_BENCH_MAX_SETS], *sb[MMT_BENCH_MAX_SETS];
+    size_t sa_bytes, sb_bytes;
     double *ref;                     /* op(A) op(B) of set 0, m x n */
     double ref_norm;                 /* its Frobenius norm */
     double alpha;
@@ -44,6 +47,9 @@ typedef struct mmt_timing {
  * as bit patterns), and never zero, so a kernel that skips work or writes zeros cannot
  * pass; the same seed gives the same values (filled in parallel). */
 void mmt_bench_fill_random(void *buf, size_t count, mmt_dtype dt, uint64_t seed);
+/* count block scales (fp32): positive, 2^e (1 + u / 2) with e in [-3, 2] and u in [-1, 1),
+ * as a quantiser's are spread. */
+void mmt_bench_fill_scales(float *buf, size_t count, uint64_t seed);
 /* count elements of dt set to the type's NaN, before a verification: an element a kernel
  * leaves unwritten, or one it reads although beta is 0, shows. */
 void mmt_bench_fill_nan(void *buf, size_t count, mmt_dtype dt);
