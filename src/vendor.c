@@ -283,7 +283,7 @@ mmt_status mmt_vendor_gemm_epilogue(const mmt_vendor_call *call, const mmt_gemm_
 
 const char *mmt_vendor_batched_routine(const mmt_vendor *v, mmt_mode mode)
 {
-    if (!v || !v->cublas) return NULL;
+    if (!v || !v->cublas || mmt_dtype_fp8(mmt_mode_dtype(mode))) return NULL; /* cuBLAS has no FP8 batch */
     return mode == MMT_MODE_F64                               ? "cublasDgemmStridedBatched"
            : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemmStridedBatched"
                                                               : "cublasGemmStridedBatchedEx";
