@@ -87,6 +87,9 @@ def _declare(h):
     h.mmt_gemm_epilogue.argtypes = [p, ctypes.POINTER(GemmDesc), ctypes.POINTER(Epilogue), i64, i64, i64,
                                     ctypes.c_double, p, i64, p, i64, ctypes.c_double, p, i64]
     h.mmt_gemm_epilogue.restype = i32
+    h.mmt_gemm_scaled.argtypes = [p, ctypes.POINTER(GemmDesc), p, p, i64, i64, i64, ctypes.c_double, p, i64, p, i64,
+                                  ctypes.c_double, p, i64]
+    h.mmt_gemm_scaled.restype = i32
 
 
 def check(ctx, status):

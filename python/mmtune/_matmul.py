@@ -148,8 +148,32 @@ def _epilogue(bias, bias_per, activation, m, n, A, C):
     return _lib.Epilogue(_lib.BIAS[bias_per], Bias.dtype, Bias.ptr, _lib.ACTIVATION[activation])
 
 
+def _scales(scale_a, scale_b, A, C, m, n, k, batch, epi):
+    """The block scales' operands (mmt_gemm_scaled), checked; None where there are none."""
+    if scale_a is None and scale_b is None:
+        return None
+    if scale_a is None or scale_b is None:
+        raise ValueError("scale_a and scale_b come together")
+    if A.dtype not in (_lib.MMT_E4M3, _lib.MMT_E5M2):
+        raise TypeError("block scales are FP8's (float8_e4m3fn, float8_e5m2)")
+    if batch is not None or epi is not None:
+        raise ValueError("block scales apply to a single GEMM without bias or activation")
+    if C.layout != _lib.MMT_ROW_MAJOR:
+        raise ValueError("block scales: out in C order (a row-major result)")
+    kbs = (k + 127) // 128
+    scales = []
+    for name, x, want in (("scale_a", scale_a, (kbs, m)), ("scale_b", scale_b, ((n + 127) // 128, kbs))):
+        X = _Operand(name, x)
+        dense = 1 in want or (X.layout == _lib.MMT_ROW_MAJOR and X.ld == want[1])
+        if tuple(x.shape) != want or X.dtype != _lib.MMT_F32 or X.device != A.device or not dense:
+            raise ValueError(f"{name}: a contiguous float32 array of {want[0]}x{want[1]} on {A.device}, "
+                             f"not {tuple(x.shape)} {x.dtype}")
+        scales.append(X)
+    return scales
+
+
 def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, compute="native", out_dtype=None,
-           bias=None, bias_per="col", activation=None):
+           bias=None, bias_per="col", activation=None, scale_a=None, scale_b=None):
     """out = alpha * op(a) @ op(b) + beta * out, op(x) being x.T where trans_x is set.
 
     a, b: 2-D numpy arrays (the CPU: float32, float64) or torch tensors (the CPU, or a CUDA
@@ -169,6 +193,10 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     a contiguous 1-D array of float32 or the result's type with a value per column of the
     result (bias_per="col", a layer's output features) or per row ("row"); activation None,
     "relu" or "gelu" (its tanh form). Not for batches.
+    scale_a, scale_b: FP8's block scales (DeepSeek-V3's: mmtuned.h's mmt_gemm_scaled), float32
+    on the operands' device: scale_a[kb, i] multiplies row i of op(a) over K's block kb (128
+    values), scale_b[j // 128, kb] the block of op(b) of columns j; shapes (ceil(k / 128), m)
+    and (ceil(n / 128), ceil(k / 128)), contiguous. A single GEMM, its result in C order.
     Raises TypeError or ValueError for operands it cannot take, MmtuneError where
     libmmtuned refuses or fails (its message); out is not written then."""
     A, B = _Operand("a", a), _Operand("b", b)
@@ -210,6 +238,7 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
         if s0 < e1 and s1 < e0:
             raise ValueError(f"out overlaps {X.name}: the result would overwrite its own input")
     epi = _epilogue(bias, bias_per, activation, m, n, A, C)
+    scales = _scales(scale_a, scale_b, A, C, m, n, k, batch, epi)
     layout = C.layout
     ta, lda = A.in_layout(layout, trans_a)
     tb, ldb = B.in_layout(layout, trans_b)
@@ -222,7 +251,10 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
             import torch
             stream = torch.cuda.current_stream(out.device).cuda_stream
             _lib.check(ctx, h.mmt_set_stream(ctx, ctypes.c_void_p(stream)))
-        if epi is not None:
+        if scales is not None:
+            status = h.mmt_gemm_scaled(ctx, ctypes.byref(desc), scales[0].ptr, scales[1].ptr, m, n, k, float(alpha),
+                                       A.ptr, lda, B.ptr, ldb, float(beta), C.ptr, C.ld)
+        elif epi is not None:
             status = h.mmt_gemm_epilogue(ctx, ctypes.byref(desc), ctypes.byref(epi), m, n, k, float(alpha), A.ptr, lda,
                                          B.ptr, ldb, float(beta), C.ptr, C.ld)
         elif batch is None:

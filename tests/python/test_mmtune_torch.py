@@ -71,6 +71,46 @@ class MatmulTorch(unittest.TestCase):
         with self.assertRaises(TypeError):  # C is never FP8
             mmtune.matmul(a, a, out_dtype=torch.float8_e4m3fn)
 
+    @unittest.skipUnless(GPU and hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability(0) == (9, 0),
+                         "FP8 needs torch 2.1 and a Hopper GPU")
+    def test_fp8_block_scales(self):
+        """FP8 with block scales (scale_a per row and 128 of K, scale_b per 128 x 128 block) in
+        every transpose, C in bfloat16 and float32, against the dequantised product in float64;
+        the refusals (one scale alone, a scale of the wrong shape, a column-major result)."""
+        dev = torch.device("cuda:0")
+        for ab, ct, tol in (("float8_e4m3fn", "bfloat16", 2e-2), ("float8_e4m3fn", "float32", 1e-2),
+                            ("float8_e5m2", "float16", 1e-2)):
+            for m, n, k in ((256, 192, 384), (67, 200, 300)):
+                for ta in (False, True):
+                    for tb in (False, True):
+                        with self.subTest(ab=ab, ct=ct, shape=(m, n, k), ta=ta, tb=tb):
+                            ab_t, c_t = getattr(torch, ab), getattr(torch, ct)
+                            a = torch.empty((k, m) if ta else (m, k), device=dev).uniform_(-1, 1).to(ab_t)
+                            b = torch.empty((n, k) if tb else (k, n), device=dev).uniform_(-1, 1).to(ab_t)
+                            kbs = (k + 127) // 128
+                            sa = torch.empty((kbs, m), device=dev).uniform_(0.25, 4)
+                            sb = torch.empty(((n + 127) // 128, kbs), device=dev).uniform_(0.25, 4)
+                            x = (a.double().t() if ta else a.double())  # m x k
+                            y = (b.double().t() if tb else b.double())  # k x n
+                            cols = torch.arange(k, device=dev) // 128
+                            xs = x * sa.double()[cols, :].t()  # row i, column l: times sa[l // 128, i]
+                            ys = y * sb.double()[torch.arange(n, device=dev) // 128][:, cols].t()
+                            want, scale = xs @ ys, xs.abs() @ ys.abs()
+                            out = torch.full((m, n), float("nan"), dtype=c_t, device=dev)
+                            mmtune.matmul(a, b, out, trans_a=ta, trans_b=tb, scale_a=sa, scale_b=sb)
+                            torch.cuda.synchronize()
+                            err = float(((out.double() - want).abs() / (scale + 1e-30)).max())
+                            self.assertTrue(bool(torch.isfinite(out).all()))
+                            self.assertLessEqual(err, tol)
+        a = torch.ones((16, 256), device=dev).to(torch.float8_e4m3fn)
+        sa, sb = torch.ones((2, 16), device=dev), torch.ones((1, 2), device=dev)
+        with self.assertRaises(ValueError):
+            mmtune.matmul(a, a, trans_b=True, scale_a=sa)
+        with self.assertRaises(ValueError):
+            mmtune.matmul(a, a, trans_b=True, scale_a=sa, scale_b=torch.ones((2, 1), device=dev))
+        with self.assertRaises(ValueError):
+            mmtune.matmul(a, a, torch.empty((16, 16), device=dev).t(), trans_b=True, scale_a=sa, scale_b=sb)
+
     def test_batched(self):
         """3-D tensors: a strided batch in one cuBLAS call, a 2-D operand shared, against torch's
         batched matmul in float64, b given transposed (trans_b)."""
