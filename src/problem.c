@@ -107,6 +107,8 @@ const char *mmt_problem_check(const mmt_problem *p)
     } else if (p->out != p->dtype && !(p->out == MMT_F32 && (p->dtype == MMT_BF16 || p->dtype == MMT_F16))) {
         return "the output type is the input type, or f32 for bf16 and f16 inputs";
     }
+    if (mmt_mode_block_scaled(p->mode) && p->layout == MMT_COL_MAJOR)
+        return "block scales are row-major problems' (mmt_gemm_scaled)";
     if (p->m < 0 || p->n < 0 || p->k < 0) return "a size is negative";
     /* dense A, B and C (and a reference of C in double) must span a number of bytes that
      * 64 bits hold: products that wrap around would size a buffer far too small */

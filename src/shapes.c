@@ -230,10 +230,6 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
                 break;
             }
             p->dtype = mmt_mode_dtype(p->mode);
-            if (mmt_mode_block_scaled(p->mode) && sw->v[K_LAYOUT][idx[K_LAYOUT]] == MMT_COL_MAJOR) {
-                st = mmt_yaml_error(err, file, e, "block scales are row-major problems' (mmt_gemm_scaled)");
-                break;
-            }
             p->out = sw->v[K_OUT][idx[K_OUT]] == OUT_AS_INPUT ? mmt_mode_default_out(p->mode)
                                                                 : (mmt_dtype)sw->v[K_OUT][idx[K_OUT]];
             p->layout = (mmt_layout)sw->v[K_LAYOUT][idx[K_LAYOUT]];

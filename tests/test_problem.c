@@ -59,6 +59,7 @@ static void test_refused(void)
         {"f64->f32 row NN 8x8x8", "output type"},
         {"e4m3->e4m3 row NT 8x8x8", "output type"}, /* FP8 writes f32, bf16 or f16 */
         {"e5m2->f64 row NT 8x8x8", "output type"},
+        {"e4m3-block->bf16 col NT 8x8x8", "row-major"},
         {"f32->e5m2 row NN 8x8x8", "output type"},
         {"f32 diagonal NN 8x8x8", "layout"},
         {"f32 row NX 8x8x8", "transposes"},
