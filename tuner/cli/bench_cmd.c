@@ -36,8 +36,12 @@ static mmt_status runtime_gemm(void *user, const mmt_gemm_params *p, void *strea
                        .compute = mmt_mode_compute(rc->problem->mode), .layout = MMT_ROW_MAJOR,
                        .trans_a = p->trans_a ? MMT_TRANS : MMT_NO_TRANS,
                        .trans_b = p->trans_b ? MMT_TRANS : MMT_NO_TRANS};
-    mmt_status s = mmt_gemm_ex(rc->ctx, &d, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb, p->beta, p->c,
-                               p->ldc);
+    /* block-scaled FP8: the bench's scales, through the call that takes them */
+    mmt_status s = mmt_mode_block_scaled(rc->problem->mode)
+                       ? mmt_gemm_scaled(rc->ctx, &d, p->scale_a, p->scale_b, p->m, p->n, p->k, p->alpha, p->a, p->lda,
+                                         p->b, p->ldb, p->beta, p->c, p->ldc)
+                       : mmt_gemm_ex(rc->ctx, &d, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb, p->beta,
+                                     p->c, p->ldc);
     if (s != MMT_OK) return mmt_err_set(err, s, "%s", mmt_last_error(rc->ctx));
     return MMT_OK;
 }
