@@ -68,8 +68,11 @@ typedef enum mmt_transpose { MMT_NO_TRANS = 111, MMT_TRANS = 112 } mmt_transpose
 
 /* Element types of a problem. bf16 and f16 are stored as their 16-bit patterns. */
 /* MMT_E4M3 and MMT_E5M2: 8-bit floating point (OCP FP8), inputs only (a GPU's Hopper tensor
- * cores; C is MMT_F32, MMT_BF16 or MMT_F16). A scale per tensor goes into alpha. */
-typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1, MMT_BF16 = 2, MMT_F16 = 3, MMT_E4M3 = 4, MMT_E5M2 = 5 } mmt_dtype;
+ * cores; C is MMT_F32, MMT_BF16 or MMT_F16). A scale per tensor goes into alpha.
+ * MMT_E4M3_E5M2 and MMT_E5M2_E4M3: an ab_type alone, FP8 of two kinds, A's first (A e4m3
+ * and B e5m2, as a backward pass multiplies weights by gradients, and the reverse). */
+typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1, MMT_BF16 = 2, MMT_F16 = 3, MMT_E4M3 = 4, MMT_E5M2 = 5,
+                         MMT_E4M3_E5M2 = 6, MMT_E5M2_E4M3 = 7 } mmt_dtype;
 
 /* How the products are formed (the precision mode of a problem):
  *   MMT_COMPUTE_NATIVE  the input type's own: f32 and f64 on CUDA cores or the CPU, bf16 and

@@ -402,8 +402,11 @@ static const char *compute_name(mmt_compute c)
 static mmt_status check_desc(const mmt_gemm_desc *d, mmt_problem *p, mmt_err *err)
 {
     RETURN_ERROR_IF(!d, err, MMT_INVALID_ARGUMENT, "the descriptor is NULL");
-    RETURN_ERROR_IF(!mmt_dtype_name(d->ab_type), err, MMT_INVALID_ARGUMENT,
-                    "unknown ab_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2)", (int)d->ab_type);
+    const int pair = d->ab_type == MMT_E4M3_E5M2 || d->ab_type == MMT_E5M2_E4M3; /* FP8 of two kinds */
+    RETURN_ERROR_IF(!mmt_dtype_name(d->ab_type) && !pair, err, MMT_INVALID_ARGUMENT,
+                    "unknown ab_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2, MMT_E4M3_E5M2, "
+                    "MMT_E5M2_E4M3)",
+                    (int)d->ab_type);
     RETURN_ERROR_IF(!mmt_dtype_name(d->c_type) || mmt_dtype_fp8(d->c_type), err, MMT_INVALID_ARGUMENT,
                     "unknown c_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16)", (int)d->c_type);
     RETURN_ERROR_IF(d->compute != MMT_COMPUTE_NATIVE && d->compute != MMT_COMPUTE_TF32 &&
@@ -419,12 +422,12 @@ static mmt_status check_desc(const mmt_gemm_desc *d, mmt_problem *p, mmt_err *er
     mmt_mode mode;
     RETURN_ERROR_IF(mmt_mode_of(d->ab_type, d->compute, &mode) != 0, err, MMT_INVALID_ARGUMENT,
                     "%s inputs cannot be computed with %s (TF32 and F32X3 take f32 inputs)",
-                    mmt_dtype_name(d->ab_type), compute_name(d->compute));
-    *p = (mmt_problem){.dtype = d->ab_type, .out = d->c_type, .mode = mode, .layout = d->layout,
+                    pair ? "FP8" : mmt_dtype_name(d->ab_type), compute_name(d->compute));
+    *p = (mmt_problem){.dtype = mmt_mode_dtype(mode), .out = d->c_type, .mode = mode, .layout = d->layout,
                        .trans_a = d->trans_a == MMT_TRANS, .trans_b = d->trans_b == MMT_TRANS};
     const char *why = mmt_problem_check(p);
     RETURN_ERROR_IF(why, err, MMT_INVALID_ARGUMENT, "c_type %s with ab_type %s: %s", mmt_dtype_name(d->c_type),
-                    mmt_dtype_name(d->ab_type), why);
+                    pair ? mmt_mode_name(mode) : mmt_dtype_name(d->ab_type), why);
     return MMT_OK;
 }
 

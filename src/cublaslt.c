@@ -192,22 +192,24 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
 {
     const plan_key *k = &pl->key;
     const mmt_mode mode = (mmt_mode)k->mode;
-    const int in = data_type(mmt_mode_dtype(mode)), ct = data_type((mmt_dtype)k->out);
+    /* our A's and B's types (FP8 of two kinds: e4m3 x e5m2 or the reverse) */
+    const int in_a = data_type(mmt_mode_dtype(mode)), in_b = data_type(mmt_mode_b_dtype(mode)),
+              ct = data_type((mmt_dtype)k->out);
     const int compute = mode == MMT_MODE_F64 ? COMPUTE_64F : mode == MMT_MODE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
     const int32_t opa = k->trans_b, opb = k->trans_a; /* cuBLASLt's A is our B, its B our A */
     /* A plan with workspace only on tensor cores: for f32 and f64 the kernel cuBLAS's own
      * Sgemm and Dgemm choose ran faster on the GPU than cuBLASLt's split-K one (H200, f32
      * 256x256x8192: 0.97x), and what a plan saves on the host does not make that up. */
     const int tensor_cores = mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_TF32 ||
-                             mode == MMT_MODE_E4M3 || mode == MMT_MODE_E5M2;
+                             mmt_dtype_fp8(mmt_mode_dtype(mode));
     lt_pref pref = NULL;
     lt_heuristic best;
     int found = 0;
     if (lt->desc_create(&pl->desc, compute, mode == MMT_MODE_F64 ? CUDA_R_64F : CUDA_R_32F) == 0 &&
         lt->desc_set(pl->desc, DESC_TRANSA, &opa, sizeof opa) == 0 &&
         lt->desc_set(pl->desc, DESC_TRANSB, &opb, sizeof opb) == 0 &&
-        lt->layout_create(&pl->la, in, opa ? k->k : k->n, opa ? k->n : k->k, k->ldb) == 0 &&
-        lt->layout_create(&pl->lb, in, opb ? k->m : k->k, opb ? k->k : k->m, k->lda) == 0 &&
+        lt->layout_create(&pl->la, in_b, opa ? k->k : k->n, opa ? k->n : k->k, k->ldb) == 0 &&
+        lt->layout_create(&pl->lb, in_a, opb ? k->m : k->k, opb ? k->k : k->m, k->lda) == 0 &&
         lt->layout_create(&pl->lc, ct, k->n, k->m, k->ldc) == 0 &&
         (!k->epilogue || lt->desc_set(pl->desc, DESC_EPILOGUE, &k->epilogue, sizeof k->epilogue) == 0) &&
         (!(k->epilogue & EPILOGUE_BIAS) ||

@@ -6,8 +6,9 @@
 #include <string.h>
 
 static const char *const dtype_names[] = {"f32", "f64", "bf16", "f16", "e4m3", "e5m2"};
-static const char *const mode_names[MMT_N_MODES] = {"f32",  "f64",  "bf16",       "f16",       "tf32",
-                                                    "f32x3", "e4m3", "e5m2", "e4m3-block", "e5m2-block"};
+static const char *const mode_names[MMT_N_MODES] = {"f32",        "f64",        "bf16",      "f16",
+                                                    "tf32",       "f32x3",      "e4m3",      "e5m2",
+                                                    "e4m3-block", "e5m2-block", "e4m3xe5m2", "e5m2xe4m3"};
 
 const char *mmt_dtype_name(mmt_dtype dtype)
 {
@@ -26,7 +27,10 @@ int mmt_dtype_parse(const char *name, mmt_dtype *out)
 
 int mmt_dtype_size(mmt_dtype dtype)
 {
-    return dtype == MMT_F64 ? 8 : dtype == MMT_F32 ? 4 : mmt_dtype_fp8(dtype) ? 1 : 2;
+    return dtype == MMT_F64                                                              ? 8
+           : dtype == MMT_F32                                                            ? 4
+           : mmt_dtype_fp8(dtype) || dtype == MMT_E4M3_E5M2 || dtype == MMT_E5M2_E4M3 ? 1
+                                                                                         : 2;
 }
 
 int mmt_dtype_fp8(mmt_dtype dtype) { return dtype == MMT_E4M3 || dtype == MMT_E5M2; }
@@ -50,16 +54,32 @@ mmt_dtype mmt_mode_dtype(mmt_mode mode)
     case MMT_MODE_BF16: return MMT_BF16;
     case MMT_MODE_F16: return MMT_F16;
     case MMT_MODE_E4M3:
-    case MMT_MODE_E4M3_BLOCK: return MMT_E4M3;
+    case MMT_MODE_E4M3_BLOCK:
+    case MMT_MODE_E4M3_E5M2: return MMT_E4M3;
     case MMT_MODE_E5M2:
-    case MMT_MODE_E5M2_BLOCK: return MMT_E5M2;
+    case MMT_MODE_E5M2_BLOCK:
+    case MMT_MODE_E5M2_E4M3: return MMT_E5M2;
     default: return MMT_F32;
     }
 }
 
+mmt_dtype mmt_mode_ab_type(mmt_mode mode)
+{
+    return mode == MMT_MODE_E4M3_E5M2   ? MMT_E4M3_E5M2
+           : mode == MMT_MODE_E5M2_E4M3 ? MMT_E5M2_E4M3
+                                        : mmt_mode_dtype(mode);
+}
+
+mmt_dtype mmt_mode_b_dtype(mmt_mode mode)
+{
+    return mode == MMT_MODE_E4M3_E5M2 ? MMT_E5M2 : mode == MMT_MODE_E5M2_E4M3 ? MMT_E4M3 : mmt_mode_dtype(mode);
+}
+
 int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out)
 {
-    if (compute == MMT_COMPUTE_NATIVE && mmt_dtype_fp8(dtype))
+    if (compute == MMT_COMPUTE_NATIVE && (dtype == MMT_E4M3_E5M2 || dtype == MMT_E5M2_E4M3))
+        *out = dtype == MMT_E4M3_E5M2 ? MMT_MODE_E4M3_E5M2 : MMT_MODE_E5M2_E4M3;
+    else if (compute == MMT_COMPUTE_NATIVE && mmt_dtype_fp8(dtype))
         *out = dtype == MMT_E4M3 ? MMT_MODE_E4M3 : MMT_MODE_E5M2;
     else if (compute == MMT_COMPUTE_NATIVE && mmt_dtype_name(dtype)) *out = (mmt_mode)dtype; /* same numbers */
     else if (compute == MMT_COMPUTE_TF32 && dtype == MMT_F32) *out = MMT_MODE_TF32;
@@ -135,6 +155,10 @@ mmt_problem mmt_problem_normalise(const mmt_problem *p)
         r.n = p->m;
         r.trans_a = p->trans_b;
         r.trans_b = p->trans_a;
+        if (p->mode == MMT_MODE_E4M3_E5M2 || p->mode == MMT_MODE_E5M2_E4M3) { /* B becomes A */
+            r.mode = p->mode == MMT_MODE_E4M3_E5M2 ? MMT_MODE_E5M2_E4M3 : MMT_MODE_E4M3_E5M2;
+            r.dtype = mmt_mode_dtype(r.mode);
+        }
     }
     return r;
 }

@@ -23,11 +23,13 @@ typedef enum mmt_mode {
     MMT_MODE_E5M2 = 7,  /* e5m2 in, likewise */
     MMT_MODE_E4M3_BLOCK = 8, /* e4m3 in with a scale per 128 of K of each row of A and per 128 x 128 of B */
     MMT_MODE_E5M2_BLOCK = 9, /* e5m2 in, likewise */
+    MMT_MODE_E4M3_E5M2 = 10, /* A e4m3, B e5m2 (mmtuned.h's MMT_E4M3_E5M2), as MMT_MODE_E4M3 computes */
+    MMT_MODE_E5M2_E4M3 = 11, /* A e5m2, B e4m3 */
 } mmt_mode;
-#define MMT_N_MODES 10
+#define MMT_N_MODES 12
 
 typedef struct mmt_problem {
-    mmt_dtype dtype; /* A and B */
+    mmt_dtype dtype; /* A and B (A's where the mode's B differs: mmt_mode_b_dtype) */
     mmt_dtype out;   /* C: dtype, or f32 for bf16 and f16; f32, bf16 or f16 for FP8 */
     mmt_mode mode;
     mmt_layout layout;
@@ -39,18 +41,22 @@ typedef struct mmt_problem {
 const char *mmt_dtype_name(mmt_dtype dtype);
 /* Parses a dtype name; returns 0 on success, -1 if unknown. */
 int mmt_dtype_parse(const char *name, mmt_dtype *out);
-/* Bytes per element. */
+/* Bytes per element (of each of a pair of FP8 types: 1). */
 int mmt_dtype_size(mmt_dtype dtype);
 /* Whether dtype is an 8-bit floating-point type (e4m3, e5m2). */
 int mmt_dtype_fp8(mmt_dtype dtype);
 
-/* "f32", "f64", "bf16", "f16", "tf32", "f32x3", "e4m3", "e5m2", "e4m3-block", "e5m2-block";
- * NULL for an unknown value. */
+/* "f32", "f64", "bf16", "f16", "tf32", "f32x3", "e4m3", "e5m2", "e4m3-block", "e5m2-block",
+ * "e4m3xe5m2", "e5m2xe4m3"; NULL for an unknown value. */
 const char *mmt_mode_name(mmt_mode mode);
 int mmt_mode_parse(const char *name, mmt_mode *out);
-/* The input type of a mode (f32 for tf32 and f32x3). */
+/* The input type of a mode (f32 for tf32 and f32x3; A's where B's differs), and B's. */
 mmt_dtype mmt_mode_dtype(mmt_mode mode);
-/* The mode of an input type computed a given way; -1 if there is none (f64 in tf32). */
+mmt_dtype mmt_mode_b_dtype(mmt_mode mode);
+/* The ab_type of a descriptor for the mode (mmtuned.h's pair where B's type differs). */
+mmt_dtype mmt_mode_ab_type(mmt_mode mode);
+/* The mode of an input type (or mmtuned.h's pair of FP8 types) computed a given way; -1 if
+ * there is none (f64 in tf32). */
 int mmt_mode_of(mmt_dtype dtype, mmt_compute compute, mmt_mode *out);
 /* C's type where none is given: the input type, f32 for FP8 (its accumulation: nothing lost). */
 mmt_dtype mmt_mode_default_out(mmt_mode mode);

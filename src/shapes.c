@@ -38,7 +38,7 @@ static mmt_status read_value(mmt_yaml_doc *d, const char *file, int key, yaml_no
         if (mmt_mode_parse(text, &mode) != 0)
             return mmt_yaml_error(err, file, n,
                                   "dtype '%s' is not supported (f32 f64 bf16 f16 tf32 f32x3 e4m3 e5m2 e4m3-block "
-                                  "e5m2-block)",
+                                  "e5m2-block e4m3xe5m2 e5m2xe4m3)",
                                   text);
         *v = mode;
         return MMT_OK;

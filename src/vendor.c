@@ -194,9 +194,9 @@ const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
         return mode == MMT_MODE_F64                               ? "cublasDgemm"
                : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemm"
                /* cuBLAS has no FP8 call, cuBLASLt no e5m2 x e5m2 matmul (nor, here, block scales) */
-               : mode == MMT_MODE_E4M3                                      ? MMT_VENDOR_LT_ROUTINE
-               : mode == MMT_MODE_E5M2 || mmt_mode_block_scaled(mode)        ? NULL
-                                                                           : "cublasGemmEx";
+               : mode == MMT_MODE_E5M2 || mmt_mode_block_scaled(mode) ? NULL
+               : mmt_dtype_fp8(mmt_mode_dtype(mode))                  ? MMT_VENDOR_LT_ROUTINE
+                                                                     : "cublasGemmEx";
     if (strcmp(be->name, "cpu") == 0) return mode == MMT_MODE_F64 ? "cblas_dgemm" : mode == MMT_MODE_F32 ? "cblas_sgemm" : NULL;
     return NULL;
 }

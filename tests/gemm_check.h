@@ -47,13 +47,13 @@ static inline double gc_get(const void *x, int f64, int col_major, int64_t ld, i
 /* A reference of m x n: the values, then the scale of each element (gc_reference). */
 static double *gc_ref_alloc(int64_t m, int64_t n) { return malloc(sizeof(double) * (2 * m * n + 1)); }
 
-/* ref = alpha op(A) op(B) + beta C0 for any layout, A and B of type ab, C0 of type ct;
+/* ref = alpha op(A) op(B) + beta C0 for any layout, A of type ab and B of bt, C0 of ct;
  * m x n, row-major, dense; then, at ref + m n, the scale |alpha| |op(A)| |op(B)| +
  * |beta| |C0| of each element: rounding errors are proportional to it, not to the result
  * (which may nearly cancel). */
-static inline void gc_reference_t(mmt_dtype ab, mmt_dtype ct, int col_major, int ta, int tb, int64_t m, int64_t n,
-                                  int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-                                  double beta, const void *c0, int64_t ldc, double *ref)
+static inline void gc_reference_ab(mmt_dtype ab, mmt_dtype bt, mmt_dtype ct, int col_major, int ta, int tb, int64_t m,
+                                   int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                                   int64_t ldb, double beta, const void *c0, int64_t ldc, double *ref)
 {
 #pragma omp parallel for schedule(dynamic) /* the tests link OpenMP: long double is slow */
     for (int64_t i = 0; i < m; i++)
@@ -62,7 +62,7 @@ static inline void gc_reference_t(mmt_dtype ab, mmt_dtype ct, int col_major, int
             if (alpha != 0)
                 for (int64_t l = 0; l < k; l++) {
                     long double x = ta ? gc_get_t(a, ab, col_major, lda, l, i) : gc_get_t(a, ab, col_major, lda, i, l);
-                    long double y = tb ? gc_get_t(b, ab, col_major, ldb, j, l) : gc_get_t(b, ab, col_major, ldb, l, j);
+                    long double y = tb ? gc_get_t(b, bt, col_major, ldb, j, l) : gc_get_t(b, bt, col_major, ldb, l, j);
                     s += x * y;
                     sa += fabsl(x * y);
                 }
@@ -75,6 +75,14 @@ static inline void gc_reference_t(mmt_dtype ab, mmt_dtype ct, int col_major, int
             ref[i * n + j] = (double)v;
             ref[m * n + i * n + j] = (double)scale;
         }
+}
+
+/* gc_reference_ab with B of A's type. */
+static inline void gc_reference_t(mmt_dtype ab, mmt_dtype ct, int col_major, int ta, int tb, int64_t m, int64_t n,
+                                  int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                                  double beta, const void *c0, int64_t ldc, double *ref)
+{
+    gc_reference_ab(ab, ab, ct, col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc, ref);
 }
 
 static inline void gc_reference(int f64, int col_major, int ta, int tb, int64_t m, int64_t n, int64_t k,

@@ -187,7 +187,7 @@ static inline void gc_first_wrong(mmt_dtype ct, int64_t m, int64_t n, const void
 /* Every instance valid for (s, ld padding) on one set of inputs per alpha/beta case. */
 static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, shape s, int odd_ld, instance *list, int n)
 {
-    const mmt_dtype abt = mmt_mode_dtype(kd.mode), ct = kd.out;
+    const mmt_dtype abt = mmt_mode_dtype(kd.mode), bt = mmt_mode_b_dtype(kd.mode), ct = kd.out;
     const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
     int64_t lda, ldb;
     lds_of(s, ta, tb, odd_ld, &lda, &ldb);
@@ -212,10 +212,10 @@ static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, sha
     CHECK(ok);
     for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
         const ab c = cases[ci];
-        void *a = gc_matrix_t(abt, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix_t(abt, 0, br, bc, ldb, c.nan_ab);
+        void *a = gc_matrix_t(abt, 0, ar, ac, lda, c.nan_ab), *b = gc_matrix_t(bt, 0, br, bc, ldb, c.nan_ab);
         void *c0 = gc_matrix_t(ct, 0, s.m, s.n, ldc, c.nan_c), *cm = malloc(csz);
         double *ref = gc_ref_alloc(s.m, s.n);
-        gc_reference_t(abt, ct, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
+        gc_reference_ab(abt, bt, ct, 0, ta, tb, s.m, s.n, s.k, c.alpha, a, lda, b, ldb, c.beta, c0, ldc, ref);
         const double bound = gc_bound_mode(kd.mode, ct, s.k);
         ok = be->copy(da, a, asz, MMT_H2D, &err) == MMT_OK && be->copy(db, b, bsz, MMT_H2D, &err) == MMT_OK;
         for (int i = 0; ok && i < n; i++) {
@@ -281,11 +281,12 @@ static inline void check_same_bits(const mmt_family *fam, kind kd, shape s, cons
     const int64_t ldc = s.n + 2;
     const size_t es = (size_t)mmt_dtype_size(abt), asz = es * s.m * lda, bsz = es * s.k * ldb,
                  csz = (size_t)mmt_dtype_size(ct) * s.m * ldc;
-    void *a = gc_matrix_t(abt, 0, s.m, s.k, lda, 0), *b = gc_matrix_t(abt, 0, s.k, s.n, ldb, 0),
+    void *a = gc_matrix_t(abt, 0, s.m, s.k, lda, 0), *b = gc_matrix_t(mmt_mode_b_dtype(kd.mode), 0, s.k, s.n, ldb, 0),
          *c0 = gc_matrix_t(ct, 0, s.m, s.n, ldc, 0), *out[2] = {malloc(csz), malloc(csz)};
     const double alpha = 0.75, beta = -1.25;
     double *ref = gc_ref_alloc(s.m, s.n);
-    gc_reference_t(abt, ct, 0, 0, 0, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c0, ldc, ref);
+    gc_reference_ab(abt, mmt_mode_b_dtype(kd.mode), ct, 0, 0, 0, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c0, ldc,
+                    ref);
     mmt_err err;
     void *da = NULL, *db = NULL, *dc = NULL;
     int ok = be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&

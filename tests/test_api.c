@@ -235,6 +235,12 @@ static void test_scaled(void)
     CHECK_EQ_INT(mmt_gemm_scaled(ctx, &fp8, sa, sb, 4, 4, 4, 1.0, a, 3, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
     CHECK_EQ_INT(mmt_gemm_scaled(ctx, NULL, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
     CHECK_EQ_INT(mmt_gemm_scaled(NULL, &fp8, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    /* FP8 of two kinds: a mode of its own, which the CPU has no template for either */
+    d = fp8, d.ab_type = MMT_E4M3_E5M2;
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_UNSUPPORTED);
+    CHECK(strstr(mmt_last_error(ctx), "e4m3xe5m2") != NULL);
+    d.ab_type = (mmt_dtype)8;
+    CHECK_EQ_INT(mmt_gemm_ex(ctx, &d, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
     for (int i = 0; i < 16; i++) CHECK(c[i] == 42); /* nothing written */
     mmt_close(ctx);
 }

@@ -386,7 +386,8 @@ static void sample_wgmma(const mmt_device_info *dev)
     } kinds[] = {{MMT_MODE_BF16, MMT_F32, -1, -1}, {MMT_MODE_BF16, MMT_BF16, 0, 0}, {MMT_MODE_F16, MMT_F16, -1, -1},
                  {MMT_MODE_F16, MMT_F32, 1, 1},    {MMT_MODE_TF32, MMT_F32, -1, -1}, {MMT_MODE_F32X3, MMT_F32, -1, -1},
                  {MMT_MODE_E4M3, MMT_F32, -1, -1}, {MMT_MODE_E4M3, MMT_BF16, 0, 1},  {MMT_MODE_E5M2, MMT_F16, 0, 1},
-                 {MMT_MODE_E4M3_BLOCK, MMT_BF16, 0, 1}, {MMT_MODE_E5M2_BLOCK, MMT_F16, 1, 0}};
+                 {MMT_MODE_E4M3_BLOCK, MMT_BF16, 0, 1}, {MMT_MODE_E5M2_BLOCK, MMT_F16, 1, 0},
+                 {MMT_MODE_E4M3_E5M2, MMT_BF16, 0, 1},  {MMT_MODE_E5M2_E4M3, MMT_F32, 1, 1}};
     int spilled = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         for (int t = 0; t < 4; t++) {

@@ -20,7 +20,7 @@ static double ratio_max(mmt_mode mode) { return mode == MMT_MODE_F32 || mode == 
 static const kind kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
                              {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32},
                              {MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},  {MMT_MODE_E4M3, MMT_BF16},
-                             {MMT_MODE_E4M3, MMT_F32}};
+                             {MMT_MODE_E4M3, MMT_F32},  {MMT_MODE_E4M3_E5M2, MMT_BF16}, {MMT_MODE_E5M2_E4M3, MMT_F32}};
 
 /* a long K (the error of the sums shows) over a few hundred tiles' worth of C */
 static const shape s = {512, 384, 4096};
@@ -89,9 +89,10 @@ static void compare(mmt_family *const *fams, int nfam, mmt_vendor *v, kind kd, i
     mmt_problem p = problem_of(kd, ta, tb, s);
     char name[64];
     mmt_problem_format(&p, name, sizeof name);
-    void *a = gc_matrix_t(abt, 0, ar, ac, ac, 0), *b = gc_matrix_t(abt, 0, br, bc, bc, 0), *c = malloc(csz);
+    const mmt_dtype bt = mmt_mode_b_dtype(kd.mode);
+    void *a = gc_matrix_t(abt, 0, ar, ac, ac, 0), *b = gc_matrix_t(bt, 0, br, bc, bc, 0), *c = malloc(csz);
     double *ref = gc_ref_alloc(s.m, s.n);
-    gc_reference_t(abt, ct, 0, ta, tb, s.m, s.n, s.k, 1.0, a, ac, b, bc, 0.0, NULL, s.n, ref);
+    gc_reference_ab(abt, bt, ct, 0, ta, tb, s.m, s.n, s.k, 1.0, a, ac, b, bc, 0.0, NULL, s.n, ref);
     mmt_err err;
     void *da = NULL, *db = NULL, *dc = NULL;
     int ok = be->alloc(&dev, asz, &da, &err) == MMT_OK && be->alloc(&dev, bsz, &db, &err) == MMT_OK &&

@@ -13,6 +13,7 @@ static void test_round_trip(void)
         {MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},  {MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32},
         {MMT_MODE_F16, MMT_F16},   {MMT_MODE_F16, MMT_F32},  {MMT_MODE_TF32, MMT_F32},  {MMT_MODE_F32X3, MMT_F32},
         {MMT_MODE_E4M3, MMT_F32},  {MMT_MODE_E4M3, MMT_BF16}, {MMT_MODE_E5M2, MMT_F16},
+        {MMT_MODE_E4M3_E5M2, MMT_BF16}, {MMT_MODE_E5M2_E4M3, MMT_F32},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -34,7 +35,7 @@ static void test_round_trip(void)
                       q.trans_a == p.trans_a && q.trans_b == p.trans_b && q.m == p.m && q.n == p.n && q.k == p.k);
                 n++;
             }
-    CHECK_EQ_INT(n, 88);
+    CHECK_EQ_INT(n, 104);
     mmt_problem q;
     CHECK(mmt_problem_parse("  bf16->f32   col  NT 128x64x32 ", &q) == NULL); /* blanks are free */
     CHECK(q.dtype == MMT_BF16 && q.out == MMT_F32 && q.layout == MMT_COL_MAJOR && !q.trans_a && q.trans_b);
@@ -45,6 +46,15 @@ static void test_round_trip(void)
     CHECK(mmt_mode_of(MMT_E5M2, MMT_COMPUTE_NATIVE, &m) == 0 && m == MMT_MODE_E5M2);
     CHECK(mmt_mode_of(MMT_E4M3, MMT_COMPUTE_TF32, &m) != 0);
     CHECK(mmt_mode_compute(MMT_MODE_E4M3) == MMT_COMPUTE_NATIVE);
+    /* FP8 of two kinds: the pair's mode, A's type as the problem's, B's by the mode; the
+     * row-major normal form of a column-major problem swaps them */
+    CHECK(mmt_mode_of(MMT_E5M2_E4M3, MMT_COMPUTE_NATIVE, &m) == 0 && m == MMT_MODE_E5M2_E4M3);
+    CHECK(mmt_mode_ab_type(m) == MMT_E5M2_E4M3 && mmt_dtype_size(MMT_E5M2_E4M3) == 1);
+    CHECK(mmt_problem_parse("e4m3xe5m2->bf16 col NT 64x32x16", &q) == NULL);
+    CHECK(q.dtype == MMT_E4M3 && mmt_mode_b_dtype(q.mode) == MMT_E5M2);
+    const mmt_problem r = mmt_problem_normalise(&q);
+    CHECK(r.mode == MMT_MODE_E5M2_E4M3 && r.dtype == MMT_E5M2 && mmt_mode_b_dtype(r.mode) == MMT_E4M3);
+    CHECK(r.m == 32 && r.n == 64 && r.trans_a && !r.trans_b);
 }
 
 static void test_refused(void)

@@ -8,6 +8,7 @@ import threading
 MMT_ROW_MAJOR, MMT_COL_MAJOR = 101, 102
 MMT_NO_TRANS, MMT_TRANS = 111, 112
 MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2 = 0, 1, 2, 3, 4, 5
+MMT_E4M3_E5M2, MMT_E5M2_E4M3 = 6, 7  # an ab_type alone: FP8 of two kinds, A's first
 COMPUTE = {"native": 0, "tf32": 1, "f32x3": 2}
 CHOICES = {0: "none", 1: "tuned", 2: "nearest tuned shape", 3: "default", 4: "vendor"}
 BIAS = {"row": 1, "col": 2}  # mmt_bias_kind

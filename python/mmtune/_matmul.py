@@ -178,7 +178,8 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
 
     a, b: 2-D numpy arrays (the CPU: float32, float64) or torch tensors (the CPU, or a CUDA
     GPU: also bfloat16 and float16, and on a Hopper GPU float8_e4m3fn and float8_e5m2, whose
-    scales per tensor go into alpha), of one type, on one device, each contiguous along one
+    scales per tensor go into alpha, a of either kind and b of the other too), of one type,
+    on one device, each contiguous along one
     dimension (C or Fortran order, or a slice of one). Either may be 3-D, a batch of
     matrices along its first dimension (any stride, 0 too): the call is then a strided batch
     of GEMMs (one cuBLAS call on a GPU), a 2-D operand shared by every GEMM, and the result
@@ -202,8 +203,11 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     A, B = _Operand("a", a), _Operand("b", b)
     if A.device != B.device:
         raise ValueError(f"a is on {A.device}, b on {B.device}")
-    if A.dtype != B.dtype:
-        raise TypeError(f"a is {a.dtype}, b {b.dtype}: one type for both")
+    fp8 = (_lib.MMT_E4M3, _lib.MMT_E5M2)
+    if A.dtype != B.dtype and not (A.dtype in fp8 and B.dtype in fp8):
+        raise TypeError(f"a is {a.dtype}, b {b.dtype}: one type for both (or FP8 of two kinds)")
+    ab_type = A.dtype if A.dtype == B.dtype else (_lib.MMT_E4M3_E5M2 if A.dtype == _lib.MMT_E4M3
+                                                  else _lib.MMT_E5M2_E4M3)
     if compute not in _lib.COMPUTE:
         raise ValueError(f"compute={compute!r}: one of {', '.join(_lib.COMPUTE)}")
     m, k = (A.cols, A.rows) if trans_a else (A.rows, A.cols)
@@ -242,7 +246,7 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     layout = C.layout
     ta, lda = A.in_layout(layout, trans_a)
     tb, ldb = B.in_layout(layout, trans_b)
-    desc = _lib.GemmDesc(A.dtype, C.dtype, _lib.COMPUTE[compute], layout, ta, tb)
+    desc = _lib.GemmDesc(ab_type, C.dtype, _lib.COMPUTE[compute], layout, ta, tb)
     ctx, lock = _contexts.get(A.device)
     gpu = A.device.startswith("cuda:")
     h = _lib.lib()

@@ -5,7 +5,7 @@
  *
  * No alpha and no beta: the tuner applies them on the host in double. A and B are of the
  * type MMT_AB names (the mmt_dtype numbers: 0 float, 1 double, 2 bf16 bits, 3 f16 bits,
- * 4 e4m3 and 5 e5m2 bytes;
+ * 4 e4m3 and 5 e5m2 bytes; MMT_B, B's where it is FP8 of the other kind;
  * the older spelling MMT_DTYPE_F64=0|1 still selects float or double), row-major with lda
  * / ldb and the transposes of mmt_gemm_params. Every element is widened to double exactly
  * (a bf16 is the top half of a float; an f16 converts exactly to float), every product is
@@ -46,7 +46,34 @@ typedef unsigned char T; /* the bit pattern */
 
 #include "mmt_params.h"
 
-/* One stored element as a double, exactly. */
+/* B's type where it differs from A's: FP8 of the other kind (the mmt_dtype numbers) */
+#ifndef MMT_B
+#define MMT_B MMT_AB
+#endif
+#if MMT_B != MMT_AB && !((MMT_AB == 4 || MMT_AB == 5) && (MMT_B == 4 || MMT_B == 5))
+#error "MMT_B differs from MMT_AB for FP8 alone"
+#endif
+
+/* An FP8 code as a double, exactly: e4m3 (4 exponent bits, bias 7, 3 mantissa bits, no
+ * infinities, S.1111.111 is NaN) or e5m2 (5 exponent bits, bias 15, 2 mantissa bits, IEEE's
+ * infinities and NaNs). */
+__device__ __forceinline__ double fp8_widen(unsigned char x, bool e5m2)
+{
+    if (e5m2) {
+        const int e = (x >> 2) & 31, m = x & 3;
+        const double v = e == 31 ? __longlong_as_double(m ? 0x7ff8000000000000LL : 0x7ff0000000000000LL)
+                         : e     ? ldexp((double)(4 + m), e - 17)
+                                 : ldexp((double)m, -16);
+        return x & 0x80 ? -v : v;
+    }
+    const int e = (x >> 3) & 15, m = x & 7;
+    const double v = e == 15 && m == 7 ? __longlong_as_double(0x7ff8000000000000LL)
+                     : e                ? ldexp((double)(8 + m), e - 10)
+                                        : ldexp((double)m, -9);
+    return x & 0x80 ? -v : v;
+}
+
+/* One stored element of A (of B: widen_b) as a double, exactly. */
 __device__ __forceinline__ double widen(T x)
 {
 #if MMT_AB == 2
@@ -55,20 +82,19 @@ __device__ __forceinline__ double widen(T x)
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x)); /* exact: f32 holds every f16 */
     return (double)f;
-#elif MMT_AB == 4 /* 4 exponent bits (bias 7), 3 mantissa bits; no infinities, S.1111.111 is NaN */
-    const int e = (x >> 3) & 15, m = x & 7;
-    const double v = e == 15 && m == 7 ? __longlong_as_double(0x7ff8000000000000LL)
-                     : e                ? ldexp((double)(8 + m), e - 10)
-                                        : ldexp((double)m, -9);
-    return x & 0x80 ? -v : v;
-#elif MMT_AB == 5 /* 5 exponent bits (bias 15), 2 mantissa bits, IEEE's infinities and NaNs */
-    const int e = (x >> 2) & 31, m = x & 3;
-    const double v = e == 31 ? __longlong_as_double(m ? 0x7ff8000000000000LL : 0x7ff0000000000000LL)
-                     : e     ? ldexp((double)(4 + m), e - 17)
-                             : ldexp((double)m, -16);
-    return x & 0x80 ? -v : v;
+#elif MMT_AB == 4 || MMT_AB == 5
+    return fp8_widen(x, MMT_AB == 5);
 #else
     return (double)x;
+#endif
+}
+
+__device__ __forceinline__ double widen_b(T x)
+{
+#if MMT_B != MMT_AB
+    return fp8_widen(x, MMT_B == 5);
+#else
+    return widen(x);
 #endif
 }
 
@@ -112,7 +138,7 @@ extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p)
         double bhi = 0.0, blo = 0.0;
         for (long long l = kb * 128; l < p.k && l < kb * 128 + 128; l++)
             add_product(bhi, blo, widen(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]),
-                        widen(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]));
+                        widen_b(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]));
         const double f = __dmul_rn((double)rp.scale_a[kb * p.m + i], (double)rp.scale_b[(j / 128) * kbs + kb]);
         add_product(hi, lo, f, bhi);
         lo = fma(f, blo, lo);
@@ -120,7 +146,7 @@ extern "C" __global__ void mmt_gemm_ref64(mmt_gemm_params p)
 #else
     for (long long l = 0; l < p.k; l++)
         add_product(hi, lo, widen(p.trans_a ? a[l * p.lda + i] : a[i * p.lda + l]),
-                    widen(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]));
+                    widen_b(p.trans_b ? b[j * p.ldb + l] : b[l * p.ldb + j]));
 #endif
     static_cast<double *>(p.workspace)[i * p.n + j] = __dadd_rn(hi, lo);
 }

@@ -83,7 +83,9 @@
 
 /* ---- knobs ------------------------------------------------------------------------ */
 #ifndef MMT_MODE
-#define MMT_MODE 2 /* 2 bf16, 3 f16, 4 tf32, 5 f32x3, 6 e4m3, 7 e5m2, 8 e4m3 and 9 e5m2 with block scales */
+/* 2 bf16, 3 f16, 4 tf32, 5 f32x3, 6 e4m3, 7 e5m2, 8 e4m3 and 9 e5m2 with block scales, 10 A e4m3 and B
+ * e5m2, 11 the reverse */
+#define MMT_MODE 2
 #endif
 #ifndef MMT_OUT
 #define MMT_OUT 0 /* type of C: 0 f32, 2 bf16, 3 f16 (16-bit: the input type's, or FP8's choice) */
@@ -140,21 +142,26 @@
 #if !SWAP && ((OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2)))
 #error "tf32 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
 #endif
-#elif MMT_MODE >= 6 && MMT_MODE <= 9
+#elif MMT_MODE >= 6 && MMT_MODE <= 11
 #define ELEM 1
 #define WG_K "32"
 #if MMT_MODE == 6 || MMT_MODE == 8
 #define WG_TYPES "f32.e4m3.e4m3"
-#else
+#elif MMT_MODE == 7 || MMT_MODE == 9
 #define WG_TYPES "f32.e5m2.e5m2"
+#elif MMT_MODE == 10
+#define WG_TYPES "f32.e4m3.e5m2"
+#else
+#define WG_TYPES "f32.e5m2.e4m3"
 #endif
 #if (OP_A && !(PACK & 1)) || (!OP_B && !(PACK & 2))
 #error "FP8 wgmma reads both operands K-major: A not transposed, B transposed, or the other packed K-major"
 #endif
 #else
-#error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32), 5 (f32x3), 6 (e4m3), 7 (e5m2), 8 or 9 (block-scaled FP8)"
+#error "MMT_MODE must be 2 (bf16), 3 (f16), 4 (tf32), 5 (f32x3), 6 to 11 (FP8)"
 #endif
-#define BLOCK_SCALED (MMT_MODE >= 8) /* FP8 with a scale per 128 of K of each row of A, per 128 x 128 of B */
+/* FP8 with a scale per 128 of K of each row of A, per 128 x 128 block of B */
+#define BLOCK_SCALED (MMT_MODE == 8 || MMT_MODE == 9)
 #define SPLIT (MMT_MODE == 5) /* f32x3: stages split into hi and lo */
 #if MMT_MODE == 2
 #define WG_TYPES "f32.bf16.bf16"

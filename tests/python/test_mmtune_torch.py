@@ -67,6 +67,21 @@ class MatmulTorch(unittest.TestCase):
                         for col in (False, True):
                             with self.subTest(ab=ab, ct=ct, shape=(m, n, k), ta=ta, tb=tb, col=col):
                                 self.check((ab, ct, "native", tol), m, n, k, ta, tb, col)
+        dev = torch.device("cuda:0")  # FP8 of two kinds: e4m3 times e5m2 and the reverse
+        for at, bt in (("float8_e4m3fn", "float8_e5m2"), ("float8_e5m2", "float8_e4m3fn")):
+            for ta in (False, True):
+                for col in (False, True):
+                    with self.subTest(a=at, b=bt, ta=ta, col=col):
+                        m, n, k = 96, 80, 200
+                        a = torch.empty((k, m) if ta else (m, k), device=dev).uniform_(-1, 1).to(getattr(torch, at))
+                        b = torch.empty((n, k), device=dev).uniform_(-1, 1).to(getattr(torch, bt))
+                        x, y = (a.double().t() if ta else a.double()), b.double().t()
+                        out = torch.full((n, m) if col else (m, n), float("nan"), dtype=torch.float32, device=dev)
+                        out = out.t() if col else out
+                        mmtune.matmul(a, b, out, trans_a=ta, trans_b=True)
+                        torch.cuda.synchronize()
+                        err = float(((out.double() - x @ y).abs() / (x.abs() @ y.abs() + 1e-30)).max())
+                        self.assertLessEqual(err, 1e-2)
         a = torch.ones((16, 16), device="cuda:0").to(torch.float8_e4m3fn)
         with self.assertRaises(TypeError):  # C is never FP8
             mmtune.matmul(a, a, out_dtype=torch.float8_e4m3fn)

@@ -32,7 +32,7 @@ static mmt_status runtime_gemm(void *user, const mmt_gemm_params *p, void *strea
 {
     (void)stream;
     runtime_call *rc = user;
-    mmt_gemm_desc d = {.ab_type = rc->problem->dtype, .c_type = rc->problem->out,
+    mmt_gemm_desc d = {.ab_type = mmt_mode_ab_type(rc->problem->mode), .c_type = rc->problem->out,
                        .compute = mmt_mode_compute(rc->problem->mode), .layout = MMT_ROW_MAJOR,
                        .trans_a = p->trans_a ? MMT_TRANS : MMT_NO_TRANS,
                        .trans_b = p->trans_b ? MMT_TRANS : MMT_NO_TRANS};

@@ -279,7 +279,8 @@ static mmt_status device_reference(mmt_bench *b, int *found, mmt_err *err)
     void *bin = NULL, *ws = NULL;
     char *log = NULL;
     mmt_module *mod = NULL;
-    snprintf(defines, sizeof defines, "MMT_AB=%d MMT_SCALED=%d", (int)p->dtype, mmt_mode_block_scaled(p->mode));
+    snprintf(defines, sizeof defines, "MMT_AB=%d MMT_B=%d MMT_SCALED=%d", (int)p->dtype, (int)mmt_mode_b_dtype(p->mode),
+             mmt_mode_block_scaled(p->mode));
     size_t bytes = sizeof(double) * p->m * p->n;
     mmt_status st = mmt_resource_read(path, &source, &n, err);
     if (st == MMT_OK)
@@ -388,7 +389,7 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         if (st == MMT_OK) st = be->alloc(dev, b->c_bytes, &b->c[i], err);
         if (st != MMT_OK) break;
         mmt_bench_fill_random(b->host_a, p->m * p->k, p->dtype, 3 * i + 1);
-        mmt_bench_fill_random(b->host_b, p->k * p->n, p->dtype, 3 * i + 2);
+        mmt_bench_fill_random(b->host_b, p->k * p->n, mmt_mode_b_dtype(p->mode), 3 * i + 2);
         mmt_bench_fill_random(b->host_c, p->m * p->n, p->out, 3 * i + 3);
         st = be->copy(b->a[i], b->host_a, b->a_bytes, MMT_H2D, err);
         if (st == MMT_OK) st = be->copy(b->b[i], b->host_b, b->b_bytes, MMT_H2D, err);
@@ -403,9 +404,9 @@ mmt_status mmt_bench_setup(const mmt_backend *be, const mmt_device_info *dev, vo
         st = mmt_err_set(err, MMT_UNSUPPORTED, "bench: %s has a reference on a GPU alone", mmt_mode_name(p->mode));
     if (st == MMT_OK && !on_device) { /* set 0 again on the host: the reference is of set 0 */
         mmt_bench_fill_random(b->host_a, p->m * p->k, p->dtype, 1);
-        mmt_bench_fill_random(b->host_b, p->k * p->n, p->dtype, 2);
+        mmt_bench_fill_random(b->host_b, p->k * p->n, mmt_mode_b_dtype(p->mode), 2);
         double *A = as_double(b->host_a, p->dtype, p->trans_a, p->m, p->k, b->lda);
-        double *B = as_double(b->host_b, p->dtype, p->trans_b, p->k, p->n, b->ldb);
+        double *B = as_double(b->host_b, mmt_mode_b_dtype(p->mode), p->trans_b, p->k, p->n, b->ldb);
         if (!A || !B || (p->dtype == MMT_F64 && ref_gemm_compensated(A, B, b->ref, p->m, p->n, p->k) != 0))
             st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for the reference");
         else if (p->dtype != MMT_F64) ref_gemm(A, B, b->ref, p->m, p->n, p->k);

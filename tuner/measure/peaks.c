@@ -44,7 +44,9 @@ static mmt_peak gpu_flops(const mmt_device_info *d, mmt_mode mode)
             case MMT_MODE_E4M3:
             case MMT_MODE_E5M2:
             case MMT_MODE_E4M3_BLOCK:
-            case MMT_MODE_E5M2_BLOCK: rate = sm_rates[i].fp8; break;
+            case MMT_MODE_E5M2_BLOCK:
+            case MMT_MODE_E4M3_E5M2:
+            case MMT_MODE_E5M2_E4M3: rate = sm_rates[i].fp8; break;
             }
         }
     if (!rate) {

@@ -70,7 +70,7 @@ typedef struct candidate {
 static void run_candidate(mmt_ctx *ctx, const mmt_problem *p, const host_mat *a, const host_mat *b, host_mat *cm,
                           candidate *c)
 {
-    const mmt_gemm_desc d = {p->dtype, p->out, mmt_mode_compute(p->mode), p->layout,
+    const mmt_gemm_desc d = {mmt_mode_ab_type(p->mode), p->out, mmt_mode_compute(p->mode), p->layout,
                              p->trans_a ? MMT_TRANS : MMT_NO_TRANS, p->trans_b ? MMT_TRANS : MMT_NO_TRANS};
     const mmt_host_gemm_config cfg = {.tile_m = c->knobs.tile_m, .tile_n = c->knobs.tile_n,
                                       .panel_k = c->knobs.panel_k, .streams = c->knobs.streams};
@@ -145,7 +145,7 @@ mmt_status mmt_ooc_tune_problem(mmt_tuner *t, const char *device, const char *db
     const int row = p->layout == MMT_ROW_MAJOR;
     host_mat a = {0}, b = {0}, c = {0};
     int bad = make_mat(&a, p->dtype, p->trans_a ? p->k : p->m, p->trans_a ? p->m : p->k, row);
-    bad |= make_mat(&b, p->dtype, p->trans_b ? p->n : p->k, p->trans_b ? p->k : p->n, row);
+    bad |= make_mat(&b, mmt_mode_b_dtype(p->mode), p->trans_b ? p->n : p->k, p->trans_b ? p->k : p->n, row);
     bad |= make_mat(&c, p->out, p->m, p->n, row);
     mmt_ctx *ctx = NULL;
     mmt_status st = bad ? mmt_err_set(err, MMT_OUT_OF_MEMORY, "no host memory for the matrices of this problem")
