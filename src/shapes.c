@@ -237,6 +237,8 @@ static mmt_status read_doc(mmt_yaml_doc *d, const char *file, mmt_problem **out,
             p->trans_b = (int)sw->v[K_TRANS_B][idx[K_TRANS_B]];
             for (int k = N_KEYS - 1; k >= 0 && ++idx[k] == sw->n[k]; k--) idx[k] = 0;
             const char *why = mmt_problem_check(p);
+            if (!why && hosts[count - 1] && mmt_mode_block_scaled(p->mode))
+                why = "block scales take device memory (mmt_gemm_scaled): not host: true";
             if (why) {
                 char name[128];
                 mmt_problem_format(p, name, sizeof name);

@@ -94,6 +94,7 @@ static void test_errors(void)
         {"problems:\n  - {m: 1, n: 2, k: 3, scale: row}\n", "s.yaml:2:31:", "neither tensor nor block"},
         {"problems:\n  - {m: 1, n: 2, k: 3, dtype: bf16, scale: block}\n", "s.yaml:2:5:", "FP8 dtype"},
         {"problems:\n  - {m: 1, n: 2, k: 3, dtype: e4m3-block, layout: col}\n", "s.yaml:2:5:", "row-major"},
+        {"problems:\n  - {m: 1, n: 2, k: 3, dtype: e4m3-block, host: true}\n", "s.yaml:2:5:", "device memory"},
         {"problems:\n  - {m: 1, n: 2, k: 3, trans_a: yes}\n", "s.yaml:2:33:", "true nor false"},
         {"problems:\n  - {m: 1, n: 2, k: 3, trans_b: [true, 2]}\n", "s.yaml:2:40:", "true nor false"},
         {"problems:\n  - {m: 1, n: 2}\n", "s.yaml:2:5:", "no 'k'"},
