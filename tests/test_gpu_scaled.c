@@ -82,7 +82,7 @@ static void *put(const void *x, size_t bytes)
     mmt_err err;
     void *d = NULL;
     CHECK_OK(be->alloc(&dev, bytes ? bytes : 1, &d, &err), &err);
-    if (d && bytes) CHECK_OK(be->copy(d, x, bytes, MMT_H2D, &err), &err);
+    if (d && x && bytes) CHECK_OK(be->copy(d, x, bytes, MMT_H2D, &err), &err); /* x NULL: left as allocated */
     return d;
 }
 
