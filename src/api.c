@@ -611,7 +611,7 @@ mmt_status mmt_gemm_ex(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64
 }
 
 /* mmt_gemm_scaled's checks and call: the block-scaled mode of the descriptor's FP8 mode,
- * looked up as any GEMM, run by its kernel with the scales. */
+ * looked up as any GEMM, run with the scales by its kernel or the vendor library. */
 static mmt_status run_scaled(mmt_ctx *ctx, const mmt_gemm_desc *d, const float *scale_a, const float *scale_b,
                              int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                              int64_t ldb, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,

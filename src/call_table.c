@@ -818,10 +818,10 @@ mmt_status mmt_table_launch_scaled(mmt_ctx *ctx, const mmt_table_hit *hit, doubl
                                    const void *b, int64_t ldb, double beta, void *c, int64_t ldc, const float *scale_a,
                                    const float *scale_b, mmt_err *err)
 {
-    RETURN_ERROR_IF(!hit->mod, err, MMT_UNSUPPORTED, "no kernel serves %s here", mmt_mode_name(hit->problem.mode));
     mmt_gemm_params gp = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc);
     gp.scale_a = scale_a, gp.scale_b = scale_b;
-    return launch(ctx, hit->mod, &hit->geometry, NULL, &gp, err);
+    return hit->mod ? launch(ctx, hit->mod, &hit->geometry, NULL, &gp, err)
+                    : vendor_launch(ctx, &hit->problem, hit->route, &gp, err);
 }
 
 mmt_status mmt_table_launch_epilogue(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,

@@ -24,6 +24,8 @@ enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUDA_R_
 enum { COMPUTE_32F = 68, COMPUTE_64F = 70, COMPUTE_32F_FAST_TF32 = 77 };
 enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1, PREF_ALIGN_A = 5 }; /* B, C, D: 6, 7, 8 */
 enum { DESC_EPILOGUE = 7, DESC_BIAS_POINTER = 8, DESC_BIAS_DATA_TYPE = 26 };
+enum { DESC_A_SCALE_POINTER = 17, DESC_B_SCALE_POINTER = 18, DESC_A_SCALE_MODE = 31, DESC_B_SCALE_MODE = 32 };
+enum { SCALE_VEC128_32F = 4, SCALE_BLK128x128_32F = 5 };
 enum { EPILOGUE_DEFAULT = 1, EPILOGUE_RELU = 2, EPILOGUE_BIAS = 4, EPILOGUE_GELU = 32 };
 
 /* The workspace cuBLAS's own calls may use on Hopper (32 MiB): a plan is made as cuBLAS
@@ -185,10 +187,18 @@ static int data_type(mmt_dtype t)
                            : CUDA_R_32F;
 }
 
-/* Fills pl for its key: descriptors as cublas.c's call (row-major C = op(A) op(B) as
+/* Points pl's block scales at p's (its A's are our B's): the heuristic finds no algorithm
+ * for block scales without them. */
+static int set_scales(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
+{
+    return lt->desc_set(pl->desc, DESC_A_SCALE_POINTER, &p->scale_b, sizeof p->scale_b) ||
+           lt->desc_set(pl->desc, DESC_B_SCALE_POINTER, &p->scale_a, sizeof p->scale_a);
+}
+
+/* Fills pl for its key (p: the call it is made for): descriptors as cublas.c's call (row-major C = op(A) op(B) as
  * column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm, with the
  * workspace it needs where the key allows some. pl->usable says whether one was found. */
-static void plan_make(mmt_cublaslt *lt, plan *pl)
+static void plan_make(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
 {
     const plan_key *k = &pl->key;
     const mmt_mode mode = (mmt_mode)k->mode;
@@ -211,6 +221,10 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
         lt->layout_create(&pl->la, in_b, opa ? k->k : k->n, opa ? k->n : k->k, k->ldb) == 0 &&
         lt->layout_create(&pl->lb, in_a, opb ? k->m : k->k, opb ? k->k : k->m, k->lda) == 0 &&
         lt->layout_create(&pl->lc, ct, k->n, k->m, k->ldc) == 0 &&
+        (!mmt_mode_block_scaled(mode) || /* block scales: 128 x 128 of its A (our B), 1 x 128 of its B */
+         (lt->desc_set(pl->desc, DESC_A_SCALE_MODE, &(int32_t){SCALE_BLK128x128_32F}, sizeof(int32_t)) == 0 &&
+          lt->desc_set(pl->desc, DESC_B_SCALE_MODE, &(int32_t){SCALE_VEC128_32F}, sizeof(int32_t)) == 0 &&
+          set_scales(lt, pl, p) == 0)) &&
         (!k->epilogue || lt->desc_set(pl->desc, DESC_EPILOGUE, &k->epilogue, sizeof k->epilogue) == 0) &&
         (!(k->epilogue & EPILOGUE_BIAS) ||
          lt->desc_set(pl->desc, DESC_BIAS_DATA_TYPE, &k->bias_type, sizeof k->bias_type) == 0) &&
@@ -233,7 +247,7 @@ static void plan_make(mmt_cublaslt *lt, plan *pl)
 
 /* The problem's plan: kept, or made now in its slot (a full probe run gives its first slot
  * up). */
-static plan *plan_for(mmt_cublaslt *lt, const plan_key *k)
+static plan *plan_for(mmt_cublaslt *lt, const plan_key *k, const mmt_gemm_params *p)
 {
     const size_t at = (size_t)(key_hash(k) % SLOTS);
     for (int i = 0; i < PROBE; i++) {
@@ -241,14 +255,14 @@ static plan *plan_for(mmt_cublaslt *lt, const plan_key *k)
         if (pl->used && memcmp(&pl->key, k, sizeof *k) == 0) return pl;
         if (!pl->used) {
             pl->key = *k;
-            plan_make(lt, pl);
+            plan_make(lt, pl, p);
             return pl;
         }
     }
     plan *pl = &lt->slots[at];
     plan_free(lt, pl);
     pl->key = *k;
-    plan_make(lt, pl);
+    plan_make(lt, pl, p);
     return pl;
 }
 
@@ -261,7 +275,7 @@ static plan *plan_of(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_g
                      .m = p->m, .n = p->n, .k = p->k, .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc,
                      .align_a = alignment(p->a), .align_b = alignment(p->b), .align_c = alignment(p->c),
                      .workspace = !!workspace};
-    return plan_for(lt, &key);
+    return plan_for(lt, &key, p);
 }
 
 int mmt_cublaslt_needs_workspace(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p)
@@ -281,6 +295,7 @@ int mmt_cublaslt_has_plan(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const 
 static mmt_status run_plan(mmt_cublaslt *lt, plan *pl, mmt_mode mode, const mmt_gemm_params *p, void *stream)
 {
     if (!pl || !pl->usable) return MMT_UNSUPPORTED;
+    if (mmt_mode_block_scaled(mode) && set_scales(lt, pl, p)) return MMT_UNSUPPORTED;
     void *ws = NULL;
     if (pl->workspace && ((!lt->pool && lt->cuda->pool_new(lt->ordinal, KEEP_WORKSPACE, &lt->pool, NULL) != MMT_OK) ||
                           lt->cuda->pool_alloc(lt->ordinal, lt->pool, pl->workspace, stream, &ws, NULL) != MMT_OK)) {
@@ -323,7 +338,7 @@ mmt_status mmt_cublaslt_gemm_epilogue(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype
                           .align_a = alignment(p->a), .align_b = alignment(p->b), .align_c = alignment(p->c),
                           .workspace = 1, .epilogue = epilogue ? epilogue : EPILOGUE_DEFAULT,
                           .bias_type = bias ? data_type(bias_type) : 0};
-    plan *pl = plan_for(lt, &key);
+    plan *pl = plan_for(lt, &key, p);
     if (!pl->usable || (bias && lt->desc_set(pl->desc, DESC_BIAS_POINTER, &bias, sizeof bias) != 0))
         return MMT_UNSUPPORTED;
     return run_plan(lt, pl, mode, p, stream);

@@ -193,8 +193,8 @@ const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
     if (strcmp(be->name, "cuda") == 0)
         return mode == MMT_MODE_F64                               ? "cublasDgemm"
                : mode == MMT_MODE_F32 || mode == MMT_MODE_F32X3 ? "cublasSgemm"
-               /* cuBLAS has no FP8 call, cuBLASLt no e5m2 x e5m2 matmul (nor, here, block scales) */
-               : mode == MMT_MODE_E5M2 || mmt_mode_block_scaled(mode) ? NULL
+               /* cuBLAS has no FP8 call, cuBLASLt no e5m2 x e5m2 matmul, block-scaled or not */
+               : mode == MMT_MODE_E5M2 || mode == MMT_MODE_E5M2_BLOCK ? NULL
                : mmt_dtype_fp8(mmt_mode_dtype(mode))                  ? MMT_VENDOR_LT_ROUTINE
                                                                      : "cublasGemmEx";
     if (strcmp(be->name, "cpu") == 0) return mode == MMT_MODE_F64 ? "cblas_dgemm" : mode == MMT_MODE_F32 ? "cblas_sgemm" : NULL;
@@ -206,8 +206,14 @@ int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal, int align
     if (!mmt_vendor_routine(be, normal->mode)) return 0;
     /* cuBLASLt's FP8 matmul reads both operands K-major (A as stored, B transposed), all
      * three matrices in 16-byte aligned rows */
-    return !mmt_dtype_fp8(mmt_mode_dtype(normal->mode)) ||
-           (!normal->trans_a && normal->trans_b && align_a >= 16 && align_b >= 16 && align_c >= 16);
+    if (!mmt_dtype_fp8(mmt_mode_dtype(normal->mode))) return 1;
+    if (normal->trans_a || !normal->trans_b || align_a < 16 || align_b < 16 || align_c < 16) return 0;
+    /* Block scales: cuBLASLt's 1 x 128 scales of A (VEC128, M-major) and 128 x 128 of B
+     * (BLK128x128, K-major) are mmt_gemm_scaled's layout where M is a multiple of 4 and K of
+     * 512 (H200, cuBLAS 13.1: right at M 8 to 260, N 200 to 384). It has no algorithm for
+     * other M (1, 257, 258) nor for K not in whole blocks (520), and pads B's rows of scales
+     * to 4 (K 640 came out wrong in our layout). */
+    return !mmt_mode_block_scaled(normal->mode) || (normal->m % 4 == 0 && normal->k % 512 == 0);
 }
 
 #define OWN_CALL ",PLAN=0"
