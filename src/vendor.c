@@ -260,7 +260,10 @@ mmt_status mmt_vendor_gemm(void *user, const mmt_gemm_params *p, void *stream, m
                    ? mmt_cublas_gemm(v->cublas, call->mode, call->out, p, stream, err)
                    : mmt_cublas_gemm_planned(v->cublas, call->mode, call->out, p,
                                              call->route == MMT_VENDOR_PLAN_WORKSPACE, stream, err);
-    FORWARD_IF_ERROR(mmt_vendor_check(v, call->mode, err));
+    /* the host BLAS's two routines (mmt_vendor_routine), told apart here on every call
+     * without its name compares */
+    RETURN_ERROR_IF(call->mode != MMT_MODE_F32 && call->mode != MMT_MODE_F64, err, MMT_UNSUPPORTED,
+                    "%s has no %s GEMM", v->name, mmt_mode_name(call->mode) ? mmt_mode_name(call->mode) : "such");
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff, err, MMT_UNSUPPORTED,
                     "the vendor library takes 32-bit sizes");
     int ta = p->trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS, tb = p->trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS;
