@@ -64,8 +64,9 @@ int mmtb_cblas_gemm_of(const mmtb_cblas_args *x, mmtb_gemm *g);
  * enter is paired with a leave; between them the context stays open. */
 mmt_ctx *mmtb_context_enter(void);
 void mmtb_context_leave(void);
-/* Counts n GEMMs served by libmmtuned (how it chose the kernel) or one forwarded. */
-void mmtb_count_served(mmt_dtype dtype, mmt_choice how, long long n);
+/* Counts n GEMMs served by libmmtuned on c (how it chose the kernel: mmt_last_choice) or one
+ * forwarded, where MMTUNE_BLAS_STATS asks for the counts. */
+void mmtb_count_served(mmt_ctx *c, mmt_dtype dtype, long long n);
 void mmtb_count_forwarded(mmt_dtype dtype);
 /* Counts a GEMM run on the GPU by the offload. */
 void mmtb_count_offloaded(mmt_dtype dtype);

@@ -3,7 +3,7 @@
  * by every thread (mmtuned.h's threading contract), and closed when the process exits or
  * the library is unloaded, which writes the counts of the shapes it served untuned into
  * the database's miss table. A forked child opens its own. Also the counts of GEMMs served
- * and forwarded, which MMTUNE_BLAS_STATS=1 prints at exit. */
+ * and forwarded, which MMTUNE_BLAS_STATS=1 (read at the first GEMM) prints at exit. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -21,10 +21,47 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(mmt_ctx *) ctx;
 static int open_tried; /* under open_lock: a context that failed to open is not tried again */
 /* Calls between enter and leave, and whether the exit has begun: a call that sees closing
- * keeps off the context, and the exit closes it only once no call is inside. */
-static atomic_int inflight, closing;
+ * keeps off the context, and the exit closes it only once no call is inside. Every call
+ * counts itself in and out, so the count is spread over cache lines, a thread to each
+ * (threads beyond SLOTS share them: the count is their sum): one count every thread wrote
+ * made two threads' 8x8x8 calls up to 2.5 times slower than one thread's. */
+enum { SLOTS = 64 };
+static struct {
+    _Alignas(64) atomic_int n;
+} inflight[SLOTS];
+static atomic_uint next_slot;
+static __thread int slot = -1;
+static _Alignas(64) atomic_int closing;
+
+static atomic_int *my_count(void)
+{
+    if (slot < 0) slot = (int)(atomic_fetch_add_explicit(&next_slot, 1, memory_order_relaxed) % SLOTS);
+    return &inflight[slot].n;
+}
+
+static int calls_inside(void)
+{
+    int sum = 0;
+    for (int i = 0; i < SLOTS; i++) sum += atomic_load(&inflight[i].n);
+    return sum;
+}
 
 #define N_CHOICES 5 /* MMT_CHOICE_NONE .. MMT_CHOICE_VENDOR */
+/* The counts MMTUNE_BLAS_STATS=1 prints, kept only where it asks for them: otherwise a call
+ * would pay for them (an atomic add on a line every thread writes, and the lookup of its
+ * choice). -1: not read yet (the first count reads it; a forked child reads it again). */
+static atomic_int stats = -1;
+
+static int stats_on(void)
+{
+    int on = atomic_load_explicit(&stats, memory_order_relaxed);
+    if (on < 0) {
+        const char *env = getenv("MMTUNE_BLAS_STATS");
+        on = env && *env && strcmp(env, "0") != 0;
+        atomic_store_explicit(&stats, on, memory_order_relaxed);
+    }
+    return on;
+}
 static atomic_llong served[2][N_CHOICES]; /* [f64][mmt_choice] */
 static atomic_llong forwarded[2];
 static atomic_llong offloaded[2];
@@ -63,32 +100,35 @@ static mmt_ctx *open_once(void)
 
 mmt_ctx *mmtb_context_enter(void)
 {
-    atomic_fetch_add(&inflight, 1);
+    atomic_int *count = my_count();
+    atomic_fetch_add(count, 1); /* before closing is read (a full barrier): the exit waits for this call */
     mmt_ctx *c = NULL;
     if (!atomic_load(&closing)) {
         c = atomic_load(&ctx);
         if (!c) c = open_once();
     }
-    if (!c) atomic_fetch_sub(&inflight, 1);
+    if (!c) atomic_fetch_sub(count, 1);
     return c;
 }
 
-void mmtb_context_leave(void) { atomic_fetch_sub(&inflight, 1); }
+void mmtb_context_leave(void) { atomic_fetch_sub(my_count(), 1); }
 
-void mmtb_count_served(mmt_dtype dtype, mmt_choice how, long long n)
+void mmtb_count_served(mmt_ctx *c, mmt_dtype dtype, long long n)
 {
+    if (!stats_on()) return;
+    const mmt_choice how = mmt_last_choice(c, NULL);
     atomic_fetch_add_explicit(&served[dtype == MMT_F64][(unsigned)how < N_CHOICES ? how : 0], n,
                               memory_order_relaxed);
 }
 
 void mmtb_count_forwarded(mmt_dtype dtype)
 {
-    atomic_fetch_add_explicit(&forwarded[dtype == MMT_F64], 1, memory_order_relaxed);
+    if (stats_on()) atomic_fetch_add_explicit(&forwarded[dtype == MMT_F64], 1, memory_order_relaxed);
 }
 
 void mmtb_count_offloaded(mmt_dtype dtype)
 {
-    atomic_fetch_add_explicit(&offloaded[dtype == MMT_F64], 1, memory_order_relaxed);
+    if (stats_on()) atomic_fetch_add_explicit(&offloaded[dtype == MMT_F64], 1, memory_order_relaxed);
 }
 
 /* The BLAS libraries loaded beside this one (names with "blas" or "mkl"), for the line
@@ -115,8 +155,7 @@ static int note_other(struct dl_phdr_info *info, size_t size, void *data)
  * must stay its own. */
 static void print_counts(void)
 {
-    const char *env = getenv("MMTUNE_BLAS_STATS");
-    if (!env || !*env || strcmp(env, "0") == 0) return;
+    if (!stats_on()) return;
     long long any = 0;
     for (int f64 = 0; f64 < 2; f64++) {
         any += atomic_load(&forwarded[f64]) + atomic_load(&offloaded[f64]);
@@ -161,8 +200,8 @@ mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g)
 __attribute__((destructor)) static void close_context(void)
 {
     atomic_store(&closing, 1);
-    for (int i = 0; i < 1000 && atomic_load(&inflight) > 0; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
-    if (atomic_load(&inflight) == 0) {
+    for (int i = 0; i < 1000 && calls_inside() > 0; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (calls_inside() == 0) {
         mmt_close(atomic_exchange(&ctx, NULL));
     }
     print_counts();
@@ -176,7 +215,8 @@ static void after_fork_child(void)
 {
     atomic_store(&ctx, NULL);
     open_tried = 0;
-    atomic_store(&inflight, 0);
+    for (int i = 0; i < SLOTS; i++) atomic_store(&inflight[i].n, 0);
+    atomic_store(&stats, -1);
     for (int f64 = 0; f64 < 2; f64++) {
         atomic_store(&forwarded[f64], 0);
         atomic_store(&offloaded[f64], 0);

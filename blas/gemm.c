@@ -90,7 +90,7 @@ int mmtb_run(const mmtb_gemm *g, void (*fallback)(const mmtb_gemm *g))
     }
     mmt_status st = mmtb_gemm_on(ctx, g);
     if (st == MMT_OK) {
-        mmtb_count_served(g->dtype, mmt_last_choice(ctx, NULL), 1);
+        mmtb_count_served(ctx, g->dtype, 1);
         mmtb_context_leave();
         return 1;
     }
@@ -225,7 +225,7 @@ static int rest_batched(const mmtb_gemm *g, int stride_a, int stride_b, int stri
     const mmt_gemm_desc d = {g->dtype, g->dtype, MMT_COMPUTE_NATIVE, g->layout, g->trans_a, g->trans_b};
     const mmt_status st = mmt_gemm_strided_batched(ctx, &d, g->m, g->n, g->k, g->alpha, g1.a, g->lda, stride_a, g1.b,
                                                    g->ldb, stride_b, g->beta, g1.c, g->ldc, stride_c, batch - 1);
-    if (st == MMT_OK) mmtb_count_served(g->dtype, mmt_last_choice(ctx, NULL), batch - 1);
+    if (st == MMT_OK) mmtb_count_served(ctx, g->dtype, batch - 1);
     else if (st != MMT_INVALID_ARGUMENT && st != MMT_UNSUPPORTED && g->beta != 0) {
         fprintf(stderr, "libmmtuned_blas: a strided batch failed part way through, with C begun to be written (%s: "
                         "%s); no right result can be given\n", mmt_status_string(st), mmt_last_error(ctx));
