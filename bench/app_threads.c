@@ -3,12 +3,11 @@
  * off), the best of 5 runs, against one thread alone. Each thread's calls need the
  * template's packing buffers at the same time as the others'.
  *   app_threads [T (2)] [MxNxK (40x24x56)] */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clock.h"
 #include "mmtuned.h"
+#include "threads_at_once.h"
 
 enum { CALLS = 4000, RUNS = 5 };
 static mmt_ctx *ctx;
@@ -31,20 +30,7 @@ static void *calls(void *arg)
 }
 
 /* Milliseconds of the best of RUNS runs of `threads` threads making their calls at once. */
-static double best_ms(int threads)
-{
-    double best = 0;
-    for (int r = 0; r < RUNS; r++) {
-        pthread_t t[64];
-        const double t0 = mmt_now_s();
-        for (int i = 0; i < threads; i++)
-            if (pthread_create(&t[i], NULL, calls, NULL) != 0) abort();
-        for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
-        const double ms = 1e3 * (mmt_now_s() - t0);
-        if (r == 0 || ms < best) best = ms;
-    }
-    return best;
-}
+static double best_ms(int threads) { return 1e3 * threads_at_once_s(threads, calls, RUNS); }
 
 int main(int argc, char **argv)
 {

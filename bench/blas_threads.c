@@ -5,12 +5,11 @@
  * nothing tuned, libmmtuned serves OpenBLAS itself, so the difference is the drop-in's path.
  *   blas_threads [T (2)] [MxNxK (8x8x8)]
  * Exits 77 without OpenBLAS. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clock.h"
 #include "openblas_sgemm.h"
+#include "threads_at_once.h"
 
 enum { CALLS = 200000, RUNS = 5 };
 static int m = 8, n = 8, k = 8;
@@ -34,17 +33,7 @@ static void *calls(void *arg)
 static double best_ns(cblas_sgemm_fn fn, int threads)
 {
     sgemm = fn;
-    double best = 0;
-    for (int r = 0; r < RUNS; r++) {
-        pthread_t t[64];
-        const double t0 = mmt_now_s();
-        for (int i = 0; i < threads; i++)
-            if (pthread_create(&t[i], NULL, calls, NULL) != 0) abort();
-        for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
-        const double ns = 1e9 * (mmt_now_s() - t0) / CALLS;
-        if (r == 0 || ns < best) best = ns;
-    }
-    return best;
+    return 1e9 * threads_at_once_s(threads, calls, RUNS) / CALLS;
 }
 
 int main(int argc, char **argv)
