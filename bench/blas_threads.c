@@ -2,8 +2,9 @@
  * BLAS (libmmtuned_blas.so, opened here as LD_PRELOAD would put it first) against OpenBLAS's
  * own cblas_sgemm, in one process: T threads each making CALLS calls of one small f32
  * problem, and one thread alone; nanoseconds a call of a thread, the best of 5 runs. With
- * nothing tuned, libmmtuned serves OpenBLAS itself, so the difference is the drop-in's path.
- *   blas_threads [T (2)] [MxNxK (8x8x8)]
+ * nothing tuned, libmmtuned serves OpenBLAS itself, so the difference is the drop-in's path;
+ * with MMTUNE_DB set to a database, also its count of the untuned calls (as by default).
+ *   [MMTUNE_DB=FILE] blas_threads [T (2)] [MxNxK (8x8x8)]
  * Exits 77 without OpenBLAS. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,8 @@ int main(int argc, char **argv)
         return 2;
     }
     setenv("OPENBLAS_NUM_THREADS", "1", 0); /* small calls: OpenBLAS runs them on the caller's thread anyway */
-    setenv("MMTUNE_DB", "/nonexistent/mmtune-blas-threads.db", 1); /* nothing tuned: OpenBLAS serves */
+    /* nothing tuned: OpenBLAS serves; MMTUNE_DB set to a database counts the untuned calls there */
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-blas-threads.db", 0);
     const cblas_sgemm_fn openblas = openblas_sgemm();
     if (!openblas) {
         fprintf(stderr, "blas_threads: OpenBLAS is not installed\n");

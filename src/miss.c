@@ -66,6 +66,23 @@ mmt_misses *mmt_misses_new(const char *db_path, const mmt_device_info *dev, doub
 
 mmt_store *mmt_misses_store(mmt_misses *m) { return m->st; }
 
+/* The calling thread's share of every counter: threads are dealt them in turn. */
+static atomic_uint next_share;
+static __thread int share = -1;
+
+void mmt_miss_count_n(mmt_miss_counter *c, int64_t calls)
+{
+    if (share < 0) share = (int)(atomic_fetch_add_explicit(&next_share, 1, memory_order_relaxed) % MMT_MISS_SHARES);
+    atomic_fetch_add_explicit(&c->calls[share].n, calls, memory_order_relaxed);
+}
+
+static int64_t calls_of(mmt_miss_counter *c)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < MMT_MISS_SHARES; i++) sum += atomic_load_explicit(&c->calls[i].n, memory_order_relaxed);
+    return sum;
+}
+
 static void flush(mmt_misses *m, int wait_ms)
 {
     /* a snapshot of the counts; calls keep adding to the counters meanwhile */
@@ -74,7 +91,7 @@ static void flush(mmt_misses *m, int wait_ms)
     mmt_miss_counter **of = NULL;
     pthread_mutex_lock(&m->lock);
     for (mmt_miss_counter *c = m->counters; c; c = c->next) {
-        int64_t calls = atomic_load_explicit(&c->calls, memory_order_relaxed);
+        int64_t calls = calls_of(c);
         if (calls <= 0) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
@@ -92,7 +109,8 @@ static void flush(mmt_misses *m, int wait_ms)
         mmt_err ignore;
         mmt_store_busy_timeout(m->st, wait_ms);
         if (mmt_store_miss_add(m->st, &m->dev, recs, n, &ignore) == MMT_OK)
-            for (size_t i = 0; i < n; i++) atomic_fetch_sub_explicit(&of[i]->calls, recs[i].calls, memory_order_relaxed);
+            for (size_t i = 0; i < n; i++) /* from one share: the sum is what counts */
+                atomic_fetch_sub_explicit(&of[i]->calls[0].n, recs[i].calls, memory_order_relaxed);
         mmt_store_busy_timeout(m->st, CALL_WAIT_MS);
     }
     free(recs);
@@ -119,9 +137,10 @@ mmt_miss_counter *mmt_misses_counter(mmt_misses *m, const mmt_problem *p)
     pthread_mutex_lock(&m->lock);
     mmt_miss_counter *c = m->counters;
     while (c && !mmt_problem_equal(&c->problem, p)) c = c->next;
-    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
+    if (!c && (c = aligned_alloc(_Alignof(mmt_miss_counter), sizeof *c)) != NULL) { /* its shares' lines */
+        memset(c, 0, sizeof *c);
         c->problem = *p;
-        atomic_init(&c->calls, 0);
+        for (int i = 0; i < MMT_MISS_SHARES; i++) atomic_init(&c->calls[i].n, 0);
         atomic_init(&c->autotune, 0);
         c->next = m->counters;
         m->counters = c;

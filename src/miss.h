@@ -3,7 +3,9 @@
  *
  * A counter per problem, shared by the context's table entries of that problem (they
  * differ by operand alignment), is bumped by each such call with one relaxed atomic
- * increment; nothing else of it is on the GEMM path. The counts reach the database in one
+ * increment, of the calling thread's share of it: the shares lie on cache lines of their
+ * own, so that threads calling one shape at once do not take one line from each other on
+ * every call. Nothing else of it is on the GEMM path. The counts reach the database in one
  * transaction when a call finds the sync interval over (mmt_misses_due; the context's
  * builder thread then writes them, off the call's path) and when the context closes. Writes
  * go through a connection of their own, opened with the context, with a short busy timeout
@@ -20,10 +22,14 @@
 #include "problem.h"
 #include "store.h"
 
+enum { MMT_MISS_SHARES = 8 };
+
 typedef struct mmt_miss_counter {
-    mmt_problem problem;    /* the row-major problem, as looked up */
-    _Atomic int64_t calls;  /* since the last successful write */
-    atomic_int autotune;    /* background tuning was asked for it (once per context) */
+    mmt_problem problem; /* the row-major problem, as looked up */
+    struct {
+        _Alignas(64) _Atomic int64_t n;
+    } calls[MMT_MISS_SHARES]; /* since the last successful write: their sum, a thread adding to one */
+    _Alignas(64) atomic_int autotune; /* background tuning was asked for it (once per context) */
     struct mmt_miss_counter *next;
 } mmt_miss_counter;
 
@@ -43,10 +49,8 @@ void mmt_misses_free(mmt_misses *m);
 /* The counter of problem p, made on first use; NULL if out of memory. */
 mmt_miss_counter *mmt_misses_counter(mmt_misses *m, const mmt_problem *p);
 
-static inline void mmt_miss_count_n(mmt_miss_counter *c, int64_t calls)
-{
-    atomic_fetch_add_explicit(&c->calls, calls, memory_order_relaxed);
-}
+/* Adds calls to the calling thread's share of c. */
+void mmt_miss_count_n(mmt_miss_counter *c, int64_t calls);
 static inline void mmt_miss_count(mmt_miss_counter *c) { mmt_miss_count_n(c, 1); }
 
 /* 1 if the sync interval is over and no other thread is syncing: the caller then owns the

@@ -2,11 +2,14 @@
  * files: a CPU context that calls an untuned shape N times and closes leaves calls == N in
  * the miss table (its row-major form, added up across contexts), a tuned shape leaves
  * nothing, problems that differ only in transposes or precision are counted apart (a
- * counter is the whole problem's, not its sizes'), a strided batch counts its GEMMs once
+ * counter is the whole problem's, not its sizes'), threads calling one shape at once count
+ * every call, a strided batch counts its GEMMs once
  * each, a due call writes back before the context closes, a database another
  * connection holds locked or that is read-only never fails a call, and a bad
  * MMTUNE_SYNC_S fails mmt_open. */
 #include <grp.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +137,35 @@ static void test_counts(void)
     CHECK_EQ_STR(text, "f32 row NN 24x20x16 11; f32 row NN 20x24x16 3; f64 row NT 3x3x3 1");
     query(db, "SELECT count(*) FROM miss", text, sizeof text);
     CHECK_EQ_STR(text, "3");
+    unsetenv("MMTUNE_SYNC_S");
+}
+
+/* Threads calling one shape at once add to their own shares of its counter: the row holds
+ * every call. */
+enum { COUNT_THREADS = 12, THREAD_CALLS = 40 }; /* more threads than shares: some share one */
+static mmt_ctx *thread_ctx;
+
+static void *thread_calls(void *arg)
+{
+    (void)arg;
+    return (void *)(intptr_t)calls(thread_ctx, MMT_ROW_MAJOR, 24, 20, 16, THREAD_CALLS);
+}
+
+static void test_threaded_counts(void)
+{
+    char db[600], text[1024], want[64];
+    thread_ctx = open_on_new_db("threads.db", "3600", db, sizeof db);
+    pthread_t t[COUNT_THREADS];
+    for (int i = 0; i < COUNT_THREADS; i++) CHECK(pthread_create(&t[i], NULL, thread_calls, NULL) == 0);
+    for (int i = 0; i < COUNT_THREADS; i++) {
+        void *failed = NULL;
+        pthread_join(t[i], &failed);
+        CHECK(failed == NULL);
+    }
+    mmt_close(thread_ctx);
+    misses(db, text, sizeof text);
+    snprintf(want, sizeof want, "f32 row NN 24x20x16 %d", COUNT_THREADS * THREAD_CALLS);
+    CHECK_EQ_STR(text, want);
     unsetenv("MMTUNE_SYNC_S");
 }
 
@@ -320,6 +352,7 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     unsetenv("MMTUNE_AUTOTUNE");
     test_counts();
+    test_threaded_counts();
     test_full_problem();
     test_periodic();
     test_batch_counts();
