@@ -214,8 +214,9 @@ MMT_API mmt_status mmt_gemm_scaled(mmt_ctx *ctx, const mmt_gemm_desc *desc, cons
  * one a core, never more than GEMMs and only as many as the batch's work pays for (where
  * none can be made, the calling thread runs them all); libmmtuned changes no setting of
  * OpenMP's or OpenBLAS's for it. Elsewhere (larger GEMMs, which use the cores themselves;
- * host operands on a GPU) the GEMMs run one after another. On the CPU either way each GEMM is served as mmt_gemm_ex serves that
- * matrix alone and gives the same bits; mmt_last_choice says what served the last. A GEMM
+ * host operands on a GPU) the GEMMs run one after another. On the CPU either way each GEMM
+ * is served as mmt_gemm_ex serves that matrix alone and gives the same bits;
+ * mmt_last_choice says what served the last. A GEMM
  * that fails as it runs (its kernel cannot be built, memory runs out) fails the call with
  * the status of the lowest-numbered GEMM that failed; the other C_i may have been written
  * or not. batch == 0 computes nothing. */

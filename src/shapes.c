@@ -87,8 +87,8 @@ static mmt_status read_entry(mmt_yaml_doc *d, const char *file, yaml_node_t *e, 
         int k = 0;
         while (k < N_KEYS && strcmp(name, key_names[k]) != 0) k++;
         if (k == N_KEYS)
-            return mmt_yaml_error(err, file, key, "unknown key '%s' (m n k dtype out layout trans_a trans_b host scale)",
-                                  name);
+            return mmt_yaml_error(err, file, key,
+                                  "unknown key '%s' (m n k dtype out layout trans_a trans_b host scale)", name);
         if (sw->n[k]) return mmt_yaml_error(err, file, key, "duplicate key '%s'", name);
         if (val->type == YAML_SEQUENCE_NODE) {
             int count = MMT_YAML_NITEMS(val);

@@ -310,15 +310,15 @@ static mmt_status put_scales(mmt_bench *b, int i, mmt_err *err)
 {
     const mmt_problem *p = &b->p;
     const int64_t kbs = (p->k + 127) / 128;
-    b->sa_bytes = sizeof(float) * (size_t)(kbs * p->m);
-    b->sb_bytes = sizeof(float) * (size_t)(kbs * ((p->n + 127) / 128));
-    float *host = malloc(b->sa_bytes + b->sb_bytes + 1);
+    const size_t sa_bytes = sizeof(float) * (size_t)(kbs * p->m),
+                 sb_bytes = sizeof(float) * (size_t)(kbs * ((p->n + 127) / 128));
+    float *host = malloc(sa_bytes + sb_bytes + 1);
     RETURN_ERROR_IF(!host, err, MMT_OUT_OF_MEMORY, "out of host memory for the scales");
-    mmt_bench_fill_scales(host, (b->sa_bytes + b->sb_bytes) / sizeof(float), 3 * (uint64_t)i + 1000);
-    mmt_status st = b->be->alloc(b->dev, b->sa_bytes + 1, &b->sa[i], err);
-    if (st == MMT_OK) st = b->be->alloc(b->dev, b->sb_bytes + 1, &b->sb[i], err);
-    if (st == MMT_OK) st = b->be->copy(b->sa[i], host, b->sa_bytes, MMT_H2D, err);
-    if (st == MMT_OK) st = b->be->copy(b->sb[i], (const char *)host + b->sa_bytes, b->sb_bytes, MMT_H2D, err);
+    mmt_bench_fill_scales(host, (sa_bytes + sb_bytes) / sizeof(float), 3 * (uint64_t)i + 1000);
+    mmt_status st = b->be->alloc(b->dev, sa_bytes + 1, &b->sa[i], err);
+    if (st == MMT_OK) st = b->be->alloc(b->dev, sb_bytes + 1, &b->sb[i], err);
+    if (st == MMT_OK) st = b->be->copy(b->sa[i], host, sa_bytes, MMT_H2D, err);
+    if (st == MMT_OK) st = b->be->copy(b->sb[i], (const char *)host + sa_bytes, sb_bytes, MMT_H2D, err);
     free(host);
     return st;
 }

@@ -24,7 +24,6 @@ typedef struct mmt_bench {
     void *host_a, *host_b, *host_c; /* set 0 and a download buffer for C */
     /* block-scaled FP8 (problem.h): each set's scales, fp32, in mmt_gemm_scaled's layout (NULL elsewhere) */
     void *sa[MMT_BENCH_MAX_SETS], *sb[MMT_BENCH_MAX_SETS];
-    size_t sa_bytes, sb_bytes;
     double *ref;                     /* op(A) op(B) of set 0, m x n */
     double ref_norm;                 /* its Frobenius norm */
     double alpha;
