@@ -225,6 +225,27 @@ MMT_API mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *d
                                             const void *b, int64_t ldb, int64_t stride_b, double beta, void *c,
                                             int64_t ldc, int64_t stride_c, int64_t batch);
 
+/* A grouped GEMM, as a mixture of experts' layer runs one: `groups` GEMMs that share n, k
+ * and the descriptor, GEMM g of m_sizes[g] rows (0 allowed; m_sizes in host memory). The
+ * groups' rows follow one another in op(A) and in C (group g's first row is the sum of the
+ * sizes before it), and each has its own B: B_g = b + g * stride_b (elements of B's type; 0
+ * has every group read the same B):
+ *     C[rows of g] = alpha * op(A)[rows of g] * op(B_g) + beta * C[rows of g]
+ * with the rules of mmt_gemm_ex, lda and ldc those of the whole op(A) and C. The whole call
+ * is checked before anything is written: MMT_INVALID_ARGUMENT for a negative group count,
+ * size or stride_b, NULL m_sizes with groups, sizes whose sum or whose last B would lie
+ * beyond 64-bit sizes, and whatever mmt_gemm_ex refuses of the whole (sum x n x k) problem.
+ * On the CPU, groups of at most 2^18 multiply-adds each are spread over the host's cores as
+ * a strided batch's GEMMs are (mmt_gemm_strided_batched), a group to a thread as threads
+ * come free, each computed as mmt_gemm_ex computes it alone; larger ones, and every group
+ * on a GPU, run one after another (on a GPU, asynchronously on the context's stream). A
+ * group that fails as it runs fails the call with the status of the lowest-numbered group
+ * that failed; the others may have been written or not. mmt_last_choice says what served
+ * the last group of rows. */
+MMT_API mmt_status mmt_gemm_grouped(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t groups, const int64_t *m_sizes,
+                                    int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                                    int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc);
+
 /* What a GEMM does to its result before C keeps it (an epilogue, as cuBLASLt's epilogues and
  * oneDNN's post-ops):
  *     C = act(alpha * op(A) * op(B) + beta * C + bias)

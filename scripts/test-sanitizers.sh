@@ -29,7 +29,7 @@ echo "the suite under AddressSanitizer and UndefinedBehaviorSanitizer: passed"
 
 tsan=${BUILD_TSAN:-build-tsan}
 cmake -S . -B "$tsan" -DMMT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$tsan" -j "$jobs" --target test_threads test_batched test_parallel_for >/dev/null
+cmake --build "$tsan" -j "$jobs" --target test_threads test_batched test_grouped test_parallel_for >/dev/null
 cc=$(command -v "${CC:-cc}")
 printf '#!/bin/sh\nexec %s -fsanitize=thread "$@"\n' "$cc" >"$tsan/cc-tsan"
 chmod +x "$tsan/cc-tsan"
@@ -40,6 +40,9 @@ echo "test_threads under ThreadSanitizer: passed"
 MMTUNE_CC="$PWD/$tsan/cc-tsan" OMP_NUM_THREADS=1 MMTUNE_CACHE_DIR="$PWD/$tsan/tsan-cache" \
   TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/tests/test_batched" >/dev/null
 echo "test_batched under ThreadSanitizer: passed"
+MMTUNE_CC="$PWD/$tsan/cc-tsan" OMP_NUM_THREADS=1 MMTUNE_CACHE_DIR="$PWD/$tsan/tsan-cache" \
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/tests/test_grouped" >/dev/null
+echo "test_grouped under ThreadSanitizer: passed"
 # die_after_fork=0: the test's forked child makes threads, which TSan refuses by default
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 die_after_fork=0" "$tsan/tests/test_parallel_for" >/dev/null
 echo "test_parallel_for under ThreadSanitizer: passed"

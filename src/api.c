@@ -918,6 +918,160 @@ mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int
     return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
 }
 
+/* ---- a grouped GEMM: groups of rows of A and C, each group with its own B -------------- */
+
+/* Elements from one row of op(A) (of C where of_c) to the next: a row-major matrix's rows
+ * are lines of its leading dimension, a column-major one's are neighbours, and a transposed
+ * A's rows are its stored columns. */
+static int64_t row_step(const mmt_gemm_desc *d, int of_c, int64_t ld)
+{
+    return (of_c || d->trans_a == MMT_NO_TRANS) == (d->layout == MMT_ROW_MAJOR) ? ld : 1;
+}
+
+/* What the threads of a spread grouped GEMM share (run_groups_spread); the first failure is
+ * written under the lock. */
+typedef struct groups_spread {
+    mmt_ctx *ctx;
+    const int64_t *first, *rows; /* group i's first row and rows (rows 0: not run) */
+    const mmt_table_hit *hit;    /* group i's entry */
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    int64_t lda, ldb, ldc, step_a, step_c, stride_b, es, cs;
+    pthread_mutex_t lock;
+    int64_t failed; /* the lowest group that failed (its count: none), its status and error */
+    mmt_status st;
+    mmt_err err;
+} groups_spread;
+
+static void groups_range(void *arg, int64_t begin, int64_t end)
+{
+    groups_spread *s = arg;
+    for (int64_t g = begin; g < end; g++) {
+        if (!s->rows[g]) continue;
+        mmt_err err;
+        const mmt_status st = mmt_table_launch(
+            s->ctx, &s->hit[g], s->alpha, nth(s->a, s->first[g], s->step_a, s->es), s->lda,
+            nth(s->b, g, s->stride_b, s->es), s->ldb, s->beta, (void *)nth(s->c, s->first[g], s->step_c, s->cs),
+            s->ldc, &err);
+        if (st == MMT_OK) continue;
+        pthread_mutex_lock(&s->lock);
+        if (g < s->failed) s->failed = g, s->st = st, s->err = err;
+        pthread_mutex_unlock(&s->lock);
+    }
+}
+
+/* A checked CPU grouped GEMM whose groups each run on one thread (as run_spread asks of a
+ * batch's GEMMs), a group to a thread as threads come free; 0 where it is not such (the
+ * caller runs the groups one by one), else 1 with *st as run_spread's. */
+static int run_groups_spread(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_problem *total, int64_t groups,
+                             const int64_t *first, const int64_t *rows, double alpha, const void *a, int64_t lda,
+                             const void *b, int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc,
+                             mmt_choice *how, char *config, size_t config_size, mmt_status *st, mmt_err *err)
+{
+    if (ctx->async || groups < 2) return 0;
+    double work = 0;
+    for (int64_t g = 0; g < groups; g++) {
+        const double mnk = (double)rows[g] * (double)total->n * (double)total->k;
+        if (mnk > MMT_CPU_ONE_THREAD_MNK && mnk > MMT_VENDOR_ONE_THREAD_MNK) return 0;
+        work += mnk;
+    }
+    mmt_table_hit *hit = calloc((size_t)groups, sizeof *hit);
+    if (!hit) return 0;
+    groups_spread s = {.ctx = ctx, .first = first, .rows = rows, .hit = hit, .alpha = alpha, .beta = beta, .a = a,
+                       .b = b, .c = c, .lda = lda, .ldb = ldb, .ldc = ldc, .step_a = row_step(d, 0, lda),
+                       .step_c = row_step(d, 1, ldc), .stride_b = stride_b, .es = mmt_dtype_size(total->dtype),
+                       .cs = mmt_dtype_size(total->out), .lock = PTHREAD_MUTEX_INITIALIZER, .failed = groups};
+    int spreads = 1;
+    *st = MMT_OK;
+    for (int64_t g = 0; g < groups && spreads && *st == MMT_OK; g++) {
+        if (!rows[g]) continue;
+        mmt_problem user = *total;
+        user.m = rows[g];
+        mmt_choice h;
+        char text[512];
+        *st = mmt_table_lookup(ctx, &user, 0, nth(a, first[g], s.step_a, s.es), lda, nth(b, g, stride_b, s.es), ldb,
+                               &h, text, sizeof text, &hit[g], err);
+        const double mnk = (double)rows[g] * (double)user.n * (double)user.k;
+        spreads = *st != MMT_OK ||
+                  (hit[g].repeatable && mnk <= (hit[g].mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK));
+        if (*st == MMT_OK) *how = h, mmt_copy_text(config, config_size, text);
+    }
+    if (*st == MMT_OK && spreads) {
+        mmt_parallel_for(groups, 1, batch_threads(groups, work / (double)groups), groups_range, &s);
+        for (int64_t g = 0; g < groups; g++)
+            if (rows[g]) mmt_table_count_calls(ctx, &hit[g], 1);
+        *st = s.failed < groups ? s.st : MMT_OK;
+        if (*st != MMT_OK) *err = s.err;
+    }
+    free(hit);
+    return *st != MMT_OK || spreads;
+}
+
+/* A grouped GEMM: checked whole first (nothing is written where a check fails), then spread
+ * over the cores (run_groups_spread) or its groups one by one as run_checked runs a GEMM. */
+static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t groups, const int64_t *m_sizes,
+                              int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                              int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how,
+                              char *config, size_t config_size, mmt_err *err)
+{
+    RETURN_ERROR_IF(groups < 0, err, MMT_INVALID_ARGUMENT, "negative group count %lld", (long long)groups);
+    RETURN_ERROR_IF(groups > 0 && !m_sizes, err, MMT_INVALID_ARGUMENT, "m_sizes is NULL");
+    RETURN_ERROR_IF(stride_b < 0, err, MMT_INVALID_ARGUMENT, "negative stride_b %lld", (long long)stride_b);
+    int64_t sum = 0;
+    for (int64_t g = 0; g < groups; g++) {
+        RETURN_ERROR_IF(m_sizes[g] < 0, err, MMT_INVALID_ARGUMENT, "group %lld has %lld rows", (long long)g,
+                        (long long)m_sizes[g]);
+        RETURN_ERROR_IF(__builtin_add_overflow(sum, m_sizes[g], &sum), err, MMT_INVALID_ARGUMENT,
+                        "the groups' rows sum beyond 64-bit sizes");
+    }
+    mmt_problem total;
+    int64_t span[3];
+    int todo;
+    FORWARD_IF_ERROR(check_sizes(d, sum, n, k, lda, ldb, ldc, &total, span, err));
+    const int64_t es = mmt_dtype_size(total.dtype);
+    int64_t end;
+    RETURN_ERROR_IF(groups > 1 && (__builtin_mul_overflow(stride_b, es, &end) ||
+                                   __builtin_mul_overflow(end, groups - 1, &end) ||
+                                   __builtin_add_overflow(end, span[1], &end)),
+                    err, MMT_INVALID_ARGUMENT, "%lld groups with stride_b=%lld would span more bytes than 64-bit sizes hold",
+                    (long long)groups, (long long)stride_b);
+    FORWARD_IF_ERROR(check_work(ctx, &total, &alpha, a, b, &beta, c, &todo, err));
+    if (!todo || groups == 0) return MMT_OK;
+    int64_t *first = malloc(sizeof *first * (size_t)groups);
+    RETURN_ERROR_IF(!first, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)groups);
+    for (int64_t g = 0, row = 0; g < groups; row += m_sizes[g], g++) first[g] = row;
+    mmt_status st;
+    if (!run_groups_spread(ctx, d, &total, groups, first, m_sizes, alpha, a, lda, b, ldb, stride_b, beta, c, ldc, how,
+                           config, config_size, &st, err)) {
+        const int64_t step_a = row_step(d, 0, lda), step_c = row_step(d, 1, ldc), cs = mmt_dtype_size(total.out);
+        st = MMT_OK;
+        for (int64_t g = 0; g < groups && st == MMT_OK; g++) {
+            if (!m_sizes[g]) continue;
+            mmt_problem user = total;
+            user.m = m_sizes[g];
+            st = run_checked(ctx, &user, 0, 1, alpha, nth(a, first[g], step_a, es), lda, nth(b, g, stride_b, es), ldb,
+                             beta, (void *)nth(c, first[g], step_c, cs), ldc, how, config, config_size, NULL, err);
+        }
+    }
+    free(first);
+    return st;
+}
+
+mmt_status mmt_gemm_grouped(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t groups, const int64_t *m_sizes,
+                            int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                            int64_t stride_b, double beta, void *c, int64_t ldc)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    mmt_choice how = MMT_CHOICE_NONE;
+    char config[512];
+    config[0] = '\0';
+    const mmt_status st = run_grouped(ctx, desc, groups, m_sizes, n, k, alpha, a, lda, b, ldb, stride_b, beta, c, ldc,
+                                      &how, config, sizeof config, &err);
+    return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
+}
+
 mmt_status mmt_sgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose trans_a, mmt_transpose trans_b, int64_t m,
                      int64_t n, int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                      float beta, float *c, int64_t ldc)

@@ -1,0 +1,102 @@
+/* test_gpu_grouped.c - mmt_gemm_grouped on GPU 0 with device operands and nothing tuned, the
+ * vendor serving and (MMTUNE_VENDOR=off) the templates: f32, bf16 and f16 (C of their type),
+ * both layouts, transposes, groups of 0 to 600 rows with a B each or one shared, beta = 0 on
+ * NaN C and beta != 0; each group right against a long double reference, the padding of C
+ * untouched. Exits 77 (skipped) without a GPU. */
+#include "gpu_check.h"
+#include "mmtuned.h"
+
+static void *on_device(const void *x, size_t bytes)
+{
+    void *d = NULL;
+    mmt_err err;
+    CHECK_OK(be->alloc(&dev, bytes ? bytes : 1, &d, &err), &err);
+    if (d) CHECK_OK(be->copy(d, x, bytes, MMT_H2D, &err), &err);
+    return d;
+}
+
+static int64_t row_at(int col, int trans, int of_c, int64_t ld, int64_t r)
+{
+    return (of_c || !trans) == !col ? r * ld : r;
+}
+
+static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int shared_b, const int64_t *sizes,
+                      int64_t groups, int64_t n, int64_t k, double beta)
+{
+    const size_t es = (size_t)mmt_dtype_size(ty);
+    int64_t sum = 0;
+    for (int64_t g = 0; g < groups; g++) sum += sizes[g];
+    const int64_t ar = ta ? k : sum, ac = ta ? sum : k, br = tb ? n : k, bc = tb ? k : n, pad = 3;
+    const int64_t lda = (col ? ar : ac) + 8, ldb = (col ? br : bc) + 8, ldc = (col ? sum : n) + pad;
+    const int64_t b_elems = (col ? bc : br) * ldb, stride_b = shared_b ? 0 : b_elems + 8;
+    const int64_t b_total = (groups > 1 ? (groups - 1) * stride_b : 0) + b_elems, lines = col ? n : sum;
+    void *a = gc_matrix_t(ty, col, ar, ac, lda, 0), *b = gc_matrix_t(ty, 0, 1, b_total, b_total, 0);
+    void *c = gc_matrix_t(ty, col, sum, n, ldc, beta == 0);
+    const size_t a_bytes = es * (size_t)((col ? ac : ar) * lda), c_bytes = es * (size_t)(lines * ldc);
+    void *da = on_device(a, a_bytes), *db = on_device(b, es * (size_t)b_total), *dc = on_device(c, c_bytes);
+    const mmt_gemm_desc d = {ty, ty, MMT_COMPUTE_NATIVE, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                             ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
+    mmt_err err;
+    char *out = malloc(c_bytes ? c_bytes : 1);
+    const mmt_status st = mmt_gemm_grouped(ctx, &d, groups, sizes, n, k, 1.0, da, lda, db, ldb, stride_b, beta, dc, ldc);
+    int right = st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(out, dc, c_bytes, MMT_D2H, &err) == MMT_OK;
+    const mmt_mode mode = ty == MMT_F32 ? MMT_MODE_F32 : ty == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16;
+    double worst = 0;
+    for (int64_t g = 0, first = 0; right && g < groups; first += sizes[g], g++) {
+        if (!sizes[g]) continue;
+        const char *ag = (const char *)a + es * (size_t)row_at(col, ta, 0, lda, first);
+        const char *bg = (const char *)b + es * (size_t)(g * stride_b);
+        const size_t c_at = es * (size_t)row_at(col, 0, 1, ldc, first);
+        double *ref = gc_ref_alloc(sizes[g], n);
+        gc_reference_t(ty, ty, col, ta, tb, sizes[g], n, k, 1.0, ag, lda, bg, ldb, beta, (const char *)c + c_at, ldc,
+                       ref);
+        const double e = gc_rel_error_t(ty, col, sizes[g], n, out + c_at, ldc, ref);
+        worst = e > worst || e != e ? e : worst;
+        right &= e <= gc_bound_mode(mode, ty, k);
+        free(ref);
+    }
+    for (int64_t l = 0; right && l < lines; l++) /* the padding of each line as it was */
+        right &= memcmp(out + es * (size_t)(l * ldc + ldc - pad), (char *)c + es * (size_t)(l * ldc + ldc - pad),
+                        es * (size_t)pad) == 0;
+    if (!right)
+        fprintf(stderr, "%s %s ta=%d tb=%d %lld groups (%lld rows) n=%lld k=%lld beta=%g%s: %s error %g\n",
+                mmt_dtype_name(ty), col ? "col" : "row", ta, tb, (long long)groups, (long long)sum, (long long)n,
+                (long long)k, beta, shared_b ? " shared B" : "", st != MMT_OK ? mmt_last_error(ctx) : "", worst);
+    be->free(da), be->free(db), be->free(dc);
+    free(a), free(b), free(c), free(out);
+    return right;
+}
+
+static void test_cases(mmt_ctx *ctx, const char *who)
+{
+    static const int64_t small[] = {3, 0, 17, 1, 40, 9, 0, 25}, large[] = {600, 0, 129, 257};
+    static const mmt_dtype types[] = {MMT_F32, MMT_BF16, MMT_F16};
+    int cases = 0, right = 0;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (int v = 0; v < 8; v++) {
+            const int col = v & 1, ta = (v >> 1) & 1, tb = (v >> 2) & 1;
+            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, small, 8, 24, 40, v % 2 ? 0.0 : 1.0);
+            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, large, 4, 136, 264, v % 2 ? 1.0 : 0.0);
+            cases += 2;
+        }
+    printf("%s: %d of %d grouped cases right\n", who, right, cases);
+    CHECK_EQ_INT(right, cases);
+}
+
+int main(void)
+{
+    int rc = gpu_open();
+    if (rc) return rc;
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* nothing tuned */
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("MMTUNE_VENDOR", "off", 1); /* read when a context opens */
+        mmt_ctx *ctx = NULL;
+        CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+        if (!ctx) break;
+        test_cases(ctx, off ? "the templates (the vendor off)" : "the vendor");
+        mmt_close(ctx);
+    }
+    unsetenv("MMTUNE_VENDOR");
+    unsetenv("MMTUNE_DB");
+    return check_result();
+}
