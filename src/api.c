@@ -976,7 +976,7 @@ static int run_groups_spread(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_pro
         if (mnk > MMT_CPU_ONE_THREAD_MNK && mnk > MMT_VENDOR_ONE_THREAD_MNK) return 0;
         work += mnk;
     }
-    mmt_table_hit *hit = calloc((size_t)groups, sizeof *hit);
+    mmt_table_hit *hit = malloc(sizeof *hit * (size_t)groups); /* written for the groups with rows */
     if (!hit) return 0;
     groups_spread s = {.ctx = ctx, .first = first, .rows = rows, .hit = hit, .alpha = alpha, .beta = beta, .a = a,
                        .b = b, .c = c, .lda = lda, .ldb = ldb, .ldc = ldc, .step_a = row_step(d, 0, lda),
@@ -988,14 +988,12 @@ static int run_groups_spread(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_pro
         if (!rows[g]) continue;
         mmt_problem user = *total;
         user.m = rows[g];
-        mmt_choice h;
-        char text[512];
+        /* what served the call: the last group with rows (its text only) */
         *st = mmt_table_lookup(ctx, &user, 0, nth(a, first[g], s.step_a, s.es), lda, nth(b, g, stride_b, s.es), ldb,
-                               &h, text, sizeof text, &hit[g], err);
+                               how, config, config_size, &hit[g], err);
         const double mnk = (double)rows[g] * (double)user.n * (double)user.k;
         spreads = *st != MMT_OK ||
                   (hit[g].repeatable && mnk <= (hit[g].mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK));
-        if (*st == MMT_OK) *how = h, mmt_copy_text(config, config_size, text);
     }
     if (*st == MMT_OK && spreads) {
         mmt_parallel_for(groups, 1, batch_threads(groups, work / (double)groups), groups_range, &s);
