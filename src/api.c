@@ -990,7 +990,7 @@ static int run_groups_spread(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_pro
         user.m = rows[g];
         /* what served the call: the last group with rows (its text only) */
         *st = mmt_table_lookup(ctx, &user, 0, nth(a, first[g], s.step_a, s.es), lda, nth(b, g, stride_b, s.es), ldb,
-                               how, config, config_size, &hit[g], err);
+                               nth(c, first[g], s.step_c, s.cs), ldc, how, config, config_size, &hit[g], err);
         const double mnk = (double)rows[g] * (double)user.n * (double)user.k;
         spreads = *st != MMT_OK ||
                   (hit[g].repeatable && mnk <= (hit[g].mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK));
