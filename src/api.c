@@ -49,11 +49,12 @@ typedef struct last_call {
 
 /* A thread's state in one object: in a shared library each thread-local object costs a
  * call to find it (__tls_get_addr), and a tiny GEMM's call finds one. */
-static _Thread_local struct {
+typedef struct thread_state {
     thread_view views[THREAD_VIEWS];
     uint64_t view_clock;
     last_call last;
-} tls;
+} thread_state;
+static _Thread_local thread_state tls;
 
 static thread_view *view_of(uint64_t id, int make)
 {
@@ -559,9 +560,10 @@ static int same_call(const last_call *l, const mmt_ctx *ctx, const mmt_gemm_desc
 /* The last call repeated on new operands where nothing but its launch is left to do (none of
  * BLAS's quick returns, no NULL pointer); 0 where the full path must run. What finish()
  * would do is done here on the view the call kept. */
-static int repeat_last(last_call *l, mmt_ctx *ctx, double alpha, const void *a, const void *b, double beta, void *c,
-                       int64_t lda, int64_t ldb, int64_t ldc, mmt_status *st)
+static int repeat_last(thread_state *t, mmt_ctx *ctx, double alpha, const void *a, const void *b, double beta,
+                       void *c, int64_t lda, int64_t ldb, int64_t ldc, mmt_status *st)
 {
+    last_call *l = &t->last;
     if (l->hit.problem.mode != MMT_MODE_F64) alpha = (float)alpha, beta = (float)beta;
     thread_view *v = l->view;
     if (v->ctx_id != ctx->id || !a || !b || !c || alpha == 0 || l->hit.user.k == 0) return 0;
@@ -569,7 +571,7 @@ static int repeat_last(last_call *l, mmt_ctx *ctx, double alpha, const void *a, 
     int host = 0; /* on a GPU: device operands, as the first call's were (else the full path) */
     if (ctx->async && (where_operands(ctx, &l->hit.user, alpha, a, b, c, &host, &err) != MMT_OK || host)) return 0;
     if (!mmt_table_repeat(ctx, &l->hit, alpha, a, lda, b, ldb, beta, c, ldc, st, &err)) return 0;
-    v->used = ++tls.view_clock; /* the view keeps this call's choice */
+    v->used = ++t->view_clock; /* the view keeps this call's choice */
     if (*st == MMT_OK) {
         if (v->err.status != MMT_OK) mmt_err_clear(&v->err);
     } else {
@@ -587,9 +589,12 @@ static mmt_status gemm(mmt_ctx *ctx, const mmt_gemm_desc *d, int sgemm, int64_t 
 {
     if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_status st;
-    last_call *l = &tls.last;
+    /* found once: the compiler would otherwise look it up again (__tls_get_addr) at each use */
+    thread_state *t = &tls;
+    __asm__("" : "+r"(t));
+    last_call *l = &t->last;
     if (same_call(l, ctx, d, sgemm, m, n, k, lda, ldb, ldc) &&
-        repeat_last(l, ctx, alpha, a, b, beta, c, lda, ldb, ldc, &st))
+        repeat_last(t, ctx, alpha, a, b, beta, c, lda, ldb, ldc, &st))
         return st;
     mmt_err err;
     mmt_choice how = MMT_CHOICE_NONE;
