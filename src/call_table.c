@@ -809,9 +809,7 @@ mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, co
 mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
                             const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_err *err)
 {
-    mmt_gemm_params gp = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc);
-    return hit->mod ? launch(ctx, hit->mod, &hit->geometry, NULL, &gp, err)
-                    : vendor_launch(ctx, &hit->problem, hit->route, &gp, err);
+    return mmt_table_launch_scaled(ctx, hit, alpha, a, lda, b, ldb, beta, c, ldc, NULL, NULL, err);
 }
 
 mmt_status mmt_table_launch_scaled(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,

@@ -53,8 +53,8 @@ mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, co
 mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
                             const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_err *err);
 
-/* hit's call with block scales (block-scaled FP8, problem.h), run by its kernel or the
- * vendor library: as mmt_table_launch, nothing else. */
+/* mmt_table_launch with block scales (block-scaled FP8, problem.h; NULL elsewhere), run by
+ * its kernel or the vendor library. */
 mmt_status mmt_table_launch_scaled(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,
                                    const void *b, int64_t ldb, double beta, void *c, int64_t ldc, const float *scale_a,
                                    const float *scale_b, mmt_err *err);

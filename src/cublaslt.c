@@ -195,8 +195,8 @@ static int set_scales(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
            lt->desc_set(pl->desc, DESC_B_SCALE_POINTER, &p->scale_a, sizeof p->scale_a);
 }
 
-/* Fills pl for its key (p: the call it is made for): descriptors as cublas.c's call (row-major C = op(A) op(B) as
- * column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm, with the
+/* Fills pl for its key (p: the call it is made for): descriptors as cublas.c's call
+ * (row-major C = op(A) op(B) as column-major C^T = op(B)^T op(A)^T) and the heuristic's first algorithm, with the
  * workspace it needs where the key allows some. pl->usable says whether one was found. */
 static void plan_make(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
 {
