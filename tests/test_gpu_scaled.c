@@ -1,8 +1,9 @@
 /* test_gpu_scaled.c - block-scaled FP8 (e4m3-block, e5m2-block: a scale per 128 of K of each
  * row of A and per 128 x 128 block of B, mmtuned.h's mmt_gemm_scaled) on GPU 0, a Hopper:
  * the wgmma template's instances with the scales applied as each stage's sums are promoted
- * (PROMOTE 1 and 2; one and two 64-row slices a consumer; tiles of 64 and 128 columns;
- * split-K; a cluster), every orientation (the operands that are
+ * (PROMOTE 1 and 2; one and two 64-row slices a consumer; tiles of 64, 128 and 192
+ * columns, the last over two blocks of B's scales from either half of a block; split-K;
+ * clusters), every orientation (the operands that are
  * not K-major packed first), C in bf16 and fp32, then the same through mmt_gemm_scaled
  * (the space's default, or cuBLASLt's block scaling where it takes the call), against a
  * long double reference of the scaled sums with the FP8 modes' bound; NaN-poisoned C with
@@ -27,6 +28,8 @@ static const char *const configs[] = {
     "BM=128,BN=64,STAGES=6,CONSUMERS=2,GROUP_M=8,CLUSTER=1,PERSIST=1,EPI=1,PACK=0,SPLITK=1,SWAP=0,PROMOTE=1",
     "BM=256,BN=64,STAGES=4,CONSUMERS=2,GROUP_M=1,CLUSTER=2,PERSIST=0,EPI=0,PACK=0,SPLITK=1,SWAP=0,PROMOTE=2",
     "BM=64,BN=128,STAGES=6,CONSUMERS=1,GROUP_M=1,CLUSTER=1,PERSIST=1,EPI=0,PACK=0,SPLITK=3,SWAP=0,PROMOTE=1",
+    "BM=128,BN=192,STAGES=3,CONSUMERS=2,GROUP_M=16,CLUSTER=1,PERSIST=0,EPI=2,PACK=0,SPLITK=1,SWAP=0,PROMOTE=1",
+    "BM=64,BN=192,STAGES=5,CONSUMERS=1,GROUP_M=1,CLUSTER=2,PERSIST=1,EPI=1,PACK=0,SPLITK=1,SWAP=0,PROMOTE=1",
 };
 
 /* ref = alpha sum_kb sa sb (A B over kb) + beta C0, then each element's scale (gemm_check.h). */

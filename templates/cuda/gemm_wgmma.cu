@@ -603,10 +603,11 @@ struct block_scales {
     unsigned b0, b1;    /* where the tile's column blocks start in scale_b (clamped into N) */
     int m;              /* scale_a's stride from one block of K to the next */
     int split;          /* the tile's first column in the second block */
+    int last;           /* the last stage of K this block sums (loads ahead of it read it again) */
 };
 
 __device__ __forceinline__ block_scales block_scales_of(const mmt_scaled_params &sp, long long row0, long long col0,
-                                                        long long M, long long N, long long K)
+                                                        long long M, long long N, long long K, int last)
 {
     block_scales bs;
     const int t = threadIdx.x % 128, w = t / 32, g = (t % 32) / 4;
@@ -623,34 +624,52 @@ __device__ __forceinline__ block_scales block_scales_of(const mmt_scaled_params 
     bs.b1 = (unsigned)((jb + 1 < nb ? jb + 1 : nb - 1) * kblocks);
     bs.m = (int)M;
     bs.split = (int)(128 - col0 % 128);
+    bs.last = last > 0 ? last : 0;
     return bs;
 }
 
-/* Stage kt's products of each of this thread's rows, and column blocks: scale_a * scale_b. */
-__device__ __forceinline__ void stage_scales(const block_scales &bs, int kt, float (&f)[MI][2][2])
+/* A stage's scales as loaded: A's of this thread's rows, B's of the tile's column blocks.
+ * They are loaded PROMOTE stages before their sums are added, so that the loads' latency
+ * passes while the tensor cores work, not in the add (where a load just issued stalled it). */
+struct stage_scales {
+    float a[MI][2], b[2];
+};
+
+__device__ __forceinline__ void scales_load(const block_scales &bs, int kt, stage_scales &r)
 {
-    const float b0 = __ldg(bs.b + bs.b0 + kt), b1 = __ldg(bs.b + bs.b1 + kt);
+    kt = kt < bs.last ? kt : bs.last;
+    r.b[0] = __ldg(bs.b + bs.b0 + kt), r.b[1] = __ldg(bs.b + bs.b1 + kt);
     const float *const a = bs.a + (long long)kt * bs.m;
 #pragma unroll
     for (int mi = 0; mi < MI; mi++)
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const float x = __ldg(a + bs.row[mi][h]);
-            f[mi][h][0] = x * b0, f[mi][h][1] = x * b1;
-        }
+        for (int h = 0; h < 2; h++) r.a[mi][h] = __ldg(a + bs.row[mi][h]);
 }
 
-/* add_part with each sum multiplied by its scales first (one rounding: an fma). */
+/* The products of a stage's scales for each of this thread's rows and column blocks:
+ * scale_a * scale_b. */
+__device__ __forceinline__ void scales_product(const stage_scales &r, float (&f)[MI][2][2])
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) f[mi][h][0] = r.a[mi][h] * r.b[0], f[mi][h][1] = r.a[mi][h] * r.b[1];
+}
+
+/* add_part with each sum multiplied by its scales first (one rounding: an fma); the tile's
+ * columns from SPLIT_COL on take the second block's. A tile starts on a multiple of 64
+ * columns, so SPLIT_COL is 64 or 128: known when compiled, it costs no select an element
+ * (a select of each sum's scale was a quarter of the instructions with 192 columns). */
+template <int SPLIT_COL>
 __device__ __forceinline__ void add_part_scaled(float (&acc)[MI][BN / 2], float (&part)[MI][BN / 2],
-                                                const float (&f)[MI][2][2], int split)
+                                                const float (&f)[MI][2][2])
 {
 #pragma unroll
     for (int mi = 0; mi < MI; mi++) {
         fence_regs(part[mi]);
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) /* element i: column 8 (i / 4) + .., row half (i / 2) % 2 */
-            acc[mi][i] = fmaf(part[mi][i], 8 * (i / 4) >= split ? f[mi][(i / 2) % 2][1] : f[mi][(i / 2) % 2][0],
-                              acc[mi][i]);
+            acc[mi][i] = fmaf(part[mi][i], f[mi][(i / 2) % 2][8 * (i / 4) >= SPLIT_COL], acc[mi][i]);
     }
 }
 #endif
@@ -1185,14 +1204,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
              * multiplies while the other adds */
             float part[MI][BN / 2];
 #if BLOCK_SCALED
-            /* each stage's sums times its scales as they are added (f: part's, fn: next's) */
-            const block_scales bs = block_scales_of(ps, tm * BM + c * WM, (tn * CLUSTER + rank) * BN, M, N, K);
+            /* each stage's sums times its scales as they are added (f: part's, fn: next's);
+             * r (rn: next's) holds the scales of the stage PROMOTE ahead, loading */
+            const block_scales bs =
+                block_scales_of(ps, tm * BM + c * WM, (tn * CLUSTER + rank) * BN, M, N, K, ke - 1);
             float f[MI][2][2], fn[MI][2][2];
-            (void)fn; /* PROMOTE 2's alone */
-#define STAGE_SCALES(into, kt) stage_scales(bs, kt, into)
-#define ADD_SUMS(sums, sc) add_part_scaled(acc, sums, sc, bs.split)
+            stage_scales r, rn;
+            scales_load(bs, kb, r);
+            if (PROMOTE == 2) scales_load(bs, kb + 1, rn);
+            (void)fn, (void)rn; /* PROMOTE 2's alone */
+#define STAGE_SCALES(into, raw, kt) scales_product(raw, into), scales_load(bs, (kt) + PROMOTE, raw)
+#define ADD_SUMS(sums, sc) \
+    (bs.split == 64 ? add_part_scaled<64>(acc, sums, sc) : add_part_scaled<128>(acc, sums, sc))
 #else
-#define STAGE_SCALES(into, kt) ((void)0)
+#define STAGE_SCALES(into, raw, kt) ((void)0)
 #define ADD_SUMS(sums, sc) add_part(acc, sums)
 #endif
 #if PROMOTE == 2
@@ -1200,17 +1225,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
              * (waits of fixed depth, so that ptxas keeps the groups in flight) */
             float next[MI][BN / 2];
             int kt = kb;
-            if (kt < ke) promote_issue(part, As, Bs, bars, c, it), STAGE_SCALES(f, kt);
+            if (kt < ke) promote_issue(part, As, Bs, bars, c, it), STAGE_SCALES(f, r, kt);
             for (; kt + 2 < ke; kt += 2, it += 2) {
-                promote_issue(next, As, Bs, bars, c, it + 1), STAGE_SCALES(fn, kt + 1);
+                promote_issue(next, As, Bs, bars, c, it + 1), STAGE_SCALES(fn, rn, kt + 1);
                 wg_wait<1>();
                 ADD_SUMS(part, f), promote_release(bars, it);
-                promote_issue(part, As, Bs, bars, c, it + 2), STAGE_SCALES(f, kt + 2);
+                promote_issue(part, As, Bs, bars, c, it + 2), STAGE_SCALES(f, r, kt + 2);
                 wg_wait<1>();
                 ADD_SUMS(next, fn), promote_release(bars, it + 1);
             }
             if (kt + 1 < ke) { /* two stages left */
-                promote_issue(next, As, Bs, bars, c, it + 1), STAGE_SCALES(fn, kt + 1);
+                promote_issue(next, As, Bs, bars, c, it + 1), STAGE_SCALES(fn, rn, kt + 1);
                 wg_wait<1>();
                 ADD_SUMS(part, f), promote_release(bars, it);
                 wg_wait<0>();
@@ -1222,7 +1247,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             }
 #else
             for (int kt = kb; kt < ke; kt++, it++) {
-                promote_issue(part, As, Bs, bars, c, it), STAGE_SCALES(f, kt);
+                promote_issue(part, As, Bs, bars, c, it), STAGE_SCALES(f, r, kt);
                 wg_wait<0>();
                 ADD_SUMS(part, f), promote_release(bars, it);
             }
