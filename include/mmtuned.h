@@ -237,11 +237,13 @@ MMT_API mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *d
  * beyond 64-bit sizes, and whatever mmt_gemm_ex refuses of the whole (sum x n x k) problem.
  * On the CPU, groups of at most 2^18 multiply-adds each are spread over the host's cores as
  * a strided batch's GEMMs are (mmt_gemm_strided_batched), a group to a thread as threads
- * come free, each computed as mmt_gemm_ex computes it alone; larger ones, and every group
- * on a GPU, run one after another (on a GPU, asynchronously on the context's stream). A
- * group that fails as it runs fails the call with the status of the lowest-numbered group
- * that failed; the others may have been written or not. mmt_last_choice says what served
- * the last group of rows. */
+ * come free, each computed as mmt_gemm_ex computes it alone; larger ones run one after
+ * another. On a GPU (asynchronously on the context's stream), groups of at most 64 rows on
+ * average, every matrix and row 16-byte aligned, are one call of cuBLAS's grouped form where
+ * the vendor serves (bf16, f16, f32, tf32, C of the input type); the others run one after
+ * another. A group that fails as it runs fails the call with the status of the
+ * lowest-numbered group that failed; the others may have been written or not.
+ * mmt_last_choice says what served the call, or its last group of rows. */
 MMT_API mmt_status mmt_gemm_grouped(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t groups, const int64_t *m_sizes,
                                     int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                                     int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc);

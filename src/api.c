@@ -1011,8 +1011,39 @@ static int run_groups_spread(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_pro
     return *st != MMT_OK || spreads;
 }
 
-/* A grouped GEMM: checked whole first (nothing is written where a check fails), then spread
- * over the cores (run_groups_spread) or its groups one by one as run_checked runs a GEMM. */
+/* On a GPU, device operands: the non-empty groups in one call of the vendor's grouped
+ * routine where it pays (mmt_table_run_grouped); MMT_UNSUPPORTED where not, nothing run. */
+static mmt_status groups_by_vendor(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_problem *total, int64_t groups,
+                                   const int64_t *first, const int64_t *m_sizes, double alpha, const void *a,
+                                   int64_t lda, const void *b, int64_t ldb, int64_t stride_b, double beta, void *c,
+                                   int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+{
+    int host = 0;
+    FORWARD_IF_ERROR(where_operands(ctx, total, alpha, a, b, c, &host, err));
+    if (host) return MMT_UNSUPPORTED;
+    int64_t *rows = malloc(sizeof *rows * (size_t)groups);
+    const void **ptrs = malloc(sizeof *ptrs * (size_t)groups * 3);
+    mmt_status st = MMT_UNSUPPORTED;
+    if (rows && ptrs) {
+        const int64_t es = mmt_dtype_size(total->dtype), cs = mmt_dtype_size(total->out);
+        const int64_t step_a = row_step(d, 0, lda), step_c = row_step(d, 1, ldc);
+        int64_t n = 0;
+        for (int64_t g = 0; g < groups; g++)
+            if (m_sizes[g]) {
+                rows[n] = m_sizes[g];
+                ptrs[n] = nth(a, first[g], step_a, es), ptrs[groups + n] = nth(b, g, stride_b, es);
+                ptrs[2 * groups + n++] = nth(c, first[g], step_c, cs);
+            }
+        st = mmt_table_run_grouped(ctx, total, n, rows, alpha, ptrs, lda, ptrs + groups, ldb, beta,
+                                   (void *const *)(ptrs + 2 * groups), ldc, how, config, config_size, err);
+    }
+    free(rows), free(ptrs);
+    return st;
+}
+
+/* A grouped GEMM: checked whole first (nothing is written where a check fails), then on a GPU
+ * one call of the vendor's grouped routine where it pays (groups_by_vendor), else spread over
+ * the cores (run_groups_spread) or its groups one by one as run_checked runs a GEMM. */
 static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t groups, const int64_t *m_sizes,
                               int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                               int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how,
@@ -1044,7 +1075,13 @@ static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t grou
     int64_t *first = malloc(sizeof *first * (size_t)groups);
     RETURN_ERROR_IF(!first, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)groups);
     for (int64_t g = 0, row = 0; g < groups; row += m_sizes[g], g++) first[g] = row;
-    mmt_status st;
+    mmt_status st = MMT_UNSUPPORTED;
+    if (ctx->async) st = groups_by_vendor(ctx, d, &total, groups, first, m_sizes, alpha, a, lda, b, ldb, stride_b, beta,
+                                          c, ldc, how, config, config_size, err);
+    if (st != MMT_UNSUPPORTED) {
+        free(first);
+        return st;
+    }
     if (!run_groups_spread(ctx, d, &total, groups, first, m_sizes, alpha, a, lda, b, ldb, stride_b, beta, c, ldc, how,
                            config, config_size, &st, err)) {
         const int64_t step_a = row_step(d, 0, lda), step_c = row_step(d, 1, ldc), cs = mmt_dtype_size(total.out);

@@ -862,6 +862,45 @@ mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double a
     return MMT_OK;
 }
 
+mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t count, const int64_t *rows,
+                                 double alpha, const void *const *a, int64_t lda, const void *const *b, int64_t ldb,
+                                 double beta, void *const *c, int64_t ldc, mmt_choice *how, char *config,
+                                 size_t config_size, mmt_err *err)
+{
+    int64_t sum = 0;
+    for (int64_t g = 0; g < count; g++) sum += rows[g];
+    mmt_vendor *v = vendor_for(ctx, user->mode);
+    const char *routine = mmt_vendor_grouped_routine(v, user->mode);
+    if (!routine || user->out != mmt_mode_dtype(user->mode) || count == 0 || count > 0x7fffffff ||
+        sum > MMT_GROUPED_VENDOR_ROWS * count)
+        return MMT_UNSUPPORTED;
+    const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
+    int aligned = (lda * es | ldb * es | ldc * cs) % 16 == 0;
+    mmt_gemm_params *ps = malloc(sizeof *ps * (size_t)(count ? count : 1));
+    RETURN_ERROR_IF(!ps, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)count);
+    mmt_problem rp = mmt_problem_normalise(user);
+    for (int64_t g = 0; g < count; g++) {
+        mmt_problem ug = *user;
+        ug.m = rows[g];
+        rp = mmt_problem_normalise(&ug);
+        ps[g] = params_of(&ug, &rp, alpha, a[g], lda, b[g], ldb, beta, c[g], ldc);
+        if (ps[g].alpha == 0) ps[g].k = 0; /* A and B are not read (vendor_launch) */
+        aligned &= ((uintptr_t)a[g] | (uintptr_t)b[g] | (uintptr_t)c[g]) % 16 == 0;
+    }
+    if (!aligned) {
+        free(ps);
+        return MMT_UNSUPPORTED;
+    }
+    mmt_vendor_call call = {v, rp.mode, rp.out, MMT_VENDOR_CALL};
+    const mmt_status st = mmt_vendor_gemm_grouped(&call, ps, (int)count, atomic_load(&ctx->stream), err);
+    free(ps);
+    if (st == MMT_OK) {
+        *how = MMT_CHOICE_VENDOR;
+        snprintf(config, config_size, "LIBRARY=%s,ROUTINE=%s", mmt_vendor_name(v), routine);
+    }
+    return st;
+}
+
 void mmt_table_free(mmt_ctx *ctx)
 {
     for (int i = 0; i < N_BUCKETS; i++)

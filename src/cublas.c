@@ -13,7 +13,8 @@
 #include <string.h>
 
 typedef void *cublas_handle;
-enum { CUBLAS_OK = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
+enum { CUBLAS_OK = 0, CUBLAS_INVALID_VALUE = 7, CUBLAS_NOT_SUPPORTED = 15, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1,
+       CUBLAS_DEFAULT_MATH = 0 };
 /* cudaDataType (library_types.h), cublasComputeType_t and cublasGemmAlgo_t (cublas_api.h) */
 enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
 enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_GEMM_DEFAULT = -1 };
@@ -46,6 +47,13 @@ struct mmt_cublas {
                     const double *, int, long long, const double *, double *, int, long long, int);
     int (*gemm_ex_sb)(cublas_handle, int, int, int, int, int, const void *, const void *, int, int, long long,
                       const void *, int, int, long long, const void *, void *, int, int, long long, int, int, int);
+    /* the grouped form (cuBLAS 12.5 on; NULL before): per group its transposes, sizes, alpha,
+     * A (a device array of pointers), Atype, lda, B's, beta, C's, Ctype, ldc, then the group
+     * count, each group's batch size and the compute type */
+    int (*gemm_ex_grouped)(cublas_handle, const int *, const int *, const int *, const int *, const int *,
+                           const void *, const void *const *, int, const int *, const void *const *, int, const int *,
+                           const void *, void *const *, int, const int *, int, const int *, int);
+    void *pool; /* device memory of the grouped form's pointer arrays, taken in stream order */
 };
 
 mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
@@ -81,6 +89,7 @@ mmt_status mmt_cublas_open(int ordinal, mmt_cublas **out, mmt_err *err)
             mmt_cublas_close(cb);
             return MMT_NOT_FOUND;
         }
+    cb->gemm_ex_grouped = dlsym(cb->lib, "cublasGemmGroupedBatchedEx");
     /* cuBLAS adopts the current context: the primary one the backend uses, for the call */
     int pushed;
     mmt_status st = mmt_cuda_context_enter(ordinal, &pushed, err);
@@ -110,6 +119,8 @@ void mmt_cublas_close(mmt_cublas *cb)
 {
     if (!cb) return;
     int pushed;
+    const mmt_cuda_async *as = mmt_cuda_async_api();
+    if (cb->pool && as) as->pool_free(cb->ordinal, cb->pool);
     if (cb->h && mmt_cuda_context_enter(cb->ordinal, &pushed, NULL) == MMT_OK) {
         cb->destroy(cb->h);
         mmt_cublaslt_close(cb->lt);
@@ -226,6 +237,80 @@ mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out,
                                    int workspace, void *stream, mmt_err *err)
 {
     return gemm(cb, mode, out, p, NULL, stream, workspace ? 2 : 1, err);
+}
+
+/* mmt_cublas_gemm_grouped with the handle's context current and its lock held; each GEMM
+ * of ps a group of one, as gemm_in turns a row-major GEMM into cuBLAS's column-major one. */
+static mmt_status grouped_in(mmt_cublas *cb, mmt_mode mode, const mmt_gemm_params *ps, int count, void *stream,
+                             mmt_err *err)
+{
+    const mmt_cuda_async *as = mmt_cuda_async_api();
+    if (!as) return MMT_UNSUPPORTED;
+    if (!cb->pool) FORWARD_IF_ERROR(as->pool_new(cb->ordinal, 64 << 10, &cb->pool, err));
+    int rc = cb->set_stream(cb->h, stream);
+    RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "cublasSetStream failed (status %d)", rc);
+    int *ints = malloc(sizeof *ints * (size_t)count * 10);
+    float *scalars = malloc(sizeof *scalars * (size_t)count * 2);
+    const void **ptrs = malloc(sizeof *ptrs * (size_t)count * 3);
+    mmt_status st = MMT_OK;
+    if (!ints || !scalars || !ptrs) st = mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for %d groups", count);
+    int *opb = ints, *opa = opb + count, *m = opa + count, *n = m + count, *k = n + count, *lda = k + count,
+        *ldb = lda + count, *ldc = ldb + count, *one = ldc + count;
+    for (int i = 0; st == MMT_OK && i < count; i++) { /* cuBLAS's A is our B (row-major C^T = B^T A^T) */
+        const mmt_gemm_params *p = &ps[i];
+        opb[i] = p->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, opa[i] = p->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+        m[i] = (int)p->n, n[i] = (int)p->m, k[i] = (int)p->k;
+        lda[i] = (int)p->ldb, ldb[i] = (int)p->lda, ldc[i] = (int)p->ldc, one[i] = 1;
+        scalars[i] = (float)p->alpha, scalars[count + i] = (float)p->beta;
+        ptrs[i] = p->b, ptrs[count + i] = p->a, ptrs[2 * count + i] = p->c;
+    }
+    void *dev = NULL;
+    const size_t bytes = sizeof *ptrs * (size_t)count * 3;
+    if (st == MMT_OK) st = as->pool_alloc(cb->ordinal, cb->pool, bytes, stream, &dev, err);
+    if (st == MMT_OK) st = as->copy(cb->ordinal, dev, ptrs, bytes, MMT_H2D, stream, err);
+    if (st == MMT_OK) {
+        const int ab = data_type(mmt_mode_dtype(mode));
+        const int compute = mode == MMT_MODE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        const void *const *d = dev;
+        rc = cb->gemm_ex_grouped(cb->h, opb, opa, m, n, k, scalars, d, ab, lda, d + count, ab, ldb, scalars + count,
+                                 (void *const *)(d + 2 * count), ab, ldc, count, one, compute);
+        /* refused before it launched (no such combination of types): the caller runs the GEMMs */
+        if (rc == CUBLAS_NOT_SUPPORTED || rc == CUBLAS_INVALID_VALUE) st = MMT_UNSUPPORTED;
+        else if (rc != CUBLAS_OK)
+            st = mmt_err_set(err, MMT_LAUNCH, "cublasGemmGroupedBatchedEx (%s) failed (status %d)",
+                             mmt_mode_name(mode), rc);
+    }
+    if (dev) as->pool_release(cb->ordinal, dev, stream);
+    free(ints), free(scalars), free(ptrs);
+    return st;
+}
+
+mmt_status mmt_cublas_gemm_grouped(mmt_cublas *cb, mmt_mode mode, const mmt_gemm_params *ps, int count, void *stream,
+                                   mmt_err *err)
+{
+    if (!cb->gemm_ex_grouped || !mmt_cublas_grouped_takes(mode)) return MMT_UNSUPPORTED;
+    for (int i = 0; i < count; i++)
+        if (ps[i].m > 0x7fffffff || ps[i].n > 0x7fffffff || ps[i].k > 0x7fffffff || ps[i].lda > 0x7fffffff ||
+            ps[i].ldb > 0x7fffffff || ps[i].ldc > 0x7fffffff)
+            return MMT_UNSUPPORTED;
+    if (count == 0) return MMT_OK;
+    int pushed;
+    FORWARD_IF_ERROR(mmt_cuda_context_enter(cb->ordinal, &pushed, err));
+    pthread_mutex_lock(&cb->lock);
+    const mmt_status st = grouped_in(cb, mode, ps, count, stream, err);
+    pthread_mutex_unlock(&cb->lock);
+    mmt_cuda_context_leave(pushed);
+    return st;
+}
+
+int mmt_cublas_grouped_takes(mmt_mode mode)
+{
+    return mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_F32 || mode == MMT_MODE_TF32;
+}
+
+const char *mmt_cublas_grouped_routine(const mmt_cublas *cb, mmt_mode mode)
+{
+    return cb && cb->gemm_ex_grouped && mmt_cublas_grouped_takes(mode) ? "cublasGemmGroupedBatchedEx" : NULL;
 }
 
 mmt_status mmt_cublas_gemm_epilogue(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,

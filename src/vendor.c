@@ -283,6 +283,18 @@ mmt_status mmt_vendor_gemm_strided_batched(const mmt_vendor_call *call, const mm
     return mmt_cublas_gemm_strided_batched(call->v->cublas, call->mode, call->out, p, bt, stream, err);
 }
 
+mmt_status mmt_vendor_gemm_grouped(const mmt_vendor_call *call, const mmt_gemm_params *ps, int count, void *stream,
+                                   mmt_err *err)
+{
+    if (!call->v->cublas) return MMT_UNSUPPORTED;
+    return mmt_cublas_gemm_grouped(call->v->cublas, call->mode, ps, count, stream, err);
+}
+
+const char *mmt_vendor_grouped_routine(const mmt_vendor *v, mmt_mode mode)
+{
+    return v ? mmt_cublas_grouped_routine(v->cublas, mode) : NULL;
+}
+
 mmt_status mmt_vendor_gemm_epilogue(const mmt_vendor_call *call, const mmt_gemm_params *p, mmt_activation act,
                                     const void *bias, mmt_dtype bias_type, void *stream, mmt_err *err)
 {

@@ -131,6 +131,14 @@ mmt_status mmt_vendor_gemm_strided_batched(const mmt_vendor_call *call, const mm
                                            void *stream, mmt_err *err);
 const char *mmt_vendor_batched_routine(const mmt_vendor *v, mmt_mode mode);
 
+/* count GEMMs (each its own sizes and operands, C of the input type) in one call of the
+ * vendor's grouped routine (cuBLAS's grouped form; mmt_vendor_grouped_routine names it);
+ * MMT_UNSUPPORTED, nothing launched, where the library has none or refuses the call: the
+ * caller runs the GEMMs one by one. */
+mmt_status mmt_vendor_gemm_grouped(const mmt_vendor_call *call, const mmt_gemm_params *ps, int count, void *stream,
+                                   mmt_err *err);
+const char *mmt_vendor_grouped_routine(const mmt_vendor *v, mmt_mode mode);
+
 /* Whether route `other` runs p otherwise than MMT_VENDOR_PLAN for the call's library, mode
  * and C type: MMT_VENDOR_PLAN_WORKSPACE where p's plan with workspace allowed needs some,
  * MMT_VENDOR_CALL where p has a kept plan. The tuner then times both. */

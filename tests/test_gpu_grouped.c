@@ -2,7 +2,9 @@
  * vendor serving and (MMTUNE_VENDOR=off) the templates: f32, bf16 and f16 (C of their type),
  * both layouts, transposes, groups of 0 to 600 rows with a B each or one shared, beta = 0 on
  * NaN C and beta != 0; each group right against a long double reference, the padding of C
- * untouched. Exits 77 (skipped) without a GPU. */
+ * untouched. With the vendor, groups of 16 rows on average whose matrices and rows all start
+ * on 16 bytes are one call of cuBLAS's grouped form (every such case must say so, no other
+ * may), groups of 300 one GEMM after another. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 
@@ -20,15 +22,20 @@ static int64_t row_at(int col, int trans, int of_c, int64_t ld, int64_t r)
     return (of_c || !trans) == !col ? r * ld : r;
 }
 
-static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int shared_b, const int64_t *sizes,
-                      int64_t groups, int64_t n, int64_t k, double beta)
+static int vendor_on; /* the vendor serves: groups of 64 rows or fewer on average are one call */
+static int one_calls; /* cases served by cuBLAS's grouped form */
+
+/* tight: matrices without padding (lines as long as their rows or columns) */
+static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int shared_b, int tight,
+                      const int64_t *sizes, int64_t groups, int64_t n, int64_t k, double beta)
 {
     const size_t es = (size_t)mmt_dtype_size(ty);
     int64_t sum = 0;
     for (int64_t g = 0; g < groups; g++) sum += sizes[g];
-    const int64_t ar = ta ? k : sum, ac = ta ? sum : k, br = tb ? n : k, bc = tb ? k : n, pad = 3;
-    const int64_t lda = (col ? ar : ac) + 8, ldb = (col ? br : bc) + 8, ldc = (col ? sum : n) + pad;
-    const int64_t b_elems = (col ? bc : br) * ldb, stride_b = shared_b ? 0 : b_elems + 8;
+    const int64_t ar = ta ? k : sum, ac = ta ? sum : k, br = tb ? n : k, bc = tb ? k : n, pad = tight ? 0 : 3;
+    const int64_t extra = tight ? 0 : 8;
+    const int64_t lda = (col ? ar : ac) + extra, ldb = (col ? br : bc) + extra, ldc = (col ? sum : n) + pad;
+    const int64_t b_elems = (col ? bc : br) * ldb, stride_b = shared_b ? 0 : b_elems + extra;
     const int64_t b_total = (groups > 1 ? (groups - 1) * stride_b : 0) + b_elems, lines = col ? n : sum;
     void *a = gc_matrix_t(ty, col, ar, ac, lda, 0), *b = gc_matrix_t(ty, 0, 1, b_total, b_total, 0);
     void *c = gc_matrix_t(ty, col, sum, n, ldc, beta == 0);
@@ -40,6 +47,21 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
     char *out = malloc(c_bytes ? c_bytes : 1);
     const mmt_status st = mmt_gemm_grouped(ctx, &d, groups, sizes, n, k, 1.0, da, lda, db, ldb, stride_b, beta, dc, ldc);
     int right = st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(out, dc, c_bytes, MMT_D2H, &err) == MMT_OK;
+    const char *config = NULL;
+    mmt_last_choice(ctx, &config);
+    int nonempty = 0;
+    for (int64_t g = 0; g < groups; g++) nonempty += sizes[g] > 0;
+    int aligned = (int64_t)es * (lda | ldb | ldc) % 16 == 0; /* every group's matrices and rows on 16 bytes */
+    for (int64_t g = 0, first = 0; g < groups; first += sizes[g], g++) {
+        const int64_t at = row_at(col, ta, 0, lda, first) | g * stride_b | row_at(col, 0, 1, ldc, first);
+        aligned &= !sizes[g] || (int64_t)es * at % 16 == 0;
+    }
+    const int one_call = config && strstr(config, "ROUTINE=cublasGemmGroupedBatchedEx") != NULL;
+    one_calls += one_call;
+    if (one_call != (vendor_on && aligned && sum <= 64 * nonempty)) {
+        fprintf(stderr, "served by %s\n", config ? config : "nothing said");
+        right = 0;
+    }
     const mmt_mode mode = ty == MMT_F32 ? MMT_MODE_F32 : ty == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16;
     double worst = 0;
     for (int64_t g = 0, first = 0; right && g < groups; first += sizes[g], g++) {
@@ -75,11 +97,14 @@ static void test_cases(mmt_ctx *ctx, const char *who)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
         for (int v = 0; v < 8; v++) {
             const int col = v & 1, ta = (v >> 1) & 1, tb = (v >> 2) & 1;
-            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, small, 8, 24, 40, v % 2 ? 0.0 : 1.0);
-            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, large, 4, 136, 264, v % 2 ? 1.0 : 0.0);
-            cases += 2;
+            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, 0, small, 8, 24, 40, v % 2 ? 0.0 : 1.0);
+            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, 0, large, 4, 136, 264, v % 2 ? 1.0 : 0.0);
+            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 2, 1, small, 8, 24, 40, v % 2 ? 1.0 : 0.0);
+            cases += 3;
         }
-    printf("%s: %d of %d grouped cases right\n", who, right, cases);
+    printf("%s: %d of %d grouped cases right, %d of them one call of cuBLAS's grouped form\n", who, right, cases,
+           one_calls);
+    one_calls = 0;
     CHECK_EQ_INT(right, cases);
 }
 
@@ -93,6 +118,7 @@ int main(void)
         mmt_ctx *ctx = NULL;
         CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
         if (!ctx) break;
+        vendor_on = !off;
         test_cases(ctx, off ? "the templates (the vendor off)" : "the vendor");
         mmt_close(ctx);
     }
