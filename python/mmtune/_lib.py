@@ -91,6 +91,9 @@ def _declare(h):
     h.mmt_gemm_scaled.argtypes = [p, ctypes.POINTER(GemmDesc), p, p, i64, i64, i64, ctypes.c_double, p, i64, p, i64,
                                   ctypes.c_double, p, i64]
     h.mmt_gemm_scaled.restype = i32
+    h.mmt_gemm_grouped.argtypes = [p, ctypes.POINTER(GemmDesc), i64, ctypes.POINTER(i64), i64, i64, ctypes.c_double,
+                                   p, i64, p, i64, i64, ctypes.c_double, p, i64]
+    h.mmt_gemm_grouped.restype = i32
 
 
 def check(ctx, status):

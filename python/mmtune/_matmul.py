@@ -247,30 +247,92 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     ta, lda = A.in_layout(layout, trans_a)
     tb, ldb = B.in_layout(layout, trans_b)
     desc = _lib.GemmDesc(ab_type, C.dtype, _lib.COMPUTE[compute], layout, ta, tb)
-    ctx, lock = _contexts.get(A.device)
-    gpu = A.device.startswith("cuda:")
+
+    def call(h, ctx):
+        if scales is not None:
+            return h.mmt_gemm_scaled(ctx, ctypes.byref(desc), scales[0].ptr, scales[1].ptr, m, n, k, float(alpha),
+                                     A.ptr, lda, B.ptr, ldb, float(beta), C.ptr, C.ld)
+        if epi is not None:
+            return h.mmt_gemm_epilogue(ctx, ctypes.byref(desc), ctypes.byref(epi), m, n, k, float(alpha), A.ptr, lda,
+                                       B.ptr, ldb, float(beta), C.ptr, C.ld)
+        if batch is None:
+            return h.mmt_gemm_ex(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta),
+                                 C.ptr, C.ld)
+        return h.mmt_gemm_strided_batched(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, A.stride, B.ptr,
+                                          ldb, B.stride, float(beta), C.ptr, C.ld, C.stride, batch)
+
+    _run(A.device, out, call)
+    return out
+
+
+def _run(device, out, call):
+    """call(library, context) on device's context (on a GPU on torch's current stream of out's
+    device, with the context's lock held from setting the stream to the launch); its status
+    checked, what served it kept for last_choice."""
+    ctx, lock = _contexts.get(device)
+    gpu = device.startswith("cuda:")
     h = _lib.lib()
     with lock if gpu else contextlib.nullcontext():  # the context's one stream is set, then used
         if gpu:
             import torch
             stream = torch.cuda.current_stream(out.device).cuda_stream
             _lib.check(ctx, h.mmt_set_stream(ctx, ctypes.c_void_p(stream)))
-        if scales is not None:
-            status = h.mmt_gemm_scaled(ctx, ctypes.byref(desc), scales[0].ptr, scales[1].ptr, m, n, k, float(alpha),
-                                       A.ptr, lda, B.ptr, ldb, float(beta), C.ptr, C.ld)
-        elif epi is not None:
-            status = h.mmt_gemm_epilogue(ctx, ctypes.byref(desc), ctypes.byref(epi), m, n, k, float(alpha), A.ptr, lda,
-                                         B.ptr, ldb, float(beta), C.ptr, C.ld)
-        elif batch is None:
-            status = h.mmt_gemm_ex(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb,
-                                   float(beta), C.ptr, C.ld)
-        else:
-            status = h.mmt_gemm_strided_batched(ctx, ctypes.byref(desc), m, n, k, float(alpha), A.ptr, lda, A.stride,
-                                                B.ptr, ldb, B.stride, float(beta), C.ptr, C.ld, C.stride, batch)
-        _lib.check(ctx, status)
+        _lib.check(ctx, call(h, ctx))
         config = ctypes.c_char_p()
         _last.choice = (_lib.CHOICES.get(h.mmt_last_choice(ctx, ctypes.byref(config)), "none"),
                         (config.value or b"").decode())
+
+
+def grouped_matmul(a, b, m_sizes, out=None, *, alpha=1.0, beta=0.0, trans_b=False):
+    """A mixture of experts' layer (mmtuned.h's mmt_gemm_grouped): the rows of a and of out in
+    groups, one after another, group g of m_sizes[g] rows (0 allowed) multiplied by its own
+    matrix b[g]: out_g = alpha * a_g @ op(b[g]) + beta * out_g, op(x) being x.T where trans_b
+    is set.
+
+    a: sum(m_sizes) x k; b: a 3-D array of len(m_sizes) matrices (k x n each, n x k with
+    trans_b: a layer's weights as torch stores them), or one 2-D matrix every group shares;
+    out: sum(m_sizes) x n, of the inputs' type (None makes one in C order, which needs beta
+    = 0). Types, devices and layouts as matmul takes them. On a GPU, groups of a few tens of
+    rows run as one call of cuBLAS's grouped form where the operands are 16-byte aligned.
+    Raises TypeError or ValueError for operands it cannot take, MmtuneError where
+    libmmtuned refuses or fails; out is not written then."""
+    sizes = [int(s) for s in m_sizes]
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"m_sizes: the groups' rows, none negative, not {sizes}")
+    A, B = _Operand("a", a), _Operand("b", b)
+    if A.device != B.device:
+        raise ValueError(f"a is on {A.device}, b on {B.device}")
+    if A.dtype != B.dtype:
+        raise TypeError(f"a is {a.dtype}, b {b.dtype}: one type for both")
+    if A.batch is not None:
+        raise ValueError("a: the groups' rows as one matrix (2 dimensions)")
+    if B.batch is not None and B.batch != len(sizes):
+        raise ValueError(f"b holds {B.batch} matrices for {len(sizes)} groups")
+    m, k = A.rows, A.cols
+    k2, n = (B.cols, B.rows) if trans_b else (B.rows, B.cols)
+    if m != sum(sizes):
+        raise ValueError(f"a has {m} rows, the groups {sum(sizes)}")
+    if k != k2:
+        raise ValueError(f"a is {m}x{k}, op(b) {k2}x{n}: their inner sizes differ")
+    if out is None:
+        if beta != 0:
+            raise ValueError("beta != 0 reads out: pass it")
+        out = _empty_like(A, (m, n), A.dtype)
+    C = _Operand("out", out)
+    if C.device != A.device or C.batch is not None or tuple(out.shape) != (m, n):
+        raise ValueError(f"out: {m}x{n} on {A.device}, not {tuple(out.shape)} on {C.device}")
+    for X in (A, B):
+        (s0, e0), (s1, e1) = C.span(), X.span()
+        if s0 < e1 and s1 < e0:
+            raise ValueError(f"out overlaps {X.name}: the result would overwrite its own input")
+    layout = C.layout
+    ta, lda = A.in_layout(layout, False)
+    tb, ldb = B.in_layout(layout, trans_b)
+    desc = _lib.GemmDesc(A.dtype, C.dtype, _lib.COMPUTE["native"], layout, ta, tb)
+    rows = (ctypes.c_int64 * max(len(sizes), 1))(*sizes)
+    _run(A.device, out, lambda h, ctx: h.mmt_gemm_grouped(ctx, ctypes.byref(desc), len(sizes), rows, n, k,
+                                                          float(alpha), A.ptr, lda, B.ptr, ldb, B.stride,
+                                                          float(beta), C.ptr, C.ld))
     return out
 
 

@@ -1,5 +1,5 @@
 """The Python module on numpy arrays (the CPU): every layout and transpose, views with a
-leading dimension, alpha and beta by BLAS's rules, checked against a long double reference
+leading dimension, alpha and beta by BLAS's rules, batches and groups of rows, checked against a long double reference
 on random data with the output poisoned first; and the errors for what it cannot take.
 Run by tests/cli_python.sh."""
 import unittest
@@ -105,6 +105,44 @@ class Matmul(unittest.TestCase):
             mmtune.matmul(np.ones((3, 4, 2)), np.ones((2, 5)), np.lib.stride_tricks.as_strided(
                 out, (3, 4, 5), (0, 40, 8)), beta=1.0)
         self.assertTrue(np.all(out == 7.0), "a refused batch wrote out")
+
+    def test_grouped(self):
+        """grouped_matmul: the rows of a and out by groups (empty ones among them), a matrix of
+        b each (transposed as torch stores a layer's weights, or one shared), a Fortran-ordered
+        out, alpha and beta, against numpy in long double; the refusals, out untouched."""
+        sizes = [3, 0, 17, 1, 40, 0, 9]
+        m, n, k = sum(sizes), 24, 19
+        for dtype in (np.float32, np.float64):
+            for tb, shared, order, alpha, beta in ((False, False, "C", 1.0, 0.0), (True, False, "C", -0.5, 1.5),
+                                                   (False, True, "F", 2.0, 0.0), (True, False, "F", 1.0, 1.0)):
+                with self.subTest(dtype=dtype, trans_b=tb, shared=shared, order=order, alpha=alpha, beta=beta):
+                    a = rng.uniform(-1, 1, (m, k)).astype(dtype)
+                    one = (n, k) if tb else (k, n)
+                    b = rng.uniform(-1, 1, one if shared else (len(sizes),) + one).astype(dtype)
+                    c0 = rng.uniform(-1, 1, (m, n)).astype(dtype)
+                    c = stored(np.full((m, n), np.nan, dtype) if beta == 0 else c0.copy(), order)
+                    got = mmtune.grouped_matmul(a, b, sizes, c, alpha=alpha, beta=beta, trans_b=tb)
+                    self.assertIs(got, c)
+                    first = 0
+                    for g, rows in enumerate(sizes):
+                        w = b if shared else b[g]
+                        x = a[first:first + rows]
+                        want = reference(x, w, c0[first:first + rows], alpha, beta, False, tb)
+                        err = np.abs(got[first:first + rows].astype(np.longdouble) - want) / bound(x, w, False, tb,
+                                                                                                   dtype)
+                        self.assertLessEqual(float(err.max(initial=0)), 1.0)
+                        first += rows
+        made = mmtune.grouped_matmul(np.ones((5, 3)), np.ones((2, 3, 4)), [2, 3])
+        self.assertEqual((made.shape, made.dtype), ((5, 4), np.float64))
+        self.assertTrue(np.all(made == 3.0))
+        out = np.full((5, 4), 7.0)
+        for args in ((np.ones((5, 3)), np.ones((3, 3, 4)), [2, 3]),  # three matrices for two groups
+                     (np.ones((5, 3)), np.ones((2, 3, 4)), [2, 2]),  # the groups' rows are not a's
+                     (np.ones((5, 3)), np.ones((2, 3, 4)), [6, -1]),  # a negative group
+                     (np.ones((5, 3)), np.ones((2, 2, 4)), [2, 3])):  # the inner sizes differ
+            with self.assertRaises(ValueError):
+                mmtune.grouped_matmul(*args, out)
+        self.assertTrue(np.all(out == 7.0), "a refused call wrote out")
 
     def test_bias_and_activation(self):
         """A bias per column or per row in float32 or the result's type, then ReLU or GELU's
