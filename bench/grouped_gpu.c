@@ -3,8 +3,9 @@
  * against the loop of cuBLAS calls an application writes (cublasGemmEx, one a non-empty group),
  * on one stream, nothing tuned (MMTUNE_DB as set). Group sizes drawn from 0 to MAX rows (a
  * fixed seed; every seventh group empty), for 8 and 64 groups, N x K 4096 x 4096 and 7168 x
- * 2048, MAX 64, 512 and 4096 (the operands of the largest case are made once for each N x K). Paired rounds: about 20 ms of each way a sample, each after an
- * untimed run of its own of twice that, the order reversed every other round, 9 rounds. Each
+ * 2048, MAX 64, 512 and 4096 (the operands of the largest case made once for each N x K).
+ * Paired rounds: about 20 ms of each way a sample, each after an untimed run of its own of
+ * twice that, the order reversed every other round, 9 rounds. Each
  * way's result is checked first, C poisoned, at 256 sampled elements against a double
  * reference. Prints each case's median time of both ways, what served libmmtuned's call and
  * the ratio (above 1.00x: libmmtuned faster than the loop).
