@@ -4,8 +4,9 @@
  * an application without a grouped GEMM runs it, on OpenBLAS's threads) and mmt_gemm_ex
  * expert by expert. With nothing tuned, libmmtuned serves as it does by default (OpenBLAS
  * for a shape nobody tuned). Each token goes to an expert drawn (seed 1) among the first three
- * quarters of them: the last quarter's groups are empty. Every way's C is checked against mmt_gemm_ex's first; then rounds of about
- * 20 ms of each, the order reversed every other round, 15 rounds.
+ * quarters of them: the last quarter's groups are empty. Every way's C is checked against
+ * mmt_gemm_ex's first; then rounds of about 20 ms of each, the order reversed every other
+ * round, 15 rounds.
  *   grouped [TOKENSxExNxK ...]   (default: 256x8x512x512 64x16x256x256 2048x64x128x128)
  * Prints per layer the median time of each way and OpenBLAS's loop's time over libmmtuned's
  * grouped call. Exits 77 without OpenBLAS. */
