@@ -225,6 +225,21 @@ MMT_API mmt_status mmt_gemm_strided_batched(mmt_ctx *ctx, const mmt_gemm_desc *d
                                             const void *b, int64_t ldb, int64_t stride_b, double beta, void *c,
                                             int64_t ldc, int64_t stride_c, int64_t batch);
 
+/* A batch of GEMMs of one shape on matrices anywhere: for i in [0, batch), C_i = alpha *
+ * op(A_i) * op(B_i) + beta * C_i on a[i], b[i] and c[i] (host arrays of pointers to the
+ * context's device memory on a GPU, to host memory on the CPU), as mmt_gemm_ex computes each.
+ * The C matrices must not overlap. The whole batch is checked before anything is written:
+ * MMT_INVALID_ARGUMENT for a negative batch, a NULL array or, where the GEMMs have work, a
+ * NULL matrix they read or write (the message names the GEMM), and whatever mmt_gemm_ex
+ * refuses of one GEMM. On the CPU small GEMMs are spread over the host's cores as a strided
+ * batch's are; on a GPU, GEMMs of at most 64 rows, every matrix and row 16-byte aligned, are
+ * one call of cuBLAS's grouped form where the vendor serves; the others run one after
+ * another. batch == 0 computes nothing. mmt_last_choice says what served the call, or its
+ * last GEMM. */
+MMT_API mmt_status mmt_gemm_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k,
+                                    double alpha, const void *const *a, int64_t lda, const void *const *b, int64_t ldb,
+                                    double beta, void *const *c, int64_t ldc, int64_t batch);
+
 /* A grouped GEMM, as a mixture of experts' layer runs one: `groups` GEMMs that share n, k
  * and the descriptor, GEMM g of m_sizes[g] rows (0 allowed; m_sizes in host memory). The
  * groups' rows follow one another in op(A) and in C (group g's first row is the sum of the

@@ -933,117 +933,149 @@ static int64_t row_step(const mmt_gemm_desc *d, int of_c, int64_t ld)
     return (of_c || d->trans_a == MMT_NO_TRANS) == (d->layout == MMT_ROW_MAJOR) ? ld : 1;
 }
 
-/* What the threads of a spread grouped GEMM share (run_groups_spread); the first failure is
+/* GEMMs of one problem but for their rows, each on matrices of its own: a grouped GEMM's
+ * groups, a batch's GEMMs on arrays of pointers. GEMM i has rows[i] rows (0: not run). */
+typedef struct gemm_list {
+    int64_t count;
+    int64_t *rows;
+    const void **a, **b;
+    void **c;
+} gemm_list;
+
+static void gemm_list_free(gemm_list *l)
+{
+    free(l->rows), free(l->a), free(l->b), free(l->c);
+}
+
+static mmt_status gemm_list_new(gemm_list *l, int64_t count, mmt_err *err)
+{
+    l->count = count;
+    l->rows = malloc(sizeof *l->rows * (size_t)count);
+    l->a = malloc(sizeof *l->a * (size_t)count), l->b = malloc(sizeof *l->b * (size_t)count);
+    l->c = malloc(sizeof *l->c * (size_t)count);
+    if (l->rows && l->a && l->b && l->c) return MMT_OK;
+    gemm_list_free(l);
+    return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for %lld GEMMs", (long long)count);
+}
+
+/* What the threads of a spread list of GEMMs share (run_list_spread); the first failure is
  * written under the lock. */
-typedef struct groups_spread {
+typedef struct list_spread {
     mmt_ctx *ctx;
-    const int64_t *first, *rows; /* group i's first row and rows (rows 0: not run) */
-    const mmt_table_hit *hit;    /* group i's entry */
+    const gemm_list *l;
+    const mmt_table_hit *hit; /* GEMM i's entry */
     double alpha, beta;
-    const void *a, *b;
-    void *c;
-    int64_t lda, ldb, ldc, step_a, step_c, stride_b, es, cs;
+    int64_t lda, ldb, ldc;
     pthread_mutex_t lock;
-    int64_t failed; /* the lowest group that failed (its count: none), its status and error */
+    int64_t failed; /* the lowest GEMM that failed (the count: none), its status and error */
     mmt_status st;
     mmt_err err;
-} groups_spread;
+} list_spread;
 
-static void groups_range(void *arg, int64_t begin, int64_t end)
+static void list_range(void *arg, int64_t begin, int64_t end)
 {
-    groups_spread *s = arg;
-    for (int64_t g = begin; g < end; g++) {
-        if (!s->rows[g]) continue;
+    list_spread *s = arg;
+    const gemm_list *l = s->l;
+    for (int64_t i = begin; i < end; i++) {
+        if (!l->rows[i]) continue;
         mmt_err err;
-        const mmt_status st = mmt_table_launch(
-            s->ctx, &s->hit[g], s->alpha, nth(s->a, s->first[g], s->step_a, s->es), s->lda,
-            nth(s->b, g, s->stride_b, s->es), s->ldb, s->beta, (void *)nth(s->c, s->first[g], s->step_c, s->cs),
-            s->ldc, &err);
+        const mmt_status st = mmt_table_launch(s->ctx, &s->hit[i], s->alpha, l->a[i], s->lda, l->b[i], s->ldb,
+                                               s->beta, l->c[i], s->ldc, &err);
         if (st == MMT_OK) continue;
         pthread_mutex_lock(&s->lock);
-        if (g < s->failed) s->failed = g, s->st = st, s->err = err;
+        if (i < s->failed) s->failed = i, s->st = st, s->err = err;
         pthread_mutex_unlock(&s->lock);
     }
 }
 
-/* A checked CPU grouped GEMM whose groups each run on one thread (as run_spread asks of a
- * batch's GEMMs), a group to a thread as threads come free; 0 where it is not such (the
- * caller runs the groups one by one), else 1 with *st as run_spread's. */
-static int run_groups_spread(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_problem *total, int64_t groups,
-                             const int64_t *first, const int64_t *rows, double alpha, const void *a, int64_t lda,
-                             const void *b, int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc,
-                             mmt_choice *how, char *config, size_t config_size, mmt_status *st, mmt_err *err)
+/* A checked CPU list of GEMMs that each run on one thread (as run_spread asks of a batch's
+ * GEMMs), a GEMM to a thread as threads come free; 0 where it is not such (the caller runs
+ * them one by one), else 1 with *st as run_spread's. */
+static int run_list_spread(mmt_ctx *ctx, const mmt_problem *total, const gemm_list *l, double alpha, int64_t lda,
+                           int64_t ldb, double beta, int64_t ldc, mmt_choice *how, char *config, size_t config_size,
+                           mmt_status *st, mmt_err *err)
 {
-    if (ctx->async || groups < 2) return 0;
+    if (ctx->async || l->count < 2) return 0;
     double work = 0;
-    for (int64_t g = 0; g < groups; g++) {
-        const double mnk = (double)rows[g] * (double)total->n * (double)total->k;
+    for (int64_t i = 0; i < l->count; i++) {
+        const double mnk = (double)l->rows[i] * (double)total->n * (double)total->k;
         if (mnk > MMT_CPU_ONE_THREAD_MNK && mnk > MMT_VENDOR_ONE_THREAD_MNK) return 0;
         work += mnk;
     }
-    mmt_table_hit *hit = malloc(sizeof *hit * (size_t)groups); /* written for the groups with rows */
+    mmt_table_hit *hit = malloc(sizeof *hit * (size_t)l->count); /* written for the GEMMs with rows */
     if (!hit) return 0;
-    groups_spread s = {.ctx = ctx, .first = first, .rows = rows, .hit = hit, .alpha = alpha, .beta = beta, .a = a,
-                       .b = b, .c = c, .lda = lda, .ldb = ldb, .ldc = ldc, .step_a = row_step(d, 0, lda),
-                       .step_c = row_step(d, 1, ldc), .stride_b = stride_b, .es = mmt_dtype_size(total->dtype),
-                       .cs = mmt_dtype_size(total->out), .lock = PTHREAD_MUTEX_INITIALIZER, .failed = groups};
+    list_spread s = {.ctx = ctx, .l = l, .hit = hit, .alpha = alpha, .beta = beta, .lda = lda, .ldb = ldb,
+                     .ldc = ldc, .lock = PTHREAD_MUTEX_INITIALIZER, .failed = l->count};
     int spreads = 1;
     *st = MMT_OK;
-    for (int64_t g = 0; g < groups && spreads && *st == MMT_OK; g++) {
-        if (!rows[g]) continue;
+    for (int64_t i = 0; i < l->count && spreads && *st == MMT_OK; i++) {
+        if (!l->rows[i]) continue;
         mmt_problem user = *total;
-        user.m = rows[g];
-        /* what served the call: the last group with rows (its text only) */
-        *st = mmt_table_lookup(ctx, &user, 0, nth(a, first[g], s.step_a, s.es), lda, nth(b, g, stride_b, s.es), ldb,
-                               nth(c, first[g], s.step_c, s.cs), ldc, how, config, config_size, &hit[g], err);
-        const double mnk = (double)rows[g] * (double)user.n * (double)user.k;
+        user.m = l->rows[i];
+        /* what served the call: the last GEMM with rows (its text only) */
+        *st = mmt_table_lookup(ctx, &user, 0, l->a[i], lda, l->b[i], ldb, l->c[i], ldc, how, config, config_size,
+                               &hit[i], err);
+        const double mnk = (double)l->rows[i] * (double)user.n * (double)user.k;
         spreads = *st != MMT_OK ||
-                  (hit[g].repeatable && mnk <= (hit[g].mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK));
+                  (hit[i].repeatable && mnk <= (hit[i].mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK));
     }
     if (*st == MMT_OK && spreads) {
-        mmt_parallel_for(groups, 1, batch_threads(groups, work / (double)groups), groups_range, &s);
-        for (int64_t g = 0; g < groups; g++)
-            if (rows[g]) mmt_table_count_calls(ctx, &hit[g], 1);
-        *st = s.failed < groups ? s.st : MMT_OK;
+        mmt_parallel_for(l->count, 1, batch_threads(l->count, work / (double)l->count), list_range, &s);
+        for (int64_t i = 0; i < l->count; i++)
+            if (l->rows[i]) mmt_table_count_calls(ctx, &hit[i], 1);
+        *st = s.failed < l->count ? s.st : MMT_OK;
         if (*st != MMT_OK) *err = s.err;
     }
     free(hit);
     return *st != MMT_OK || spreads;
 }
 
-/* On a GPU, device operands: the non-empty groups in one call of the vendor's grouped
- * routine where it pays (mmt_table_run_grouped); MMT_UNSUPPORTED where not, nothing run. */
-static mmt_status groups_by_vendor(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_problem *total, int64_t groups,
-                                   const int64_t *first, const int64_t *m_sizes, double alpha, const void *a,
-                                   int64_t lda, const void *b, int64_t ldb, int64_t stride_b, double beta, void *c,
-                                   int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+/* On a GPU, device operands: the GEMMs with rows in one call of the vendor's grouped routine
+ * where it pays (mmt_table_run_grouped); MMT_UNSUPPORTED where not, nothing run. */
+static mmt_status list_by_vendor(mmt_ctx *ctx, const mmt_problem *total, const gemm_list *l, double alpha,
+                                 int64_t lda, int64_t ldb, double beta, int64_t ldc, mmt_choice *how, char *config,
+                                 size_t config_size, mmt_err *err)
 {
+    int64_t first = 0; /* where the operands live: the first GEMM with rows says */
+    while (first < l->count && !l->rows[first]) first++;
+    if (first == l->count) return MMT_UNSUPPORTED;
     int host = 0;
-    FORWARD_IF_ERROR(where_operands(ctx, total, alpha, a, b, c, &host, err));
+    FORWARD_IF_ERROR(where_operands(ctx, total, alpha, l->a[first], l->b[first], l->c[first], &host, err));
     if (host) return MMT_UNSUPPORTED;
-    int64_t *rows = malloc(sizeof *rows * (size_t)groups);
-    const void **ptrs = malloc(sizeof *ptrs * (size_t)groups * 3);
-    mmt_status st = MMT_UNSUPPORTED;
-    if (rows && ptrs) {
-        const int64_t es = mmt_dtype_size(total->dtype), cs = mmt_dtype_size(total->out);
-        const int64_t step_a = row_step(d, 0, lda), step_c = row_step(d, 1, ldc);
-        int64_t n = 0;
-        for (int64_t g = 0; g < groups; g++)
-            if (m_sizes[g]) {
-                rows[n] = m_sizes[g];
-                ptrs[n] = nth(a, first[g], step_a, es), ptrs[groups + n] = nth(b, g, stride_b, es);
-                ptrs[2 * groups + n++] = nth(c, first[g], step_c, cs);
-            }
-        st = mmt_table_run_grouped(ctx, total, n, rows, alpha, ptrs, lda, ptrs + groups, ldb, beta,
-                                   (void *const *)(ptrs + 2 * groups), ldc, how, config, config_size, err);
-    }
-    free(rows), free(ptrs);
+    gemm_list some;
+    if (gemm_list_new(&some, l->count, err) != MMT_OK) return MMT_UNSUPPORTED;
+    int64_t n = 0;
+    for (int64_t i = 0; i < l->count; i++)
+        if (l->rows[i]) some.rows[n] = l->rows[i], some.a[n] = l->a[i], some.b[n] = l->b[i], some.c[n++] = l->c[i];
+    const mmt_status st = mmt_table_run_grouped(ctx, total, n, some.rows, alpha, some.a, lda, some.b, ldb, beta,
+                                                some.c, ldc, how, config, config_size, err);
+    gemm_list_free(&some);
     return st;
 }
 
-/* A grouped GEMM: checked whole first (nothing is written where a check fails), then on a GPU
- * one call of the vendor's grouped routine where it pays (groups_by_vendor), else spread over
- * the cores (run_groups_spread) or its groups one by one as run_checked runs a GEMM. */
+/* A checked list of GEMMs: on a GPU one call of the vendor's grouped routine where it pays
+ * (list_by_vendor), else spread over the cores (run_list_spread) or one by one as
+ * run_checked runs a GEMM (each GEMM's operands asked where they live). */
+static mmt_status run_list(mmt_ctx *ctx, const mmt_problem *total, const gemm_list *l, double alpha, int64_t lda,
+                           int64_t ldb, double beta, int64_t ldc, mmt_choice *how, char *config, size_t config_size,
+                           mmt_err *err)
+{
+    mmt_status st = MMT_UNSUPPORTED;
+    if (ctx->async) st = list_by_vendor(ctx, total, l, alpha, lda, ldb, beta, ldc, how, config, config_size, err);
+    if (st != MMT_UNSUPPORTED) return st;
+    if (run_list_spread(ctx, total, l, alpha, lda, ldb, beta, ldc, how, config, config_size, &st, err)) return st;
+    for (int64_t i = 0; i < l->count; i++) {
+        if (!l->rows[i]) continue;
+        mmt_problem user = *total;
+        user.m = l->rows[i];
+        FORWARD_IF_ERROR(run_checked(ctx, &user, 0, 1, alpha, l->a[i], lda, l->b[i], ldb, beta, l->c[i], ldc, how,
+                                     config, config_size, NULL, err));
+    }
+    return MMT_OK;
+}
+
+/* A grouped GEMM: checked whole first (nothing is written where a check fails), then its
+ * groups as a list of GEMMs (run_list). */
 static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t groups, const int64_t *m_sizes,
                               int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                               int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how,
@@ -1063,39 +1095,74 @@ static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t grou
     int64_t span[3];
     int todo;
     FORWARD_IF_ERROR(check_sizes(d, sum, n, k, lda, ldb, ldc, &total, span, err));
-    const int64_t es = mmt_dtype_size(total.dtype);
+    const int64_t es = mmt_dtype_size(total.dtype), cs = mmt_dtype_size(total.out);
     int64_t end;
     RETURN_ERROR_IF(groups > 1 && (__builtin_mul_overflow(stride_b, es, &end) ||
                                    __builtin_mul_overflow(end, groups - 1, &end) ||
                                    __builtin_add_overflow(end, span[1], &end)),
-                    err, MMT_INVALID_ARGUMENT, "%lld groups with stride_b=%lld would span more bytes than 64-bit sizes hold",
-                    (long long)groups, (long long)stride_b);
+                    err, MMT_INVALID_ARGUMENT,
+                    "%lld groups with stride_b=%lld would span more bytes than 64-bit sizes hold", (long long)groups,
+                    (long long)stride_b);
     FORWARD_IF_ERROR(check_work(ctx, &total, &alpha, a, b, &beta, c, &todo, err));
     if (!todo || groups == 0) return MMT_OK;
-    int64_t *first = malloc(sizeof *first * (size_t)groups);
-    RETURN_ERROR_IF(!first, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)groups);
-    for (int64_t g = 0, row = 0; g < groups; row += m_sizes[g], g++) first[g] = row;
-    mmt_status st = MMT_UNSUPPORTED;
-    if (ctx->async) st = groups_by_vendor(ctx, d, &total, groups, first, m_sizes, alpha, a, lda, b, ldb, stride_b, beta,
-                                          c, ldc, how, config, config_size, err);
-    if (st != MMT_UNSUPPORTED) {
-        free(first);
-        return st;
+    gemm_list l;
+    FORWARD_IF_ERROR(gemm_list_new(&l, groups, err));
+    const int64_t step_a = row_step(d, 0, lda), step_c = row_step(d, 1, ldc);
+    for (int64_t g = 0, row = 0; g < groups; row += m_sizes[g], g++) {
+        l.rows[g] = m_sizes[g];
+        l.a[g] = nth(a, row, step_a, es), l.b[g] = nth(b, g, stride_b, es);
+        l.c[g] = (void *)nth(c, row, step_c, cs);
     }
-    if (!run_groups_spread(ctx, d, &total, groups, first, m_sizes, alpha, a, lda, b, ldb, stride_b, beta, c, ldc, how,
-                           config, config_size, &st, err)) {
-        const int64_t step_a = row_step(d, 0, lda), step_c = row_step(d, 1, ldc), cs = mmt_dtype_size(total.out);
-        st = MMT_OK;
-        for (int64_t g = 0; g < groups && st == MMT_OK; g++) {
-            if (!m_sizes[g]) continue;
-            mmt_problem user = total;
-            user.m = m_sizes[g];
-            st = run_checked(ctx, &user, 0, 1, alpha, nth(a, first[g], step_a, es), lda, nth(b, g, stride_b, es), ldb,
-                             beta, (void *)nth(c, first[g], step_c, cs), ldc, how, config, config_size, NULL, err);
-        }
-    }
-    free(first);
+    const mmt_status st = run_list(ctx, &total, &l, alpha, lda, ldb, beta, ldc, how, config, config_size, err);
+    gemm_list_free(&l);
     return st;
+}
+
+/* A batch on arrays of pointers: checked whole first (nothing is written where a check
+ * fails), then its GEMMs as a list (run_list). */
+static mmt_status run_batched_ptrs(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, double alpha,
+                                   const void *const *a, int64_t lda, const void *const *b, int64_t ldb, double beta,
+                                   void *const *c, int64_t ldc, int64_t batch, mmt_choice *how, char *config,
+                                   size_t config_size, mmt_err *err)
+{
+    RETURN_ERROR_IF(batch < 0, err, MMT_INVALID_ARGUMENT, "negative batch count %lld", (long long)batch);
+    mmt_problem user;
+    int64_t span[3];
+    FORWARD_IF_ERROR(check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, err));
+    RETURN_ERROR_IF(batch > 0 && (!a || !b || !c), err, MMT_INVALID_ARGUMENT, "an array of pointers is NULL");
+    int todo = 0;
+    for (int64_t i = 0; i < batch; i++) { /* each GEMM's matrices as mmt_gemm_ex asks of one */
+        double al = alpha, be = beta;
+        const mmt_status st = check_work(ctx, &user, &al, a[i], b[i], &be, c[i], &todo, err);
+        if (st != MMT_OK) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            return mmt_err_set(err, st, "GEMM %lld of the batch: %s", (long long)i, why);
+        }
+        if (!todo) break; /* the same for every GEMM: C stays C */
+    }
+    if (!todo || batch == 0) return MMT_OK;
+    if (user.mode != MMT_MODE_F64) alpha = (float)alpha, beta = (float)beta; /* as check_work rounds them */
+    gemm_list l;
+    FORWARD_IF_ERROR(gemm_list_new(&l, batch, err));
+    for (int64_t i = 0; i < batch; i++) l.rows[i] = user.m, l.a[i] = a[i], l.b[i] = b[i], l.c[i] = c[i];
+    const mmt_status st = run_list(ctx, &user, &l, alpha, lda, ldb, beta, ldc, how, config, config_size, err);
+    gemm_list_free(&l);
+    return st;
+}
+
+mmt_status mmt_gemm_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t m, int64_t n, int64_t k, double alpha,
+                            const void *const *a, int64_t lda, const void *const *b, int64_t ldb, double beta,
+                            void *const *c, int64_t ldc, int64_t batch)
+{
+    if (!ctx) return MMT_INVALID_ARGUMENT;
+    mmt_err err;
+    mmt_choice how = MMT_CHOICE_NONE;
+    char config[512];
+    config[0] = '\0';
+    const mmt_status st = run_batched_ptrs(ctx, desc, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch, &how,
+                                           config, sizeof config, &err);
+    return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
 }
 
 mmt_status mmt_gemm_grouped(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t groups, const int64_t *m_sizes,

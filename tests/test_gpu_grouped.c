@@ -1,10 +1,11 @@
-/* test_gpu_grouped.c - mmt_gemm_grouped on GPU 0 with device operands and nothing tuned, the
- * vendor serving and (MMTUNE_VENDOR=off) the templates: f32, bf16 and f16 (C of their type),
- * both layouts, transposes, groups of 0 to 600 rows with a B each or one shared, beta = 0 on
- * NaN C and beta != 0; each group right against a long double reference, the padding of C
- * untouched. With the vendor, groups of 16 rows on average whose matrices and rows all start
- * on 16 bytes are one call of cuBLAS's grouped form (every such case must say so, no other
- * may), groups of 300 one GEMM after another. Exits 77 (skipped) without a GPU. */
+/* test_gpu_grouped.c - mmt_gemm_grouped and mmt_gemm_batched (GEMMs on arrays of pointers)
+ * on GPU 0 with device operands and nothing tuned, the vendor serving and (MMTUNE_VENDOR=off)
+ * the templates: f32, bf16 and f16 (C of their type), both layouts, transposes, groups of 0
+ * to 600 rows with a B each or one shared, beta = 0 on NaN C and beta != 0; each group right
+ * against a long double reference, the padding of C untouched. With the vendor, groups of 16
+ * rows on average (GEMMs of 40) whose matrices and rows all start on 16 bytes are one call of
+ * cuBLAS's grouped form (every such case must say so, no other may), groups of 300 (GEMMs of
+ * 200) one GEMM after another. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 
@@ -45,13 +46,14 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
                              ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
     mmt_err err;
     char *out = malloc(c_bytes ? c_bytes : 1);
-    const mmt_status st = mmt_gemm_grouped(ctx, &d, groups, sizes, n, k, 1.0, da, lda, db, ldb, stride_b, beta, dc, ldc);
+    const mmt_status st =
+        mmt_gemm_grouped(ctx, &d, groups, sizes, n, k, 1.0, da, lda, db, ldb, stride_b, beta, dc, ldc);
     int right = st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(out, dc, c_bytes, MMT_D2H, &err) == MMT_OK;
     const char *config = NULL;
     mmt_last_choice(ctx, &config);
     int nonempty = 0;
     for (int64_t g = 0; g < groups; g++) nonempty += sizes[g] > 0;
-    int aligned = (int64_t)es * (lda | ldb | ldc) % 16 == 0; /* every group's matrices and rows on 16 bytes */
+    int aligned = (int64_t)es * (lda | ldb | ldc) % 16 == 0; /* every group's matrices and rows on 16 B */
     for (int64_t g = 0, first = 0; g < groups; first += sizes[g], g++) {
         const int64_t at = row_at(col, ta, 0, lda, first) | g * stride_b | row_at(col, 0, 1, ldc, first);
         aligned &= !sizes[g] || (int64_t)es * at % 16 == 0;
@@ -108,6 +110,70 @@ static void test_cases(mmt_ctx *ctx, const char *who)
     CHECK_EQ_INT(right, cases);
 }
 
+/* mmt_gemm_batched: batch GEMMs of m x n x k, each on matrices of its own (tight: 16-byte rows
+ * where the sizes allow); each right against the reference; one call of cuBLAS's grouped form
+ * where the vendor serves GEMMs of at most 64 rows, every matrix and row on 16 bytes. */
+static int pointers_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int tight, int64_t batch, int64_t m,
+                          int64_t n, int64_t k, double beta)
+{
+    enum { MOST = 16 };
+    const size_t es = (size_t)mmt_dtype_size(ty);
+    const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n, extra = tight ? 0 : 3;
+    const int64_t lda = (col ? ar : ac) + extra, ldb = (col ? br : bc) + extra, ldc = (col ? m : n) + extra;
+    const size_t a_bytes = es * (size_t)((col ? ac : ar) * lda), b_bytes = es * (size_t)((col ? bc : br) * ldb),
+                 c_bytes = es * (size_t)((col ? n : m) * ldc);
+    void *a[MOST], *b[MOST], *c[MOST], *da[MOST], *db[MOST], *dc[MOST];
+    for (int64_t i = 0; i < batch; i++) {
+        a[i] = gc_matrix_t(ty, col, ar, ac, lda, 0), b[i] = gc_matrix_t(ty, col, br, bc, ldb, 0);
+        c[i] = gc_matrix_t(ty, col, m, n, ldc, beta == 0);
+        da[i] = on_device(a[i], a_bytes), db[i] = on_device(b[i], b_bytes), dc[i] = on_device(c[i], c_bytes);
+    }
+    const mmt_gemm_desc d = {ty, ty, MMT_COMPUTE_NATIVE, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                             ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
+    mmt_err err;
+    const mmt_status st = mmt_gemm_batched(ctx, &d, m, n, k, 1.0, (const void *const *)da, lda,
+                                           (const void *const *)db, ldb, beta, dc, ldc, batch);
+    const char *config = NULL;
+    mmt_last_choice(ctx, &config);
+    const int one_call = config && strstr(config, "ROUTINE=cublasGemmGroupedBatchedEx") != NULL;
+    int right = st == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
+                one_call == (vendor_on && m <= 64 && (int64_t)es * (lda | ldb | ldc) % 16 == 0);
+    const mmt_mode mode = ty == MMT_F32 ? MMT_MODE_F32 : ty == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16;
+    char *out = malloc(c_bytes);
+    for (int64_t i = 0; right && i < batch; i++) {
+        right &= be->copy(out, dc[i], c_bytes, MMT_D2H, &err) == MMT_OK;
+        double *ref = gc_ref_alloc(m, n);
+        gc_reference_t(ty, ty, col, ta, tb, m, n, k, 1.0, a[i], lda, b[i], ldb, beta, c[i], ldc, ref);
+        right &= gc_rel_error_t(ty, col, m, n, out, ldc, ref) <= gc_bound_mode(mode, ty, k);
+        free(ref);
+    }
+    if (!right)
+        fprintf(stderr, "batched pointers %s %s ta=%d tb=%d %lld of %lldx%lldx%lld beta=%g: %s; served by %s\n",
+                mmt_dtype_name(ty), col ? "col" : "row", ta, tb, (long long)batch, (long long)m, (long long)n,
+                (long long)k, beta, st != MMT_OK ? mmt_last_error(ctx) : "ok", config ? config : "nothing said");
+    for (int64_t i = 0; i < batch; i++) {
+        be->free(da[i]), be->free(db[i]), be->free(dc[i]);
+        free(a[i]), free(b[i]), free(c[i]);
+    }
+    free(out);
+    return right;
+}
+
+static void test_pointers(mmt_ctx *ctx, const char *who)
+{
+    static const mmt_dtype types[] = {MMT_F32, MMT_BF16, MMT_F16};
+    int cases = 0, right = 0;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (int v = 0; v < 8; v++) {
+            const int col = v & 1, ta = (v >> 1) & 1, tb = (v >> 2) & 1;
+            right += pointers_right(ctx, types[t], col, ta, tb, v % 2, 12, 40, 24, 48, v % 3 ? 0.0 : 1.0);
+            right += pointers_right(ctx, types[t], col, ta, tb, v % 2 == 0, 3, 200, 72, 136, v % 3 ? 1.0 : 0.0);
+            cases += 2;
+        }
+    printf("%s: %d of %d batches on pointers right\n", who, right, cases);
+    CHECK_EQ_INT(right, cases);
+}
+
 int main(void)
 {
     int rc = gpu_open();
@@ -120,6 +186,7 @@ int main(void)
         if (!ctx) break;
         vendor_on = !off;
         test_cases(ctx, off ? "the templates (the vendor off)" : "the vendor");
+        test_pointers(ctx, off ? "the templates (the vendor off)" : "the vendor");
         mmt_close(ctx);
     }
     unsetenv("MMTUNE_VENDOR");
