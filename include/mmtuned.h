@@ -255,7 +255,9 @@ MMT_API mmt_status mmt_gemm_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int
  * come free, each computed as mmt_gemm_ex computes it alone; larger ones run one after
  * another. On a GPU (asynchronously on the context's stream), groups of at most 64 rows on
  * average, every matrix and row 16-byte aligned, are one call of cuBLAS's grouped form where
- * the vendor serves (bf16, f16, f32, tf32, C of the input type); the others run one after
+ * the vendor serves (bf16, f16, f32, tf32, C of the input type); else 16-bit and FP8 inputs,
+ * row-major C = A B^T with B's one after another (stride_b n * ldb) or one (0), 16-byte
+ * aligned, are one launch of the templates for all groups; the others run one after
  * another. A group that fails as it runs fails the call with the status of the
  * lowest-numbered group that failed; the others may have been written or not.
  * mmt_last_choice says what served the call, or its last group of rows. */

@@ -15,6 +15,7 @@
 #include "ctx.h"
 #include "epilogue.h"
 #include "err.h"
+#include "grouped.h"
 #include "host_route.h"
 #include "parallel_for.h"
 
@@ -1031,17 +1032,17 @@ static int run_list_spread(mmt_ctx *ctx, const mmt_problem *total, const gemm_li
 }
 
 /* On a GPU, device operands: the GEMMs with rows in one call of the vendor's grouped routine
- * where it pays (mmt_table_run_grouped); MMT_UNSUPPORTED where not, nothing run. */
+ * where it pays (mmt_table_run_grouped); MMT_UNSUPPORTED where not, nothing run. *host: the
+ * operands are host memory (nothing run). */
 static mmt_status list_by_vendor(mmt_ctx *ctx, const mmt_problem *total, const gemm_list *l, double alpha,
                                  int64_t lda, int64_t ldb, double beta, int64_t ldc, mmt_choice *how, char *config,
-                                 size_t config_size, mmt_err *err)
+                                 size_t config_size, int *host, mmt_err *err)
 {
     int64_t first = 0; /* where the operands live: the first GEMM with rows says */
     while (first < l->count && !l->rows[first]) first++;
     if (first == l->count) return MMT_UNSUPPORTED;
-    int host = 0;
-    FORWARD_IF_ERROR(where_operands(ctx, total, alpha, l->a[first], l->b[first], l->c[first], &host, err));
-    if (host) return MMT_UNSUPPORTED;
+    FORWARD_IF_ERROR(where_operands(ctx, total, alpha, l->a[first], l->b[first], l->c[first], host, err));
+    if (*host) return MMT_UNSUPPORTED;
     gemm_list some;
     if (gemm_list_new(&some, l->count, err) != MMT_OK) return MMT_UNSUPPORTED;
     int64_t n = 0;
@@ -1055,13 +1056,16 @@ static mmt_status list_by_vendor(mmt_ctx *ctx, const mmt_problem *total, const g
 
 /* A checked list of GEMMs: on a GPU one call of the vendor's grouped routine where it pays
  * (list_by_vendor), else spread over the cores (run_list_spread) or one by one as
- * run_checked runs a GEMM (each GEMM's operands asked where they live). */
+ * run_checked runs a GEMM (each GEMM's operands asked where they live). vendor_tried: the
+ * caller asked list_by_vendor already. */
 static mmt_status run_list(mmt_ctx *ctx, const mmt_problem *total, const gemm_list *l, double alpha, int64_t lda,
-                           int64_t ldb, double beta, int64_t ldc, mmt_choice *how, char *config, size_t config_size,
-                           mmt_err *err)
+                           int64_t ldb, double beta, int64_t ldc, int vendor_tried, mmt_choice *how, char *config,
+                           size_t config_size, mmt_err *err)
 {
     mmt_status st = MMT_UNSUPPORTED;
-    if (ctx->async) st = list_by_vendor(ctx, total, l, alpha, lda, ldb, beta, ldc, how, config, config_size, err);
+    int host = 0;
+    if (ctx->async && !vendor_tried)
+        st = list_by_vendor(ctx, total, l, alpha, lda, ldb, beta, ldc, how, config, config_size, &host, err);
     if (st != MMT_UNSUPPORTED) return st;
     if (run_list_spread(ctx, total, l, alpha, lda, ldb, beta, ldc, how, config, config_size, &st, err)) return st;
     for (int64_t i = 0; i < l->count; i++) {
@@ -1074,8 +1078,8 @@ static mmt_status run_list(mmt_ctx *ctx, const mmt_problem *total, const gemm_li
     return MMT_OK;
 }
 
-/* A grouped GEMM: checked whole first (nothing is written where a check fails), then its
- * groups as a list of GEMMs (run_list). */
+/* A grouped GEMM: checked whole first (nothing is written where a check fails), then on a GPU
+ * in one call or one launch where one takes it, else its groups as a list of GEMMs (run_list). */
 static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t groups, const int64_t *m_sizes,
                               int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                               int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how,
@@ -1113,7 +1117,22 @@ static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t grou
         l.a[g] = nth(a, row, step_a, es), l.b[g] = nth(b, g, stride_b, es);
         l.c[g] = (void *)nth(c, row, step_c, cs);
     }
-    const mmt_status st = run_list(ctx, &total, &l, alpha, lda, ldb, beta, ldc, how, config, config_size, err);
+    /* on a GPU, device operands: the vendor's grouped routine where it pays, else the
+     * templates' one launch for all groups where they take the call (grouped.h) */
+    mmt_status st = MMT_UNSUPPORTED;
+    int host = 0;
+    if (ctx->async) {
+        st = list_by_vendor(ctx, &total, &l, alpha, lda, ldb, beta, ldc, how, config, config_size, &host, err);
+        int64_t *first = st == MMT_UNSUPPORTED && !host ? malloc(sizeof *first * (size_t)groups) : NULL;
+        if (first) {
+            for (int64_t g = 0, row = 0; g < groups; row += m_sizes[g], g++) first[g] = row;
+            st = mmt_grouped_run(ctx, &total, groups, first, m_sizes, alpha, a, lda, b, ldb, stride_b, beta, c, ldc,
+                                 how, config, config_size, err);
+            free(first);
+        }
+    }
+    if (st == MMT_UNSUPPORTED)
+        st = run_list(ctx, &total, &l, alpha, lda, ldb, beta, ldc, ctx->async != NULL, how, config, config_size, err);
     gemm_list_free(&l);
     return st;
 }
@@ -1146,7 +1165,7 @@ static mmt_status run_batched_ptrs(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t
     gemm_list l;
     FORWARD_IF_ERROR(gemm_list_new(&l, batch, err));
     for (int64_t i = 0; i < batch; i++) l.rows[i] = user.m, l.a[i] = a[i], l.b[i] = b[i], l.c[i] = c[i];
-    const mmt_status st = run_list(ctx, &user, &l, alpha, lda, ldb, beta, ldc, how, config, config_size, err);
+    const mmt_status st = run_list(ctx, &user, &l, alpha, lda, ldb, beta, ldc, 0, how, config, config_size, err);
     gemm_list_free(&l);
     return st;
 }

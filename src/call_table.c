@@ -217,6 +217,23 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
     return st;
 }
 
+mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out, mmt_err *err)
+{
+    return load_module(ctx, fam, defines, 1, out, err);
+}
+
+const mmt_family *mmt_table_family(mmt_ctx *ctx, mmt_mode mode, const char *template_name)
+{
+    served *sv = NULL;
+    mmt_err err;
+    pthread_mutex_lock(&ctx->modes_lock);
+    const mmt_status st = serve_mode(ctx, mode, &sv, &err);
+    pthread_mutex_unlock(&ctx->modes_lock);
+    for (int f = 0; st == MMT_OK && f < sv->n; f++)
+        if (strcmp(sv->fam[f].family->name, template_name) == 0) return sv->fam[f].family;
+    return NULL;
+}
+
 /* A configuration chosen for a call, before anything is built. */
 typedef struct pick {
     int by_vendor;     /* the vendor library, not a template (sf, cfg unused) */

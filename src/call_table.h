@@ -100,6 +100,14 @@ mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t 
                                  double beta, void *const *c, int64_t ldc, mmt_choice *how, char *config,
                                  size_t config_size, mmt_err *err);
 
+/* The served family of mode whose template is template_name ("cuda/gemm_wgmma.cu"), or
+ * NULL where the context's backend has none (read once, as calls read them). */
+const mmt_family *mmt_table_family(mmt_ctx *ctx, mmt_mode mode, const char *template_name);
+
+/* An instance of fam built from defines (the cache, else the compiler, on the caller's
+ * path), loaded once per context and kept until mmt_close. */
+mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out, mmt_err *err);
+
 /* Frees the table, the modules, the additions, the modes' records and the vendor library:
  * mmt_close, once no call runs. */
 void mmt_table_free(mmt_ctx *ctx);

@@ -6,7 +6,8 @@
  * copy widths, each mma shape, 128 x 128 tiles and both kinds of split-K, NN as C^T = B^T A^T
  * (SWAP) likewise, the thin (GEMV) space for every mode,
  * side and orientation (its defaults along X's rows and along K at their widest too), the
- * wgmma space for every mode (FP8 too) and operand orientation it serves, the reference kernel, and a broken source that must fail
+ * wgmma space for every mode (FP8 too) and operand orientation it serves, its grouped GEMM's one-launch instances,
+ * the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
  * (strassen_add.cu, f32 and f64), and the epilogue's kernel (epilogue.cu, every C type, the
  * bias in fp32 and in C's type). Register and spill counts are printed (ptxas -v); the
@@ -423,6 +424,12 @@ static void sample_wgmma(const mmt_device_info *dev)
     /* C by TMA stores, 32- and 16-bit, persistent with a cluster */
     spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;
     spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1",
+                           NULL) > 0;
+    /* a grouped GEMM's one launch (grouped.h): bf16, and FP8 promoted */
+    spilled += compile_one("wgmma grouped bf16", fam->source,
+                           "GROUPED=1 EPI=1 MMT_OUT=2 OP_B=1 BN=256 PERSIST=1 MMT_ARCH_SPECIFIC=1", NULL) > 0;
+    spilled += compile_one("wgmma grouped e4m3", fam->source,
+                           "GROUPED=1 EPI=0 MMT_MODE=6 MMT_OUT=2 OP_B=1 BN=192 PROMOTE=1 PERSIST=1 MMT_ARCH_SPECIFIC=1",
                            NULL) > 0;
     /* an untuned 32-bit NN problem, aligned, is served by the defaults through SWAP (its
      * default config would need B packed first); that instance compiles without spills */

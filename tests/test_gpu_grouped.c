@@ -4,8 +4,10 @@
  * to 600 rows with a B each or one shared, beta = 0 on NaN C and beta != 0; each group right
  * against a long double reference, the padding of C untouched. With the vendor, groups of 16
  * rows on average (GEMMs of 40) whose matrices and rows all start on 16 bytes are one call of
- * cuBLAS's grouped form (every such case must say so, no other may), groups of 300 (GEMMs of
- * 200) one GEMM after another. Exits 77 (skipped) without a GPU. */
+ * cuBLAS's grouped form (every such case must say so, no other may); else a grouped GEMM of
+ * 16-bit C = A B^T, row-major, 16-byte aligned, is one launch of the wgmma template for all
+ * groups (groups ending inside a tile among them); the rest, and GEMMs of 200 rows on
+ * pointers, run one GEMM after another. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 
@@ -24,7 +26,7 @@ static int64_t row_at(int col, int trans, int of_c, int64_t ld, int64_t r)
 }
 
 static int vendor_on; /* the vendor serves: groups of 64 rows or fewer on average are one call */
-static int one_calls; /* cases served by cuBLAS's grouped form */
+static int one_calls, one_launches; /* cases served by cuBLAS's grouped form, by the templates' one launch */
 
 /* tight: matrices without padding (lines as long as their rows or columns) */
 static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int shared_b, int tight,
@@ -59,8 +61,11 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
         aligned &= !sizes[g] || (int64_t)es * at % 16 == 0;
     }
     const int one_call = config && strstr(config, "ROUTINE=cublasGemmGroupedBatchedEx") != NULL;
-    one_calls += one_call;
-    if (one_call != (vendor_on && aligned && sum <= 64 * nonempty)) {
+    const int one_launch = config && strstr(config, "GROUPED=1") != NULL;
+    /* the templates' one launch: 16-bit C = A B^T, row-major, B's one after another or shared */
+    const int launch_takes = ty != MMT_F32 && !col && !ta && tb && aligned && (shared_b || stride_b == n * ldb);
+    one_calls += one_call, one_launches += one_launch;
+    if (one_call != (vendor_on && aligned && sum <= 64 * nonempty) || one_launch != (!one_call && launch_takes)) {
         fprintf(stderr, "served by %s\n", config ? config : "nothing said");
         right = 0;
     }
@@ -102,11 +107,13 @@ static void test_cases(mmt_ctx *ctx, const char *who)
             right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, 0, small, 8, 24, 40, v % 2 ? 0.0 : 1.0);
             right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, 0, large, 4, 136, 264, v % 2 ? 1.0 : 0.0);
             right += case_right(ctx, types[t], col, ta, tb, v % 3 == 2, 1, small, 8, 24, 40, v % 2 ? 1.0 : 0.0);
-            cases += 3;
+            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, 1, large, 4, 136, 264, v % 2 ? 0.0 : 1.0);
+            cases += 4;
         }
-    printf("%s: %d of %d grouped cases right, %d of them one call of cuBLAS's grouped form\n", who, right, cases,
-           one_calls);
-    one_calls = 0;
+    printf("%s: %d of %d grouped cases right, %d of them one call of cuBLAS's grouped form, %d one launch of the "
+           "templates\n",
+           who, right, cases, one_calls, one_launches);
+    one_calls = one_launches = 0;
     CHECK_EQ_INT(right, cases);
 }
 

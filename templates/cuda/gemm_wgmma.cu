@@ -130,6 +130,10 @@
 #define PROMOTE 0 /* FP8: each stage's products summed apart, then added to the fp32 accumulators (2: two
                    * stages' sums in flight, one added while the tensor cores make the next) */
 #endif
+#ifndef GROUPED
+#define GROUPED 0 /* not a knob: 1 for a grouped GEMM's instance (groups of rows of A and C, a B each), one
+                   * launch for all groups (mmt_grouped_params) */
+#endif
 
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_MODE == 2 || MMT_MODE == 3
@@ -281,6 +285,10 @@ typedef unsigned short TC;
 #endif
 #if SWAP && EPI_COLS != 64
 #error "SWAP stages C^T's pieces transposed in place: they must be square (64 x 64)"
+#endif
+
+#if GROUPED && (A_MN || B_MN || SWAP || SPLITK > 1 || CLUSTER > 1 || EPI == 2 || PACK || BLOCK_SCALED || SPLIT)
+#error "a grouped instance reads K-major A and B in place, a block a tile at a time, C stored by its threads"
 #endif
 
 #include "mmt_params.h"
@@ -1036,6 +1044,51 @@ __device__ __forceinline__ void tile_of(long long t, long long tiles_m, long lon
     tn = (t % group) / rows;
 }
 
+#if GROUPED
+/* The groups of one launch, after the launch parameters (src/grouped.h): group g's rows of A
+ * and C run from first_row[g] to first_row[g + 1], its tiles (BM x BN, row by row) are
+ * numbered from first_tile[g] on (first_tile[groups]: all of them); its B is b_rows rows of
+ * B's map on from g * b_rows (0: every group reads the same B); n: the columns of C. */
+#define MMT_MAX_GROUPS 128
+struct mmt_grouped_params {
+    mmt_scaled_params s;
+    int groups, n, b_rows, pad;
+    int first_row[MMT_MAX_GROUPS + 1], first_tile[MMT_MAX_GROUPS + 1];
+};
+static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1), "must match src/grouped.h");
+typedef mmt_grouped_params mmt_launch_params;
+#else
+typedef mmt_scaled_params mmt_launch_params;
+#endif
+
+/* Where unit u's tile lies: its first row of A and C, the row C's rows end before (the
+ * problem's, or the group's), its first column of C and its first row of B's map. g: the
+ * group of the unit before (a block's units only increase). */
+struct tile_at {
+    long long m0, m_end;
+    int n0, b0;
+};
+
+__device__ __forceinline__ tile_at unit_tile(const mmt_launch_params &lp, long long u, long long tiles_m,
+                                             long long ctiles_n, long long M, unsigned rank, int &g)
+{
+    tile_at t;
+#if GROUPED
+    while (g + 1 < lp.groups && u >= lp.first_tile[g + 1]) g++;
+    const long long local = u - lp.first_tile[g], tn = local % ctiles_n;
+    t.m0 = lp.first_row[g] + local / ctiles_n * BM, t.m_end = lp.first_row[g + 1];
+    t.n0 = (int)(tn * BN), t.b0 = g * lp.b_rows + t.n0;
+    (void)tiles_m, (void)M, (void)rank;
+#else
+    long long tm, tn;
+    tile_of(u / SPLITK, tiles_m, ctiles_n, tm, tn);
+    t.m0 = tm * BM, t.m_end = M;
+    t.n0 = (int)((tn * CLUSTER + rank) * BN), t.b0 = t.n0;
+    (void)lp, (void)g;
+#endif
+    return t;
+}
+
 #if CLUSTER > 1
 #define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
 #else
@@ -1043,9 +1096,14 @@ __device__ __forceinline__ void tile_of(long long t, long long tiles_m, long lon
 #endif
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
-    mmt_gemm(mmt_scaled_params ps, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
+    mmt_gemm(mmt_launch_params lp, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
              const __grid_constant__ mmt_tmap tma_c)
 {
+#if GROUPED
+    const mmt_scaled_params &ps = lp.s;
+#else
+    const mmt_scaled_params &ps = lp;
+#endif
     const mmt_gemm_params &p = ps.p;
     /* An instance is built for one pair of transposes: anything else is a caller's bug. */
     if (p.trans_a != OP_A || p.trans_b != OP_B) __trap();
@@ -1059,10 +1117,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #define EMPTY(s) (bars + 8 * (STAGES + (s)))
 #define SPLIT_DONE(s) (bars + 8 * (2 * STAGES + (s))) /* f32x3: B of the stage is split */
 
-    const long long M = SWAP ? p.n : p.m, N = SWAP ? p.m : p.n, K = p.k; /* the tiles' (SWAP: C^T's) */
+    /* the tiles' (SWAP: C^T's); a grouped launch's p.n is the rows of B's map */
+#if GROUPED
+    const long long M = p.m, N = lp.n, K = p.k;
+#else
+    const long long M = SWAP ? p.n : p.m, N = SWAP ? p.m : p.n, K = p.k;
+#endif
     const float alpha = (float)p.alpha, beta = (float)p.beta;
     const long long tiles_m = (M + BM - 1) / BM, ctiles_n = (N + (long long)CLUSTER * BN - 1) / (CLUSTER * BN);
+#if GROUPED
+    const long long tiles = lp.first_tile[lp.groups], units = tiles;
+#else
     const long long tiles = tiles_m * ctiles_n, units = tiles * SPLITK;
+#endif
     /* alpha == 0 or K == 0: C = beta C, A and B are not read */
     const int ktiles = alpha == 0.0f ? 0 : (int)((K + BK - 1) / BK);
     const unsigned rank = cluster_rank();
@@ -1086,10 +1153,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         if (threadIdx.x == 0) {
             const unsigned short all = (unsigned short)((1u << CLUSTER) - 1);
             unsigned it = 0;
+            int g = 0;
             for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
-                long long tm, tn;
-                tile_of(u / SPLITK, tiles_m, ctiles_n, tm, tn);
-                const int m0 = (int)(tm * BM), n0 = (int)((tn * CLUSTER + rank) * BN);
+                const tile_at t = unit_tile(lp, u, tiles_m, ctiles_n, M, rank, g);
+                const int m0 = (int)t.m0, n0 = t.n0;
+                (void)n0; /* K-major B is read at t.b0 */
                 const int slice = (int)(u % SPLITK), kb = (int)((long long)ktiles * slice / SPLITK),
                           ke = (int)((long long)ktiles * (slice + 1) / SPLITK);
                 for (int kt = kb; kt < ke; kt++, it++) {
@@ -1113,7 +1181,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #elif B_MN
                     for (int j = 0; j < BN / BK; j++) tma_load(b + j * BK * LINE, &tma_b, n0 + j * BK, k0, FULL(s), 0);
 #else
-                    tma_load(b, &tma_b, k0, n0, FULL(s), 0);
+                    tma_load(b, &tma_b, k0, t.b0, FULL(s), 0);
 #endif
                 }
             }
@@ -1156,9 +1224,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         (void)cvec, (void)cvec16, (void)S, (void)tma_out, (void)tma_edge;
         float acc[MI][BN / 2];
         unsigned it = 0;
+        int g = 0;
         for (long long u = blockIdx.x / CLUSTER; u < units; u += gridDim.x / CLUSTER) {
-            long long tm, tn;
-            tile_of(u / SPLITK, tiles_m, ctiles_n, tm, tn);
+            const tile_at t = unit_tile(lp, u, tiles_m, ctiles_n, M, rank, g);
             const int slice = (int)(u % SPLITK), kb = (int)((long long)ktiles * slice / SPLITK),
                       ke = (int)((long long)ktiles * (slice + 1) / SPLITK);
             (void)slice;
@@ -1207,7 +1275,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             /* each stage's sums times its scales as they are added (f: part's, fn: next's);
              * r (rn: next's) holds the scales of the stage PROMOTE ahead, loading */
             const block_scales bs =
-                block_scales_of(ps, tm * BM + c * WM, (tn * CLUSTER + rank) * BN, M, N, K, ke - 1);
+                block_scales_of(ps, t.m0 + c * WM, t.n0, M, N, K, ke - 1);
             float f[MI][2][2], fn[MI][2][2];
             stage_scales r, rn;
             scales_load(bs, kb, r);
@@ -1354,7 +1422,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
                     for (int i = 0; i < BN / 2; i++) acc[mi][i] = __ldcg(part_ws + (mi * (BN / 2) + i) * 128) + acc[mi][i];
             }
 #endif
-            const long long row0 = tm * BM + c * WM, col0 = (tn * CLUSTER + rank) * BN;
+            const long long row0 = t.m0 + c * WM, col0 = t.n0, M_ = t.m_end;
 #if EPI
             if (tma_out && (tma_edge || col0 + BN <= N)) {
 #pragma unroll
@@ -1363,12 +1431,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             } else {
                 /* S must be read out by the TMA before it is written again */
                 if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-                store_tile_smem(acc, S, c, C, p.ldc, M, N, row0, col0, alpha, beta, cvec16);
+                store_tile_smem(acc, S, c, C, p.ldc, M_, N, row0, col0, alpha, beta, cvec16);
             }
 #else
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
-                store_tile(acc[mi], C, p.ldc, M, N, row0 + mi * 64, col0, alpha, beta, cvec);
+                store_tile(acc[mi], C, p.ldc, M_, N, row0 + mi * 64, col0, alpha, beta, cvec);
 #endif
         }
         /* the staging buffers live as long as the block: the TMA has read the last boxes */

@@ -1,0 +1,123 @@
+/* grouped.c - a grouped GEMM in one launch of the wgmma template (grouped.h). */
+#include "grouped.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call_table.h"
+#include "kernel.h"
+#include "space.h"
+
+#define GROUPED_TEMPLATE "cuda/gemm_wgmma.cu"
+
+/* The value of cfg's param `name` in s, or -1 where s has none. */
+static int64_t *knob(const mmt_space *s, mmt_config *cfg, const char *name)
+{
+    for (int i = 0; i < s->n_params; i++)
+        if (strcmp(s->params[i].name, name) == 0) return &cfg->v[i];
+    return NULL;
+}
+
+/* Whether the template takes the call as it stands (grouped.h's terms). */
+static int takes(const mmt_problem *user, int64_t groups, const int64_t *rows, const void *a, int64_t lda,
+                 const void *b, int64_t ldb, int64_t stride_b, const void *c, int64_t ldc)
+{
+    const mmt_mode mode = user->mode;
+    const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
+    int64_t sum = 0;
+    for (int64_t g = 0; g < groups; g++) sum += rows[g];
+    const int64_t b_rows = stride_b ? user->n * (groups < MMT_MAX_GROUPS ? groups : MMT_MAX_GROUPS) : user->n;
+    return user->layout == MMT_ROW_MAJOR && user->trans_a == MMT_NO_TRANS && user->trans_b == MMT_TRANS &&
+           mode != MMT_MODE_F32 && mode != MMT_MODE_F64 && mode != MMT_MODE_F32X3 && !mmt_mode_block_scaled(mode) &&
+           ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda * es | ldb * es | ldc * cs) % 16 == 0 &&
+           (stride_b == 0 || stride_b == user->n * ldb) && sum <= 0x7fffffff && b_rows <= 0x7fffffff &&
+           user->k <= 0x7fffffff;
+}
+
+/* The configuration for groups of avg rows: the family's default there, made one the
+ * grouped instance takes (one block a tile, a persistent grid, C stored by the threads). */
+static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config *cfg, mmt_err *err)
+{
+    const mmt_space *s = fam->space;
+    if (mmt_space_default_for(s, env, cfg, NULL, err) != MMT_OK) return 0;
+    static const char *const fixed[][2] = {{"CLUSTER", "1"}, {"SPLITK", "1"}, {"PACK", "0"}, {"SWAP", "0"},
+                                           {"PERSIST", "1"}};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        int64_t *v = knob(s, cfg, fixed[i][0]);
+        if (!v) return 0;
+        *v = strtoll(fixed[i][1], NULL, 10);
+    }
+    int64_t *epi = knob(s, cfg, "EPI");
+    if (!epi) return 0;
+    if (*epi == 2) *epi = 1; /* the TMA would store a tile's rows past its group's end */
+    int valid = 0;
+    mmt_space_check(s, cfg, env, &valid, NULL, NULL);
+    return valid;
+}
+
+mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *first,
+                           const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                           int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
+                           size_t config_size, mmt_err *err)
+{
+    if (!takes(user, groups, rows, a, lda, b, ldb, stride_b, c, ldc)) return MMT_UNSUPPORTED;
+    const mmt_family *fam = mmt_table_family(ctx, user->mode, GROUPED_TEMPLATE);
+    if (!fam) return MMT_UNSUPPORTED;
+    int64_t sum = 0, nonempty = 0;
+    for (int64_t g = 0; g < groups; g++) sum += rows[g], nonempty += rows[g] > 0;
+    if (!nonempty) return MMT_UNSUPPORTED;
+    mmt_problem avg = mmt_problem_normalise(user);
+    avg.m = (sum + nonempty - 1) / nonempty;
+    const mmt_space_env env = {.problem = &avg, .device = &ctx->dev, .align_a = 16, .align_b = 16};
+    mmt_config cfg;
+    if (!configure(fam, &env, &cfg, err)) return MMT_UNSUPPORTED;
+    char defines[4096];
+    FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &cfg, &env, defines, sizeof defines - 16, err));
+    strcat(defines, " GROUPED=1");
+    mmt_module *mod;
+    FORWARD_IF_ERROR(mmt_table_module(ctx, fam, defines, &mod, err));
+    mmt_geometry geo;
+    FORWARD_IF_ERROR(mmt_space_geometry(fam->space, &cfg, &env, &geo, err));
+    const int64_t bm = *knob(fam->space, &cfg, "BM"), bn = *knob(fam->space, &cfg, "BN");
+    const int64_t tiles_n = (user->n + bn - 1) / bn;
+    int64_t sms = 132;
+    mmt_device_get_prop(&ctx->dev, "sm_count", 8, &sms);
+    mmt_grouped_params gp;
+    for (int64_t g0 = 0; g0 < groups; g0 += MMT_MAX_GROUPS) {
+        const int64_t count = groups - g0 < MMT_MAX_GROUPS ? groups - g0 : MMT_MAX_GROUPS;
+        memset(&gp, 0, sizeof gp);
+        int64_t tiles = 0;
+        for (int64_t i = 0; i < count; i++) {
+            gp.first_row[i] = (int32_t)first[g0 + i], gp.first_tile[i] = (int32_t)tiles;
+            tiles += (rows[g0 + i] + bm - 1) / bm * tiles_n;
+        }
+        if (!tiles) continue;
+        RETURN_ERROR_IF(tiles > 0x7fffffff, err, MMT_UNSUPPORTED, "%lld tiles in one launch", (long long)tiles);
+        gp.first_row[count] = (int32_t)(first[g0 + count - 1] + rows[g0 + count - 1]);
+        gp.first_tile[count] = (int32_t)tiles;
+        gp.groups = (int32_t)count, gp.n = (int32_t)user->n, gp.b_rows = stride_b ? (int32_t)user->n : 0;
+        const int64_t es = mmt_dtype_size(user->dtype);
+        gp.p = (mmt_gemm_params){.m = sum ? first[groups - 1] + rows[groups - 1] : 0,
+                                 .n = stride_b ? user->n * count : user->n,
+                                 .k = user->k,
+                                 .lda = lda,
+                                 .ldb = ldb,
+                                 .ldc = ldc,
+                                 .trans_a = 0,
+                                 .trans_b = 1,
+                                 .alpha = alpha,
+                                 .beta = beta,
+                                 .a = a,
+                                 .b = (const char *)b + g0 * stride_b * es,
+                                 .c = c};
+        if (alpha == 0) gp.p.k = 0; /* A and B are not read */
+        geo.grid[0] = tiles < sms ? tiles : sms;
+        FORWARD_IF_ERROR(ctx->be->launch(mod, &gp.p, &geo, atomic_load(&ctx->stream), err));
+    }
+    *how = MMT_CHOICE_DEFAULT;
+    char text[512];
+    mmt_config_format(fam->space, &cfg, text, sizeof text);
+    snprintf(config, config_size, "%s,GROUPED=1", text);
+    return MMT_OK;
+}

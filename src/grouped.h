@@ -1,0 +1,41 @@
+/* grouped.h - a grouped GEMM (mmtuned.h's mmt_gemm_grouped) in one launch on a GPU: the
+ * wgmma template built with GROUPED=1 walks the tiles of every group in one persistent grid.
+ * Its launch parameters follow (templates/cuda/gemm_wgmma.cu repeats the struct). */
+#ifndef MMT_GROUPED_H
+#define MMT_GROUPED_H
+
+#include "backend.h"
+#include "ctx.h"
+
+/* The most groups one launch takes; a call with more launches again for the rest. */
+#define MMT_MAX_GROUPS 128
+
+/* p: the whole call's A and C (p.m their rows in all), B from the launch's first group on
+ * (p.n: the rows of B's tensor map, n for each group, or n where the groups share one B);
+ * group g's rows from first_row[g] to first_row[g + 1], its tiles (BM x BN, row by row)
+ * numbered from first_tile[g] on (first_tile[groups]: all of them), its B at rows g * b_rows
+ * of the map (b_rows 0: one B for all); n: C's columns. */
+typedef struct mmt_grouped_params {
+    mmt_gemm_params p;
+    int32_t groups, n, b_rows, pad;
+    int32_t first_row[MMT_MAX_GROUPS + 1], first_tile[MMT_MAX_GROUPS + 1];
+} mmt_grouped_params;
+_Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1),
+               "mmt_grouped_params must match templates/cuda/gemm_wgmma.cu");
+
+/* The groups of user's checked problem (operands on the context's GPU; group g of rows[g]
+ * rows from row first[g] of A and C, its B at b + g * stride_b elements) in one launch of
+ * the wgmma template a MMT_MAX_GROUPS groups, on the context's stream. It takes row-major
+ * C = A B^T with A and B K-major in place (trans_a no, trans_b yes), every matrix and row
+ * 16-byte aligned, B's one after another (stride_b n * ldb) or one shared (0), in the modes
+ * the template serves without block scales or split products (bf16, f16, tf32, FP8 with
+ * scalar scales). The configuration: the family's default for a group of the average rows,
+ * on a persistent grid, one block a tile, C stored by its threads; built on the first call
+ * of its kind (the compiler on the caller's path, once). MMT_UNSUPPORTED, nothing launched,
+ * where it does not take the call: the caller runs the groups one by one. */
+mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *first,
+                           const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                           int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
+                           size_t config_size, mmt_err *err);
+
+#endif
