@@ -893,7 +893,7 @@ mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t 
         return MMT_UNSUPPORTED;
     const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
     int aligned = (lda * es | ldb * es | ldc * cs) % 16 == 0;
-    mmt_gemm_params *ps = malloc(sizeof *ps * (size_t)(count ? count : 1));
+    mmt_gemm_params *ps = malloc(sizeof *ps * (size_t)count);
     RETURN_ERROR_IF(!ps, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)count);
     mmt_problem rp = mmt_problem_normalise(user);
     for (int64_t g = 0; g < count; g++) {

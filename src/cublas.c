@@ -249,7 +249,7 @@ static mmt_status grouped_in(mmt_cublas *cb, mmt_mode mode, const mmt_gemm_param
     if (!cb->pool) FORWARD_IF_ERROR(as->pool_new(cb->ordinal, 64 << 10, &cb->pool, err));
     int rc = cb->set_stream(cb->h, stream);
     RETURN_ERROR_IF(rc != CUBLAS_OK, err, MMT_LAUNCH, "cublasSetStream failed (status %d)", rc);
-    int *ints = malloc(sizeof *ints * (size_t)count * 10);
+    int *ints = malloc(sizeof *ints * (size_t)count * 9);
     float *scalars = malloc(sizeof *scalars * (size_t)count * 2);
     const void **ptrs = malloc(sizeof *ptrs * (size_t)count * 3);
     mmt_status st = MMT_OK;
