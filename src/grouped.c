@@ -2,7 +2,6 @@
 #include "grouped.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "call_table.h"
@@ -11,7 +10,7 @@
 
 #define GROUPED_TEMPLATE "cuda/gemm_wgmma.cu"
 
-/* The value of cfg's param `name` in s, or -1 where s has none. */
+/* cfg's value of s's param `name`, or NULL where s has none. */
 static int64_t *knob(const mmt_space *s, mmt_config *cfg, const char *name)
 {
     for (int i = 0; i < s->n_params; i++)
@@ -41,12 +40,14 @@ static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config
 {
     const mmt_space *s = fam->space;
     if (mmt_space_default_for(s, env, cfg, NULL, err) != MMT_OK) return 0;
-    static const char *const fixed[][2] = {{"CLUSTER", "1"}, {"SPLITK", "1"}, {"PACK", "0"}, {"SWAP", "0"},
-                                           {"PERSIST", "1"}};
+    static const struct {
+        const char *name;
+        int64_t value;
+    } fixed[] = {{"CLUSTER", 1}, {"SPLITK", 1}, {"PACK", 0}, {"SWAP", 0}, {"PERSIST", 1}};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-        int64_t *v = knob(s, cfg, fixed[i][0]);
+        int64_t *v = knob(s, cfg, fixed[i].name);
         if (!v) return 0;
-        *v = strtoll(fixed[i][1], NULL, 10);
+        *v = fixed[i].value;
     }
     int64_t *epi = knob(s, cfg, "EPI");
     if (!epi) return 0;
@@ -98,7 +99,7 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
         gp.first_tile[count] = (int32_t)tiles;
         gp.groups = (int32_t)count, gp.n = (int32_t)user->n, gp.b_rows = stride_b ? (int32_t)user->n : 0;
         const int64_t es = mmt_dtype_size(user->dtype);
-        gp.p = (mmt_gemm_params){.m = sum ? first[groups - 1] + rows[groups - 1] : 0,
+        gp.p = (mmt_gemm_params){.m = first[groups - 1] + rows[groups - 1],
                                  .n = stride_b ? user->n * count : user->n,
                                  .k = user->k,
                                  .lda = lda,
