@@ -1,5 +1,6 @@
-"""The Python module on PyTorch CUDA tensors: every type and compute mode (FP8 on Hopper), both
-orders and transposes, strided batches, a bias and an activation, a side stream, against torch's own matmul in float64 on random data with the
+"""The Python module on PyTorch CUDA tensors: every type and compute mode (FP8 on Hopper),
+both orders and transposes, strided batches, groups of rows (grouped_matmul), a bias and an
+activation, a side stream, against torch's own matmul in float64 on random data with the
 output poisoned first (NaN); skipped without torch or a CUDA GPU. Run by
 tests/cli_python.sh (the GPU machine has torch)."""
 import unittest
@@ -147,6 +148,29 @@ class MatmulTorch(unittest.TestCase):
                     self.assertTrue(bool(torch.isfinite(out).all()), f"{kind}: NaN or Inf")
                     self.assertLessEqual(err, tol, f"{kind} batch {batch} {m}x{n}x{k}")
                     self.assertEqual(mmtune.last_choice()[0], "vendor", mmtune.last_choice())
+
+    def test_grouped(self):
+        """grouped_matmul: a mixture of experts' layer with the weights as torch stores them
+        (trans_b), small groups (one call of cuBLAS's grouped form) and larger ones (the
+        templates' one launch or one GEMM after another), against torch in float64."""
+        dev = torch.device("cuda:0")
+        for sizes in ([3, 0, 17, 1, 40, 9, 0, 25], [300, 0, 129, 257]):
+            for dtype, tol in (("bfloat16", 2e-2), ("float16", 3e-3), ("float32", 1e-5)):
+                with self.subTest(sizes=sizes, dtype=dtype):
+                    t = getattr(torch, dtype)
+                    m, n, k = sum(sizes), 64, 96
+                    x = torch.empty((m, k), device=dev).uniform_(-1, 1).to(t)
+                    w = torch.empty((len(sizes), n, k), device=dev).uniform_(-1, 1).to(t)
+                    out = torch.full((m, n), float("nan"), dtype=t, device=dev)
+                    mmtune.grouped_matmul(x, w, sizes, out, trans_b=True)
+                    torch.cuda.synchronize()
+                    first = 0
+                    for g, rows in enumerate(sizes):
+                        if rows:
+                            a, b = x[first:first + rows].double(), w[g].double()
+                            err = (out[first:first + rows].double() - a @ b.t()).abs() / (a.abs() @ b.abs().t())
+                            self.assertLessEqual(float(err.max()), tol)
+                        first += rows
 
     def test_bias_and_activation(self):
         """out = act(a @ b + bias) against torch in float64 (GELU's tanh form: torch's
