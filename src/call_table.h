@@ -104,9 +104,12 @@ mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t 
  * NULL where the context's backend has none (read once, as calls read them). */
 const mmt_family *mmt_table_family(mmt_ctx *ctx, mmt_mode mode, const char *template_name);
 
-/* An instance of fam built from defines (the cache, else the compiler, on the caller's
- * path), loaded once per context and kept until mmt_close. */
-mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, mmt_module **out, mmt_err *err);
+/* An instance of fam built from defines, loaded once per context and kept until mmt_close:
+ * from the kernel cache, else compiled; where the vendor library serves mode, not on the
+ * caller's path: MMT_NOT_FOUND while the context's builder compiles it (the caller serves
+ * the call otherwise meanwhile). */
+mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, mmt_mode mode, const char *defines, mmt_module **out,
+                            mmt_err *err);
 
 /* Frees the table, the modules, the additions, the modes' records and the vendor library:
  * mmt_close, once no call runs. */

@@ -77,7 +77,9 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
     FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &cfg, &env, defines, sizeof defines - 16, err));
     strcat(defines, " GROUPED=1");
     mmt_module *mod;
-    FORWARD_IF_ERROR(mmt_table_module(ctx, fam, defines, &mod, err));
+    const mmt_status built = mmt_table_module(ctx, fam, user->mode, defines, &mod, err);
+    if (built == MMT_NOT_FOUND) return MMT_UNSUPPORTED; /* being built: the groups run one by one meanwhile */
+    FORWARD_IF_ERROR(built);
     mmt_geometry geo;
     FORWARD_IF_ERROR(mmt_space_geometry(fam->space, &cfg, &env, &geo, err));
     const int64_t bm = *knob(fam->space, &cfg, "BM"), bn = *knob(fam->space, &cfg, "BN");

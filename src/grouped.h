@@ -30,9 +30,10 @@ _Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1)
  * 16-byte aligned, B's one after another (stride_b n * ldb) or one shared (0), in the modes
  * the template serves without block scales or split products (bf16, f16, tf32, FP8 with
  * scalar scales). The configuration: the family's default for a group of the average rows,
- * on a persistent grid, one block a tile, C stored by its threads; built on the first call
- * of its kind (the compiler on the caller's path, once). MMT_UNSUPPORTED, nothing launched,
- * where it does not take the call: the caller runs the groups one by one. */
+ * on a persistent grid, one block a tile, C stored by its threads; where the vendor library
+ * serves, a binary no cache holds is built off the caller's path (the calls before it is
+ * ready run their groups one by one), else on the first call of its kind. MMT_UNSUPPORTED,
+ * nothing launched, where it does not take the call: the caller runs the groups one by one. */
 mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *first,
                            const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                            int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,

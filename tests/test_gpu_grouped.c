@@ -6,8 +6,9 @@
  * rows on average (GEMMs of 40) whose matrices and rows all start on 16 bytes are one call of
  * cuBLAS's grouped form (every such case must say so, no other may); else a grouped GEMM of
  * 16-bit C = A B^T, row-major, 16-byte aligned, is one launch of the wgmma template for all
- * groups (groups ending inside a tile among them); the rest, and GEMMs of 200 rows on
- * pointers, run one GEMM after another. Exits 77 (skipped) without a GPU. */
+ * groups (groups ending inside a tile among them; with the vendor, once the context's builder
+ * has the instance); the rest, and GEMMs of 200 rows on pointers, run one GEMM after
+ * another. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 
@@ -65,7 +66,9 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
     /* the templates' one launch: 16-bit C = A B^T, row-major, B's one after another or shared */
     const int launch_takes = ty != MMT_F32 && !col && !ta && tb && aligned && (shared_b || stride_b == n * ldb);
     one_calls += one_call, one_launches += one_launch;
-    if (one_call != (vendor_on && aligned && sum <= 64 * nonempty) || one_launch != (!one_call && launch_takes)) {
+    /* with the vendor, the calls before the builder has the instance ready run the groups one by one */
+    const int launch_as_said = one_launch ? !one_call && launch_takes : one_call || !launch_takes || vendor_on;
+    if (one_call != (vendor_on && aligned && sum <= 64 * nonempty) || !launch_as_said) {
         fprintf(stderr, "served by %s\n", config ? config : "nothing said");
         right = 0;
     }
