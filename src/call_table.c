@@ -921,21 +921,18 @@ mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t 
         return MMT_UNSUPPORTED;
     const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
     int aligned = (lda * es | ldb * es | ldc * cs) % 16 == 0;
+    for (int64_t g = 0; g < count; g++) aligned &= ((uintptr_t)a[g] | (uintptr_t)b[g] | (uintptr_t)c[g]) % 16 == 0;
+    if (!aligned) return MMT_UNSUPPORTED;
     mmt_gemm_params *ps = malloc(sizeof *ps * (size_t)count);
     RETURN_ERROR_IF(!ps, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)count);
-    mmt_problem rp = mmt_problem_normalise(user);
     for (int64_t g = 0; g < count; g++) {
         mmt_problem ug = *user;
         ug.m = rows[g];
-        rp = mmt_problem_normalise(&ug);
+        const mmt_problem rp = mmt_problem_normalise(&ug);
         ps[g] = params_of(&ug, &rp, alpha, a[g], lda, b[g], ldb, beta, c[g], ldc);
         if (ps[g].alpha == 0) ps[g].k = 0; /* A and B are not read (vendor_launch) */
-        aligned &= ((uintptr_t)a[g] | (uintptr_t)b[g] | (uintptr_t)c[g]) % 16 == 0;
     }
-    if (!aligned) {
-        free(ps);
-        return MMT_UNSUPPORTED;
-    }
+    const mmt_problem rp = mmt_problem_normalise(user); /* its mode: FP8 of two kinds swap as A and B do */
     mmt_vendor_call call = {v, rp.mode, rp.out, MMT_VENDOR_CALL};
     const mmt_status st = mmt_vendor_gemm_grouped(&call, ps, (int)count, atomic_load(&ctx->stream), err);
     free(ps);

@@ -239,6 +239,12 @@ mmt_status mmt_cublas_gemm_planned(mmt_cublas *cb, mmt_mode mode, mmt_dtype out,
     return gemm(cb, mode, out, p, NULL, stream, workspace ? 2 : 1, err);
 }
 
+/* The modes cuBLAS's grouped form takes here (C of the input type). */
+static int grouped_takes(mmt_mode mode)
+{
+    return mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_F32 || mode == MMT_MODE_TF32;
+}
+
 /* mmt_cublas_gemm_grouped with the handle's context current and its lock held; each GEMM
  * of ps a group of one, as gemm_in turns a row-major GEMM into cuBLAS's column-major one. */
 static mmt_status grouped_in(mmt_cublas *cb, mmt_mode mode, const mmt_gemm_params *ps, int count, void *stream,
@@ -288,7 +294,7 @@ static mmt_status grouped_in(mmt_cublas *cb, mmt_mode mode, const mmt_gemm_param
 mmt_status mmt_cublas_gemm_grouped(mmt_cublas *cb, mmt_mode mode, const mmt_gemm_params *ps, int count, void *stream,
                                    mmt_err *err)
 {
-    if (!cb->gemm_ex_grouped || !mmt_cublas_grouped_takes(mode)) return MMT_UNSUPPORTED;
+    if (!cb->gemm_ex_grouped || !grouped_takes(mode)) return MMT_UNSUPPORTED;
     for (int i = 0; i < count; i++)
         if (ps[i].m > 0x7fffffff || ps[i].n > 0x7fffffff || ps[i].k > 0x7fffffff || ps[i].lda > 0x7fffffff ||
             ps[i].ldb > 0x7fffffff || ps[i].ldc > 0x7fffffff)
@@ -303,14 +309,10 @@ mmt_status mmt_cublas_gemm_grouped(mmt_cublas *cb, mmt_mode mode, const mmt_gemm
     return st;
 }
 
-int mmt_cublas_grouped_takes(mmt_mode mode)
-{
-    return mode == MMT_MODE_BF16 || mode == MMT_MODE_F16 || mode == MMT_MODE_F32 || mode == MMT_MODE_TF32;
-}
 
 const char *mmt_cublas_grouped_routine(const mmt_cublas *cb, mmt_mode mode)
 {
-    return cb && cb->gemm_ex_grouped && mmt_cublas_grouped_takes(mode) ? "cublasGemmGroupedBatchedEx" : NULL;
+    return cb && cb->gemm_ex_grouped && grouped_takes(mode) ? "cublasGemmGroupedBatchedEx" : NULL;
 }
 
 mmt_status mmt_cublas_gemm_epilogue(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,

@@ -43,13 +43,12 @@ mmt_status mmt_cublas_gemm_strided_batched(mmt_cublas *cb, mmt_mode mode, mmt_dt
  * beta as mmt_cublas_gemm takes one, in one call of cuBLAS's grouped form
  * (cublasGemmGroupedBatchedEx, each GEMM a group of one; its arrays of pointers copied to
  * device memory in the stream's order). C of the input type; bf16, f16, f32 (cuBLAS's plain
- * SGEMM arithmetic) and tf32 (mmt_cublas_grouped_takes). MMT_UNSUPPORTED, nothing launched,
+ * SGEMM arithmetic) and tf32. MMT_UNSUPPORTED, nothing launched,
  * where the installed cuBLAS has no grouped form (before 12.5), refuses the call or a size
  * exceeds 32 bits: the caller runs the GEMMs one by one. mmt_cublas_grouped_routine names the
  * form for a mode, NULL where there is none. */
 mmt_status mmt_cublas_gemm_grouped(mmt_cublas *cb, mmt_mode mode, const mmt_gemm_params *ps, int count, void *stream,
                                    mmt_err *err);
-int mmt_cublas_grouped_takes(mmt_mode mode);
 const char *mmt_cublas_grouped_routine(const mmt_cublas *cb, mmt_mode mode);
 
 /* The same GEMM, through the problem's cuBLASLt plan where it has one (cublaslt.h): the
