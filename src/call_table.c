@@ -238,8 +238,7 @@ static void module_in_background(void *arg, int run)
 mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, mmt_mode mode, const char *defines, mmt_module **out,
                             mmt_err *err)
 {
-    const int vendor = vendor_for(ctx, mode) != NULL;
-    const mmt_status st = load_module(ctx, fam, defines, !vendor, out, err);
+    const mmt_status st = load_module(ctx, fam, defines, !mmt_table_vendor_serves(ctx, mode), out, err);
     if (st != MMT_NOT_FOUND) return st;
     module_job *job = malloc(sizeof *job);
     if (job) *job = (module_job){.ctx = ctx, .fam = fam}, snprintf(job->defines, sizeof job->defines, "%s", defines);
@@ -248,6 +247,11 @@ mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, mmt_mode mode, 
         return load_module(ctx, fam, defines, 1, out, err);
     }
     return MMT_NOT_FOUND;
+}
+
+int mmt_table_vendor_serves(mmt_ctx *ctx, mmt_mode mode)
+{
+    return vendor_for(ctx, mode) != NULL;
 }
 
 const mmt_family *mmt_table_family(mmt_ctx *ctx, mmt_mode mode, const char *template_name)

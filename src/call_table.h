@@ -104,6 +104,9 @@ mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t 
  * NULL where the context's backend has none (read once, as calls read them). */
 const mmt_family *mmt_table_family(mmt_ctx *ctx, mmt_mode mode, const char *template_name);
 
+/* Whether the vendor library serves mode on the context's device (opened the first time). */
+int mmt_table_vendor_serves(mmt_ctx *ctx, mmt_mode mode);
+
 /* An instance of fam built from defines, loaded once per context and kept until mmt_close:
  * from the kernel cache, else compiled; where the vendor library serves mode, not on the
  * caller's path: MMT_NOT_FOUND while the context's builder compiles it (the caller serves

@@ -18,40 +18,40 @@ static int64_t *knob(const mmt_space *s, mmt_config *cfg, const char *name)
     return NULL;
 }
 
-/* Whether the template takes the call as it stands (grouped.h's terms). */
+/* Whether the template takes the call as it stands (grouped.h's terms; the modes and C types
+ * test_gpu_grouped checks on a GPU). */
 static int takes(const mmt_problem *user, int64_t groups, const int64_t *rows, const void *a, int64_t lda,
                  const void *b, int64_t ldb, int64_t stride_b, const void *c, int64_t ldc)
 {
-    const mmt_mode mode = user->mode;
-    const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
+    const int64_t es = mmt_dtype_size(user->dtype);
     int64_t sum = 0;
     for (int64_t g = 0; g < groups; g++) sum += rows[g];
     const int64_t b_rows = stride_b ? user->n * (groups < MMT_MAX_GROUPS ? groups : MMT_MAX_GROUPS) : user->n;
-    return user->layout == MMT_ROW_MAJOR && user->trans_a == MMT_NO_TRANS && user->trans_b == MMT_TRANS &&
-           mode != MMT_MODE_F32 && mode != MMT_MODE_F64 && mode != MMT_MODE_F32X3 && !mmt_mode_block_scaled(mode) &&
-           ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda * es | ldb * es | ldc * cs) % 16 == 0 &&
+    return user->layout == MMT_ROW_MAJOR && !user->trans_a && user->trans_b &&
+           (user->mode == MMT_MODE_BF16 || user->mode == MMT_MODE_F16) && user->out == user->dtype &&
+           ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda | ldb | ldc) * es % 16 == 0 &&
            (stride_b == 0 || stride_b == user->n * ldb) && sum <= 0x7fffffff && b_rows <= 0x7fffffff &&
            user->k <= 0x7fffffff;
 }
 
-/* The configuration for groups of avg rows: the family's default there, made one the
- * grouped instance takes (one block a tile, a persistent grid, C stored by the threads). */
-static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config *cfg, mmt_err *err)
+/* The configuration: the family's default made 128 x 256 tiles over two consumers and three
+ * stages on a persistent grid of one block a tile, C staged through shared memory (a TMA
+ * store would write a tile's rows past its group's end). Of ten tiles timed on bf16 MoE
+ * layers, this was the fastest for groups of every size (BENCHMARKS.md). */
+static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config *cfg)
 {
     const mmt_space *s = fam->space;
-    if (mmt_space_default_for(s, env, cfg, NULL, err) != MMT_OK) return 0;
+    mmt_space_default(s, cfg);
     static const struct {
         const char *name;
         int64_t value;
-    } fixed[] = {{"CLUSTER", 1}, {"SPLITK", 1}, {"PACK", 0}, {"SWAP", 0}, {"PERSIST", 1}};
+    } fixed[] = {{"BM", 128},    {"BN", 256},  {"STAGES", 3}, {"CONSUMERS", 2}, {"CLUSTER", 1},
+                 {"PERSIST", 1}, {"EPI", 1},   {"PACK", 0},   {"SPLITK", 1},    {"SWAP", 0}};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         int64_t *v = knob(s, cfg, fixed[i].name);
         if (!v) return 0;
         *v = fixed[i].value;
     }
-    int64_t *epi = knob(s, cfg, "EPI");
-    if (!epi) return 0;
-    if (*epi == 2) *epi = 1; /* the TMA would store a tile's rows past its group's end */
     int valid = 0;
     mmt_space_check(s, cfg, env, &valid, NULL, NULL);
     return valid;
@@ -68,11 +68,12 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
     int64_t sum = 0, nonempty = 0;
     for (int64_t g = 0; g < groups; g++) sum += rows[g], nonempty += rows[g] > 0;
     if (!nonempty) return MMT_UNSUPPORTED;
-    mmt_problem avg = mmt_problem_normalise(user);
-    avg.m = (sum + nonempty - 1) / nonempty;
-    const mmt_space_env env = {.problem = &avg, .device = &ctx->dev, .align_a = 16, .align_b = 16};
+    /* where the vendor serves, its loop is faster for groups of more rows */
+    if (sum > MMT_GROUPED_LAUNCH_ROWS * nonempty && mmt_table_vendor_serves(ctx, user->mode)) return MMT_UNSUPPORTED;
+    const mmt_problem stacked = mmt_problem_normalise(user);
+    const mmt_space_env env = {.problem = &stacked, .device = &ctx->dev, .align_a = 16, .align_b = 16};
     mmt_config cfg;
-    if (!configure(fam, &env, &cfg, err)) return MMT_UNSUPPORTED;
+    if (!configure(fam, &env, &cfg)) return MMT_UNSUPPORTED;
     char defines[4096];
     FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &cfg, &env, defines, sizeof defines - 16, err));
     strcat(defines, " GROUPED=1");

@@ -10,6 +10,11 @@
 /* The most groups one launch takes; a call with more launches again for the rest. */
 #define MMT_MAX_GROUPS 128
 
+/* Where the vendor library serves, the most rows its non-empty groups may average for one
+ * launch: bf16 MoE layers of groups of 0-512 rows ran 0.99-1.15x the loop of cuBLAS calls in
+ * one launch, groups of 0-4096 rows 0.87-0.92x (H200, BENCHMARKS.md). */
+#define MMT_GROUPED_LAUNCH_ROWS 256
+
 /* p: the whole call's A and C (p.m their rows in all), B from the launch's first group on
  * (p.n: the rows of B's tensor map, n for each group, or n where the groups share one B);
  * group g's rows from first_row[g] to first_row[g + 1], its tiles (BM x BN, row by row)
@@ -27,13 +32,13 @@ _Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1)
  * rows from row first[g] of A and C, its B at b + g * stride_b elements) in one launch of
  * the wgmma template a MMT_MAX_GROUPS groups, on the context's stream. It takes row-major
  * C = A B^T with A and B K-major in place (trans_a no, trans_b yes), every matrix and row
- * 16-byte aligned, B's one after another (stride_b n * ldb) or one shared (0), in the modes
- * the template serves without block scales or split products (bf16, f16, tf32, FP8 with
- * scalar scales). The configuration: the family's default for a group of the average rows,
- * on a persistent grid, one block a tile, C stored by its threads; where the vendor library
- * serves, a binary no cache holds is built off the caller's path (the calls before it is
- * ready run their groups one by one), else on the first call of its kind. MMT_UNSUPPORTED,
- * nothing launched, where it does not take the call: the caller runs the groups one by one. */
+ * 16-byte aligned, B's one after another (stride_b n * ldb) or one shared (0), bf16 or f16
+ * with C of the same type; where the vendor library serves, only groups of MMT_GROUPED_LAUNCH_ROWS
+ * rows or fewer on average. Tiles of 128 x 256 (grouped.c says why) on a persistent grid;
+ * where the vendor serves, a binary no cache holds is built off the caller's path (the calls
+ * before it is ready run their groups one by one), else on the first call of its kind.
+ * MMT_UNSUPPORTED, nothing launched, where it does not take the call: the caller runs the
+ * groups one by one. */
 mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *first,
                            const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                            int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,

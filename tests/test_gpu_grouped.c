@@ -6,9 +6,9 @@
  * rows on average (GEMMs of 40) whose matrices and rows all start on 16 bytes are one call of
  * cuBLAS's grouped form (every such case must say so, no other may); else a grouped GEMM of
  * 16-bit C = A B^T, row-major, 16-byte aligned, is one launch of the wgmma template for all
- * groups (groups ending inside a tile among them; with the vendor, once the context's builder
- * has the instance); the rest, and GEMMs of 200 rows on pointers, run one GEMM after
- * another. Exits 77 (skipped) without a GPU. */
+ * groups (groups ending inside a tile among them; with the vendor, where the groups average
+ * 256 rows or fewer, once the context's builder has the instance); the rest, and GEMMs of 200
+ * rows on pointers, run one GEMM after another. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 
@@ -63,8 +63,10 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
     }
     const int one_call = config && strstr(config, "ROUTINE=cublasGemmGroupedBatchedEx") != NULL;
     const int one_launch = config && strstr(config, "GROUPED=1") != NULL;
-    /* the templates' one launch: 16-bit C = A B^T, row-major, B's one after another or shared */
-    const int launch_takes = ty != MMT_F32 && !col && !ta && tb && aligned && (shared_b || stride_b == n * ldb);
+    /* the templates' one launch: 16-bit C = A B^T, row-major, B's one after another or shared;
+     * beside the vendor, groups of 256 rows or fewer on average */
+    const int launch_takes = ty != MMT_F32 && !col && !ta && tb && aligned && (shared_b || stride_b == n * ldb) &&
+                             (!vendor_on || sum <= 256 * nonempty);
     one_calls += one_call, one_launches += one_launch;
     /* with the vendor, the calls before the builder has the instance ready run the groups one by one */
     const int launch_as_said = one_launch ? !one_call && launch_takes : one_call || !launch_takes || vendor_on;
@@ -101,7 +103,8 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
 
 static void test_cases(mmt_ctx *ctx, const char *who)
 {
-    static const int64_t small[] = {3, 0, 17, 1, 40, 9, 0, 25}, large[] = {600, 0, 129, 257};
+    static const int64_t small[] = {3, 0, 17, 1, 40, 9, 0, 25}, large[] = {600, 0, 129, 257},
+                         mid[] = {300, 0, 129, 257};
     static const mmt_dtype types[] = {MMT_F32, MMT_BF16, MMT_F16};
     int cases = 0, right = 0;
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
@@ -111,7 +114,8 @@ static void test_cases(mmt_ctx *ctx, const char *who)
             right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, 0, large, 4, 136, 264, v % 2 ? 1.0 : 0.0);
             right += case_right(ctx, types[t], col, ta, tb, v % 3 == 2, 1, small, 8, 24, 40, v % 2 ? 1.0 : 0.0);
             right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, 1, large, 4, 136, 264, v % 2 ? 0.0 : 1.0);
-            cases += 4;
+            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, 1, mid, 4, 136, 264, v % 2 ? 0.0 : 1.0);
+            cases += 5;
         }
     printf("%s: %d of %d grouped cases right, %d of them one call of cuBLAS's grouped form, %d one launch of the "
            "templates\n",
