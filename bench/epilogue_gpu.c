@@ -20,7 +20,7 @@
 
 #include "half.h"
 #include "mmtuned.h"
-#include "stats.h"
+#include "gpu_rounds.h"
 
 enum { ROUNDS = 15, WAYS = 4, SAMPLED = 512, WORKSPACE = 32 << 20 };
 static const char *const way_names[WAYS] = {"mmt_gemm_ex", "mmt_gemm_epilogue", "cuBLASLt", "cuBLASLt GELU_BIAS"};
@@ -36,17 +36,6 @@ typedef struct shape {
     cublasLtMatmulAlgo_t algo[2];
     cudaStream_t stream;
 } shape;
-
-static void die(const char *what, const char *why)
-{
-    fprintf(stderr, "epilogue_gpu: %s: %s\n", what, why);
-    exit(1);
-}
-
-static void cuda_ok(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess) die(what, cudaGetErrorString(e));
-}
 
 static void lt_ok(cublasStatus_t s, const char *what)
 {
@@ -88,8 +77,9 @@ static void lt_plan(shape *s, int e)
 }
 
 /* One call of way w on the shape's stream. */
-static void run(shape *s, int w)
+static void run(void *arg, int w)
 {
+    shape *s = arg;
     const mmt_gemm_desc d = {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
     const mmt_epilogue epi = {MMT_BIAS_PER_COL, MMT_BF16, s->bias, MMT_ACT_GELU_TANH};
     const float one = 1, zero = 0;
@@ -104,22 +94,6 @@ static void run(shape *s, int w)
                              &s->algo[e], s->workspace, WORKSPACE, s->stream),
               way_names[w]);
     }
-}
-
-/* ms a call of way w over reps calls. */
-static double timed(shape *s, int w, int reps)
-{
-    cudaEvent_t t0, t1;
-    cuda_ok(cudaEventCreate(&t0), "event");
-    cuda_ok(cudaEventCreate(&t1), "event");
-    cuda_ok(cudaEventRecord(t0, s->stream), "event");
-    for (int i = 0; i < reps; i++) run(s, w);
-    cuda_ok(cudaEventRecord(t1, s->stream), "event");
-    cuda_ok(cudaEventSynchronize(t1), "sync");
-    float ms;
-    cuda_ok(cudaEventElapsedTime(&ms, t0, t1), "event");
-    cudaEventDestroy(t0), cudaEventDestroy(t1);
-    return ms / reps;
 }
 
 /* Way w's result at SAMPLED elements against a double reference of the same formula (the
@@ -158,6 +132,7 @@ int main(int argc, char **argv)
     static const char *const defaults[] = {"4096x4096x4096", "8192x4096x4096"};
     const char *device = argc > 1 ? argv[1] : "0";
     const int n_shapes = argc > 2 ? argc - 2 : 2;
+    gpu_bench = "epilogue_gpu";
     int gpus = 0;
     if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
         fprintf(stderr, "epilogue_gpu: no GPU\n");
@@ -206,17 +181,8 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
-        const double call_ms = timed(&s, 1, 3);
-        const int reps = call_ms > 20 ? 1 : (int)(20 / (call_ms > 1e-4 ? call_ms : 1e-4)) + 1;
-        double ms[WAYS][ROUNDS];
-        for (int r = 0; r < ROUNDS; r++)
-            for (int j = 0; j < WAYS; j++) {
-                const int w = r % 2 ? WAYS - 1 - j : j;
-                timed(&s, w, 2 * reps); /* settle: the GPU's clock of this way's power */
-                ms[w][r] = timed(&s, w, reps);
-            }
         double med[WAYS];
-        for (int w = 0; w < WAYS; w++) med[w] = mmt_stats_median(ms[w], ROUNDS);
+        gpu_paired(run, &s, s.stream, WAYS, ROUNDS, 1, med);
         printf("%-16s %12.4f %12.4f %12.4f %12.4f %+8.1f%% %+8.1f%% %8.2fx\n", arg, med[0], med[1], med[2], med[3],
                100 * (med[1] / med[0] - 1), 100 * (med[3] / med[2] - 1), med[3] / med[1]);
         printf("%-16s sampled errors: %.1e %.1e %.1e %.1e\n", "", worst[0], worst[1], worst[2], worst[3]);

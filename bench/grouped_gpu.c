@@ -21,7 +21,7 @@
 
 #include "half.h"
 #include "mmtuned.h"
-#include "stats.h"
+#include "gpu_rounds.h"
 
 enum { ROUNDS = 9, SAMPLED = 256, MAX_GROUPS = 64 };
 
@@ -33,20 +33,10 @@ typedef struct layer {
     cudaStream_t stream;
 } layer;
 
-static void die(const char *what, const char *why)
-{
-    fprintf(stderr, "grouped_gpu: %s: %s\n", what, why);
-    exit(1);
-}
-
-static void cuda_ok(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess) die(what, cudaGetErrorString(e));
-}
-
 /* One call of way w (0 libmmtuned, 1 the loop of cuBLAS calls) on the layer's stream. */
-static void run(layer *l, int w)
+static void run(void *arg, int w)
 {
+    layer *l = arg;
     if (w == 0) {
         const mmt_gemm_desc d = {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS};
         if (mmt_gemm_grouped(l->ctx, &d, l->groups, l->sizes, l->n, l->k, 1, l->a, l->k, l->b, l->k, l->n * l->k, 0,
@@ -64,22 +54,6 @@ static void run(layer *l, int w)
                          CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
             die("cublasGemmEx", "failed");
     }
-}
-
-/* ms a call of way w over reps calls. */
-static double timed(layer *l, int w, int reps)
-{
-    cudaEvent_t t0, t1;
-    cuda_ok(cudaEventCreate(&t0), "event");
-    cuda_ok(cudaEventCreate(&t1), "event");
-    cuda_ok(cudaEventRecord(t0, l->stream), "event");
-    for (int i = 0; i < reps; i++) run(l, w);
-    cuda_ok(cudaEventRecord(t1, l->stream), "event");
-    cuda_ok(cudaEventSynchronize(t1), "sync");
-    float ms;
-    cuda_ok(cudaEventElapsedTime(&ms, t0, t1), "event");
-    cudaEventDestroy(t0), cudaEventDestroy(t1);
-    return ms / reps;
 }
 
 /* Way w's result at SAMPLED elements of C (poisoned first) against a double reference: the
@@ -111,6 +85,7 @@ int main(int argc, char **argv)
 {
     static const int64_t nk[2][2] = {{4096, 4096}, {7168, 2048}}, group_counts[2] = {8, 64}, maxes[3] = {64, 512, 4096};
     const char *device = argc > 1 ? argv[1] : "0";
+    gpu_bench = "grouped_gpu";
     setvbuf(stdout, NULL, _IOLBF, 0);
     int gpus = 0;
     if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
@@ -175,16 +150,9 @@ int main(int argc, char **argv)
                 mmt_last_choice(l.ctx, &config);
                 char served[160];
                 snprintf(served, sizeof served, "%s", config ? config : "?");
-                const double call_ms = timed(&l, 1, 3);
-                const int reps = call_ms > 20 ? 1 : (int)(20 / (call_ms > 1e-4 ? call_ms : 1e-4)) + 1;
-                double ms[2][ROUNDS];
-                for (int r = 0; r < ROUNDS; r++)
-                    for (int j = 0; j < 2; j++) {
-                        const int w = r % 2 ? 1 - j : j;
-                        timed(&l, w, 2 * reps); /* settle: the GPU's clock of this way's power */
-                        ms[w][r] = timed(&l, w, reps);
-                    }
-                const double ours = mmt_stats_median(ms[0], ROUNDS), loop = mmt_stats_median(ms[1], ROUNDS);
+                double med[2];
+                gpu_paired(run, &l, l.stream, 2, ROUNDS, 1, med);
+                const double ours = med[0], loop = med[1];
                 char shape[32];
                 snprintf(shape, sizeof shape, "%lldx%lld", (long long)l.n, (long long)l.k);
                 printf("%-12s %6lld %5lld %7lld %10.4f %10.4f %7.2fx  %s\n", shape, (long long)l.groups,
