@@ -859,9 +859,30 @@ static int run_spread(mmt_ctx *ctx, const mmt_problem *user, double alpha, const
     return 1;
 }
 
+/* A strided batch whose A's and C's follow one another row after row (row-major, no gaps)
+ * as a grouped GEMM's groups of m rows, in one launch where the templates take it (grouped.h). */
+static mmt_status batch_as_groups(mmt_ctx *ctx, const mmt_problem *user, double alpha, const void *a, int64_t lda,
+                                  const void *b, int64_t ldb, double beta, void *c, int64_t ldc, const mmt_batch *bt,
+                                  mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+{
+    int64_t rows_in_all;
+    if (user->layout != MMT_ROW_MAJOR || user->trans_a || bt->stride_a != user->m * lda ||
+        bt->stride_c != user->m * ldc || __builtin_mul_overflow(user->m, bt->count, &rows_in_all) ||
+        rows_in_all > INT32_MAX) /* the template's rows are 32-bit */
+        return MMT_UNSUPPORTED;
+    int64_t *first = malloc(sizeof *first * 2 * (size_t)bt->count), *rows = first + bt->count;
+    if (!first) return MMT_UNSUPPORTED; /* the GEMMs one by one need no memory */
+    for (int64_t i = 0; i < bt->count; i++) first[i] = i * user->m, rows[i] = user->m;
+    const mmt_status st = mmt_grouped_run(ctx, user, bt->count, first, rows, alpha, a, lda, b, ldb, bt->stride_b,
+                                          beta, c, ldc, how, config, config_size, err);
+    free(first);
+    return st;
+}
+
 /* A strided batch: checked whole first (nothing is written where a check fails), then one
- * call of the vendor's strided-batched routine on a GPU (device operands); on the CPU, a
- * batch of GEMMs that each run on one thread spread over the cores (run_spread); else the
+ * call of the vendor's strided-batched routine on a GPU (device operands), else one launch
+ * of the templates for GEMMs stored as a grouped GEMM's groups (batch_as_groups); on the CPU,
+ * a batch of GEMMs that each run on one thread spread over the cores (run_spread); else the
  * GEMMs one by one as run_gemm runs each. *how and config: the call's, or the batch's last
  * GEMM's. */
 static mmt_status run_batched(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, int64_t n, int64_t k, double alpha,
@@ -897,6 +918,8 @@ static mmt_status run_batched(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t m, i
         mmt_status st = host ? MMT_UNSUPPORTED
                              : mmt_table_run_batched(ctx, &user, alpha, a, lda, b, ldb, beta, c, ldc, bt, how, config,
                                                      config_size, err);
+        if (st == MMT_UNSUPPORTED && !host)
+            st = batch_as_groups(ctx, &user, alpha, a, lda, b, ldb, beta, c, ldc, bt, how, config, config_size, err);
         if (st != MMT_UNSUPPORTED) return st;
     }
     mmt_status st;

@@ -33,8 +33,9 @@ _Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1)
  * the wgmma template a MMT_MAX_GROUPS groups, on the context's stream. It takes row-major
  * C = A B^T with A and B K-major in place (trans_a no, trans_b yes), every matrix and row
  * 16-byte aligned, B's one after another (stride_b n * ldb) or one shared (0), bf16 or f16
- * with C of the same type; where the vendor library serves, only groups of MMT_GROUPED_LAUNCH_ROWS
- * rows or fewer on average. Tiles of 128 x 256 (grouped.c says why) on a persistent grid;
+ * with C of the same type, groups whose average would not fill the GPU with tiles alone;
+ * where the vendor library serves, only groups of MMT_GROUPED_LAUNCH_ROWS rows or fewer on
+ * average. Tiles of 128 x 256 (grouped.c says why) on a persistent grid;
  * where the vendor serves, a binary no cache holds is built off the caller's path (the calls
  * before it is ready run their groups one by one), else on the first call of its kind.
  * MMT_UNSUPPORTED, nothing launched, where it does not take the call: the caller runs the
