@@ -3,7 +3,7 @@
  * C = A B and C = A B^T (B stored N x K), the matrices packed one after another, beta 0, on
  * one stream, nothing tuned (MMTUNE_DB as set). Each way's result is checked first, C
  * poisoned, at 256 sampled elements against a double reference, after libmmtuned's first call
- * and the kernels it built meanwhile; then paired rounds (gpu_rounds.h), 15 rounds.
+ * and the kernels it built meanwhile; then paired rounds (gpu_bench.h), 15 rounds.
  *   batched_gpu [DEVICE (0)] [BATCHxMxNxK ...]  (default: 64x512x512x64 32x1024x1024x128 8x4096x4096x128)
  * Prints per shape and layout the median time of a batch of each way, cuBLAS's over
  * libmmtuned's (above 1.00x: libmmtuned faster) and what served libmmtuned's batch. Exits 77
@@ -15,9 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_rounds.h"
+#include "gpu_bench.h"
 #include "half.h"
-#include "mmtuned.h"
 
 enum { ROUNDS = 15, SAMPLED = 256 };
 
@@ -83,18 +82,9 @@ int main(int argc, char **argv)
     static const char *const defaults[] = {"64x512x512x64", "32x1024x1024x128", "8x4096x4096x128"};
     const char *device = argc > 1 ? argv[1] : "0";
     const int n_shapes = argc > 2 ? argc - 2 : 3;
-    gpu_bench = "batched_gpu";
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    int gpus = 0;
-    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
-        fprintf(stderr, "batched_gpu: no GPU\n");
-        return 77;
-    }
-    cuda_ok(cudaSetDevice(atoi(device)), "device");
     batch t = {0};
-    if (mmt_open(&t.ctx, device, NULL) != MMT_OK) die("mmt_open", t.ctx ? mmt_last_error(t.ctx) : "no context");
-    cuda_ok(cudaStreamCreate(&t.stream), "stream");
-    if (mmt_set_stream(t.ctx, t.stream) != MMT_OK) die("mmt_set_stream", mmt_last_error(t.ctx));
+    const int rc = gpu_bench_open("batched_gpu", device, &t.ctx, &t.stream);
+    if (rc) return rc;
     if (cublasCreate(&t.h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(t.h, t.stream) != CUBLAS_STATUS_SUCCESS)
         die("cuBLAS", "no handle");
     printf("bf16 -> bf16, row-major strided batches; ms a batch (median of %d paired rounds)\n", ROUNDS);

@@ -18,9 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_bench.h"
 #include "half.h"
-#include "mmtuned.h"
-#include "gpu_rounds.h"
 
 enum { ROUNDS = 15, WAYS = 4, SAMPLED = 512, WORKSPACE = 32 << 20 };
 static const char *const way_names[WAYS] = {"mmt_gemm_ex", "mmt_gemm_epilogue", "cuBLASLt", "cuBLASLt GELU_BIAS"};
@@ -132,17 +131,9 @@ int main(int argc, char **argv)
     static const char *const defaults[] = {"4096x4096x4096", "8192x4096x4096"};
     const char *device = argc > 1 ? argv[1] : "0";
     const int n_shapes = argc > 2 ? argc - 2 : 2;
-    gpu_bench = "epilogue_gpu";
-    int gpus = 0;
-    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
-        fprintf(stderr, "epilogue_gpu: no GPU\n");
-        return 77;
-    }
-    cuda_ok(cudaSetDevice(atoi(device)), "device");
     shape s = {0};
-    if (mmt_open(&s.ctx, device, NULL) != MMT_OK) die("mmt_open", s.ctx ? mmt_last_error(s.ctx) : "no context");
-    cuda_ok(cudaStreamCreate(&s.stream), "stream");
-    if (mmt_set_stream(s.ctx, s.stream) != MMT_OK) die("mmt_set_stream", mmt_last_error(s.ctx));
+    const int rc = gpu_bench_open("epilogue_gpu", device, &s.ctx, &s.stream);
+    if (rc) return rc;
     lt_ok(cublasLtCreate(&s.lt), "cuBLASLt");
     cuda_ok(cudaMalloc(&s.workspace, WORKSPACE), "alloc");
     printf("bf16 -> bf16, row NN, bias per column, GELU (tanh); ms a call (median of %d paired rounds)\n", ROUNDS);

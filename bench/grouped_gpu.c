@@ -19,9 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_bench.h"
 #include "half.h"
-#include "mmtuned.h"
-#include "gpu_rounds.h"
 
 enum { ROUNDS = 9, SAMPLED = 256, MAX_GROUPS = 64 };
 
@@ -85,18 +84,9 @@ int main(int argc, char **argv)
 {
     static const int64_t nk[2][2] = {{4096, 4096}, {7168, 2048}}, group_counts[2] = {8, 64}, maxes[3] = {64, 512, 4096};
     const char *device = argc > 1 ? argv[1] : "0";
-    gpu_bench = "grouped_gpu";
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    int gpus = 0;
-    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
-        fprintf(stderr, "grouped_gpu: no GPU\n");
-        return 77;
-    }
-    cuda_ok(cudaSetDevice(atoi(device)), "device");
     layer l = {0};
-    if (mmt_open(&l.ctx, device, NULL) != MMT_OK) die("mmt_open", l.ctx ? mmt_last_error(l.ctx) : "no context");
-    cuda_ok(cudaStreamCreate(&l.stream), "stream");
-    if (mmt_set_stream(l.ctx, l.stream) != MMT_OK) die("mmt_set_stream", mmt_last_error(l.ctx));
+    const int rc = gpu_bench_open("grouped_gpu", device, &l.ctx, &l.stream);
+    if (rc) return rc;
     if (cublasCreate(&l.h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(l.h, l.stream) != CUBLAS_STATUS_SUCCESS)
         die("cuBLAS", "no handle");
     printf("bf16 -> bf16, C = A B_g^T by groups of rows; ms a call (median of %d paired rounds)\n", ROUNDS);

@@ -1,14 +1,15 @@
-/* gpu_rounds.h - what the GPU benches share: their failures, and paired rounds of the ways
- * of doing one call, timed with events on one stream. A sample is about 20 ms of one way,
+/* gpu_bench.h - what the GPU benches share: libmmtuned's context on the GPU, their failures,
+ * and paired rounds of the ways of doing one call, timed with events on one stream. A sample is about 20 ms of one way,
  * after an untimed run of its own of twice that (the GPU's clock settles to the way's power,
  * bench.c says why); the order of the ways is reversed every other round. */
-#ifndef MMT_BENCH_GPU_ROUNDS_H
-#define MMT_BENCH_GPU_ROUNDS_H
+#ifndef MMT_BENCH_GPU_BENCH_H
+#define MMT_BENCH_GPU_BENCH_H
 
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mmtuned.h"
 #include "stats.h"
 
 enum { GPU_MOST_WAYS = 8, GPU_MOST_ROUNDS = 32 };
@@ -24,6 +25,24 @@ static void die(const char *what, const char *why)
 static void cuda_ok(cudaError_t e, const char *what)
 {
     if (e != cudaSuccess) die(what, cudaGetErrorString(e));
+}
+
+/* Bench `name` on GPU `device` (its number): 0 with libmmtuned's context there (*ctx) calling
+ * on a stream of its own (*stream); 77 where there is no GPU. */
+static int gpu_bench_open(const char *name, const char *device, mmt_ctx **ctx, cudaStream_t *stream)
+{
+    gpu_bench = name;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
+        fprintf(stderr, "%s: no GPU\n", name);
+        return 77;
+    }
+    cuda_ok(cudaSetDevice(atoi(device)), "device");
+    if (mmt_open(ctx, device, NULL) != MMT_OK) die("mmt_open", *ctx ? mmt_last_error(*ctx) : "no context");
+    cuda_ok(cudaStreamCreate(stream), "stream");
+    if (mmt_set_stream(*ctx, *stream) != MMT_OK) die("mmt_set_stream", mmt_last_error(*ctx));
+    return 0;
 }
 
 /* One call of way w of the bench's state arg, on its stream. */
