@@ -12,6 +12,7 @@
 #include "check.h"
 #include "gemm_check.h"
 #include "mmtuned.h"
+#include "vendor_both.h"
 
 enum { MAX_BATCH = 40 };
 
@@ -93,17 +94,14 @@ static void test_refused(mmt_ctx *ctx)
     CHECK(memcmp(c, before, sizeof c) == 0);
 }
 
+static void cases(mmt_ctx *ctx, const char *who)
+{
+    test_cases(ctx, who);
+    test_refused(ctx);
+}
+
 int main(void)
 {
-    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* nothing tuned */
-    for (int off = 0; off < 2; off++) {
-        if (off) setenv("MMTUNE_VENDOR", "off", 1); /* read when a context opens */
-        mmt_ctx *ctx = NULL;
-        CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
-        if (!ctx) break;
-        test_cases(ctx, off ? "the template (the vendor off)" : "the vendor where there is one");
-        test_refused(ctx);
-        mmt_close(ctx);
-    }
+    with_vendor_and_without(cases);
     return check_result();
 }

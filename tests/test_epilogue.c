@@ -15,6 +15,7 @@
 #include "epilogue_check.h"
 #include "gemm_check.h"
 #include "mmtuned.h"
+#include "vendor_both.h"
 
 typedef struct epi_case {
     int f64, col, ta, tb;
@@ -136,18 +137,16 @@ static void test_none_and_refused(mmt_ctx *ctx)
     free(a), free(b), free(c0), free(c), free(want);
 }
 
+static void cases(mmt_ctx *ctx, const char *who)
+{
+    (void)who;
+    test_cases(ctx);
+    test_relu_keeps_nan(ctx);
+    test_none_and_refused(ctx);
+}
+
 int main(void)
 {
-    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* nothing tuned */
-    for (int off = 0; off < 2; off++) {
-        if (off) setenv("MMTUNE_VENDOR", "off", 1); /* read when a context opens */
-        mmt_ctx *ctx = NULL;
-        CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
-        if (!ctx) break;
-        test_cases(ctx);
-        test_relu_keeps_nan(ctx);
-        test_none_and_refused(ctx);
-        mmt_close(ctx);
-    }
+    with_vendor_and_without(cases);
     return check_result();
 }
