@@ -760,35 +760,65 @@ static const void *nth(const void *x, int64_t i, int64_t stride, int64_t size)
  * i mod 16, and where both strides are whole multiples of 16 bytes, every GEMM has GEMM 0's. */
 #define BATCH_CLASSES 16
 
-/* What a thread needs of a spread batch (run_spread); shared by its threads, which write
- * only the first failure, under the lock. */
+/* GEMMs of one problem but for their rows, each on matrices of its own: a grouped GEMM's
+ * groups, a batch's GEMMs on arrays of pointers. GEMM i has rows[i] rows (0: not run). */
+typedef struct gemm_list {
+    int64_t count;
+    int64_t *rows;
+    const void **a, **b;
+    void **c;
+} gemm_list;
+
+static void gemm_list_free(gemm_list *l)
+{
+    free(l->rows), free(l->a), free(l->b), free(l->c);
+}
+
+static mmt_status gemm_list_new(gemm_list *l, int64_t count, mmt_err *err)
+{
+    l->count = count;
+    l->rows = malloc(sizeof *l->rows * (size_t)count);
+    l->a = malloc(sizeof *l->a * (size_t)count), l->b = malloc(sizeof *l->b * (size_t)count);
+    l->c = malloc(sizeof *l->c * (size_t)count);
+    if (l->rows && l->a && l->b && l->c) return MMT_OK;
+    gemm_list_free(l);
+    return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for %lld GEMMs", (long long)count);
+}
+
+/* What the threads of a spread batch or list of GEMMs share (run_spread, run_list_spread):
+ * GEMM i's operands, of a strided batch (bt) or a list (l), and its entry hit[i % classes];
+ * they write only the first failure, under the lock. */
 typedef struct spread {
     mmt_ctx *ctx;
-    mmt_table_hit hit[BATCH_CLASSES]; /* GEMM i runs hit[i % classes] */
-    int64_t classes;
-    double alpha, beta;
+    const mmt_batch *bt; /* a strided batch on a, b and c, or NULL */
     const void *a, *b;
     void *c;
-    int64_t lda, ldb, ldc, es, cs;
-    const mmt_batch *bt;
+    int64_t es, cs;
+    const gemm_list *l; /* else a list (its GEMMs without rows skipped) */
+    const mmt_table_hit *hit;
+    int64_t classes;
+    double alpha, beta;
+    int64_t lda, ldb, ldc;
     pthread_mutex_t lock;
-    int64_t failed; /* the lowest index of a GEMM that failed (bt->count: none), its status and error */
+    int64_t failed; /* the lowest index of a GEMM that failed (the count: none), its status and error */
     mmt_status st;
     mmt_err err;
 } spread;
 
-/* GEMMs [begin, end) of a spread batch, in order, on the calling thread; a failure ends the
- * range there, as it ends a batch run one by one. */
+/* GEMMs [begin, end) of a spread batch or list, in order, on the calling thread; a failure
+ * ends the range there, as it ends GEMMs run one by one. */
 static void spread_range(void *arg, int64_t begin, int64_t end)
 {
     spread *s = arg;
     const mmt_batch *bt = s->bt;
+    const gemm_list *l = s->l;
     for (int64_t i = begin; i < end; i++) {
+        if (l && !l->rows[i]) continue;
         mmt_err err;
-        const mmt_status st = mmt_table_launch(s->ctx, &s->hit[i % s->classes], s->alpha,
-                                               nth(s->a, i, bt->stride_a, s->es), s->lda,
-                                               nth(s->b, i, bt->stride_b, s->es), s->ldb, s->beta,
-                                               (void *)nth(s->c, i, bt->stride_c, s->cs), s->ldc, &err);
+        const mmt_status st =
+            mmt_table_launch(s->ctx, &s->hit[i % s->classes], s->alpha, l ? l->a[i] : nth(s->a, i, bt->stride_a, s->es),
+                             s->lda, l ? l->b[i] : nth(s->b, i, bt->stride_b, s->es), s->ldb, s->beta,
+                             l ? l->c[i] : (void *)nth(s->c, i, bt->stride_c, s->cs), s->ldc, &err);
         if (st == MMT_OK) continue;
         pthread_mutex_lock(&s->lock);
         if (i < s->failed) s->failed = i, s->st = st, s->err = err;
@@ -834,9 +864,10 @@ static int run_spread(mmt_ctx *ctx, const mmt_problem *user, double alpha, const
 {
     const double mnk = (double)user->m * (double)user->n * (double)user->k;
     if (ctx->async || bt->count < 2 || (mnk > MMT_CPU_ONE_THREAD_MNK && mnk > MMT_VENDOR_ONE_THREAD_MNK)) return 0;
+    mmt_table_hit hit[BATCH_CLASSES]; /* GEMM i runs hit[i % classes] */
     spread s = {.ctx = ctx, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .lda = lda, .ldb = ldb,
                 .ldc = ldc, .es = mmt_dtype_size(user->dtype), .cs = mmt_dtype_size(user->out), .bt = bt,
-                .lock = PTHREAD_MUTEX_INITIALIZER, .failed = bt->count};
+                .hit = hit, .lock = PTHREAD_MUTEX_INITIALIZER, .failed = bt->count};
     s.classes = (bt->stride_a * s.es) % BATCH_CLASSES == 0 && (bt->stride_b * s.es) % BATCH_CLASSES == 0 ? 1
                 : bt->count < BATCH_CLASSES                                                             ? bt->count
                                                                                                         : BATCH_CLASSES;
@@ -845,15 +876,15 @@ static int run_spread(mmt_ctx *ctx, const mmt_problem *user, double alpha, const
         mmt_choice h;
         char text[512];
         *st = mmt_table_lookup(ctx, user, 0, nth(a, i, bt->stride_a, s.es), lda, nth(b, i, bt->stride_b, s.es), ldb,
-                               nth(c, i, bt->stride_c, s.cs), ldc, &h, text, sizeof text, &s.hit[i], err);
+                               nth(c, i, bt->stride_c, s.cs), ldc, &h, text, sizeof text, &hit[i], err);
         if (*st != MMT_OK) return 1;
-        const mmt_table_hit *hi = &s.hit[i];
+        const mmt_table_hit *hi = &hit[i];
         if (!hi->repeatable || mnk > (hi->mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK)) return 0;
         if (i == last) *how = h, mmt_copy_text(config, config_size, text);
     }
     mmt_parallel_for(bt->count, 0, batch_threads(bt->count, mnk), spread_range, &s);
     for (int64_t i = 0; i < s.classes; i++)
-        mmt_table_count_calls(ctx, &s.hit[i], bt->count / s.classes + (i < bt->count % s.classes));
+        mmt_table_count_calls(ctx, &hit[i], bt->count / s.classes + (i < bt->count % s.classes));
     *st = s.failed < bt->count ? s.st : MMT_OK;
     if (*st != MMT_OK) *err = s.err;
     return 1;
@@ -957,61 +988,6 @@ static int64_t row_step(const mmt_gemm_desc *d, int of_c, int64_t ld)
     return (of_c || d->trans_a == MMT_NO_TRANS) == (d->layout == MMT_ROW_MAJOR) ? ld : 1;
 }
 
-/* GEMMs of one problem but for their rows, each on matrices of its own: a grouped GEMM's
- * groups, a batch's GEMMs on arrays of pointers. GEMM i has rows[i] rows (0: not run). */
-typedef struct gemm_list {
-    int64_t count;
-    int64_t *rows;
-    const void **a, **b;
-    void **c;
-} gemm_list;
-
-static void gemm_list_free(gemm_list *l)
-{
-    free(l->rows), free(l->a), free(l->b), free(l->c);
-}
-
-static mmt_status gemm_list_new(gemm_list *l, int64_t count, mmt_err *err)
-{
-    l->count = count;
-    l->rows = malloc(sizeof *l->rows * (size_t)count);
-    l->a = malloc(sizeof *l->a * (size_t)count), l->b = malloc(sizeof *l->b * (size_t)count);
-    l->c = malloc(sizeof *l->c * (size_t)count);
-    if (l->rows && l->a && l->b && l->c) return MMT_OK;
-    gemm_list_free(l);
-    return mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of host memory for %lld GEMMs", (long long)count);
-}
-
-/* What the threads of a spread list of GEMMs share (run_list_spread); the first failure is
- * written under the lock. */
-typedef struct list_spread {
-    mmt_ctx *ctx;
-    const gemm_list *l;
-    const mmt_table_hit *hit; /* GEMM i's entry */
-    double alpha, beta;
-    int64_t lda, ldb, ldc;
-    pthread_mutex_t lock;
-    int64_t failed; /* the lowest GEMM that failed (the count: none), its status and error */
-    mmt_status st;
-    mmt_err err;
-} list_spread;
-
-static void list_range(void *arg, int64_t begin, int64_t end)
-{
-    list_spread *s = arg;
-    const gemm_list *l = s->l;
-    for (int64_t i = begin; i < end; i++) {
-        if (!l->rows[i]) continue;
-        mmt_err err;
-        const mmt_status st = mmt_table_launch(s->ctx, &s->hit[i], s->alpha, l->a[i], s->lda, l->b[i], s->ldb,
-                                               s->beta, l->c[i], s->ldc, &err);
-        if (st == MMT_OK) continue;
-        pthread_mutex_lock(&s->lock);
-        if (i < s->failed) s->failed = i, s->st = st, s->err = err;
-        pthread_mutex_unlock(&s->lock);
-    }
-}
-
 /* A checked CPU list of GEMMs that each run on one thread (as run_spread asks of a batch's
  * GEMMs), a GEMM to a thread as threads come free; 0 where it is not such (the caller runs
  * them one by one), else 1 with *st as run_spread's. */
@@ -1028,8 +1004,8 @@ static int run_list_spread(mmt_ctx *ctx, const mmt_problem *total, const gemm_li
     }
     mmt_table_hit *hit = malloc(sizeof *hit * (size_t)l->count); /* written for the GEMMs with rows */
     if (!hit) return 0;
-    list_spread s = {.ctx = ctx, .l = l, .hit = hit, .alpha = alpha, .beta = beta, .lda = lda, .ldb = ldb,
-                     .ldc = ldc, .lock = PTHREAD_MUTEX_INITIALIZER, .failed = l->count};
+    spread s = {.ctx = ctx, .l = l, .hit = hit, .classes = l->count, .alpha = alpha, .beta = beta, .lda = lda,
+                .ldb = ldb, .ldc = ldc, .lock = PTHREAD_MUTEX_INITIALIZER, .failed = l->count};
     int spreads = 1;
     *st = MMT_OK;
     for (int64_t i = 0; i < l->count && spreads && *st == MMT_OK; i++) {
@@ -1044,7 +1020,7 @@ static int run_list_spread(mmt_ctx *ctx, const mmt_problem *total, const gemm_li
                   (hit[i].repeatable && mnk <= (hit[i].mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK));
     }
     if (*st == MMT_OK && spreads) {
-        mmt_parallel_for(l->count, 1, batch_threads(l->count, work / (double)l->count), list_range, &s);
+        mmt_parallel_for(l->count, 1, batch_threads(l->count, work / (double)l->count), spread_range, &s);
         for (int64_t i = 0; i < l->count; i++)
             if (l->rows[i]) mmt_table_count_calls(ctx, &hit[i], 1);
         *st = s.failed < l->count ? s.st : MMT_OK;
