@@ -1,6 +1,8 @@
 /* gemm.c - sgemm_, dgemm_ (Fortran BLAS) and cblas_sgemm, cblas_dgemm with the reference
- * BLAS's semantics, and the strided-batch extension cblas_sgemm_batch_strided,
- * cblas_dgemm_batch_strided (oneMKL's, OpenBLAS's and NVPL's signature), served by libmmtuned:
+ * BLAS's semantics, and the batch extensions cblas_sgemm_batch_strided,
+ * cblas_dgemm_batch_strided (oneMKL's, OpenBLAS's and NVPL's signature) and cblas_sgemm_batch,
+ * cblas_dgemm_batch (groups on arrays of pointers: oneMKL's and OpenBLAS's), served by
+ * libmmtuned:
  *   - argument errors go to xerbla_ with the Fortran parameter numbers (TRANSA = 1 ...
  *     LDC = 13), or to cblas_xerbla as reference CBLAS reports them (layout 1, TransA 2,
  *     TransB 3; the rest as the column-major Fortran call it makes, plus one, with
@@ -158,15 +160,32 @@ int mmtb_cblas_gemm_of(const mmtb_cblas_args *x, mmtb_gemm *g)
     return info ? info + 1 : 0;
 }
 
+/* Reports bad argument info of call x to cblas_xerbla as reference CBLAS does; row_major:
+ * the number is the column-major call's (RowMajorStrg set for a row-major x), else the
+ * caller's own. */
+static void cblas_report(const char *rout, const mmtb_cblas_args *x, int info, int row_major)
+{
+    if (info == 1) cblas_error(0, 1, rout, "Illegal layout setting, %d\n", x->layout);
+    else if (info == 2) cblas_error(row_major, 2, rout, "Illegal TransA setting, %d\n", x->trans_a);
+    else if (info == 3) cblas_error(row_major, 3, rout, "Illegal TransB setting, %d\n", x->trans_b);
+    else cblas_error(row_major, info, rout, "", 0);
+}
+
 static void cblas(const char *rout, const mmtb_cblas_args *x)
 {
     mmtb_gemm g;
     const int info = mmtb_cblas_gemm_of(x, &g);
-    if (info == 1) cblas_error(0, 1, rout, "Illegal layout setting, %d\n", x->layout);
-    else if (info == 2) cblas_error(x->layout == CBLAS_ROW_MAJOR, 2, rout, "Illegal TransA setting, %d\n", x->trans_a);
-    else if (info == 3) cblas_error(x->layout == CBLAS_ROW_MAJOR, 3, rout, "Illegal TransB setting, %d\n", x->trans_b);
-    else if (info) cblas_error(x->layout == CBLAS_ROW_MAJOR, info, rout, "", 0);
+    if (info) cblas_report(rout, x, info, x->layout == CBLAS_ROW_MAJOR);
     else mmtb_run(&g, NULL);
+}
+
+/* mmtb_cblas_gemm_of's number for call x as its caller counts cblas_?gemm's arguments
+ * (M 4, N 5, K 6, lda 9, ldb 11, ldc 14): a row-major call's column-major one swaps M and
+ * N, A and B. */
+static int caller_number(const mmtb_cblas_args *x, int info)
+{
+    if (info <= 3 || x->layout != CBLAS_ROW_MAJOR) return info;
+    return info == 4 ? 5 : info == 5 ? 4 : info == 9 ? 11 : info == 11 ? 9 : info;
 }
 
 MMTB_EXPORT void cblas_sgemm(int layout, int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a,
@@ -188,9 +207,7 @@ MMTB_EXPORT void cblas_dgemm(int layout, int trans_a, int trans_b, int m, int n,
  * batch_size 18), or 0: the checks of cblas_?gemm on its first GEMM, then the batch's. */
 static int check_batch(const mmtb_cblas_args *x, int stride_a, int stride_b, int stride_c, int batch, mmtb_gemm *g)
 {
-    int info = mmtb_cblas_gemm_of(x, g);
-    if (info > 3 && x->layout == CBLAS_ROW_MAJOR) /* back from the column-major call's numbers */
-        info = info == 4 ? 5 : info == 5 ? 4 : info == 9 ? 11 : info == 11 ? 9 : info;
+    const int info = caller_number(x, mmtb_cblas_gemm_of(x, g));
     if (info) return info == 11 ? 12 : info == 14 ? 16 : info;
     if (stride_a < 0) return 10;
     if (stride_b < 0) return 13;
@@ -209,6 +226,19 @@ static mmtb_gemm nth_gemm(const mmtb_gemm *g, int stride_a, int stride_b, int st
     return gi;
 }
 
+/* The end of rest_batched's call (st, for n GEMMs on ctx, entered): 1 if it ran them. */
+static int rest_done(mmt_ctx *ctx, const mmtb_gemm *g, mmt_status st, int n)
+{
+    if (st == MMT_OK) mmtb_count_served(ctx, g->dtype, n);
+    else if (st != MMT_INVALID_ARGUMENT && st != MMT_UNSUPPORTED && g->beta != 0) {
+        fprintf(stderr, "libmmtuned_blas: a batch failed part way through, with C begun to be written (%s: %s); no "
+                        "right result can be given\n", mmt_status_string(st), mmt_last_error(ctx));
+        abort();
+    }
+    mmtb_context_leave();
+    return st == MMT_OK;
+}
+
 /* GEMMs 1 .. batch - 1 of a batch whose first libmmtuned's context served: one call of
  * mmt_gemm_strided_batched, which on the CPU spreads GEMMs that run on one thread over the
  * cores (each computed as the call for it alone would be). 1 if it ran them. A batch it
@@ -223,16 +253,21 @@ static int rest_batched(const mmtb_gemm *g, int stride_a, int stride_b, int stri
     if (!ctx) return 0;
     const mmtb_gemm g1 = nth_gemm(g, stride_a, stride_b, stride_c, 1);
     const mmt_gemm_desc d = {g->dtype, g->dtype, MMT_COMPUTE_NATIVE, g->layout, g->trans_a, g->trans_b};
-    const mmt_status st = mmt_gemm_strided_batched(ctx, &d, g->m, g->n, g->k, g->alpha, g1.a, g->lda, stride_a, g1.b,
-                                                   g->ldb, stride_b, g->beta, g1.c, g->ldc, stride_c, batch - 1);
-    if (st == MMT_OK) mmtb_count_served(ctx, g->dtype, batch - 1);
-    else if (st != MMT_INVALID_ARGUMENT && st != MMT_UNSUPPORTED && g->beta != 0) {
-        fprintf(stderr, "libmmtuned_blas: a strided batch failed part way through, with C begun to be written (%s: "
-                        "%s); no right result can be given\n", mmt_status_string(st), mmt_last_error(ctx));
-        abort();
-    }
-    mmtb_context_leave();
-    return st == MMT_OK;
+    return rest_done(ctx, g,
+                     mmt_gemm_strided_batched(ctx, &d, g->m, g->n, g->k, g->alpha, g1.a, g->lda, stride_a, g1.b,
+                                              g->ldb, stride_b, g->beta, g1.c, g->ldc, stride_c, batch - 1),
+                     batch - 1);
+}
+
+/* The same for the n GEMMs of g's shape on a[i], b[i] and c[i]: one mmt_gemm_batched call. */
+static int rest_on_pointers(const mmtb_gemm *g, const void *const *a, const void *const *b, void *const *c, int n)
+{
+    mmt_ctx *ctx = mmtb_context_enter();
+    if (!ctx) return 0;
+    const mmt_gemm_desc d = {g->dtype, g->dtype, MMT_COMPUTE_NATIVE, g->layout, g->trans_a, g->trans_b};
+    return rest_done(ctx, g,
+                     mmt_gemm_batched(ctx, &d, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb, g->beta, c, g->ldc, n),
+                     n);
 }
 
 /* batch GEMMs of one shape: the first as cblas_?gemm runs it; where libmmtuned's context
@@ -243,10 +278,7 @@ static void batch_strided(const char *rout, const mmtb_cblas_args *x, int stride
 {
     mmtb_gemm g;
     const int info = check_batch(x, stride_a, stride_b, stride_c, batch, &g);
-    if (info == 1) cblas_error(0, 1, rout, "Illegal layout setting, %d\n", x->layout);
-    else if (info == 2) cblas_error(0, 2, rout, "Illegal TransA setting, %d\n", x->trans_a);
-    else if (info == 3) cblas_error(0, 3, rout, "Illegal TransB setting, %d\n", x->trans_b);
-    else if (info) cblas_error(0, info, rout, "", 0);
+    if (info) cblas_report(rout, x, info, 0);
     if (info || batch == 0) return;
     if (mmtb_run(&g, NULL) && batch > 1 && rest_batched(&g, stride_a, stride_b, stride_c, batch)) return;
     for (int i = 1; i < batch; i++) {
@@ -271,4 +303,86 @@ MMTB_EXPORT void cblas_dgemm_batch_strided(int layout, int trans_a, int trans_b,
     batch_strided("cblas_dgemm_batch_strided",
                   &(mmtb_cblas_args){MMT_F64, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
                   stride_a, stride_b, stride_c, batch);
+}
+
+/* The call of group g of a cblas_?gemm_batch call on its GEMM at index i of the arrays (-1:
+ * no matrices, for the checks: an empty group has none). */
+static mmtb_cblas_args group_call(mmt_dtype dtype, int layout, const int *ta, const int *tb, const int *m,
+                                  const int *n, const int *k, const void *alpha, const void *const *a, const int *lda,
+                                  const void *const *b, const int *ldb, const void *beta, void *const *c,
+                                  const int *ldc, int g, int i)
+{
+    const int f64 = dtype == MMT_F64;
+    return (mmtb_cblas_args){dtype,  layout, ta[g], tb[g], m[g], n[g], k[g],
+                             f64 ? ((const double *)alpha)[g] : ((const float *)alpha)[g],
+                             i < 0 ? NULL : a[i], lda[g], i < 0 ? NULL : b[i], ldb[g],
+                             f64 ? ((const double *)beta)[g] : ((const float *)beta)[g],
+                             i < 0 ? NULL : c[i], ldc[g]};
+}
+
+/* cblas_?gemm_batch (oneMKL's, and OpenBLAS's from 0.3.28): group_count groups of GEMMs, group
+ * g's group_size[g] GEMMs sharing its transposes, sizes, alpha, beta and leading dimensions,
+ * each on matrices of its own (the arrays of pointers hold every group's, one group after
+ * another). Every group is checked first as cblas_?gemm checks a call (the caller's numbers,
+ * which are cblas_?gemm's; group_count 15, a negative group size 16): a bad one is reported,
+ * nothing computed. Then each group runs as a strided batch does (batch_strided): its first
+ * GEMM as cblas_?gemm runs it and, where libmmtuned's context served that, the others in one
+ * mmt_gemm_batched call (spread over the cores: the C matrices must not overlap). */
+static void gemm_batch(mmt_dtype dtype, const char *rout, int layout, const int *ta, const int *tb, const int *m,
+                       const int *n, const int *k, const void *alpha, const void *const *a, const int *lda,
+                       const void *const *b, const int *ldb, const void *beta, void *const *c, const int *ldc,
+                       int group_count, const int *group_size)
+{
+    mmtb_cblas_args bad = {.dtype = dtype, .layout = layout}; /* the call a bad argument is of */
+    int info = group_count < 0 ? 15 : 0;
+    for (int g = 0; !info && g < group_count; g++) {
+        if (group_size[g] < 0) {
+            info = 16;
+            break;
+        }
+        mmtb_gemm unused;
+        bad = group_call(dtype, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, g, -1);
+        info = caller_number(&bad, mmtb_cblas_gemm_of(&bad, &unused));
+    }
+    if (info) {
+        cblas_report(rout, &bad, info, 0);
+        return;
+    }
+    for (int g = 0, at = 0; g < group_count; at += group_size[g], g++) {
+        if (!group_size[g]) continue;
+        mmtb_gemm first;
+        mmtb_cblas_args x = group_call(dtype, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, g, at);
+        mmtb_cblas_gemm_of(&x, &first);
+        if (mmtb_run(&first, NULL) && group_size[g] > 1 &&
+            rest_on_pointers(&first, a + at + 1, b + at + 1, c + at + 1, group_size[g] - 1))
+            continue;
+        for (int i = at + 1; i < at + group_size[g]; i++) {
+            mmtb_gemm gi;
+            x = group_call(dtype, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, g, i);
+            mmtb_cblas_gemm_of(&x, &gi);
+            mmtb_run(&gi, NULL);
+        }
+    }
+}
+
+MMTB_EXPORT void cblas_sgemm_batch(int layout, const int *transa_array, const int *transb_array, const int *m_array,
+                                   const int *n_array, const int *k_array, const float *alpha_array,
+                                   const float **a_array, const int *lda_array, const float **b_array,
+                                   const int *ldb_array, const float *beta_array, float **c_array, const int *ldc_array,
+                                   int group_count, const int *group_size)
+{
+    gemm_batch(MMT_F32, "cblas_sgemm_batch", layout, transa_array, transb_array, m_array, n_array, k_array,
+               alpha_array, (const void *const *)a_array, lda_array, (const void *const *)b_array, ldb_array,
+               beta_array, (void *const *)c_array, ldc_array, group_count, group_size);
+}
+
+MMTB_EXPORT void cblas_dgemm_batch(int layout, const int *transa_array, const int *transb_array, const int *m_array,
+                                   const int *n_array, const int *k_array, const double *alpha_array,
+                                   const double **a_array, const int *lda_array, const double **b_array,
+                                   const int *ldb_array, const double *beta_array, double **c_array,
+                                   const int *ldc_array, int group_count, const int *group_size)
+{
+    gemm_batch(MMT_F64, "cblas_dgemm_batch", layout, transa_array, transb_array, m_array, n_array, k_array,
+               alpha_array, (const void *const *)a_array, lda_array, (const void *const *)b_array, ldb_array,
+               beta_array, (void *const *)c_array, ldc_array, group_count, group_size);
 }

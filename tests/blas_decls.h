@@ -18,5 +18,11 @@ void cblas_sgemm_batch_strided(int, int, int, int, int, int, float, const float 
                                float, float *, int, int, int);
 void cblas_dgemm_batch_strided(int, int, int, int, int, int, double, const double *, int, int, const double *, int,
                                int, double, double *, int, int, int);
+void cblas_sgemm_batch(int, const int *, const int *, const int *, const int *, const int *, const float *,
+                       const float **, const int *, const float **, const int *, const float *, float **, const int *,
+                       int, const int *);
+void cblas_dgemm_batch(int, const int *, const int *, const int *, const int *, const int *, const double *,
+                       const double **, const int *, const double **, const int *, const double *, double **,
+                       const int *, int, const int *);
 
 #endif

@@ -27,15 +27,15 @@ exported=$(nm -D --defined-only "$prefix/lib/libmmtuned.so" | awk '{print $3}' |
 [ -z "$exported" ] || { echo "FAIL: libmmtuned.so exports more than the API: $exported"; fail=1; }
 
 # The drop-in BLAS: exactly the symbols of the reference libblas.so.3 (Debian's, where it is
-# installed), the two GEMM names of pip's numpy and the two of the strided-batch extension,
+# installed), the two GEMM names of pip's numpy and the four of the batch extensions,
 # and an unmodified BLAS program linked against it runs from the install.
 if [ -e "$build/blas/libmmtuned_blas.so" ]; then
   blas=$prefix/lib/libmmtuned_blas.so
   [ -e "$blas" ] || { echo "FAIL: lib/libmmtuned_blas.so is not installed"; fail=1; }
   nm -D --defined-only "$blas" | awk '{print $3}' | grep -v '^_' | LC_ALL=C sort >"$tmp/all.syms"
   [ "$(grep -c '^scipy_cblas_[sd]gemm64_$' "$tmp/all.syms")" = 2 ] || { echo "FAIL: pip numpy's two names are not exported"; fail=1; }
-  [ "$(grep -c '^cblas_[sd]gemm_batch_strided$' "$tmp/all.syms")" = 2 ] || { echo "FAIL: the strided-batch names are not exported"; fail=1; }
-  grep -v -E '^(scipy_cblas_[sd]gemm64_|cblas_[sd]gemm_batch_strided)$' "$tmp/all.syms" >"$tmp/blas.syms"
+  [ "$(grep -c -E '^cblas_[sd]gemm_batch(_strided)?$' "$tmp/all.syms")" = 4 ] || { echo "FAIL: the batch names are not exported"; fail=1; }
+  grep -v -E '^(scipy_cblas_[sd]gemm64_|cblas_[sd]gemm_batch(_strided)?)$' "$tmp/all.syms" >"$tmp/blas.syms"
   [ "$(wc -l <"$tmp/blas.syms")" = 324 ] || { echo "FAIL: libmmtuned_blas.so exports $(wc -l <"$tmp/blas.syms") symbols, not 324"; fail=1; }
   grep -q -E '^mmt|^mmtb' "$tmp/blas.syms" && { echo "FAIL: libmmtuned_blas.so exports mmtune's own symbols"; fail=1; }
   ref=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3

@@ -10,6 +10,9 @@
  *   - cblas_?gemm_batch_strided: every GEMM of a batch right, a shared B (stride 0), a shared C
  *     (stride 0: the GEMMs in turn), nothing between the C matrices written; its argument
  *     errors numbered as its caller counts;
+ *   - cblas_?gemm_batch (groups of GEMMs on arrays of pointers): every GEMM of every group
+ *     right, an empty group, a group spread over the threads, the padding of C untouched; an
+ *     argument error in any group reported with cblas_?gemm's numbers, nothing written;
  *   - threads share its context; a forked child gets a context of its own;
  *   - the GEMMs are libmmtuned's own: MMTUNE_BLAS_STATS's exit lines count every call as
  *     served by libmmtuned and none forwarded to the system BLAS (whose results would pass
@@ -381,6 +384,96 @@ static void test_batch_strided(void)
     }
 }
 
+/* A cblas_?gemm_batch call of four groups (NN, TT, an empty group, 200 small NT GEMMs spread
+ * over the threads) with padded lines, alpha and beta their own a group, every GEMM on
+ * matrices of its own, in each layout: each GEMM right, the padding of C untouched. */
+static int gemm_batch_wrong(int f64)
+{
+    enum { GROUPS = 4, MOST = 200 + 3 + 2 };
+    const int ta[GROUPS] = {NO, TR, NO, NO}, tb[GROUPS] = {NO, TR, NO, TR};
+    const int m[GROUPS] = {7, 9, 4, 8}, n[GROUPS] = {5, 6, 4, 8}, k[GROUPS] = {3, 11, 4, 8};
+    const int size[GROUPS] = {3, 2, 0, 200};
+    const double alpha[GROUPS] = {-0.5, 1, 2, 1}, beta[GROUPS] = {1.25, 0, 1, 0.5};
+    int bad = 0;
+    for (int col = 0; col < 2; col++) {
+        int lda[GROUPS], ldb[GROUPS], ldc[GROUPS];
+        float fal[GROUPS], fbe[GROUPS];
+        const void *a[MOST], *b[MOST];
+        void *c[MOST], *c0[MOST];
+        size_t na[GROUPS], nb[GROUPS], nc[GROUPS];
+        for (int g = 0, at = 0; g < GROUPS; at += size[g], g++) {
+            const int tra = ta[g] != NO, trb = tb[g] != NO;
+            const int ar = tra ? k[g] : m[g], ac = tra ? m[g] : k[g], br = trb ? n[g] : k[g], bc = trb ? k[g] : n[g];
+            lda[g] = (col ? ar : ac) + 1, ldb[g] = (col ? br : bc) + 2, ldc[g] = (col ? m[g] : n[g]) + 1;
+            na[g] = extent(col, ar, ac, lda[g]), nb[g] = extent(col, br, bc, ldb[g]);
+            nc[g] = extent(col, m[g], n[g], ldc[g]);
+            fal[g] = (float)alpha[g], fbe[g] = (float)beta[g];
+            for (int i = at; i < at + size[g]; i++) {
+                a[i] = matrix(f64, na[g], 0), b[i] = matrix(f64, nb[g], 0), c0[i] = matrix(f64, nc[g], 0);
+                c[i] = malloc(nc[g] * (f64 ? 8 : 4) + 8);
+                memcpy(c[i], c0[i], nc[g] * (f64 ? 8 : 4));
+            }
+        }
+        if (f64)
+            cblas_dgemm_batch(col ? COL : ROW, ta, tb, m, n, k, alpha, (const double **)a, lda, (const double **)b,
+                              ldb, beta, (double **)c, ldc, GROUPS, size);
+        else
+            cblas_sgemm_batch(col ? COL : ROW, ta, tb, m, n, k, fal, (const float **)a, lda, (const float **)b, ldb,
+                              fbe, (float **)c, ldc, GROUPS, size);
+        for (int g = 0, at = 0; g < GROUPS; at += size[g], g++)
+            for (int i = at; i < at + size[g]; i++) {
+                const double e = error_ratio(f64, col, ta[g] != NO, tb[g] != NO, m[g], n[g], k[g], alpha[g], a[i],
+                                             lda[g], b[i], ldb[g], beta[g], c0[i], c[i], ldc[g]);
+                bad += !(e <= 1);
+                for (int o = 0; o < (col ? n[g] : m[g]); o++) { /* the padding after each line */
+                    const size_t at_pad = (size_t)o * ldc[g] + (col ? m[g] : n[g]), es = f64 ? 8 : 4;
+                    bad += memcmp((char *)c[i] + es * at_pad, (char *)c0[i] + es * at_pad, es) != 0;
+                }
+                free((void *)a[i]), free((void *)b[i]), free(c[i]), free(c0[i]);
+            }
+    }
+    if (bad) fprintf(stderr, "%s gemm_batch: %d wrong\n", f64 ? "d" : "s", bad);
+    return bad;
+}
+
+/* A 2x3x2 row-major group, then one whose lda (want 9), ldb (11) or ldc (14) is too small,
+ * or a negative group size (16) or count (15): reported so, C untouched. */
+static void expect_gemm_batch_error(int f64, int lda, int ldb, int ldc, int size, int count, int want)
+{
+    double a[64], b[64], c[64], c0[64];
+    for (int i = 0; i < 64; i++) a[i] = b[i] = 1, c[i] = c0[i] = i;
+    const int ta[2] = {NO, NO}, tb[2] = {NO, NO}, m[2] = {2, 2}, n[2] = {3, 3}, k[2] = {2, 2};
+    const int lda2[2] = {2, lda}, ldb2[2] = {3, ldb}, ldc2[2] = {3, ldc}, sizes[2] = {1, size};
+    const double alpha[2] = {1, 1}, beta[2] = {0, 0};
+    const float fal[2] = {1, 1}, fbe[2] = {0, 0};
+    const void *as[2] = {a, a + 16}, *bs[2] = {b, b + 16};
+    void *cs[2] = {c, c + 16};
+    calls = 0, last_info = 0, last_rout[0] = '\0';
+    if (f64)
+        cblas_dgemm_batch(ROW, ta, tb, m, n, k, alpha, (const double **)as, lda2, (const double **)bs, ldb2, beta,
+                          (double **)cs, ldc2, count, sizes);
+    else
+        cblas_sgemm_batch(ROW, ta, tb, m, n, k, fal, (const float **)as, lda2, (const float **)bs, ldb2, fbe,
+                          (float **)cs, ldc2, count, sizes);
+    CHECK_EQ_INT(calls, want ? 1 : 0);
+    CHECK_EQ_INT(last_info, want);
+    CHECK_EQ_INT(last_row_major, 0); /* the number is the caller's own */
+    if (want) CHECK_EQ_STR(last_rout, f64 ? "cblas_dgemm_batch" : "cblas_sgemm_batch");
+    CHECK(memcmp(c, c0, sizeof c) == 0);
+}
+
+static void test_gemm_batch(void)
+{
+    for (int f64 = 0; f64 < 2; f64++) {
+        CHECK_EQ_INT(gemm_batch_wrong(f64), 0);
+        expect_gemm_batch_error(f64, 1, 3, 3, 1, 2, 9);
+        expect_gemm_batch_error(f64, 2, 2, 3, 1, 2, 11);
+        expect_gemm_batch_error(f64, 2, 3, 2, 1, 2, 14);
+        expect_gemm_batch_error(f64, 2, 3, 3, -1, 2, 16);
+        expect_gemm_batch_error(f64, 2, 3, 3, 1, -1, 15);
+    }
+}
+
 static void test_threads_and_fork(void)
 {
     pthread_t th[4];
@@ -418,6 +511,12 @@ static void test_served_by_libmmtuned(void)
         call(1, 2, 'T', 'N', 2, 2, 2, 1, da, 2, db, 2, 0, dc, 2);
         /* and a strided batch of three: its first GEMM alone, the other two in one call */
         cblas_sgemm_batch_strided(ROW, NO, NO, 2, 2, 2, 1, a, 2, 4, b, 2, 0, 0, c, 2, 4, 3);
+        /* and a group of three on pointers: the same */
+        const float *as[3] = {a, a + 4, a + 8}, *bs[3] = {b, b, b};
+        float *cs[3] = {c, c + 4, c + 8};
+        const int two[1] = {2}, row_nn[2] = {NO, NO}, three[1] = {3};
+        const float one[1] = {1}, zero[1] = {0};
+        cblas_sgemm_batch(ROW, row_nn, row_nn, two, two, two, one, as, two, bs, two, zero, cs, two, 1, three);
         exit(0); /* not _exit: the counts are printed by the library's destructor */
     }
     close(fd[1]);
@@ -433,7 +532,7 @@ static void test_served_by_libmmtuned(void)
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status)); /* its code may be LeakSanitizer's: the parent's context, which a child drops */
     const char *what[2] = {"sgemm: ", "dgemm: "};
-    const long long want[2] = {6, 2};
+    const long long want[2] = {9, 2};
     for (int f64 = 0; f64 < 2; f64++) {
         const char *line = strstr(out, what[f64]);
         long long served = -1, forwarded = -1;
@@ -452,6 +551,7 @@ int main(void)
     test_quick_returns_and_rules();
     test_results();
     test_batch_strided();
+    test_gemm_batch();
     test_forwarded();
     test_threads_and_fork();
     test_served_by_libmmtuned();
