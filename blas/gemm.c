@@ -226,7 +226,8 @@ static mmtb_gemm nth_gemm(const mmtb_gemm *g, int stride_a, int stride_b, int st
     return gi;
 }
 
-/* The end of rest_batched's call (st, for n GEMMs on ctx, entered): 1 if it ran them. */
+/* The end of a batch's rest (rest_batched's, rest_on_pointers's): st of the call of its n
+ * GEMMs on ctx (entered), as rest_batched says; 1 if it ran them. */
 static int rest_done(mmt_ctx *ctx, const mmtb_gemm *g, mmt_status st, int n)
 {
     if (st == MMT_OK) mmtb_count_served(ctx, g->dtype, n);
@@ -313,11 +314,10 @@ static mmtb_cblas_args group_call(mmt_dtype dtype, int layout, const int *ta, co
                                   const int *ldc, int g, int i)
 {
     const int f64 = dtype == MMT_F64;
-    return (mmtb_cblas_args){dtype,  layout, ta[g], tb[g], m[g], n[g], k[g],
-                             f64 ? ((const double *)alpha)[g] : ((const float *)alpha)[g],
-                             i < 0 ? NULL : a[i], lda[g], i < 0 ? NULL : b[i], ldb[g],
-                             f64 ? ((const double *)beta)[g] : ((const float *)beta)[g],
-                             i < 0 ? NULL : c[i], ldc[g]};
+    const double al = f64 ? ((const double *)alpha)[g] : ((const float *)alpha)[g],
+                 be = f64 ? ((const double *)beta)[g] : ((const float *)beta)[g];
+    return (mmtb_cblas_args){dtype, layout, ta[g], tb[g], m[g], n[g], k[g], al, i < 0 ? NULL : a[i], lda[g],
+                             i < 0 ? NULL : b[i], ldb[g], be, i < 0 ? NULL : c[i], ldc[g]};
 }
 
 /* cblas_?gemm_batch (oneMKL's, and OpenBLAS's from 0.3.28): group_count groups of GEMMs, group
