@@ -331,6 +331,17 @@ static int batch_wrong(int f64, int layout, int ta, int tb, int m, int n, int k,
     return bad;
 }
 
+/* After a batch call whose argument numbered want (0: none) is bad: one report of it from
+ * rout, the caller's own number, and C (bytes of it) as it was (c0). */
+static void batch_reported(int want, const char *rout, const void *c, const void *c0, size_t bytes)
+{
+    CHECK_EQ_INT(calls, want ? 1 : 0);
+    CHECK_EQ_INT(last_info, want);
+    CHECK_EQ_INT(last_row_major, 0);
+    if (want) CHECK_EQ_STR(last_rout, rout);
+    CHECK(memcmp(c, c0, bytes) == 0);
+}
+
 static void expect_batch_error(int f64, int layout, int lda, int sa, int ldb, int ldc, int sc, int batch, int want)
 {
     double a[64], b[64], c[64], c0[64];
@@ -339,11 +350,7 @@ static void expect_batch_error(int f64, int layout, int lda, int sa, int ldb, in
     if (f64) cblas_dgemm_batch_strided(layout, NO, NO, 2, 3, 2, 1, a, lda, sa, b, ldb, 0, 0, c, ldc, sc, batch);
     else cblas_sgemm_batch_strided(layout, NO, NO, 2, 3, 2, 1, (float *)a, lda, sa, (float *)b, ldb, 0, 0, (float *)c,
                                    ldc, sc, batch);
-    CHECK_EQ_INT(calls, want ? 1 : 0);
-    CHECK_EQ_INT(last_info, want);
-    CHECK_EQ_INT(last_row_major, 0); /* the number is the caller's own */
-    if (want) CHECK_EQ_STR(last_rout, f64 ? "cblas_dgemm_batch_strided" : "cblas_sgemm_batch_strided");
-    CHECK(memcmp(c, c0, sizeof c) == 0);
+    batch_reported(want, f64 ? "cblas_dgemm_batch_strided" : "cblas_sgemm_batch_strided", c, c0, sizeof c);
 }
 
 static void test_batch_strided(void)
@@ -455,11 +462,7 @@ static void expect_gemm_batch_error(int f64, int lda, int ldb, int ldc, int size
     else
         cblas_sgemm_batch(ROW, ta, tb, m, n, k, fal, (const float **)as, lda2, (const float **)bs, ldb2, fbe,
                           (float **)cs, ldc2, count, sizes);
-    CHECK_EQ_INT(calls, want ? 1 : 0);
-    CHECK_EQ_INT(last_info, want);
-    CHECK_EQ_INT(last_row_major, 0); /* the number is the caller's own */
-    if (want) CHECK_EQ_STR(last_rout, f64 ? "cblas_dgemm_batch" : "cblas_sgemm_batch");
-    CHECK(memcmp(c, c0, sizeof c) == 0);
+    batch_reported(want, f64 ? "cblas_dgemm_batch" : "cblas_sgemm_batch", c, c0, sizeof c);
 }
 
 static void test_gemm_batch(void)
