@@ -311,7 +311,7 @@ MMTB_EXPORT void cblas_dgemm_batch_strided(int layout, int trans_a, int trans_b,
 static mmtb_cblas_args group_call(mmt_dtype dtype, int layout, const int *ta, const int *tb, const int *m,
                                   const int *n, const int *k, const void *alpha, const void *const *a, const int *lda,
                                   const void *const *b, const int *ldb, const void *beta, void *const *c,
-                                  const int *ldc, int g, int i)
+                                  const int *ldc, int g, int64_t i)
 {
     const int f64 = dtype == MMT_F64;
     const double al = f64 ? ((const double *)alpha)[g] : ((const float *)alpha)[g],
@@ -348,7 +348,8 @@ static void gemm_batch(mmt_dtype dtype, const char *rout, int layout, const int 
         cblas_report(rout, &bad, info, 0);
         return;
     }
-    for (int g = 0, at = 0; g < group_count; at += group_size[g], g++) {
+    int64_t at = 0; /* the group's first GEMM in the arrays (the sizes' sum may pass an int) */
+    for (int g = 0; g < group_count; at += group_size[g], g++) {
         if (!group_size[g]) continue;
         mmtb_gemm first;
         mmtb_cblas_args x = group_call(dtype, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, g, at);
@@ -356,7 +357,7 @@ static void gemm_batch(mmt_dtype dtype, const char *rout, int layout, const int 
         if (mmtb_run(&first, NULL) && group_size[g] > 1 &&
             rest_on_pointers(&first, a + at + 1, b + at + 1, c + at + 1, group_size[g] - 1))
             continue;
-        for (int i = at + 1; i < at + group_size[g]; i++) {
+        for (int64_t i = at + 1; i < at + group_size[g]; i++) {
             mmtb_gemm gi;
             x = group_call(dtype, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, g, i);
             mmtb_cblas_gemm_of(&x, &gi);
