@@ -237,10 +237,7 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
         raise ValueError(f"out is on {C.device}, a and b on {A.device}")
     if tuple(out.shape) != shape:
         raise ValueError(f"out is {'x'.join(map(str, out.shape))}, the product {'x'.join(map(str, shape))}")
-    for X in (A, B):
-        (s0, e0), (s1, e1) = C.span(), X.span()
-        if s0 < e1 and s1 < e0:
-            raise ValueError(f"out overlaps {X.name}: the result would overwrite its own input")
+    _apart(C, A, B)
     epi = _epilogue(bias, bias_per, activation, m, n, A, C)
     scales = _scales(scale_a, scale_b, A, C, m, n, k, batch, epi)
     layout = C.layout
@@ -263,6 +260,14 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
 
     _run(A.device, out, call)
     return out
+
+
+def _apart(C, *inputs):
+    """Raises ValueError where out (C) overlaps one of the inputs' storage."""
+    for X in inputs:
+        (s0, e0), (s1, e1) = C.span(), X.span()
+        if s0 < e1 and s1 < e0:
+            raise ValueError(f"out overlaps {X.name}: the result would overwrite its own input")
 
 
 def _run(device, out, call):
@@ -292,8 +297,10 @@ def grouped_matmul(a, b, m_sizes, out=None, *, alpha=1.0, beta=0.0, trans_b=Fals
     a: sum(m_sizes) x k; b: a 3-D array of len(m_sizes) matrices (k x n each, n x k with
     trans_b: a layer's weights as torch stores them), or one 2-D matrix every group shares;
     out: sum(m_sizes) x n, of the inputs' type (None makes one in C order, which needs beta
-    = 0). Types, devices and layouts as matmul takes them. On a GPU, groups of a few tens of
-    rows run as one call of cuBLAS's grouped form where the operands are 16-byte aligned.
+    = 0). Types, devices and layouts as matmul takes them. On a GPU, where the operands are
+    16-byte aligned, groups of a few tens of rows run as one call of cuBLAS's grouped form,
+    and bf16 or f16 groups of up to a few hundred rows (trans_b, out in C order) as one
+    launch of libmmtuned's own kernel (README.md).
     Raises TypeError or ValueError for operands it cannot take, MmtuneError where
     libmmtuned refuses or fails; out is not written then."""
     sizes = [int(s) for s in m_sizes]
@@ -321,10 +328,7 @@ def grouped_matmul(a, b, m_sizes, out=None, *, alpha=1.0, beta=0.0, trans_b=Fals
     C = _Operand("out", out)
     if C.device != A.device or C.batch is not None or tuple(out.shape) != (m, n):
         raise ValueError(f"out: {m}x{n} on {A.device}, not {tuple(out.shape)} on {C.device}")
-    for X in (A, B):
-        (s0, e0), (s1, e1) = C.span(), X.span()
-        if s0 < e1 and s1 < e0:
-            raise ValueError(f"out overlaps {X.name}: the result would overwrite its own input")
+    _apart(C, A, B)
     layout = C.layout
     ta, lda = A.in_layout(layout, False)
     tb, ldb = B.in_layout(layout, trans_b)
