@@ -207,7 +207,8 @@ MMT_API mmt_status mmt_gemm_scaled(mmt_ctx *ctx, const mmt_gemm_desc *desc, cons
  * for a mode the device has no template for, nothing written either). On a GPU with device
  * operands the vendor library's strided-batched routine runs the batch in one call
  * (cublasGemmStridedBatchedEx and its kin: MMT_CHOICE_VENDOR), asynchronously on the
- * context's stream. On the CPU, a batch of GEMMs of at most 2^18 multiply-adds each (m n k),
+ * context's stream; without it, bf16 and f16 row-major C = A B^T whose A's and C's follow one
+ * another run as a grouped GEMM's groups (mmt_gemm_grouped) where that takes them. On the CPU, a batch of GEMMs of at most 2^18 multiply-adds each (m n k),
  * which the CPU template and OpenBLAS each run on one thread, is spread over the host's
  * cores: contiguous ranges of the batch on plain threads libmmtuned keeps between calls
  * (they sleep when idle) and the calling thread, all done before the call returns, up to
@@ -255,10 +256,11 @@ MMT_API mmt_status mmt_gemm_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int
  * come free, each computed as mmt_gemm_ex computes it alone; larger ones run one after
  * another. On a GPU (asynchronously on the context's stream), groups of at most 64 rows on
  * average, every matrix and row 16-byte aligned, are one call of cuBLAS's grouped form where
- * the vendor serves (bf16, f16, f32, tf32, C of the input type); else 16-bit and FP8 inputs,
- * row-major C = A B^T with B's one after another (stride_b n * ldb) or one (0), 16-byte
- * aligned, are one launch of the templates for all groups; the others run one after
- * another. A group that fails as it runs fails the call with the status of the
+ * the vendor serves (bf16, f16, f32, tf32, C of the input type); else bf16 and f16 with C of
+ * their type, row-major C = A B^T with B's one after another (stride_b n * ldb) or one (0),
+ * 16-byte aligned, are one launch of the templates for all groups, where the vendor serves
+ * only for groups of at most 256 rows on average, and never where a group of the average
+ * rows would fill the GPU alone; the others run one after another. A group that fails as it runs fails the call with the status of the
  * lowest-numbered group that failed; the others may have been written or not.
  * mmt_last_choice says what served the call, or its last group of rows. */
 MMT_API mmt_status mmt_gemm_grouped(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t groups, const int64_t *m_sizes,
