@@ -208,8 +208,9 @@ MMT_API mmt_status mmt_gemm_scaled(mmt_ctx *ctx, const mmt_gemm_desc *desc, cons
  * operands the vendor library's strided-batched routine runs the batch in one call
  * (cublasGemmStridedBatchedEx and its kin: MMT_CHOICE_VENDOR), asynchronously on the
  * context's stream; without it, bf16 and f16 row-major C = A B^T whose A's and C's follow one
- * another run as a grouped GEMM's groups (mmt_gemm_grouped) where that takes them. On the CPU, a batch of GEMMs of at most 2^18 multiply-adds each (m n k),
- * which the CPU template and OpenBLAS each run on one thread, is spread over the host's
+ * another run as a grouped GEMM's groups (mmt_gemm_grouped) where that takes them. On the
+ * CPU, a batch of GEMMs of at most 2^18 multiply-adds each (m n k), which the CPU template
+ * and OpenBLAS each run on one thread, is spread over the host's
  * cores: contiguous ranges of the batch on plain threads libmmtuned keeps between calls
  * (they sleep when idle) and the calling thread, all done before the call returns, up to
  * one a core, never more than GEMMs and only as many as the batch's work pays for (where
@@ -260,8 +261,9 @@ MMT_API mmt_status mmt_gemm_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int
  * their type, row-major C = A B^T with B's one after another (stride_b n * ldb) or one (0),
  * 16-byte aligned, are one launch of the templates for all groups, where the vendor serves
  * only for groups of at most 256 rows on average, and never where a group of the average
- * rows would fill the GPU alone; the others run one after another. A group that fails as it runs fails the call with the status of the
- * lowest-numbered group that failed; the others may have been written or not.
+ * rows would fill the GPU alone; the others run one after another. A group that fails as
+ * it runs fails the call with the status of the lowest-numbered group that failed; the
+ * others may have been written or not.
  * mmt_last_choice says what served the call, or its last group of rows. */
 MMT_API mmt_status mmt_gemm_grouped(mmt_ctx *ctx, const mmt_gemm_desc *desc, int64_t groups, const int64_t *m_sizes,
                                     int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
