@@ -901,12 +901,12 @@ static mmt_status batch_as_groups(mmt_ctx *ctx, const mmt_problem *user, double 
         bt->stride_c != user->m * ldc || __builtin_mul_overflow(user->m, bt->count, &rows_in_all) ||
         rows_in_all > INT32_MAX) /* the template's rows are 32-bit */
         return MMT_UNSUPPORTED;
-    int64_t *first = malloc(sizeof *first * 2 * (size_t)bt->count), *rows = first + bt->count;
-    if (!first) return MMT_UNSUPPORTED; /* the GEMMs one by one need no memory */
-    for (int64_t i = 0; i < bt->count; i++) first[i] = i * user->m, rows[i] = user->m;
-    const mmt_status st = mmt_grouped_run(ctx, user, bt->count, first, rows, alpha, a, lda, b, ldb, bt->stride_b,
-                                          beta, c, ldc, how, config, config_size, err);
-    free(first);
+    int64_t *rows = malloc(sizeof *rows * (size_t)bt->count);
+    if (!rows) return MMT_UNSUPPORTED; /* the GEMMs one by one need no memory */
+    for (int64_t i = 0; i < bt->count; i++) rows[i] = user->m;
+    const mmt_status st = mmt_grouped_run(ctx, user, bt->count, rows, alpha, a, lda, b, ldb, bt->stride_b, beta, c,
+                                          ldc, how, config, config_size, err);
+    free(rows);
     return st;
 }
 
@@ -1122,13 +1122,9 @@ static mmt_status run_grouped(mmt_ctx *ctx, const mmt_gemm_desc *d, int64_t grou
     int host = 0;
     if (ctx->async) {
         st = list_by_vendor(ctx, &total, &l, alpha, lda, ldb, beta, ldc, how, config, config_size, &host, err);
-        int64_t *first = st == MMT_UNSUPPORTED && !host ? malloc(sizeof *first * (size_t)groups) : NULL;
-        if (first) {
-            for (int64_t g = 0, row = 0; g < groups; row += m_sizes[g], g++) first[g] = row;
-            st = mmt_grouped_run(ctx, &total, groups, first, m_sizes, alpha, a, lda, b, ldb, stride_b, beta, c, ldc,
-                                 how, config, config_size, err);
-            free(first);
-        }
+        if (st == MMT_UNSUPPORTED && !host)
+            st = mmt_grouped_run(ctx, &total, groups, m_sizes, alpha, a, lda, b, ldb, stride_b, beta, c, ldc, how,
+                                 config, config_size, err);
     }
     if (st == MMT_UNSUPPORTED)
         st = run_list(ctx, &total, &l, alpha, lda, ldb, beta, ldc, ctx->async != NULL, how, config, config_size, err);

@@ -57,8 +57,7 @@ static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config
     return valid;
 }
 
-mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *first,
-                           const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                            int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
                            size_t config_size, mmt_err *err)
 {
@@ -92,21 +91,22 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
     mmt_geometry geo;
     FORWARD_IF_ERROR(mmt_space_geometry(fam->space, &cfg, &env, &geo, err));
     mmt_grouped_params gp;
+    int64_t row = 0; /* the first row of group g0: the groups' rows follow one another */
     for (int64_t g0 = 0; g0 < groups; g0 += MMT_MAX_GROUPS) {
         const int64_t count = groups - g0 < MMT_MAX_GROUPS ? groups - g0 : MMT_MAX_GROUPS;
         memset(&gp, 0, sizeof gp);
         int64_t tiles = 0;
         for (int64_t i = 0; i < count; i++) {
-            gp.first_row[i] = (int32_t)first[g0 + i], gp.first_tile[i] = (int32_t)tiles;
-            tiles += (rows[g0 + i] + bm - 1) / bm * tiles_n;
+            gp.first_row[i] = (int32_t)row, gp.first_tile[i] = (int32_t)tiles;
+            row += rows[g0 + i], tiles += (rows[g0 + i] + bm - 1) / bm * tiles_n;
         }
         if (!tiles) continue;
         RETURN_ERROR_IF(tiles > 0x7fffffff, err, MMT_UNSUPPORTED, "%lld tiles in one launch", (long long)tiles);
-        gp.first_row[count] = (int32_t)(first[g0 + count - 1] + rows[g0 + count - 1]);
+        gp.first_row[count] = (int32_t)row;
         gp.first_tile[count] = (int32_t)tiles;
         gp.groups = (int32_t)count, gp.n = (int32_t)user->n, gp.b_rows = stride_b ? (int32_t)user->n : 0;
         const int64_t es = mmt_dtype_size(user->dtype);
-        gp.p = (mmt_gemm_params){.m = first[groups - 1] + rows[groups - 1],
+        gp.p = (mmt_gemm_params){.m = sum,
                                  .n = stride_b ? user->n * count : user->n,
                                  .k = user->k,
                                  .lda = lda,

@@ -29,7 +29,8 @@ _Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1)
                "mmt_grouped_params must match templates/cuda/gemm_wgmma.cu");
 
 /* The groups of user's checked problem (operands on the context's GPU; group g of rows[g]
- * rows from row first[g] of A and C, its B at b + g * stride_b elements) in one launch of
+ * rows of A and C, after the rows of the groups before it; its B at b + g * stride_b
+ * elements) in one launch of
  * the wgmma template a MMT_MAX_GROUPS groups, on the context's stream. It takes row-major
  * C = A B^T with A and B K-major in place (trans_a no, trans_b yes), every matrix and row
  * 16-byte aligned, B's one after another (stride_b n * ldb) or one shared (0), bf16 or f16
@@ -40,8 +41,7 @@ _Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1)
  * before it is ready run their groups one by one), else on the first call of its kind.
  * MMT_UNSUPPORTED, nothing launched, where it does not take the call: the caller runs the
  * groups one by one. */
-mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *first,
-                           const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                            int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
                            size_t config_size, mmt_err *err);
 
