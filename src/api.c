@@ -1042,15 +1042,8 @@ static mmt_status list_by_vendor(mmt_ctx *ctx, const mmt_problem *total, const g
     if (first == l->count) return MMT_UNSUPPORTED;
     FORWARD_IF_ERROR(where_operands(ctx, total, alpha, l->a[first], l->b[first], l->c[first], host, err));
     if (*host) return MMT_UNSUPPORTED;
-    gemm_list some;
-    if (gemm_list_new(&some, l->count, err) != MMT_OK) return MMT_UNSUPPORTED;
-    int64_t n = 0;
-    for (int64_t i = 0; i < l->count; i++)
-        if (l->rows[i]) some.rows[n] = l->rows[i], some.a[n] = l->a[i], some.b[n] = l->b[i], some.c[n++] = l->c[i];
-    const mmt_status st = mmt_table_run_grouped(ctx, total, n, some.rows, alpha, some.a, lda, some.b, ldb, beta,
-                                                some.c, ldc, how, config, config_size, err);
-    gemm_list_free(&some);
-    return st;
+    return mmt_table_run_grouped(ctx, total, l->count, l->rows, alpha, l->a, lda, l->b, ldb, beta, l->c, ldc, how,
+                                 config, config_size, err);
 }
 
 /* A checked list of GEMMs: on a GPU one call of the vendor's grouped routine where it pays

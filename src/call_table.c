@@ -916,29 +916,32 @@ mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t 
                                  double beta, void *const *c, int64_t ldc, mmt_choice *how, char *config,
                                  size_t config_size, mmt_err *err)
 {
-    int64_t sum = 0;
-    for (int64_t g = 0; g < count; g++) sum += rows[g];
+    int64_t sum = 0, nonempty = 0;
+    for (int64_t g = 0; g < count; g++) sum += rows[g], nonempty += rows[g] > 0;
     mmt_vendor *v = vendor_for(ctx, user->mode);
     const char *routine = mmt_vendor_grouped_routine(v, user->mode);
-    if (!routine || user->out != mmt_mode_dtype(user->mode) || count == 0 || count > 0x7fffffff ||
-        sum > MMT_GROUPED_VENDOR_ROWS * count)
+    if (!routine || user->out != mmt_mode_dtype(user->mode) || nonempty == 0 || nonempty > 0x7fffffff ||
+        sum > MMT_GROUPED_VENDOR_ROWS * nonempty)
         return MMT_UNSUPPORTED;
     const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
     int aligned = (lda * es | ldb * es | ldc * cs) % 16 == 0;
-    for (int64_t g = 0; g < count; g++) aligned &= ((uintptr_t)a[g] | (uintptr_t)b[g] | (uintptr_t)c[g]) % 16 == 0;
+    for (int64_t g = 0; g < count; g++)
+        aligned &= !rows[g] || ((uintptr_t)a[g] | (uintptr_t)b[g] | (uintptr_t)c[g]) % 16 == 0;
     if (!aligned) return MMT_UNSUPPORTED;
-    mmt_gemm_params *ps = malloc(sizeof *ps * (size_t)count);
-    RETURN_ERROR_IF(!ps, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)count);
-    for (int64_t g = 0; g < count; g++) {
+    mmt_gemm_params *ps = malloc(sizeof *ps * (size_t)nonempty);
+    RETURN_ERROR_IF(!ps, err, MMT_OUT_OF_MEMORY, "out of host memory for %lld groups", (long long)nonempty);
+    for (int64_t g = 0, i = 0; g < count; g++) {
+        if (!rows[g]) continue;
         mmt_problem ug = *user;
         ug.m = rows[g];
         const mmt_problem rp = mmt_problem_normalise(&ug);
-        ps[g] = params_of(&ug, &rp, alpha, a[g], lda, b[g], ldb, beta, c[g], ldc);
-        if (ps[g].alpha == 0) ps[g].k = 0; /* A and B are not read (vendor_launch) */
+        ps[i] = params_of(&ug, &rp, alpha, a[g], lda, b[g], ldb, beta, c[g], ldc);
+        if (ps[i].alpha == 0) ps[i].k = 0; /* A and B are not read (vendor_launch) */
+        i++;
     }
     const mmt_problem rp = mmt_problem_normalise(user); /* its mode: FP8 of two kinds swap as A and B do */
     mmt_vendor_call call = {v, rp.mode, rp.out, MMT_VENDOR_CALL};
-    const mmt_status st = mmt_vendor_gemm_grouped(&call, ps, (int)count, atomic_load(&ctx->stream), err);
+    const mmt_status st = mmt_vendor_gemm_grouped(&call, ps, (int)nonempty, atomic_load(&ctx->stream), err);
     free(ps);
     if (st == MMT_OK) {
         *how = MMT_CHOICE_VENDOR;

@@ -83,10 +83,10 @@ mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double a
                                  mmt_choice *how, char *config, size_t config_size, mmt_err *err);
 
 /* The groups of a grouped GEMM (mmt_gemm_grouped), checked whole: count GEMMs of user's
- * problem (operands on the context's device), the g-th of rows[g] rows (none empty) on a[g],
- * b[g] and c[g], in one call of the vendor library's grouped routine (cuBLAS's) on the
- * context's stream, where it pays and is safe: where the groups average at most
- * MMT_GROUPED_VENDOR_ROWS rows and every matrix and row starts on 16 bytes. cuBLAS's grouped
+ * problem (operands on the context's device), the g-th of rows[g] rows on a[g], b[g] and
+ * c[g] (0: nothing to run, its pointers not read), in one call of the vendor library's
+ * grouped routine (cuBLAS's) on the context's stream, where it pays and is safe: where the
+ * non-empty groups average at most MMT_GROUPED_VENDOR_ROWS rows and every matrix and row starts on 16 bytes. cuBLAS's grouped
  * form against its own GEMMs one after another (bf16, N x K 4096 x 4096 and 7168 x 2048, 8
  * and 64 groups, H200): 1.24-1.63x with groups of 0 to 64 rows, 0.63-0.68x with 0 to 512 and
  * 0.42-0.44x with 0 to 4096. With bf16 C on 2-byte boundaries, cuBLAS 13.1's grouped form ran
