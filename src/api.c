@@ -217,6 +217,7 @@ void mmt_close(mmt_ctx *ctx)
 {
     if (!ctx) return;
     mmt_builder_free(ctx->builder); /* the kernel it builds goes in first; the rest are dropped */
+    mmt_grouped_free(ctx);
     mmt_misses_free(ctx->misses); /* the last counts go to the database */
     mmt_table_free(ctx);
     for (int i = 0; i < ctx->n_gpus; i++) {

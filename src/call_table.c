@@ -219,34 +219,10 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
 
 static mmt_vendor *vendor_for(mmt_ctx *ctx, mmt_mode mode);
 
-/* An instance built off the callers' paths (builder.h), kept by the context once built. */
-typedef struct module_job {
-    mmt_ctx *ctx;
-    const mmt_family *fam;
-    char defines[4096];
-} module_job;
-
-static void module_in_background(void *arg, int run)
-{
-    module_job *j = arg;
-    mmt_module *mod;
-    mmt_err err;
-    if (run) (void)load_module(j->ctx, j->fam, j->defines, 1, &mod, &err);
-    free(j);
-}
-
-mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, mmt_mode mode, const char *defines, mmt_module **out,
+mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, int compile, mmt_module **out,
                             mmt_err *err)
 {
-    const mmt_status st = load_module(ctx, fam, defines, !mmt_table_vendor_serves(ctx, mode), out, err);
-    if (st != MMT_NOT_FOUND) return st;
-    module_job *job = malloc(sizeof *job);
-    if (job) *job = (module_job){.ctx = ctx, .fam = fam}, snprintf(job->defines, sizeof job->defines, "%s", defines);
-    if (!job || !ctx->builder || mmt_builder_submit(ctx->builder, module_in_background, job) != 0) {
-        free(job); /* no thread to build it: the caller waits */
-        return load_module(ctx, fam, defines, 1, out, err);
-    }
-    return MMT_NOT_FOUND;
+    return load_module(ctx, fam, defines, compile, out, err);
 }
 
 int mmt_table_vendor_serves(mmt_ctx *ctx, mmt_mode mode)

@@ -86,10 +86,10 @@ mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double a
  * problem (operands on the context's device), the g-th of rows[g] rows on a[g], b[g] and
  * c[g] (0: nothing to run, its pointers not read), in one call of the vendor library's
  * grouped routine (cuBLAS's) on the context's stream, where it pays and is safe: where the
- * non-empty groups average at most MMT_GROUPED_VENDOR_ROWS rows and every matrix and row starts on 16 bytes. cuBLAS's grouped
- * form against its own GEMMs one after another (bf16, N x K 4096 x 4096 and 7168 x 2048, 8
- * and 64 groups, H200): 1.24-1.63x with groups of 0 to 64 rows, 0.63-0.68x with 0 to 512 and
- * 0.42-0.44x with 0 to 4096. With bf16 C on 2-byte boundaries, cuBLAS 13.1's grouped form ran
+ * non-empty groups average at most MMT_GROUPED_VENDOR_ROWS rows and every matrix and row
+ * starts on 16 bytes. cuBLAS's grouped form against its own GEMMs one after another (bf16,
+ * N x K 4096 x 4096 and 7168 x 2048, 8 and 64 groups, H200): 1.24-1.63x with groups of 0 to
+ * 64 rows, 0.63-0.68x with 0 to 512 and 0.42-0.44x with 0 to 4096. With bf16 C on 2-byte boundaries, cuBLAS 13.1's grouped form ran
  * a kernel that wrote 4 bytes at a time there (a misaligned address: the CUDA context lost).
  * MMT_UNSUPPORTED, saying nothing, where it does not pay or is not safe, there is no such
  * routine (the CPU, no vendor library, MMTUNE_VENDOR=off, a mode or C type cuBLAS's grouped
@@ -107,11 +107,10 @@ const mmt_family *mmt_table_family(mmt_ctx *ctx, mmt_mode mode, const char *temp
 /* Whether the vendor library serves mode on the context's device (opened the first time). */
 int mmt_table_vendor_serves(mmt_ctx *ctx, mmt_mode mode);
 
-/* An instance of fam built from defines, loaded once per context and kept until mmt_close:
- * from the kernel cache, else compiled; where the vendor library serves mode, not on the
- * caller's path: MMT_NOT_FOUND while the context's builder compiles it (the caller serves
- * the call otherwise meanwhile). */
-mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, mmt_mode mode, const char *defines, mmt_module **out,
+/* An instance of fam built from defines, loaded once per context and kept until mmt_close
+ * (the table's modules): from the kernel cache, else compiled where compile, else
+ * MMT_NOT_FOUND. */
+mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, int compile, mmt_module **out,
                             mmt_err *err);
 
 /* Frees the table, the modules, the additions, the modes' records and the vendor library:

@@ -2,13 +2,16 @@
 #include "grouped.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "builder.h"
 #include "call_table.h"
 #include "kernel.h"
 #include "space.h"
 
 #define GROUPED_TEMPLATE "cuda/gemm_wgmma.cu"
+enum { TILE_M = 128, TILE_N = 256 }; /* the one launch's tile (configure says why) */
 
 /* cfg's value of s's param `name`, or NULL where s has none. */
 static int64_t *knob(const mmt_space *s, mmt_config *cfg, const char *name)
@@ -45,7 +48,7 @@ static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config
     static const struct {
         const char *name;
         int64_t value;
-    } fixed[] = {{"BM", 128},    {"BN", 256},  {"STAGES", 3}, {"CONSUMERS", 2}, {"CLUSTER", 1},
+    } fixed[] = {{"BM", TILE_M}, {"BN", TILE_N}, {"STAGES", 3}, {"CONSUMERS", 2}, {"CLUSTER", 1},
                  {"PERSIST", 1}, {"EPI", 1},   {"PACK", 0},   {"SPLITK", 1},    {"SWAP", 0}};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         int64_t *v = knob(s, cfg, fixed[i].name);
@@ -57,39 +60,124 @@ static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config
     return valid;
 }
 
-mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-                           int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
-                           size_t config_size, mmt_err *err)
+/* A mode's instance of the one launch, made once per context (ctx->grouped): nothing of it
+ * depends on the call (its configuration is fixed, grouped.c's configure), so a call after
+ * the first finds it at once. */
+struct mmt_grouped_instance {
+    mmt_module *mod;
+    mmt_geometry geo; /* the grid is set a launch */
+    char config[512];
+};
+
+enum { NOT_TRIED, MAKING, MADE, FAILED };
+
+/* The instance of user's mode on ctx, from the kernel cache, else compiled where compile
+ * (else MMT_NOT_FOUND); MMT_UNSUPPORTED where the family or its configuration is not there. */
+static mmt_status instance_make(mmt_ctx *ctx, const mmt_problem *user, int compile, struct mmt_grouped_instance **out,
+                                mmt_err *err)
 {
-    if (!takes(user, groups, rows, a, lda, b, ldb, stride_b, c, ldc)) return MMT_UNSUPPORTED;
     const mmt_family *fam = mmt_table_family(ctx, user->mode, GROUPED_TEMPLATE);
     if (!fam) return MMT_UNSUPPORTED;
+    const mmt_problem stacked = mmt_problem_normalise(user);
+    const mmt_space_env env = {.problem = &stacked, .device = &ctx->dev, .align_a = 16, .align_b = 16};
+    mmt_config cfg;
+    if (!configure(fam, &env, &cfg)) return MMT_UNSUPPORTED;
+    char defines[4096];
+    FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &cfg, &env, defines, sizeof defines - 16, err));
+    strcat(defines, " GROUPED=1");
+    mmt_module *mod;
+    FORWARD_IF_ERROR(mmt_table_module(ctx, fam, defines, compile, &mod, err));
+    struct mmt_grouped_instance *in = calloc(1, sizeof *in);
+    RETURN_ERROR_IF(!in, err, MMT_OUT_OF_MEMORY, "out of memory");
+    in->mod = mod;
+    const mmt_status st = mmt_space_geometry(fam->space, &cfg, &env, &in->geo, err);
+    if (st != MMT_OK) {
+        free(in);
+        return st;
+    }
+    char text[480];
+    mmt_config_format(fam->space, &cfg, text, sizeof text);
+    snprintf(in->config, sizeof in->config, "%s,GROUPED=1", text);
+    *out = in;
+    return MMT_OK;
+}
+
+/* Publishes what making mode's instance (slot i) came to. */
+static void instance_done(mmt_ctx *ctx, int i, mmt_status st, struct mmt_grouped_instance *in)
+{
+    if (st == MMT_OK) atomic_store(&ctx->grouped[i], in);
+    atomic_store(&ctx->grouped_state[i], st == MMT_OK ? MADE : st == MMT_NOT_FOUND ? NOT_TRIED : FAILED);
+}
+
+/* An instance compiled off the callers' paths (builder.h) while the vendor serves. */
+typedef struct instance_job {
+    mmt_ctx *ctx;
+    mmt_problem problem;
+    int slot;
+} instance_job;
+
+static void instance_in_background(void *arg, int run)
+{
+    instance_job *j = arg;
+    struct mmt_grouped_instance *in = NULL;
+    mmt_err err;
+    if (run) instance_done(j->ctx, j->slot, instance_make(j->ctx, &j->problem, 1, &in, &err), in);
+    else atomic_store(&j->ctx->grouped_state[j->slot], NOT_TRIED);
+    free(j);
+}
+
+/* The instance of user's mode (bf16 or f16), made by the first call that needs it: from the
+ * kernel cache, else compiled, where the vendor library serves the mode by the context's
+ * builder (MMT_NOT_FOUND meanwhile, and for the calls while it builds), else on the
+ * caller's path. Where making it fails, that call gets the error (a build off the path
+ * tells no one) and the calls after it MMT_UNSUPPORTED: it is not tried again. */
+static mmt_status instance_of(mmt_ctx *ctx, const mmt_problem *user, struct mmt_grouped_instance **out, mmt_err *err)
+{
+    const int i = user->mode == MMT_MODE_F16;
+    if ((*out = atomic_load(&ctx->grouped[i])) != NULL) return MMT_OK;
+    int state = NOT_TRIED;
+    if (!atomic_compare_exchange_strong(&ctx->grouped_state[i], &state, MAKING))
+        return state == FAILED ? MMT_UNSUPPORTED : MMT_NOT_FOUND; /* another call makes it */
+    const int vendor = mmt_table_vendor_serves(ctx, user->mode);
+    mmt_status st = instance_make(ctx, user, !vendor, out, err);
+    if (st == MMT_NOT_FOUND && ctx->builder) {
+        instance_job *job = malloc(sizeof *job);
+        if (job) *job = (instance_job){ctx, *user, i};
+        if (job && mmt_builder_submit(ctx->builder, instance_in_background, job) == 0) return MMT_NOT_FOUND;
+        free(job);
+    }
+    if (st == MMT_NOT_FOUND) st = instance_make(ctx, user, 1, out, err); /* no thread to build it: the caller waits */
+    instance_done(ctx, i, st, *out);
+    return st;
+}
+
+void mmt_grouped_free(mmt_ctx *ctx)
+{
+    for (int i = 0; i < 2; i++) free(atomic_load(&ctx->grouped[i]));
+}
+
+mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *rows, double alpha,
+                           const void *a, int64_t lda, const void *b, int64_t ldb, int64_t stride_b, double beta,
+                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
+{
+    if (!takes(user, groups, rows, a, lda, b, ldb, stride_b, c, ldc)) return MMT_UNSUPPORTED;
     int64_t sum = 0, nonempty = 0;
     for (int64_t g = 0; g < groups; g++) sum += rows[g], nonempty += rows[g] > 0;
     if (!nonempty) return MMT_UNSUPPORTED;
     /* where the vendor serves, its loop is faster for groups of more rows */
     if (sum > MMT_GROUPED_LAUNCH_ROWS * nonempty && mmt_table_vendor_serves(ctx, user->mode)) return MMT_UNSUPPORTED;
-    const mmt_problem stacked = mmt_problem_normalise(user);
-    const mmt_space_env env = {.problem = &stacked, .device = &ctx->dev, .align_a = 16, .align_b = 16};
-    mmt_config cfg;
-    if (!configure(fam, &env, &cfg)) return MMT_UNSUPPORTED;
-    const int64_t bm = *knob(fam->space, &cfg, "BM"), bn = *knob(fam->space, &cfg, "BN");
-    const int64_t tiles_n = (user->n + bn - 1) / bn, avg = (sum + nonempty - 1) / nonempty;
+    const int64_t bm = TILE_M, tiles_n = (user->n + TILE_N - 1) / TILE_N, avg = (sum + nonempty - 1) / nonempty;
     int64_t sms = 132;
     mmt_device_get_prop(&ctx->dev, "sm_count", 8, &sms);
     /* a group of the average rows that fills the GPU with tiles alone runs faster as a GEMM of
      * its own (strided batches of 8 bf16 4096x4096x128: 0.57x cuBLAS in one launch, 0.74x one
      * by one) */
     if ((avg + bm - 1) / bm * tiles_n >= sms) return MMT_UNSUPPORTED;
-    char defines[4096];
-    FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &cfg, &env, defines, sizeof defines - 16, err));
-    strcat(defines, " GROUPED=1");
-    mmt_module *mod;
-    const mmt_status built = mmt_table_module(ctx, fam, user->mode, defines, &mod, err);
-    if (built == MMT_NOT_FOUND) return MMT_UNSUPPORTED; /* being built: the groups run one by one meanwhile */
-    FORWARD_IF_ERROR(built);
-    mmt_geometry geo;
-    FORWARD_IF_ERROR(mmt_space_geometry(fam->space, &cfg, &env, &geo, err));
+    struct mmt_grouped_instance *in;
+    const mmt_status made = instance_of(ctx, user, &in, err);
+    if (made == MMT_NOT_FOUND || made == MMT_UNSUPPORTED) return MMT_UNSUPPORTED; /* the groups one by one */
+    FORWARD_IF_ERROR(made);
+    mmt_geometry geo = in->geo;
     mmt_grouped_params gp;
     int64_t row = 0; /* the first row of group g0: the groups' rows follow one another */
     for (int64_t g0 = 0; g0 < groups; g0 += MMT_MAX_GROUPS) {
@@ -121,11 +209,9 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
                                  .c = c};
         if (alpha == 0) gp.p.k = 0; /* A and B are not read */
         geo.grid[0] = tiles < sms ? tiles : sms;
-        FORWARD_IF_ERROR(ctx->be->launch(mod, &gp.p, &geo, atomic_load(&ctx->stream), err));
+        FORWARD_IF_ERROR(ctx->be->launch(in->mod, &gp.p, &geo, atomic_load(&ctx->stream), err));
     }
     *how = MMT_CHOICE_DEFAULT;
-    char text[512];
-    mmt_config_format(fam->space, &cfg, text, sizeof text);
-    snprintf(config, config_size, "%s,GROUPED=1", text);
+    mmt_copy_text(config, config_size, in->config);
     return MMT_OK;
 }

@@ -36,13 +36,18 @@ _Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1)
  * 16-byte aligned, B's one after another (stride_b n * ldb) or one shared (0), bf16 or f16
  * with C of the same type, groups whose average would not fill the GPU with tiles alone;
  * where the vendor library serves, only groups of MMT_GROUPED_LAUNCH_ROWS rows or fewer on
- * average. Tiles of 128 x 256 (grouped.c says why) on a persistent grid;
- * where the vendor serves, a binary no cache holds is built off the caller's path (the calls
- * before it is ready run their groups one by one), else on the first call of its kind.
+ * average. Tiles of 128 x 256 (grouped.c says why) on a persistent grid, one instance a
+ * mode and context, made by the first call that needs it: where the vendor serves, a binary
+ * no cache holds is built off the caller's path (the calls before it is ready run their
+ * groups one by one), else on that call's; the calls after it only launch.
  * MMT_UNSUPPORTED, nothing launched, where it does not take the call: the caller runs the
  * groups one by one. */
-mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *rows, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-                           int64_t stride_b, double beta, void *c, int64_t ldc, mmt_choice *how, char *config,
-                           size_t config_size, mmt_err *err);
+mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *rows, double alpha,
+                           const void *a, int64_t lda, const void *b, int64_t ldb, int64_t stride_b, double beta,
+                           void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err);
+
+/* Frees the context's instances (their modules are the table's): mmt_close, after its
+ * builder has stopped. */
+void mmt_grouped_free(mmt_ctx *ctx);
 
 #endif
