@@ -89,11 +89,12 @@ mmt_status mmt_table_run_batched(mmt_ctx *ctx, const mmt_problem *user, double a
  * non-empty groups average at most MMT_GROUPED_VENDOR_ROWS rows and every matrix and row
  * starts on 16 bytes. cuBLAS's grouped form against its own GEMMs one after another (bf16,
  * N x K 4096 x 4096 and 7168 x 2048, 8 and 64 groups, H200): 1.24-1.63x with groups of 0 to
- * 64 rows, 0.63-0.68x with 0 to 512 and 0.42-0.44x with 0 to 4096. With bf16 C on 2-byte boundaries, cuBLAS 13.1's grouped form ran
- * a kernel that wrote 4 bytes at a time there (a misaligned address: the CUDA context lost).
- * MMT_UNSUPPORTED, saying nothing, where it does not pay or is not safe, there is no such
- * routine (the CPU, no vendor library, MMTUNE_VENDOR=off, a mode or C type cuBLAS's grouped
- * form lacks) or cuBLAS refuses the call: the caller runs the groups one by one. */
+ * 64 rows, 0.63-0.68x with 0 to 512 and 0.42-0.44x with 0 to 4096. With bf16 C on 2-byte
+ * boundaries, cuBLAS 13.1's grouped form ran a kernel that wrote 4 bytes at a time there (a
+ * misaligned address: the CUDA context lost). MMT_UNSUPPORTED, saying nothing, where it does
+ * not pay or is not safe, there is no such routine (the CPU, no vendor library,
+ * MMTUNE_VENDOR=off, a mode or C type cuBLAS's grouped form lacks) or cuBLAS refuses the
+ * call: the caller runs the groups one by one. */
 #define MMT_GROUPED_VENDOR_ROWS 64
 mmt_status mmt_table_run_grouped(mmt_ctx *ctx, const mmt_problem *user, int64_t count, const int64_t *rows,
                                  double alpha, const void *const *a, int64_t lda, const void *const *b, int64_t ldb,
