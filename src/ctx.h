@@ -25,6 +25,7 @@
 
 #define N_BUCKETS 256
 #define MMT_MAX_GPUS 64
+#define MMT_GROUPED_KINDS 8 /* grouped.c's kinds of the one launch */
 
 /* A loaded binary, shared by every problem whose instance compiles to the same key. */
 typedef struct loaded {
@@ -105,10 +106,11 @@ struct mmt_ctx {
                                    a thread's repeat of its last call (mmt_table_repeat) checks it */
     mmt_strassen_adds adds[2]; /* f32, f64: the additions of Strassen levels, loaded when an entry first has levels */
     mmt_module *epilogue[4][2]; /* the epilogue's kernels by C's type, the bias in fp32 or C's type; under lock */
-    /* grouped.c: the one launch's instance of bf16 and f16, published once made, and its
-     * state (0 not tried, 1 being made, 2 made, 3 failed to build: never tried again) */
-    _Atomic(struct mmt_grouped_instance *) grouped[2];
-    _Atomic int grouped_state[2];
+    /* grouped.c: the one launch's instance of each kind it takes (a mode and C's type),
+     * published once made, and its state (0 not tried, 1 being made, 2 made, 3 failed to
+     * build: never tried again) */
+    _Atomic(struct mmt_grouped_instance *) grouped[MMT_GROUPED_KINDS];
+    _Atomic int grouped_state[MMT_GROUPED_KINDS];
     /* The vendor library (vendor.h), opened on the first call that may need it, under
      * vendor_lock: vendor_state 0 not yet tried, 1 open, -1 absent or off (MMTUNE_VENDOR=off). */
     pthread_mutex_t vendor_lock;

@@ -11,7 +11,28 @@
 #include "space.h"
 
 #define GROUPED_TEMPLATE "cuda/gemm_wgmma.cu"
-enum { TILE_M = 128, TILE_N = 256 }; /* the one launch's tile (configure says why) */
+enum { TILE_M = 128 }; /* the one launch's tile rows; its columns: tile_n (configure says why) */
+
+/* The kinds of call the one launch takes, an instance each (ctx->grouped): 16-bit with C of
+ * the input type, FP8 (the scales per tensor in alpha) with C of any type it writes. */
+static const struct {
+    mmt_mode mode;
+    mmt_dtype out;
+} kinds[MMT_GROUPED_KINDS] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_F16, MMT_F16},  {MMT_MODE_E4M3, MMT_BF16},
+                              {MMT_MODE_E4M3, MMT_F16},  {MMT_MODE_E4M3, MMT_F32}, {MMT_MODE_E5M2, MMT_BF16},
+                              {MMT_MODE_E5M2, MMT_F16},  {MMT_MODE_E5M2, MMT_F32}};
+
+/* user's kind, or -1 where the one launch does not take its mode and C. */
+static int kind_of(const mmt_problem *user)
+{
+    for (int i = 0; i < MMT_GROUPED_KINDS; i++)
+        if (kinds[i].mode == user->mode && kinds[i].out == user->out) return i;
+    return -1;
+}
+
+/* FP8's sums are promoted to fp32 each stage (as cuBLASLt's are), whose second set of
+ * accumulators leaves room for 192 columns (the space's ACC_REGS). */
+static int64_t tile_n(const mmt_problem *user) { return mmt_dtype_fp8(user->dtype) ? 192 : 256; }
 
 /* cfg's value of s's param `name`, or NULL where s has none. */
 static int64_t *knob(const mmt_space *s, mmt_config *cfg, const char *name)
@@ -26,30 +47,31 @@ static int64_t *knob(const mmt_space *s, mmt_config *cfg, const char *name)
 static int takes(const mmt_problem *user, int64_t groups, const int64_t *rows, const void *a, int64_t lda,
                  const void *b, int64_t ldb, int64_t stride_b, const void *c, int64_t ldc)
 {
-    const int64_t es = mmt_dtype_size(user->dtype);
+    const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
     int64_t sum = 0;
     for (int64_t g = 0; g < groups; g++) sum += rows[g];
     const int64_t b_rows = stride_b ? user->n * (groups < MMT_MAX_GROUPS ? groups : MMT_MAX_GROUPS) : user->n;
-    return user->layout == MMT_ROW_MAJOR && !user->trans_a && user->trans_b &&
-           (user->mode == MMT_MODE_BF16 || user->mode == MMT_MODE_F16) && user->out == user->dtype &&
-           ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda | ldb | ldc) * es % 16 == 0 &&
+    return user->layout == MMT_ROW_MAJOR && !user->trans_a && user->trans_b && kind_of(user) >= 0 &&
+           ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda | ldb) * es % 16 == 0 && ldc * cs % 16 == 0 &&
            (stride_b == 0 || stride_b == user->n * ldb) && sum <= 0x7fffffff && b_rows <= 0x7fffffff &&
            user->k <= 0x7fffffff;
 }
 
-/* The configuration: the family's default made 128 x 256 tiles over two consumers and three
- * stages on a persistent grid of one block a tile, C staged through shared memory (a TMA
- * store would write a tile's rows past its group's end). Of ten tiles timed on bf16 MoE
- * layers, this was the fastest for groups of every size (BENCHMARKS.md). */
+/* The configuration: the family's default made 128 x 256 tiles (FP8: 128 x 192, promoted)
+ * over two consumers and three stages on a persistent grid of one block a tile, C staged
+ * through shared memory (a TMA store would write a tile's rows past its group's end). Of ten
+ * tiles timed on bf16 MoE layers, 128 x 256 was the fastest for groups of every size
+ * (BENCHMARKS.md). */
 static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config *cfg)
 {
     const mmt_space *s = fam->space;
     mmt_space_default(s, cfg);
-    static const struct {
+    const int fp8 = mmt_dtype_fp8(env->problem->dtype);
+    const struct {
         const char *name;
         int64_t value;
-    } fixed[] = {{"BM", TILE_M}, {"BN", TILE_N}, {"STAGES", 3}, {"CONSUMERS", 2}, {"CLUSTER", 1},
-                 {"PERSIST", 1}, {"EPI", 1},   {"PACK", 0},   {"SPLITK", 1},    {"SWAP", 0}};
+    } fixed[] = {{"BM", TILE_M}, {"BN", tile_n(env->problem)}, {"STAGES", 3}, {"CONSUMERS", 2}, {"CLUSTER", 1},
+                 {"PERSIST", 1}, {"EPI", 1}, {"PACK", 0}, {"SPLITK", 1}, {"SWAP", 0}, {"PROMOTE", fp8}};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         int64_t *v = knob(s, cfg, fixed[i].name);
         if (!v) return 0;
@@ -58,6 +80,15 @@ static int configure(const mmt_family *fam, const mmt_space_env *env, mmt_config
     int valid = 0;
     mmt_space_check(s, cfg, env, &valid, NULL, NULL);
     return valid;
+}
+
+mmt_status mmt_grouped_defines(const mmt_family *fam, const mmt_space_env *env, mmt_config *cfg, char *defines,
+                               size_t size, mmt_err *err)
+{
+    if (kind_of(env->problem) < 0 || !configure(fam, env, cfg)) return MMT_UNSUPPORTED;
+    FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, cfg, env, defines, size - 16, err));
+    strcat(defines, " GROUPED=1");
+    return MMT_OK;
 }
 
 /* A mode's instance of the one launch, made once per context (ctx->grouped): nothing of it
@@ -81,10 +112,8 @@ static mmt_status instance_make(mmt_ctx *ctx, const mmt_problem *user, int compi
     const mmt_problem stacked = mmt_problem_normalise(user);
     const mmt_space_env env = {.problem = &stacked, .device = &ctx->dev, .align_a = 16, .align_b = 16};
     mmt_config cfg;
-    if (!configure(fam, &env, &cfg)) return MMT_UNSUPPORTED;
     char defines[4096];
-    FORWARD_IF_ERROR(mmt_kernel_defines(fam->space, &cfg, &env, defines, sizeof defines - 16, err));
-    strcat(defines, " GROUPED=1");
+    FORWARD_IF_ERROR(mmt_grouped_defines(fam, &env, &cfg, defines, sizeof defines, err));
     mmt_module *mod;
     FORWARD_IF_ERROR(mmt_table_module(ctx, fam, defines, compile, &mod, err));
     struct mmt_grouped_instance *in = calloc(1, sizeof *in);
@@ -121,19 +150,23 @@ static void instance_in_background(void *arg, int run)
     instance_job *j = arg;
     struct mmt_grouped_instance *in = NULL;
     mmt_err err;
-    if (run) instance_done(j->ctx, j->slot, instance_make(j->ctx, &j->problem, 1, &in, &err), in);
-    else atomic_store(&j->ctx->grouped_state[j->slot], NOT_TRIED);
+    if (run) {
+        const mmt_status st = instance_make(j->ctx, &j->problem, 1, &in, &err); /* before in is read */
+        instance_done(j->ctx, j->slot, st, in);
+    } else {
+        atomic_store(&j->ctx->grouped_state[j->slot], NOT_TRIED);
+    }
     free(j);
 }
 
-/* The instance of user's mode (bf16 or f16), made by the first call that needs it: from the
+/* The instance of user's kind, made by the first call that needs it: from the
  * kernel cache, else compiled, where the vendor library serves the mode by the context's
  * builder (MMT_NOT_FOUND meanwhile, and for the calls while it builds), else on the
  * caller's path. Where making it fails, that call gets the error (a build off the path
  * tells no one) and the calls after it MMT_UNSUPPORTED: it is not tried again. */
 static mmt_status instance_of(mmt_ctx *ctx, const mmt_problem *user, struct mmt_grouped_instance **out, mmt_err *err)
 {
-    const int i = user->mode == MMT_MODE_F16;
+    const int i = kind_of(user);
     if ((*out = atomic_load(&ctx->grouped[i])) != NULL) return MMT_OK;
     int state = NOT_TRIED;
     if (!atomic_compare_exchange_strong(&ctx->grouped_state[i], &state, MAKING))
@@ -153,7 +186,7 @@ static mmt_status instance_of(mmt_ctx *ctx, const mmt_problem *user, struct mmt_
 
 void mmt_grouped_free(mmt_ctx *ctx)
 {
-    for (int i = 0; i < 2; i++) free(atomic_load(&ctx->grouped[i]));
+    for (int i = 0; i < MMT_GROUPED_KINDS; i++) free(atomic_load(&ctx->grouped[i]));
 }
 
 mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups, const int64_t *rows, double alpha,
@@ -166,7 +199,8 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
     if (!nonempty) return MMT_UNSUPPORTED;
     /* where the vendor serves, its loop is faster for groups of more rows */
     if (sum > MMT_GROUPED_LAUNCH_ROWS * nonempty && mmt_table_vendor_serves(ctx, user->mode)) return MMT_UNSUPPORTED;
-    const int64_t bm = TILE_M, tiles_n = (user->n + TILE_N - 1) / TILE_N, avg = (sum + nonempty - 1) / nonempty;
+    const int64_t bm = TILE_M, bn = tile_n(user), tiles_n = (user->n + bn - 1) / bn;
+    const int64_t avg = (sum + nonempty - 1) / nonempty;
     int64_t sms = 132;
     mmt_device_get_prop(&ctx->dev, "sm_count", 8, &sms);
     /* a group of the average rows that fills the GPU with tiles alone runs faster as a GEMM of

@@ -24,6 +24,7 @@
 #include "check.h"
 #include "elf_object.h"
 #include "family.h"
+#include "grouped.h"
 #include "h100.h"
 #include "kernel.h"
 #include "resource.h"
@@ -425,12 +426,28 @@ static void sample_wgmma(const mmt_device_info *dev)
     spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;
     spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1",
                            NULL) > 0;
-    /* a grouped GEMM's one launch (grouped.h): bf16, and FP8 promoted */
-    spilled += compile_one("wgmma grouped bf16", fam->source,
-                           "GROUPED=1 EPI=1 MMT_OUT=2 OP_B=1 BN=256 PERSIST=1 MMT_ARCH_SPECIFIC=1", NULL) > 0;
-    spilled += compile_one("wgmma grouped e4m3", fam->source,
-                           "GROUPED=1 EPI=0 MMT_MODE=6 MMT_OUT=2 OP_B=1 BN=192 PROMOTE=1 PERSIST=1 MMT_ARCH_SPECIFIC=1",
-                           NULL) > 0;
+    /* a grouped GEMM's one launch (grouped.h), every kind of call it takes, as it builds it */
+    static const struct {
+        mmt_mode mode;
+        mmt_dtype out;
+    } grouped[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_F16, MMT_F16},  {MMT_MODE_E4M3, MMT_BF16},
+                   {MMT_MODE_E4M3, MMT_F16},  {MMT_MODE_E4M3, MMT_F32}, {MMT_MODE_E5M2, MMT_BF16},
+                   {MMT_MODE_E5M2, MMT_F16},  {MMT_MODE_E5M2, MMT_F32}, {MMT_MODE_BF16, MMT_F32}};
+    for (size_t i = 0; i < sizeof grouped / sizeof grouped[0]; i++) {
+        mmt_problem g = {.dtype = mmt_mode_dtype(grouped[i].mode), .out = grouped[i].out, .mode = grouped[i].mode,
+                         .layout = MMT_ROW_MAJOR, .trans_b = 1, .m = 1000, .n = 4096, .k = 4096};
+        mmt_space_env genv = {.problem = &g, .device = dev, .align_a = 16, .align_b = 16};
+        mmt_config cfg;
+        const mmt_status st = mmt_grouped_defines(fam, &genv, &cfg, defines, sizeof defines, &err);
+        char what[32];
+        snprintf(what, sizeof what, "grouped %s %s", mmt_mode_name(g.mode), mmt_dtype_name(g.out));
+        if (g.out != g.dtype && !mmt_dtype_fp8(g.dtype)) { /* 16-bit with f32 C: not a kind it takes */
+            CHECK_EQ_INT(st, MMT_UNSUPPORTED);
+            continue;
+        }
+        CHECK_OK(st, &err);
+        if (st == MMT_OK) spilled += compile_one(what, fam->source, defines, &genv) > 0;
+    }
     /* an untuned 32-bit NN problem, aligned, is served by the defaults through SWAP (its
      * default config would need B packed first); that instance compiles without spills */
     mmt_problem nn = {.dtype = MMT_F32, .out = MMT_F32, .mode = MMT_MODE_TF32, .layout = MMT_ROW_MAJOR, .m = 4096,

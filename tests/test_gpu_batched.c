@@ -3,9 +3,9 @@
  * runs as one call of cuBLAS's strided-batched routine (MMT_CHOICE_VENDOR), right for both
  * layouts, every transpose, a shared A or B, the BLAS rules for beta, batches of one and a
  * thousand, with nothing written between the C matrices (batched_check.h); with the vendor
- * off (MMTUNE_VENDOR=off) the templates run the GEMMs one by one, or 16-bit row-major C = A B^T
- * on matrices one after another, GEMMs too small to fill the GPU alone, in one launch for the
- * batch; host operands go one by one through the host-memory route; and the batches refused
+ * off (MMTUNE_VENDOR=off) the templates run the GEMMs one by one, or 16-bit and FP8
+ * row-major C = A B^T on matrices one after another, GEMMs too small to fill the GPU alone,
+ * in one launch for the batch; host operands go one by one through the host-memory route; and the batches refused
  * whole, nothing written. Exits 77 (skipped) without a GPU. */
 #include "batched_check.h"
 #include "gpu_check.h"
@@ -70,7 +70,7 @@ int main(void)
     }
     printf("f32 with the vendor off, the templates one GEMM at a time: %d wrong\n", bad);
     CHECK_EQ_INT(bad, 0);
-    /* 16-bit row-major C = A B^T, A's and C's one after another: one launch of the wgmma
+    /* 16-bit and FP8 row-major C = A B^T, A's and C's one after another: one launch of the wgmma
      * template for the batch as a grouped GEMM's groups (more than a launch's 128 groups,
      * groups ending inside a tile, a shared B); GEMMs whose tiles fill the GPU alone, one by one */
     static const struct {
@@ -84,11 +84,13 @@ int main(void)
         {{MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, 0, 0, 1, 33, 16, 32, 5, 0, 1, 1, 2, 1, 1},
          "GROUPED=1"},
         {{MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_MODE_BF16, 0, 0, 1, 2304, 2048, 16, 2, 0, 0, 1, 0, 1, 1},
-         "!GROUPED=1"}};
+         "!GROUPED=1"},
+        {{MMT_E4M3, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_MODE_E4M3, 0, 0, 1, 64, 40, 96, 7, 0, 0, 0.5, 0, 1, 1},
+         "GROUPED=1"}};
     bad = 0;
     for (size_t i = 0; i < sizeof as_groups / sizeof as_groups[0]; i++)
         bad += wrong(ctx, be, &as_groups[i].bc, as_groups[i].want);
-    printf("bf16 and f16 NT with the vendor off, one launch a batch of small GEMMs: %d wrong\n", bad);
+    printf("bf16, f16 and e4m3 NT with the vendor off, one launch a batch of small GEMMs: %d wrong\n", bad);
     CHECK_EQ_INT(bad, 0);
     mmt_close(ctx);
     unsetenv("MMTUNE_DB");

@@ -1,11 +1,12 @@
 /* test_gpu_grouped.c - mmt_gemm_grouped and mmt_gemm_batched (GEMMs on arrays of pointers)
  * on GPU 0 with device operands and nothing tuned, the vendor serving and (MMTUNE_VENDOR=off)
- * the templates: f32, bf16 and f16 (C of their type), both layouts, transposes, groups of 0
+ * the templates: f32, bf16 and f16 (C of their type), both layouts, transposes, and FP8
+ * (e4m3 with bf16 and f32 C, e5m2 with f16 C) row-major NN and NT, groups of 0
  * to 600 rows with a B each or one shared, beta = 0 on NaN C and beta != 0; each group right
  * against a long double reference, the padding of C untouched. With the vendor, groups of 16
  * rows on average (GEMMs of 40) whose matrices and rows all start on 16 bytes are one call of
- * cuBLAS's grouped form (every such case must say so, no other may); else a grouped GEMM of
- * 16-bit C = A B^T, row-major, 16-byte aligned, is one launch of the wgmma template for all
+ * cuBLAS's grouped form (every such case must say so, no other may; FP8 has none); else a
+ * grouped GEMM of C = A B^T (16-bit, or FP8), row-major, 16-byte aligned, is one launch of the wgmma template for all
  * groups (groups ending inside a tile among them; with the vendor, where the groups average
  * 256 rows or fewer, once the context's builder has the instance); the rest, and GEMMs of 200
  * rows on pointers, run one GEMM after another. Exits 77 (skipped) without a GPU. */
@@ -27,13 +28,15 @@ static int64_t row_at(int col, int trans, int of_c, int64_t ld, int64_t r)
 }
 
 static int vendor_on; /* the vendor serves: groups of 64 rows or fewer on average are one call */
+static int drained;   /* the context's builder has made every one launch a call asked for */
 static int one_calls, one_launches; /* cases served by cuBLAS's grouped form, by the templates' one launch */
 
-/* tight: matrices without padding (lines as long as their rows or columns) */
-static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int shared_b, int tight,
+/* A's and B's type ty, C's ct; tight: matrices without padding (lines as long as their rows
+ * or columns) */
+static int case_right(mmt_ctx *ctx, mmt_dtype ty, mmt_dtype ct, int col, int ta, int tb, int shared_b, int tight,
                       const int64_t *sizes, int64_t groups, int64_t n, int64_t k, double beta)
 {
-    const size_t es = (size_t)mmt_dtype_size(ty);
+    const size_t es = (size_t)mmt_dtype_size(ty), cs = (size_t)mmt_dtype_size(ct);
     int64_t sum = 0;
     for (int64_t g = 0; g < groups; g++) sum += sizes[g];
     const int64_t ar = ta ? k : sum, ac = ta ? sum : k, br = tb ? n : k, bc = tb ? k : n, pad = tight ? 0 : 3;
@@ -42,10 +45,10 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
     const int64_t b_elems = (col ? bc : br) * ldb, stride_b = shared_b ? 0 : b_elems + extra;
     const int64_t b_total = (groups > 1 ? (groups - 1) * stride_b : 0) + b_elems, lines = col ? n : sum;
     void *a = gc_matrix_t(ty, col, ar, ac, lda, 0), *b = gc_matrix_t(ty, 0, 1, b_total, b_total, 0);
-    void *c = gc_matrix_t(ty, col, sum, n, ldc, beta == 0);
-    const size_t a_bytes = es * (size_t)((col ? ac : ar) * lda), c_bytes = es * (size_t)(lines * ldc);
+    void *c = gc_matrix_t(ct, col, sum, n, ldc, beta == 0);
+    const size_t a_bytes = es * (size_t)((col ? ac : ar) * lda), c_bytes = cs * (size_t)(lines * ldc);
     void *da = on_device(a, a_bytes), *db = on_device(b, es * (size_t)b_total), *dc = on_device(c, c_bytes);
-    const mmt_gemm_desc d = {ty, ty, MMT_COMPUTE_NATIVE, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+    const mmt_gemm_desc d = {ty, ct, MMT_COMPUTE_NATIVE, col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
                              ta ? MMT_TRANS : MMT_NO_TRANS, tb ? MMT_TRANS : MMT_NO_TRANS};
     mmt_err err;
     char *out = malloc(c_bytes ? c_bytes : 1);
@@ -56,46 +59,55 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, int s
     mmt_last_choice(ctx, &config);
     int nonempty = 0;
     for (int64_t g = 0; g < groups; g++) nonempty += sizes[g] > 0;
-    int aligned = (int64_t)es * (lda | ldb | ldc) % 16 == 0; /* every group's matrices and rows on 16 B */
+    /* every group's matrices and rows on 16 B */
+    int aligned = (int64_t)es * (lda | ldb) % 16 == 0 && (int64_t)cs * ldc % 16 == 0;
     for (int64_t g = 0, first = 0; g < groups; first += sizes[g], g++) {
-        const int64_t at = row_at(col, ta, 0, lda, first) | g * stride_b | row_at(col, 0, 1, ldc, first);
-        aligned &= !sizes[g] || (int64_t)es * at % 16 == 0;
+        const int64_t at = (int64_t)es * (row_at(col, ta, 0, lda, first) | g * stride_b);
+        aligned &= !sizes[g] || (at | (int64_t)cs * row_at(col, 0, 1, ldc, first)) % 16 == 0;
     }
+    /* cuBLASLt has no e5m2 x e5m2 matmul: the templates serve it */
+    const int fp8 = mmt_dtype_fp8(ty), vendor_serves = vendor_on && ty != MMT_E5M2;
     const int one_call = config && strstr(config, "ROUTINE=cublasGemmGroupedBatchedEx") != NULL;
     const int one_launch = config && strstr(config, "GROUPED=1") != NULL;
-    /* the templates' one launch: 16-bit C = A B^T, row-major, B's one after another or shared;
-     * beside the vendor, groups of 256 rows or fewer on average */
-    const int launch_takes = ty != MMT_F32 && !col && !ta && tb && aligned && (shared_b || stride_b == n * ldb) &&
-                             (!vendor_on || sum <= 256 * nonempty);
+    /* the templates' one launch: C = A B^T, row-major, B's one after another or shared, 16-bit
+     * with C of its type or FP8; beside the vendor, groups of 256 rows or fewer on average */
+    const int launch_takes = (fp8 || (ty != MMT_F32 && ct == ty)) && !col && !ta && tb && aligned &&
+                             (shared_b || stride_b == n * ldb) && (!vendor_serves || sum <= 256 * nonempty);
     one_calls += one_call, one_launches += one_launch;
     /* with the vendor, the calls before the builder has the instance ready run the groups one by one */
-    const int launch_as_said = one_launch ? !one_call && launch_takes : one_call || !launch_takes || vendor_on;
-    if (one_call != (vendor_on && aligned && sum <= 64 * nonempty) || !launch_as_said) {
+    const int launch_as_said =
+        one_launch ? !one_call && launch_takes : one_call || !launch_takes || (vendor_serves && !drained);
+    if (one_call != (vendor_on && !fp8 && aligned && sum <= 64 * nonempty) || !launch_as_said) {
         fprintf(stderr, "served by %s\n", config ? config : "nothing said");
         right = 0;
     }
-    const mmt_mode mode = ty == MMT_F32 ? MMT_MODE_F32 : ty == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16;
+    const mmt_mode mode = ty == MMT_F32    ? MMT_MODE_F32
+                          : ty == MMT_BF16 ? MMT_MODE_BF16
+                          : ty == MMT_F16  ? MMT_MODE_F16
+                          : ty == MMT_E4M3 ? MMT_MODE_E4M3
+                                           : MMT_MODE_E5M2;
     double worst = 0;
     for (int64_t g = 0, first = 0; right && g < groups; first += sizes[g], g++) {
         if (!sizes[g]) continue;
         const char *ag = (const char *)a + es * (size_t)row_at(col, ta, 0, lda, first);
         const char *bg = (const char *)b + es * (size_t)(g * stride_b);
-        const size_t c_at = es * (size_t)row_at(col, 0, 1, ldc, first);
+        const size_t c_at = cs * (size_t)row_at(col, 0, 1, ldc, first);
         double *ref = gc_ref_alloc(sizes[g], n);
-        gc_reference_t(ty, ty, col, ta, tb, sizes[g], n, k, 1.0, ag, lda, bg, ldb, beta, (const char *)c + c_at, ldc,
+        gc_reference_t(ty, ct, col, ta, tb, sizes[g], n, k, 1.0, ag, lda, bg, ldb, beta, (const char *)c + c_at, ldc,
                        ref);
-        const double e = gc_rel_error_t(ty, col, sizes[g], n, out + c_at, ldc, ref);
+        const double e = gc_rel_error_t(ct, col, sizes[g], n, out + c_at, ldc, ref);
         worst = e > worst || e != e ? e : worst;
-        right &= e <= gc_bound_mode(mode, ty, k);
+        right &= e <= gc_bound_mode(mode, ct, k);
         free(ref);
     }
     for (int64_t l = 0; right && l < lines; l++) /* the padding of each line as it was */
-        right &= memcmp(out + es * (size_t)(l * ldc + ldc - pad), (char *)c + es * (size_t)(l * ldc + ldc - pad),
-                        es * (size_t)pad) == 0;
+        right &= memcmp(out + cs * (size_t)(l * ldc + ldc - pad), (char *)c + cs * (size_t)(l * ldc + ldc - pad),
+                        cs * (size_t)pad) == 0;
     if (!right)
-        fprintf(stderr, "%s %s ta=%d tb=%d %lld groups (%lld rows) n=%lld k=%lld beta=%g%s: %s error %g\n",
-                mmt_dtype_name(ty), col ? "col" : "row", ta, tb, (long long)groups, (long long)sum, (long long)n,
-                (long long)k, beta, shared_b ? " shared B" : "", st != MMT_OK ? mmt_last_error(ctx) : "", worst);
+        fprintf(stderr, "%s->%s %s ta=%d tb=%d %lld groups (%lld rows) n=%lld k=%lld beta=%g%s: %s error %g\n",
+                mmt_dtype_name(ty), mmt_dtype_name(ct), col ? "col" : "row", ta, tb, (long long)groups, (long long)sum,
+                (long long)n, (long long)k, beta, shared_b ? " shared B" : "", st != MMT_OK ? mmt_last_error(ctx) : "",
+                worst);
     be->free(da), be->free(db), be->free(dc);
     free(a), free(b), free(c), free(out);
     return right;
@@ -110,13 +122,35 @@ static void test_cases(mmt_ctx *ctx, const char *who)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
         for (int v = 0; v < 8; v++) {
             const int col = v & 1, ta = (v >> 1) & 1, tb = (v >> 2) & 1;
-            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, 0, small, 8, 24, 40, v % 2 ? 0.0 : 1.0);
-            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, 0, large, 4, 136, 264, v % 2 ? 1.0 : 0.0);
-            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 2, 1, small, 8, 24, 40, v % 2 ? 1.0 : 0.0);
-            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 0, 1, large, 4, 136, 264, v % 2 ? 0.0 : 1.0);
-            right += case_right(ctx, types[t], col, ta, tb, v % 3 == 1, 1, mid, 4, 136, 264, v % 2 ? 0.0 : 1.0);
+            const mmt_dtype ty = types[t];
+            right += case_right(ctx, ty, ty, col, ta, tb, v % 3 == 0, 0, small, 8, 24, 40, v % 2 ? 0.0 : 1.0);
+            right += case_right(ctx, ty, ty, col, ta, tb, v % 3 == 1, 0, large, 4, 136, 264, v % 2 ? 1.0 : 0.0);
+            right += case_right(ctx, ty, ty, col, ta, tb, v % 3 == 2, 1, small, 8, 24, 40, v % 2 ? 1.0 : 0.0);
+            right += case_right(ctx, ty, ty, col, ta, tb, v % 3 == 0, 1, large, 4, 136, 264, v % 2 ? 0.0 : 1.0);
+            right += case_right(ctx, ty, ty, col, ta, tb, v % 3 == 1, 1, mid, 4, 136, 264, v % 2 ? 0.0 : 1.0);
             cases += 5;
         }
+    /* FP8 with C of each type it writes, row-major C = A B^T and C = A B, K a multiple of 16
+     * (rows of 16 bytes where tight) */
+    static const mmt_dtype fp8[][2] = {{MMT_E4M3, MMT_BF16}, {MMT_E4M3, MMT_F32}, {MMT_E5M2, MMT_F16}};
+    for (size_t t = 0; t < sizeof fp8 / sizeof fp8[0]; t++)
+        for (int tb = 0; tb < 2; tb++) {
+            const mmt_dtype ty = fp8[t][0], ct = fp8[t][1];
+            right += case_right(ctx, ty, ct, 0, 0, tb, tb, 0, small, 8, 24, 64, tb ? 0.0 : 1.0);
+            right += case_right(ctx, ty, ct, 0, 0, tb, !tb, 1, small, 8, 24, 64, tb ? 1.0 : 0.0);
+            right += case_right(ctx, ty, ct, 0, 0, tb, tb, 1, large, 4, 136, 272, tb ? 0.0 : 1.0);
+            right += case_right(ctx, ty, ct, 0, 0, tb, !tb, 1, mid, 4, 136, 272, tb ? 1.0 : 0.0);
+            cases += 4;
+        }
+    if (vendor_on) { /* the one launches built meanwhile serve the calls from now on */
+        CHECK_EQ_INT(mmt_wait_kernels(ctx, NULL), MMT_OK);
+        drained = 1;
+        right += case_right(ctx, MMT_BF16, MMT_BF16, 0, 0, 1, 0, 1, mid, 4, 136, 264, 0.0);
+        right += case_right(ctx, MMT_E4M3, MMT_BF16, 0, 0, 1, 1, 1, mid, 4, 136, 272, 1.0);
+        right += case_right(ctx, MMT_E4M3, MMT_F32, 0, 0, 1, 0, 1, mid, 4, 136, 272, 0.0);
+        cases += 3;
+        drained = 0;
+    }
     printf("%s: %d of %d grouped cases right, %d of them one call of cuBLAS's grouped form, %d one launch of the "
            "templates\n",
            who, right, cases, one_calls, one_launches);
