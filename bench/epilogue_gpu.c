@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_bench.h"
 #include "half.h"
+#include "lt_bench.h"
 
-enum { ROUNDS = 15, WAYS = 4, SAMPLED = 512, WORKSPACE = 32 << 20 };
+enum { ROUNDS = 15, WAYS = 4, SAMPLED = 512 };
 static const char *const way_names[WAYS] = {"mmt_gemm_ex", "mmt_gemm_epilogue", "cuBLASLt", "cuBLASLt GELU_BIAS"};
 
 typedef struct shape {
@@ -35,15 +35,6 @@ typedef struct shape {
     cublasLtMatmulAlgo_t algo[2];
     cudaStream_t stream;
 } shape;
-
-static void lt_ok(cublasStatus_t s, const char *what)
-{
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        char why[32];
-        snprintf(why, sizeof why, "cuBLAS status %d", (int)s);
-        die(what, why);
-    }
-}
 
 /* cuBLASLt's matmul of row-major C = A B, as column-major C^T = B^T A^T, with epilogue e
  * (0: none, 1: GELU with the bias per row of C^T, a column of C) and its first heuristic's
@@ -60,19 +51,7 @@ static void lt_plan(shape *s, int e)
         lt_ok(cublasLtMatmulDescSetAttribute(s->desc[e], CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt),
               "bias type");
     }
-    cublasLtMatmulPreference_t pref;
-    lt_ok(cublasLtMatmulPreferenceCreate(&pref), "preference");
-    const uint64_t workspace = WORKSPACE;
-    lt_ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                               sizeof workspace),
-          "workspace");
-    cublasLtMatmulHeuristicResult_t found;
-    int count = 0;
-    lt_ok(cublasLtMatmulAlgoGetHeuristic(s->lt, s->desc[e], s->lb, s->la, s->lc, s->lc, pref, 1, &found, &count),
-          "heuristic");
-    if (count < 1) die("heuristic", "no algorithm");
-    s->algo[e] = found.algo;
-    cublasLtMatmulPreferenceDestroy(pref);
+    s->algo[e] = lt_first_algo(s->lt, s->desc[e], s->lb, s->la, s->lc);
 }
 
 /* One call of way w on the shape's stream. */
@@ -90,7 +69,7 @@ static void run(void *arg, int w)
     } else {
         const int e = w - 2;
         lt_ok(cublasLtMatmul(s->lt, s->desc[e], &one, s->b, s->lb, s->a, s->la, &zero, s->c, s->lc, s->c, s->lc,
-                             &s->algo[e], s->workspace, WORKSPACE, s->stream),
+                             &s->algo[e], s->workspace, LT_WORKSPACE, s->stream),
               way_names[w]);
     }
 }
@@ -135,7 +114,7 @@ int main(int argc, char **argv)
     const int rc = gpu_bench_open("epilogue_gpu", device, &s.ctx, &s.stream);
     if (rc) return rc;
     lt_ok(cublasLtCreate(&s.lt), "cuBLASLt");
-    cuda_ok(cudaMalloc(&s.workspace, WORKSPACE), "alloc");
+    cuda_ok(cudaMalloc(&s.workspace, LT_WORKSPACE), "alloc");
     printf("bf16 -> bf16, row NN, bias per column, GELU (tanh); ms a call (median of %d paired rounds)\n", ROUNDS);
     printf("%-16s %12s %12s %12s %12s %9s %9s %9s\n", "shape", "mmt GEMM", "mmt +epi", "Lt GEMM", "Lt fused",
            "mmt epi", "Lt epi", "mmt/Lt");

@@ -22,11 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_bench.h"
 #include "half.h"
+#include "lt_bench.h"
 
 enum { ROUNDS = 9, SAMPLED = 256, MAX_GROUPS = 64 };
-#define WORKSPACE ((size_t)32 << 20) /* cuBLASLt's, as much as cuBLAS's own calls take on Hopper */
 
 typedef struct layer {
     int fp8;   /* A and B e4m3 (else bf16); C bf16 */
@@ -45,15 +44,6 @@ typedef struct layer {
     void *workspace;
 } layer;
 
-static void lt_ok(cublasStatus_t s, const char *what)
-{
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        char why[32];
-        snprintf(why, sizeof why, "cuBLAS status %d", (int)s);
-        die(what, why);
-    }
-}
-
 /* Each non-empty group's cuBLASLt plan: column-major C_g^T (n x m_g) = B_g (k x n, transposed)
  * A_g^T (k x m_g), the layout FP8 matmuls take, with the first algorithm of the heuristic. */
 static void lt_plans(layer *l)
@@ -62,27 +52,14 @@ static void lt_plans(layer *l)
     lt_ok(cublasLtMatmulDescCreate(&l->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "matmul desc");
     lt_ok(cublasLtMatmulDescSetAttribute(l->desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), "transa");
     lt_ok(cublasLtMatrixLayoutCreate(&l->lb, CUDA_R_8F_E4M3, (uint64_t)l->k, (uint64_t)l->n, l->k), "layout");
-    cublasLtMatmulPreference_t pref;
-    lt_ok(cublasLtMatmulPreferenceCreate(&pref), "preference");
-    const uint64_t workspace = WORKSPACE;
-    lt_ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                               sizeof workspace),
-          "workspace");
     for (int64_t g = 0; g < l->groups; g++) {
         if (!l->sizes[g]) continue;
         lt_ok(cublasLtMatrixLayoutCreate(&l->la[g], CUDA_R_8F_E4M3, (uint64_t)l->k, (uint64_t)l->sizes[g], l->k),
               "layout");
         lt_ok(cublasLtMatrixLayoutCreate(&l->lc[g], CUDA_R_16BF, (uint64_t)l->n, (uint64_t)l->sizes[g], l->n),
               "layout");
-        cublasLtMatmulHeuristicResult_t found;
-        int count = 0;
-        lt_ok(cublasLtMatmulAlgoGetHeuristic(l->lt, l->desc, l->lb, l->la[g], l->lc[g], l->lc[g], pref, 1, &found,
-                                             &count),
-              "heuristic");
-        if (count < 1) die("heuristic", "no algorithm");
-        l->algo[g] = found.algo;
+        l->algo[g] = lt_first_algo(l->lt, l->desc, l->lb, l->la[g], l->lc[g]);
     }
-    cublasLtMatmulPreferenceDestroy(pref);
 }
 
 static void lt_plans_free(layer *l)
@@ -111,7 +88,7 @@ static void run(void *arg, int w)
         if (l->fp8) {
             lt_ok(cublasLtMatmul(l->lt, l->desc, &one, l->b + g * l->n * l->k, l->lb, l->a + row * l->k, l->la[g],
                                  &zero, l->c + row * l->n, l->lc[g], l->c + row * l->n, l->lc[g], &l->algo[g],
-                                 l->workspace, WORKSPACE, l->stream),
+                                 l->workspace, LT_WORKSPACE, l->stream),
                   "cublasLtMatmul");
             continue;
         }
@@ -166,7 +143,7 @@ int main(int argc, char **argv)
     if (cublasCreate(&l.h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(l.h, l.stream) != CUBLAS_STATUS_SUCCESS)
         die("cuBLAS", "no handle");
     lt_ok(cublasLtCreate(&l.lt), "cuBLASLt");
-    cuda_ok(cudaMalloc(&l.workspace, WORKSPACE), "alloc");
+    cuda_ok(cudaMalloc(&l.workspace, LT_WORKSPACE), "alloc");
     printf("%s -> bf16, C = A B_g^T by groups of rows; ms a call (median of %d paired rounds)\n", mode, ROUNDS);
     printf("%-12s %6s %5s %7s %10s %10s %8s  %s\n", "N x K", "groups", "max", "rows", "mmtuned",
            l.fp8 ? "cuBLASLt loop" : "cuBLAS loop",
