@@ -52,9 +52,9 @@ static int takes(const mmt_problem *user, int64_t groups, const int64_t *rows, c
     for (int64_t g = 0; g < groups; g++) sum += rows[g];
     const int64_t b_rows = stride_b ? user->n * (groups < MMT_MAX_GROUPS ? groups : MMT_MAX_GROUPS) : user->n;
     return user->layout == MMT_ROW_MAJOR && !user->trans_a && user->trans_b && kind_of(user) >= 0 &&
-           ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda | ldb) * es % 16 == 0 && ldc * cs % 16 == 0 &&
-           (stride_b == 0 || stride_b == user->n * ldb) && sum <= 0x7fffffff && b_rows <= 0x7fffffff &&
-           user->k <= 0x7fffffff;
+           ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda | ldb) * es % 16 == 0 &&
+           ldc * cs % 16 == 0 && (stride_b == 0 || stride_b == user->n * ldb) && sum <= 0x7fffffff &&
+           b_rows <= 0x7fffffff && user->k <= 0x7fffffff;
 }
 
 /* The configuration: the family's default made 128 x 256 tiles (FP8: 128 x 192, promoted)
@@ -91,7 +91,7 @@ mmt_status mmt_grouped_defines(const mmt_family *fam, const mmt_space_env *env, 
     return MMT_OK;
 }
 
-/* A mode's instance of the one launch, made once per context (ctx->grouped): nothing of it
+/* A kind's instance of the one launch, made once per context (ctx->grouped): nothing of it
  * depends on the call (its configuration is fixed, grouped.c's configure), so a call after
  * the first finds it at once. */
 struct mmt_grouped_instance {
@@ -102,7 +102,7 @@ struct mmt_grouped_instance {
 
 enum { NOT_TRIED, MAKING, MADE, FAILED };
 
-/* The instance of user's mode on ctx, from the kernel cache, else compiled where compile
+/* The instance of user's kind on ctx, from the kernel cache, else compiled where compile
  * (else MMT_NOT_FOUND); MMT_UNSUPPORTED where the family or its configuration is not there. */
 static mmt_status instance_make(mmt_ctx *ctx, const mmt_problem *user, int compile, struct mmt_grouped_instance **out,
                                 mmt_err *err)
@@ -131,7 +131,7 @@ static mmt_status instance_make(mmt_ctx *ctx, const mmt_problem *user, int compi
     return MMT_OK;
 }
 
-/* Publishes what making mode's instance (slot i) came to. */
+/* Publishes what making a kind's instance (slot i) came to. */
 static void instance_done(mmt_ctx *ctx, int i, mmt_status st, struct mmt_grouped_instance *in)
 {
     if (st == MMT_OK) atomic_store(&ctx->grouped[i], in);

@@ -1,15 +1,16 @@
 /* test_gpu_grouped.c - mmt_gemm_grouped and mmt_gemm_batched (GEMMs on arrays of pointers)
  * on GPU 0 with device operands and nothing tuned, the vendor serving and (MMTUNE_VENDOR=off)
  * the templates: f32, bf16 and f16 (C of their type), both layouts, transposes, and FP8
- * (e4m3 with bf16 and f32 C, e5m2 with f16 C) row-major NN and NT, groups of 0
- * to 600 rows with a B each or one shared, beta = 0 on NaN C and beta != 0; each group right
- * against a long double reference, the padding of C untouched. With the vendor, groups of 16
- * rows on average (GEMMs of 40) whose matrices and rows all start on 16 bytes are one call of
+ * (e4m3 with bf16 and f32 C, e5m2 with f16 C) row-major NN and NT, groups of 0 to 600 rows
+ * with a B each or one shared, beta = 0 on NaN C and beta != 0; each group right against a
+ * long double reference, the padding of C untouched. With the vendor, groups of 16 rows on
+ * average (GEMMs of 40) whose matrices and rows all start on 16 bytes are one call of
  * cuBLAS's grouped form (every such case must say so, no other may; FP8 has none); else a
- * grouped GEMM of C = A B^T (16-bit, or FP8), row-major, 16-byte aligned, is one launch of the wgmma template for all
- * groups (groups ending inside a tile among them; with the vendor, where the groups average
- * 256 rows or fewer, once the context's builder has the instance); the rest, and GEMMs of 200
- * rows on pointers, run one GEMM after another. Exits 77 (skipped) without a GPU. */
+ * grouped GEMM of C = A B^T (16-bit, or FP8), row-major, 16-byte aligned, is one launch of
+ * the wgmma template for all groups (groups ending inside a tile among them; with the
+ * vendor, where the groups average 256 rows or fewer, once the context's builder has the
+ * instance: every such call after mmt_wait_kernels); the rest, and GEMMs of 200 rows on
+ * pointers, run one GEMM after another. Exits 77 (skipped) without a GPU. */
 #include "gpu_check.h"
 #include "mmtuned.h"
 
