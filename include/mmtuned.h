@@ -260,9 +260,8 @@ MMT_API mmt_status mmt_gemm_batched(mmt_ctx *ctx, const mmt_gemm_desc *desc, int
  * the vendor serves (bf16, f16, f32, tf32, C of the input type); else bf16 and f16 with C of
  * their type and e4m3 and e5m2 with C of f32, bf16 or f16, row-major C = A B^T with B's one
  * after another (stride_b n * ldb) or one (0), 16-byte aligned, are one launch of the
- * templates for all groups, where the vendor serves
- * only for groups of at most 256 rows on average, and never where a group of the average
- * rows would fill the GPU alone; the others run one after another. A group that fails as
+ * templates for all groups, where the vendor serves only for groups of at most 256 rows on
+ * average, and never where a group of the average rows would fill the GPU alone; the others run one after another. A group that fails as
  * it runs fails the call with the status of the lowest-numbered group that failed; the
  * others may have been written or not.
  * mmt_last_choice says what served the call, or its last group of rows. */
