@@ -14,6 +14,7 @@
 #include "call_table.h"
 #include "ctx.h"
 #include "epilogue.h"
+#include "fused.h"
 #include "err.h"
 #include "grouped.h"
 #include "host_route.h"
@@ -218,6 +219,7 @@ void mmt_close(mmt_ctx *ctx)
     if (!ctx) return;
     mmt_builder_free(ctx->builder); /* the kernel it builds goes in first; the rest are dropped */
     mmt_grouped_free(ctx);
+    mmt_fused_free(ctx);
     mmt_misses_free(ctx->misses); /* the last counts go to the database */
     mmt_table_free(ctx);
     for (int i = 0; i < ctx->n_gpus; i++) {
@@ -665,39 +667,49 @@ mmt_status mmt_gemm_scaled(mmt_ctx *ctx, const mmt_gemm_desc *desc, const float 
     return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
 }
 
-/* On a GPU, where the vendor library serves the GEMM and beta is 0: the epilogue fused into
- * its call (cuBLASLt's), which spares C a pass of its own. MMT_UNSUPPORTED, nothing run,
- * where that does not apply; the caller then runs the GEMM and the epilogue's kernel (which
- * also says what is wrong with a bad call). */
-static mmt_status epilogue_by_vendor(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_epilogue *e, int64_t m,
-                                     int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                                     int64_t ldb, double beta, void *c, int64_t ldc)
+/* On a GPU, the epilogue fused into the GEMM, which spares C a pass of its own: where a
+ * template serves the GEMM, by the variant of its kernel with the epilogue in its store
+ * (fused.h), once that is built; where the vendor library serves it and beta is 0, into its
+ * call (cuBLASLt's). MMT_UNSUPPORTED, nothing run, where neither applies; the caller then
+ * runs the GEMM and the epilogue's kernel (which also says what is wrong with a bad call). */
+static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_epilogue *e, int64_t m, int64_t n,
+                                 int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                                 double beta, void *c, int64_t ldc)
 {
-    /* cuBLASLt's bias runs along the columns of the row-major form: those of a row-major
-     * call, the rows of a column-major one */
-    const mmt_bias_kind along = d->layout == MMT_ROW_MAJOR ? MMT_BIAS_PER_COL : MMT_BIAS_PER_ROW;
-    if (beta != 0 || (e->bias_kind != MMT_BIAS_NONE && e->bias_kind != along)) return MMT_UNSUPPORTED;
     mmt_err err;
     mmt_problem user;
     int64_t span[3];
     int todo, host = 1;
     if (check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, &err) != MMT_OK ||
-        check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, &err) != MMT_OK || !todo || user.k == 0 ||
-        alpha == 0 || where_operands(ctx, &user, alpha, a, b, c, &host, &err) != MMT_OK || host)
+        check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, &err) != MMT_OK || !todo ||
+        where_operands(ctx, &user, alpha, a, b, c, &host, &err) != MMT_OK || host)
         return MMT_UNSUPPORTED;
     mmt_choice how = MMT_CHOICE_NONE;
     char config[512] = "";
     mmt_table_hit hit;
-    if (mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, c, ldc, &how, config, sizeof config, &hit, &err) != MMT_OK ||
-        hit.mod)
+    if (mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, c, ldc, &how, config, sizeof config, &hit, &err) != MMT_OK)
         return MMT_UNSUPPORTED;
-    const mmt_status st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act,
-                                                    e->bias_kind != MMT_BIAS_NONE ? e->bias : NULL, e->bias_type, &err);
-    if (st == MMT_UNSUPPORTED) return st;
+    /* a bias along the rows or the columns of the row-major form: a column-major call's
+     * rows are its columns */
+    const int along_rows = (e->bias_kind == MMT_BIAS_PER_ROW) == (d->layout == MMT_ROW_MAJOR);
+    const int bias = e->bias_kind == MMT_BIAS_NONE ? 0 : along_rows ? 1 : 2;
+    const void *bias_ptr = bias ? e->bias : NULL;
+    mmt_status st;
+    if (hit.mod) {
+        const int bias_c = bias && e->bias_type == d->c_type && d->c_type != MMT_F32;
+        mmt_module *mod;
+        if (mmt_fused_instance(ctx, &hit, bias, e->act, bias_c, &mod, &err) != MMT_OK) return MMT_UNSUPPORTED;
+        st = mmt_table_launch_fused(ctx, &hit, mod, bias_ptr, alpha, a, lda, b, ldb, beta, c, ldc, &err);
+    } else { /* cuBLASLt's bias runs along the columns of the row-major form */
+        if (beta != 0 || user.k == 0 || alpha == 0 || bias == 1) return MMT_UNSUPPORTED;
+        st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act, bias_ptr,
+                                       e->bias_type, &err);
+        if (st == MMT_UNSUPPORTED) return st;
+    }
     if (st == MMT_OK) {
         mmt_table_count_calls(ctx, &hit, 1);
         const size_t len = strlen(config);
-        snprintf(config + len, sizeof config - len, ",EPILOGUE=cublasLtMatmul");
+        snprintf(config + len, sizeof config - len, ",EPILOGUE=%s", hit.mod ? "fused" : "cublasLtMatmul");
     }
     return finish(ctx, st, &err, how, st == MMT_OK ? config : NULL);
 }
@@ -726,7 +738,7 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     if (epi->bias_kind != MMT_BIAS_NONE && m > 0 && n > 0 && ctx->async->is_host(epi->bias))
         return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: the bias is host memory, C the GPU's"),
                       &err, 0, NULL);
-    const mmt_status fused = epilogue_by_vendor(ctx, desc, epi, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    const mmt_status fused = epilogue_fused(ctx, desc, epi, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (fused != MMT_UNSUPPORTED) return fused;
     /* the kernel, built on the first call of its kind outside the lock (others' calls go on) */
     mmt_module **slot = &ctx->epilogue[desc->c_type][bias_c], *mod, *made = NULL;

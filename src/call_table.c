@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "epilogue.h"
 #include "err.h"
 #include "kernel.h"
 #include "lookup.h"
@@ -180,17 +181,22 @@ static mmt_status module_build(mmt_ctx *ctx, const mmt_family *fam, const char *
 
 /* Keeps mod under key until mmt_close. Called under lock; *out is the module to use:
  * mod, or the one another thread kept under the same key meanwhile (mod is unloaded). */
-static mmt_status module_keep(mmt_ctx *ctx, const char *key, mmt_module *mod, mmt_module **out, mmt_err *err)
+static mmt_status module_keep(mmt_ctx *ctx, const char *key, const mmt_family *fam, const char *defines,
+                              mmt_module *mod, mmt_module **out, mmt_err *err)
 {
     mmt_module *have = module_find(ctx, key);
     loaded *l = have ? NULL : calloc(1, sizeof *l);
-    if (have || !l) {
+    char *text = l ? strdup(defines) : NULL;
+    if (have || !text) {
         ctx->be->unload(mod);
+        free(l);
         *out = have;
         return have ? MMT_OK : mmt_err_set(err, MMT_OUT_OF_MEMORY, "out of memory");
     }
     snprintf(l->key, sizeof l->key, "%s", key);
     l->mod = mod;
+    l->fam = fam;
+    l->defines = text;
     l->next = ctx->modules;
     ctx->modules = l;
     *out = mod;
@@ -212,7 +218,7 @@ static mmt_status load_module(mmt_ctx *ctx, const mmt_family *fam, const char *d
     mmt_module *mod;
     FORWARD_IF_ERROR(module_build(ctx, fam, defines, compile, &mod, err));
     pthread_mutex_lock(&ctx->lock);
-    mmt_status st = module_keep(ctx, key, mod, out, err);
+    mmt_status st = module_keep(ctx, key, fam, defines, mod, out, err);
     pthread_mutex_unlock(&ctx->lock);
     return st;
 }
@@ -223,6 +229,26 @@ mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *def
                             mmt_err *err)
 {
     return load_module(ctx, fam, defines, compile, out, err);
+}
+
+mmt_status mmt_table_variant(mmt_ctx *ctx, mmt_module *base, const char *template_name, const char *extra,
+                             int compile, mmt_module **out, mmt_err *err)
+{
+    const mmt_family *fam = NULL;
+    char *defines = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    for (loaded *l = ctx->modules; l && !fam; l = l->next)
+        if (l->mod == base && strcmp(l->fam->name, template_name) == 0) {
+            fam = l->fam;
+            const size_t n = strlen(l->defines) + strlen(extra) + 2;
+            if ((defines = malloc(n))) snprintf(defines, n, "%s %s", l->defines, extra);
+        }
+    pthread_mutex_unlock(&ctx->lock);
+    if (!fam) return MMT_UNSUPPORTED;
+    RETURN_ERROR_IF(!defines, err, MMT_OUT_OF_MEMORY, "out of memory");
+    const mmt_status st = load_module(ctx, fam, defines, compile, out, err);
+    free(defines);
+    return st;
 }
 
 int mmt_table_vendor_serves(mmt_ctx *ctx, mmt_mode mode)
@@ -636,7 +662,7 @@ static void switch_entry(mmt_ctx *ctx, entry *e, const pick *chosen)
     }
     mmt_config_format(s, &pk.cfg, params, sizeof params);
     pthread_mutex_lock(&ctx->lock);
-    if (built) ok = module_keep(ctx, key, mod, &mod, &err) == MMT_OK;
+    if (built) ok = module_keep(ctx, key, fam, defines, mod, &mod, &err) == MMT_OK;
     if (ok) {
         e->mod = mod;
         e->geometry = g;
@@ -857,6 +883,15 @@ mmt_status mmt_table_launch_epilogue(mmt_ctx *ctx, const mmt_table_hit *hit, dou
     return mmt_vendor_gemm_epilogue(&call, &gp, act, bias, bias_type, atomic_load(&ctx->stream), err);
 }
 
+mmt_status mmt_table_launch_fused(mmt_ctx *ctx, const mmt_table_hit *hit, mmt_module *mod, const void *bias,
+                                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                                  void *c, int64_t ldc, mmt_err *err)
+{
+    mmt_fused_params fp = {.p = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc),
+                           .bias = bias};
+    return launch(ctx, mod, &hit->geometry, NULL, &fp.p, err); /* the kernel reads the bias after p */
+}
+
 void mmt_table_count_calls(mmt_ctx *ctx, const mmt_table_hit *hit, int64_t calls)
 {
     mmt_miss_counter *miss = hit->miss;
@@ -936,6 +971,7 @@ void mmt_table_free(mmt_ctx *ctx)
     for (loaded *l = ctx->modules, *next; l; l = next) {
         next = l->next;
         ctx->be->unload(l->mod);
+        free(l->defines);
         free(l);
     }
     mmt_strassen_adds_unload(&ctx->adds[0]);

@@ -67,6 +67,13 @@ mmt_status mmt_table_launch_epilogue(mmt_ctx *ctx, const mmt_table_hit *hit, dou
                                      const void *b, int64_t ldb, double beta, void *c, int64_t ldc, mmt_activation act,
                                      const void *bias, mmt_dtype bias_type, mmt_err *err);
 
+/* hit's call (a kernel's, no Strassen levels) by mod, a variant of hit's kernel with an
+ * epilogue in its store (fused.h), which reads bias (NULL: none) after the launch
+ * parameters; as mmt_table_launch, nothing else. */
+mmt_status mmt_table_launch_fused(mmt_ctx *ctx, const mmt_table_hit *hit, mmt_module *mod, const void *bias,
+                                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                                  void *c, int64_t ldc, mmt_err *err);
+
 /* What follows `calls` launches of hit, done once for them all: where it runs untuned, the
  * calls counted with one atomic addition, the hand-over of its problem to a background
  * mmtune on its first call, and a due sync with the database; as mmt_table_run does after
@@ -113,6 +120,13 @@ int mmt_table_vendor_serves(mmt_ctx *ctx, mmt_mode mode);
  * MMT_NOT_FOUND. */
 mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *defines, int compile, mmt_module **out,
                             mmt_err *err);
+
+/* A variant of base, a module of the table: an instance of the family and defines base was
+ * built from, extra defines after them, loaded as mmt_table_module loads one (compile: else
+ * MMT_NOT_FOUND where no cache holds it). MMT_UNSUPPORTED where base is not the table's or
+ * its template is not template_name. */
+mmt_status mmt_table_variant(mmt_ctx *ctx, mmt_module *base, const char *template_name, const char *extra,
+                             int compile, mmt_module **out, mmt_err *err);
 
 /* Frees the table, the modules, the additions, the modes' records and the vendor library:
  * mmt_close, once no call runs. */

@@ -27,10 +27,13 @@
 #define MMT_MAX_GPUS 64
 #define MMT_GROUPED_KINDS 8 /* grouped.c's kinds of the one launch */
 
-/* A loaded binary, shared by every problem whose instance compiles to the same key. */
+/* A loaded binary, shared by every problem whose instance compiles to the same key, and what
+ * it was built from (a variant of it is built from the same, mmt_table_variant). */
 typedef struct loaded {
     char key[65];
     mmt_module *mod;
+    const mmt_family *fam;
+    char *defines;
     struct loaded *next;
 } loaded;
 
@@ -111,6 +114,7 @@ struct mmt_ctx {
      * build: never tried again) */
     _Atomic(struct mmt_grouped_instance *) grouped[MMT_GROUPED_KINDS];
     _Atomic int grouped_state[MMT_GROUPED_KINDS];
+    struct mmt_fused_instance *fused; /* fused.c: instances with an epilogue in their store; under lock */
     /* The vendor library (vendor.h), opened on the first call that may need it, under
      * vendor_lock: vendor_state 0 not yet tried, 1 open, -1 absent or off (MMTUNE_VENDOR=off). */
     pthread_mutex_t vendor_lock;

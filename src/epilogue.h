@@ -9,6 +9,15 @@
 #include "backend.h"
 #include "mmtuned.h"
 
+/* The launch parameters of an instance with the epilogue in its store (fused.h): the bias
+ * follows the GEMM's (templates/cuda/gemm_wgmma.cu repeats the struct). */
+typedef struct mmt_fused_params {
+    mmt_gemm_params p;
+    const void *bias; /* NULL: no bias */
+    int64_t pad;
+} mmt_fused_params;
+_Static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match templates/cuda/gemm_wgmma.cu");
+
 /* NULL where epi (not NULL) can be applied to the m x n C of c_type at c (layout, leading
  * dimension ldc), else why not. */
 const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,

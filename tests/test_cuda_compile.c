@@ -426,6 +426,20 @@ static void sample_wgmma(const mmt_device_info *dev)
     spilled += compile_one("wgmma EPI 2", fam->source, "EPI=2 MMT_ARCH_SPECIFIC=1", NULL) > 0;
     spilled += compile_one("wgmma EPI 2 bf16 C", fam->source, "EPI=2 MMT_OUT=2 BN=256 CLUSTER=2 MMT_ARCH_SPECIFIC=1",
                            NULL) > 0;
+    /* the epilogue in the store (fused.h): a bias per row or per column, in fp32 or C's type,
+     * ReLU or GELU, over each way the store runs */
+    static const char *const fused[] = {
+        "EPI=0 MMT_OUT=2 EPI_BIAS=2 EPI_ACT=2 BIAS_C=1",
+        "EPI=1 MMT_MODE=3 MMT_OUT=3 OP_A=1 OP_B=0 EPI_BIAS=1 EPI_ACT=1",
+        "EPI=2 MMT_OUT=2 BN=256 PERSIST=1 OP_B=1 EPI_BIAS=2 EPI_ACT=2 BIAS_C=1",
+        "EPI=2 OP_B=1 EPI_BIAS=1",
+        "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 EPI_BIAS=2 EPI_ACT=2",
+        "MMT_MODE=5 OP_A=0 OP_B=0 SWAP=1 EPI=0 PERSIST=1 SPLITK=2 EPI_BIAS=1 EPI_ACT=2",
+        "MMT_MODE=6 MMT_OUT=2 OP_B=1 PROMOTE=1 EPI=1 EPI_BIAS=2 EPI_ACT=2 BIAS_C=1"};
+    for (size_t i = 0; i < sizeof fused / sizeof fused[0]; i++) {
+        snprintf(defines, sizeof defines, "%s MMT_ARCH_SPECIFIC=1", fused[i]);
+        spilled += compile_one("wgmma fused", fam->source, defines, NULL) > 0;
+    }
     /* a grouped GEMM's one launch (grouped.h), every kind of call it takes, as it builds it */
     static const struct {
         mmt_mode mode;

@@ -6,9 +6,12 @@
  * and in C's type, no activation, ReLU and GELU's tanh form, beta = 0 over NaN and a
  * residual, more lines than a grid's y (65535); the padding of C never written. Refused with
  * nothing written: a bias in host memory, host matrices. Exits 77 (skipped) without a GPU. */
+#include <unistd.h>
+
 #include "epilogue_check.h"
 #include "gpu_check.h"
 #include "mmtuned.h"
+#include "store.h"
 
 typedef struct epi_case {
     mmt_dtype ab, c;
@@ -18,6 +21,8 @@ typedef struct epi_case {
     mmt_bias_kind bias_kind;
     int bias_c; /* the bias in C's type (else fp32) */
     mmt_activation act;
+    int tb;              /* B transposed */
+    mmt_compute compute; /* of f32 inputs: tf32, f32x3 */
 } epi_case;
 
 static void *on_device(const void *x, size_t bytes)
@@ -32,21 +37,21 @@ static void *on_device(const void *x, size_t bytes)
 /* One case: 1 where the call succeeded, C is right and its padding untouched. */
 static int case_right(mmt_ctx *ctx, const epi_case *t)
 {
-    const int64_t pad = 3, lda = (t->col ? t->m : t->k), ldb = (t->col ? t->k : t->n),
-                  ldc = (t->col ? t->m : t->n) + pad, lines = t->col ? t->n : t->m;
+    const int64_t pad = 3, br = t->tb ? t->n : t->k, bc = t->tb ? t->k : t->n, lda = (t->col ? t->m : t->k),
+                  ldb = (t->col ? br : bc), ldc = (t->col ? t->m : t->n) + pad, lines = t->col ? t->n : t->m;
     const mmt_dtype bt = t->bias_c ? t->c : MMT_F32;
     const int64_t nb = t->bias_kind == MMT_BIAS_PER_ROW ? t->m : t->n;
-    void *a = gc_matrix_t(t->ab, t->col, t->m, t->k, lda, 0), *b = gc_matrix_t(t->ab, t->col, t->k, t->n, ldb, 0);
+    void *a = gc_matrix_t(t->ab, t->col, t->m, t->k, lda, 0), *b = gc_matrix_t(t->ab, t->col, br, bc, ldb, 0);
     void *c = gc_matrix_t(t->c, t->col, t->m, t->n, ldc, t->beta == 0), *bias = gc_matrix_t(bt, 0, 1, nb, nb, 0);
     const size_t es = (size_t)mmt_dtype_size(t->ab), cs = (size_t)mmt_dtype_size(t->c);
     const size_t a_bytes = es * (size_t)((t->col ? t->k : t->m) * lda),
-                 b_bytes = es * (size_t)((t->col ? t->n : t->k) * ldb), c_bytes = cs * (size_t)(lines * ldc);
+                 b_bytes = es * (size_t)((t->col ? bc : br) * ldb), c_bytes = cs * (size_t)(lines * ldc);
     double *ref = gc_ref_alloc(t->m, t->n);
-    gc_reference_t(t->ab, t->c, t->col, 0, 0, t->m, t->n, t->k, 1.0, a, lda, b, ldb, t->beta, c, ldc, ref);
+    gc_reference_t(t->ab, t->c, t->col, 0, t->tb, t->m, t->n, t->k, 1.0, a, lda, b, ldb, t->beta, c, ldc, ref);
     void *da = on_device(a, a_bytes), *db = on_device(b, b_bytes), *dc = on_device(c, c_bytes),
          *dbias = on_device(bias, (size_t)(nb * mmt_dtype_size(bt)));
-    const mmt_gemm_desc desc = {t->ab, t->c, MMT_COMPUTE_NATIVE, t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
-                                MMT_NO_TRANS, MMT_NO_TRANS};
+    const mmt_gemm_desc desc = {t->ab, t->c, t->compute, t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR, MMT_NO_TRANS,
+                                t->tb ? MMT_TRANS : MMT_NO_TRANS};
     const mmt_epilogue epi = {t->bias_kind, bt, dbias, t->act};
     mmt_err err;
     char *out = malloc(c_bytes);
@@ -56,8 +61,8 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
         st == MMT_OK && be->sync(NULL, &err) == MMT_OK && be->copy(out, dc, c_bytes, MMT_D2H, &err) == MMT_OK;
     /* the GEMM's bound, carried through a bias and an activation of slope at most 1.13, and
      * C rounded once more where it is 16-bit (it is widened, then rounded again) */
-    const mmt_mode mode = t->ab == MMT_F64 ? MMT_MODE_F64 : t->ab == MMT_F32 ? MMT_MODE_F32
-                          : t->ab == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16;
+    mmt_mode mode = MMT_MODE_F32;
+    CHECK_EQ_INT(mmt_mode_of(t->ab, t->compute, &mode), 0);
     const double u_out = t->c == MMT_BF16 ? ldexp(1.0, -8) : t->c == MMT_F16 ? ldexp(1.0, -11) : 0,
                  u = ldexp(1.0, t->c == MMT_F64 ? -53 : -24),
                  bound = 1.2 * gc_bound_mode(mode, t->c, t->k) + 2 * u_out + 4 * u;
@@ -65,8 +70,8 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
     const int padding_kept = !copied || epi_padding_kept(out, c, cs, lines, ldc, pad);
     const int right = copied && e <= bound && padding_kept;
     if (!right)
-        fprintf(stderr, "%s->%s %s %lldx%lldx%lld beta=%g bias %d (%s) act %d: %s error %g (bound %g)%s\n",
-                mmt_dtype_name(t->ab), mmt_dtype_name(t->c), t->col ? "col" : "row", (long long)t->m,
+        fprintf(stderr, "%s->%s %s%s %lldx%lldx%lld beta=%g bias %d (%s) act %d: %s error %g (bound %g)%s\n",
+                mmt_mode_name(mode), mmt_dtype_name(t->c), t->col ? "col" : "row", t->tb ? " NT" : "", (long long)t->m,
                 (long long)t->n, (long long)t->k, t->beta, t->bias_kind, t->bias_c ? "C's type" : "f32", t->act,
                 st != MMT_OK ? mmt_last_error(ctx) : "", e, bound, padding_kept ? "" : ", padding written");
     be->free(da), be->free(db), be->free(dc), be->free(dbias);
@@ -87,7 +92,7 @@ static void test_cases(mmt_ctx *ctx, const char *who)
                     const int v = cases++;
                     const epi_case t = {kinds[kd].ab, kinds[kd].c, v % 2, sizes[s][0], sizes[s][1], sizes[s][2],
                                         v % 3 == 0 ? 0.0 : 1.0, (mmt_bias_kind)kind, (v / 2) % 2,
-                                        (mmt_activation)act};
+                                        (mmt_activation)act, 0, MMT_COMPUTE_NATIVE};
                     right += case_right(ctx, &t);
                 }
     printf("%s: %d of %d epilogue cases right\n", who, right, cases);
@@ -102,11 +107,11 @@ static void test_cases(mmt_ctx *ctx, const char *who)
 static void test_fused(mmt_ctx *ctx)
 {
     const epi_case cases[] = {
-        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH},
-        {MMT_BF16, MMT_BF16, 1, 300, 257, 64, 0.0, MMT_BIAS_PER_ROW, 1, MMT_ACT_RELU},
-        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 1.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH},
-        {MMT_F64, MMT_F64, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_RELU},
-        {MMT_F64, MMT_F64, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH},
+        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE},
+        {MMT_BF16, MMT_BF16, 1, 300, 257, 64, 0.0, MMT_BIAS_PER_ROW, 1, MMT_ACT_RELU, 0, MMT_COMPUTE_NATIVE},
+        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 1.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE},
+        {MMT_F64, MMT_F64, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_RELU, 0, MMT_COMPUTE_NATIVE},
+        {MMT_F64, MMT_F64, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK(case_right(ctx, &cases[i]));
@@ -116,6 +121,116 @@ static void test_fused(mmt_ctx *ctx)
         const int fused = cases[i].beta == 0 && !(cases[i].c == MMT_F64 && cases[i].act == MMT_ACT_GELU_TANH);
         CHECK_EQ_INT(strstr(config, "EPILOGUE=cublasLtMatmul") != NULL, fused);
     }
+}
+
+/* A tuned database at path whose wgmma entries serve each case's problem by the space's
+ * default with knobs ("NAME=VALUE ..."). */
+static void tuned_wgmma(const char *path, const epi_case *cases, const char *const *knobs, size_t n)
+{
+    mmt_err err;
+    mmt_family *fam = NULL;
+    mmt_store *st = NULL;
+    int64_t dev_id = 0, sess = 0, tpl = 0;
+    CHECK_OK(mmt_family_find_template("cuda/gemm_wgmma.cu", &fam, &err), &err);
+    CHECK_OK(mmt_store_open(path, 0, &st, &err), &err);
+    if (!fam || !st) return;
+    CHECK_OK(mmt_store_device(st, &dev, &dev_id, &err), &err);
+    CHECK_OK(mmt_store_session_begin(st, dev_id, "test", "exhaustive", "0", &sess, &err), &err);
+    CHECK_OK(mmt_store_template(st, fam->name, fam->source_hash, &tpl, &err), &err);
+    for (size_t i = 0; i < n; i++) {
+        const epi_case *t = &cases[i];
+        mmt_problem p = {.dtype = t->ab, .out = t->c, .layout = t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
+                         .trans_b = t->tb, .m = t->m, .n = t->n, .k = t->k};
+        CHECK_EQ_INT(mmt_mode_of(t->ab, t->compute, &p.mode), 0);
+        mmt_config cfg;
+        mmt_space_default(fam->space, &cfg);
+        char text[512], list[128], *save = NULL;
+        snprintf(list, sizeof list, "%s", knobs[i]);
+        for (char *tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+            char name[32];
+            long long v = 0;
+            int found = 0;
+            CHECK_EQ_INT(sscanf(tok, "%31[A-Z_]=%lld", name, &v), 2);
+            for (int j = 0; j < fam->space->n_params; j++)
+                if (strcmp(fam->space->params[j].name, name) == 0) cfg.v[j] = v, found = 1;
+            CHECK(found);
+        }
+        mmt_config_format(fam->space, &cfg, text, sizeof text);
+        int64_t cfg_id, prob, trial;
+        CHECK_OK(mmt_store_config(st, tpl, text, &cfg_id, &err), &err);
+        CHECK_OK(mmt_store_problem(st, &p, &prob, &err), &err);
+        const double ms = mmt_problem_flops(&p) / 1e9; /* 1 TFLOP/s */
+        mmt_trial_rec tr = {.session_id = sess, .device_id = dev_id, .problem_id = prob, .config_id = cfg_id,
+                            .status = MMT_TRIAL_OK, .time_ms_median = ms, .time_ms_min = ms, .time_ms_max = ms,
+                            .gflops = 1000, .rel_error = 1e-7, .reps = 5};
+        CHECK_OK(mmt_store_trial_add(st, &tr, &trial, &err), &err);
+        CHECK_OK(mmt_store_best_set(st, trial, &err), &err);
+    }
+    mmt_store_close(st);
+    mmt_family_free(fam);
+}
+
+/* The epilogue in the store of the kernel that serves the GEMM (fused.h): problems a tuned
+ * database gives to the wgmma family, one for each way its store runs (C from the registers,
+ * through shared memory, by TMA stores; C^T's tiles written transposed; split-K summed by
+ * the last slice; FP8's promoted sums), both layouts, the vendor off. The operands' rows lie
+ * on 16 bytes (the TMA reads them in place). Each epilogue runs
+ * first as the GEMM and the epilogue's kernel while its variant builds, then, the builds
+ * done (mmt_wait_kernels), by the variant alone; right both times, and served as the
+ * database says (mmt_last_choice: its knobs, EPILOGUE=fused). */
+static void test_in_store(void)
+{
+    const epi_case cases[] = {
+        {.ab = MMT_BF16, .c = MMT_BF16, .m = 300, .n = 520, .k = 200},
+        {.ab = MMT_F16, .c = MMT_F16, .col = 1, .m = 336, .n = 600, .k = 128, .tb = 1},
+        {.ab = MMT_BF16, .c = MMT_BF16, .m = 1001, .n = 1029, .k = 256, .tb = 1}, /* ldc 1032: for the TMA */
+        {.ab = MMT_BF16, .c = MMT_F32, .m = 700, .n = 517, .k = 256, .tb = 1},
+        {.ab = MMT_F32, .c = MMT_F32, .col = 1, .m = 300, .n = 260, .k = 128, .compute = MMT_COMPUTE_TF32},
+        {.ab = MMT_F32, .c = MMT_F32, .m = 200, .n = 300, .k = 4096, .compute = MMT_COMPUTE_F32X3},
+        {.ab = MMT_E4M3, .c = MMT_BF16, .m = 256, .n = 384, .k = 256, .tb = 1},
+    };
+    static const char *const knobs[] = {"EPI=0", "EPI=1", "BN=256 PERSIST=1 EPI=2", "EPI=2", "SWAP=1 EPI=1",
+                                        "SWAP=1 EPI=0 PERSIST=1 SPLITK=2", "PROMOTE=1 EPI=1"};
+    const size_t n = sizeof cases / sizeof cases[0];
+    char path[] = "/tmp/mmt-epi-store-XXXXXX";
+    const int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    tuned_wgmma(path, cases, knobs, n);
+    setenv("MMTUNE_DB", path, 1);
+    setenv("MMTUNE_VENDOR", "off", 1);
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+    int fused = 0;
+    for (size_t i = 0; ctx && i < n; i++)
+        for (int e = 0; e < 3; e++) {
+            epi_case t = cases[i];
+            const int tma = strstr(knobs[i], "EPI=2") != NULL, c16 = t.c == MMT_BF16 || t.c == MMT_F16;
+            t.bias_kind = e == 1 ? MMT_BIAS_PER_ROW : MMT_BIAS_PER_COL;
+            t.act = e == 0 ? MMT_ACT_GELU_TANH : e == 1 ? MMT_ACT_RELU : MMT_ACT_NONE;
+            t.bias_c = e == 0 && c16;
+            t.beta = e == 1 && !tma ? 1.0 : 0.0; /* the TMA stores C where beta is 0 */
+            CHECK(case_right(ctx, &t)); /* the variant builds meanwhile */
+            int built = 0;
+            CHECK_EQ_INT(mmt_wait_kernels(ctx, &built), MMT_OK);
+            CHECK(case_right(ctx, &t));
+            const char *config = "";
+            mmt_last_choice(ctx, &config);
+            int served = strstr(config, "EPILOGUE=fused") != NULL;
+            char list[128], *save = NULL;
+            snprintf(list, sizeof list, "%s", knobs[i]);
+            for (char *tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+                served &= strstr(config, tok) != NULL;
+            if (!served) fprintf(stderr, "case %zu, epilogue %d: served by %s, not %s with EPILOGUE=fused\n", i, e,
+                                 config, knobs[i]);
+            fused += served;
+        }
+    printf("the epilogue in the kernel's store: %d of %zu cases fused\n", fused, 3 * n);
+    CHECK_EQ_INT(fused, (int)(3 * n));
+    mmt_close(ctx);
+    unsetenv("MMTUNE_VENDOR");
+    unlink(path);
 }
 
 /* A bias in host memory, or host matrices: refused, C as it was. */
@@ -158,6 +273,7 @@ int main(void)
         mmt_close(ctx);
     }
     unsetenv("MMTUNE_VENDOR");
+    test_in_store();
     unsetenv("MMTUNE_DB");
     return check_result();
 }

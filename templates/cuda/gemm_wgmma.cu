@@ -130,6 +130,16 @@
 #define PROMOTE 0 /* FP8: each stage's products summed apart, then added to the fp32 accumulators (2: two
                    * stages' sums in flight, one added while the tensor cores make the next) */
 #endif
+#ifndef EPI_BIAS
+#define EPI_BIAS 0 /* not a knob: a bias added to C's values before the activation (mmt_fused_params): 1 one
+                    * per row of C, 2 one per column */
+#endif
+#ifndef EPI_ACT
+#define EPI_ACT 0 /* not a knob: the activation of C's values: 1 ReLU, 2 GELU's tanh form */
+#endif
+#ifndef BIAS_C
+#define BIAS_C 0 /* not a knob: the bias in C's type (else fp32) */
+#endif
 #ifndef GROUPED
 #define GROUPED 0 /* not a knob: 1 for a grouped GEMM's instance (groups of rows of A and C, a B each), one
                    * launch for all groups (mmt_grouped_params) */
@@ -167,6 +177,7 @@
 /* FP8 with a scale per 128 of K of each row of A, per 128 x 128 block of B */
 #define BLOCK_SCALED (MMT_MODE == 8 || MMT_MODE == 9)
 #define SPLIT (MMT_MODE == 5) /* f32x3: stages split into hi and lo */
+#define FUSED (EPI_BIAS || EPI_ACT) /* an epilogue in the store (mmt_gemm_epilogue) */
 #if MMT_MODE == 2
 #define WG_TYPES "f32.bf16.bf16"
 #elif MMT_MODE == 3
@@ -285,6 +296,13 @@ typedef unsigned short TC;
 #endif
 #if SWAP && EPI_COLS != 64
 #error "SWAP stages C^T's pieces transposed in place: they must be square (64 x 64)"
+#endif
+
+#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && MMT_OUT == 0)
+#error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes a 16-bit C"
+#endif
+#if FUSED && GROUPED
+#error "a grouped instance has no epilogue"
 #endif
 
 #if GROUPED && (A_MN || B_MN || SWAP || SPLITK > 1 || CLUSTER > 1 || EPI == 2 || PACK || BLOCK_SCALED || SPLIT)
@@ -699,6 +717,51 @@ __device__ __forceinline__ float c_load(const TC *p)
 #endif
 }
 
+/* The epilogue in the store (FUSED): the bias of C's element (row, col) of a C of rows x
+ * cols, and the activation, in fp32 (C is rounded once, after). The bias's index is
+ * clamped into it: a value past C's edge is not stored, and loads free of conditions go
+ * out together rather than one latency after another; in 32 bits (C's sides are). GELU's
+ * tanh form, 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3): into 16-bit C by the
+ * hardware's tanh (relative error about 2^-11, below the rounding of C); into fp32 C as x
+ * sigmoid(2 u), templates/cuda/epilogue.cu's form, by the fast exponential and division
+ * (about 2^-21). */
+__device__ __forceinline__ float bias_at(const void *bias, long long row, long long col, long long rows, long long cols)
+{
+#if EPI_BIAS
+    const int i = EPI_BIAS == 1 ? min((int)row, (int)rows - 1) : min((int)col, (int)cols - 1);
+#if BIAS_C
+    const unsigned short b = __ldg(static_cast<const unsigned short *>(bias) + i);
+    return c_load(reinterpret_cast<const TC *>(&b));
+#else
+    return __ldg(static_cast<const float *>(bias) + i);
+#endif
+#else
+    (void)bias, (void)row, (void)col, (void)rows, (void)cols;
+    return 0.0f;
+#endif
+}
+
+__device__ __forceinline__ float activate(float v)
+{
+#if EPI_ACT == 1
+    v = v < 0.0f ? 0.0f : v; /* NaN stays NaN */
+#elif EPI_ACT == 2 && MMT_OUT == 0
+    v = __fdividef(v, 1.0f + __expf(-1.5957691216057308f * (v + 0.044715f * v * v * v)));
+#elif EPI_ACT == 2
+    float t;
+    asm("tanh.approx.f32 %0, %1;\n" : "=f"(t) : "f"(v * fmaf(0.035677408136300125f, v * v, 0.7978845608028654f)));
+    const float h = 0.5f * v;
+    v = fmaf(h, t, h);
+#endif
+    return v;
+}
+
+__device__ __forceinline__ float fuse(float v, const void *bias, long long row, long long col, long long rows,
+                                      long long cols)
+{
+    return activate(v + bias_at(bias, row, col, rows, cols));
+}
+
 __device__ __forceinline__ TC c_from(float v)
 {
 #if MMT_OUT == 0
@@ -726,7 +789,8 @@ __device__ __forceinline__ TC c_from(float v)
  * first, in one pass per case of beta; the stores after them are predicated on edge checks
  * in 32 bits, with no branch, and cvec is folded into a number NVRTC cannot see through. */
 __device__ __forceinline__ void store_tile(float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
-                                           long long row0, long long col0, float alpha, float beta, bool cvec)
+                                           long long row0, long long col0, float alpha, float beta, bool cvec,
+                                           const void *bias)
 {
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
     /* element j e of row h (from this thread's first) is in C if 8 j + e < cols[h], and pair
@@ -766,6 +830,18 @@ __device__ __forceinline__ void store_tile(float (&d)[BN / 2], TC *C, long long 
                         x = fmaf(alpha, x, beta * c_load(EPI0_AT(h, j, e)));
                     }
     }
+#if FUSED /* in a pass of its own: the stores below would keep the bias's loads apart */
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) { /* C's element: SWAP's tile is C^T's */
+                const long long tr = row0 + 16 * w + g + 8 * h, tc = col0 + 8 * j + 2 * q + e;
+                float &x = d[4 * j + 2 * h + e];
+                x = fuse(x, bias, SWAP ? tc : tr, SWAP ? tr : tc, SWAP ? N : M, SWAP ? M : N);
+            }
+#endif
     TC *const cq = C + opaque(c00);
 #pragma unroll
     for (int j = 0; j < BN / 8; j++)
@@ -822,7 +898,7 @@ __device__ __forceinline__ void stage_piece(const float (&d)[MI][BN / 2], float 
  * Named barrier 1 + c keeps the consumer's four warps together. */
 __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], float *S, int c, TC *C, long long ldc,
                                                 long long M, long long N, long long row0, long long col0, float alpha,
-                                                float beta, bool cvec16)
+                                                float beta, bool cvec16, const void *bias)
 {
     constexpr int V = 16 / sizeof(TC);          /* elements of C per unit */
     constexpr int UNITS = 64 * EPI_COLS / V;    /* units of a piece */
@@ -842,10 +918,19 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
 #endif
         TC *const Cp = C + row * ldc + col;
         if (cvec16 && cols == EPI_COLS) {
+#if EPI_BIAS == 2 /* a thread's units of the piece lie on the same columns (128 units apart) */
+            float bc[V];
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                bc[i] = bias_at(bias, 0, col + t % (EPI_COLS / V) * V + i, SWAP ? N : M, SWAP ? M : N);
+#endif
 #pragma unroll 4 /* every unit of 16-bit C; fully unrolled fp32 C spilled beside 128 accumulators */
             for (int u = t; u < UNITS; u += 128) {
                 const int r = u / (EPI_COLS / V), cu = u % (EPI_COLS / V) * V;
                 if (r >= rows) continue;
+#if EPI_BIAS == 1
+                const float br = bias_at(bias, row + r, 0, SWAP ? N : M, SWAP ? M : N);
+#endif
                 union {
                     TC e[V];
                     uint4 u;
@@ -857,8 +942,16 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
                     const float4 x = *reinterpret_cast<const float4 *>(S + r * EPI_PITCH + cu + e);
                     const float v[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
-                    for (int i = 0; i < 4; i++)
-                        o.e[e + i] = c_from(beta == 0.0f ? v[i] : fmaf(beta, c_load(&o.e[e + i]), v[i]));
+                    for (int i = 0; i < 4; i++) {
+                        float x = beta == 0.0f ? v[i] : fmaf(beta, c_load(&o.e[e + i]), v[i]);
+#if EPI_BIAS == 1
+                        x += br;
+#elif EPI_BIAS == 2
+                        x += bc[e + i];
+#endif
+                        if (FUSED) x = activate(x);
+                        o.e[e + i] = c_from(x);
+                    }
                 }
                 *reinterpret_cast<uint4 *>(cp) = o.u;
             }
@@ -869,7 +962,8 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
                 if (r >= rows || cc >= cols) continue;
                 TC *const cp = Cp + r * ldc + cc;
                 const float x = S[r * EPI_PITCH + cc];
-                *cp = c_from(beta == 0.0f ? x : fmaf(beta, c_load(cp), x));
+                const float y = beta == 0.0f ? x : fmaf(beta, c_load(cp), x);
+                *cp = c_from(FUSED ? fuse(y, bias, row + r, col + cc, SWAP ? N : M, SWAP ? M : N) : y);
             }
         }
     }
@@ -882,12 +976,23 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
  * thread has the TMA store it; the two buffers alternate (*box counts the boxes), so the
  * warpgroup fills one while the other goes out, and leaves the tile without waiting. */
 __device__ __forceinline__ void store_tile_tma(const float (&d)[BN / 2], unsigned S, int c, const mmt_tmap *tm,
-                                               long long row0, long long col0, float alpha, unsigned &box)
+                                               long long M, long long N, long long row0, long long col0, float alpha,
+                                               unsigned &box, const void *bias)
 {
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+#if EPI_BIAS == 1 /* this thread's two rows' */
+    const float br[2] = {bias_at(bias, row0 + 16 * w + g, 0, M, N), bias_at(bias, row0 + 16 * w + g + 8, 0, M, N)};
+#endif
 #pragma unroll
     for (int j0 = 0; j0 < BN; j0 += BOX_C, box++) {
         const unsigned buf = S + (box & 1) * BOX_BYTES;
+#if EPI_BIAS == 2 /* the box's columns', loaded first: the compiler keeps no load across the stores below */
+        float bc[BOX_C / 8][2];
+#pragma unroll
+        for (int j = 0; j < BOX_C / 8; j++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) bc[j][e] = bias_at(bias, 0, col0 + j0 + 8 * j + 2 * q + e, M, N);
+#endif
         if (t == 0) asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory"); /* buf's last box is read */
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
 #pragma unroll
@@ -896,7 +1001,13 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[BN / 2], unsigne
             for (int h = 0; h < 2; h++) {
                 const int jj = j0 / 8 + j, r = 16 * w + g + 8 * h, byte = (8 * j + 2 * q) * (int)sizeof(TC);
                 const unsigned at = buf + r * LINE + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
-                const float v0 = alpha * d[4 * jj + 2 * h], v1 = alpha * d[4 * jj + 2 * h + 1];
+                float v0 = alpha * d[4 * jj + 2 * h], v1 = alpha * d[4 * jj + 2 * h + 1];
+#if EPI_BIAS == 1
+                v0 += br[h], v1 += br[h];
+#elif EPI_BIAS == 2
+                v0 += bc[j][0], v1 += bc[j][1];
+#endif
+                if (FUSED) v0 = activate(v0), v1 = activate(v1);
 #if MMT_OUT == 0
                 asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(v0), "f"(v1) : "memory");
 #else
@@ -1057,6 +1168,15 @@ struct mmt_grouped_params {
 };
 static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1), "must match src/grouped.h");
 typedef mmt_grouped_params mmt_launch_params;
+#elif FUSED
+/* An instance with the epilogue in its store: the bias after the launch parameters (src/epilogue.h). */
+struct mmt_fused_params {
+    mmt_scaled_params s;
+    const void *bias; /* EPI_BIAS's values (NULL without) */
+    long long pad;
+};
+static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
+typedef mmt_fused_params mmt_launch_params;
 #else
 typedef mmt_scaled_params mmt_launch_params;
 #endif
@@ -1099,10 +1219,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     mmt_gemm(mmt_launch_params lp, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
              const __grid_constant__ mmt_tmap tma_c)
 {
-#if GROUPED
+#if GROUPED || FUSED
     const mmt_scaled_params &ps = lp.s;
 #else
     const mmt_scaled_params &ps = lp;
+#endif
+#if FUSED
+    const void *const bias = lp.bias;
+#else
+    const void *const bias = nullptr;
 #endif
     const mmt_gemm_params &p = ps.p;
     /* An instance is built for one pair of transposes: anything else is a caller's bug. */
@@ -1427,16 +1552,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             if (tma_out && (tma_edge || col0 + BN <= N)) {
 #pragma unroll
                 for (int mi = 0; mi < MI; mi++)
-                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, row0 + mi * 64, col0, alpha, box);
+                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, M_, N, row0 + mi * 64, col0, alpha, box, bias);
             } else {
                 /* S must be read out by the TMA before it is written again */
                 if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-                store_tile_smem(acc, S, c, C, p.ldc, M_, N, row0, col0, alpha, beta, cvec16);
+                store_tile_smem(acc, S, c, C, p.ldc, M_, N, row0, col0, alpha, beta, cvec16, bias);
             }
 #else
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
-                store_tile(acc[mi], C, p.ldc, M_, N, row0 + mi * 64, col0, alpha, beta, cvec);
+                store_tile(acc[mi], C, p.ldc, M_, N, row0 + mi * 64, col0, alpha, beta, cvec, bias);
 #endif
         }
         /* the staging buffers live as long as the block: the TMA has read the last boxes */
