@@ -231,14 +231,21 @@ mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *def
     return load_module(ctx, fam, defines, compile, out, err);
 }
 
-mmt_status mmt_table_variant(mmt_ctx *ctx, mmt_module *base, const char *template_name, const char *extra,
+/* Whether name is among the NULL-ended list of templates. */
+static int among(const char *name, const char *const *templates)
+{
+    while (*templates && strcmp(*templates, name) != 0) templates++;
+    return *templates != NULL;
+}
+
+mmt_status mmt_table_variant(mmt_ctx *ctx, mmt_module *base, const char *const *templates, const char *extra,
                              int compile, mmt_module **out, mmt_err *err)
 {
     const mmt_family *fam = NULL;
     char *defines = NULL;
     pthread_mutex_lock(&ctx->lock);
     for (loaded *l = ctx->modules; l && !fam; l = l->next)
-        if (l->mod == base && strcmp(l->fam->name, template_name) == 0) {
+        if (l->mod == base && among(l->fam->name, templates)) {
             fam = l->fam;
             const size_t n = strlen(l->defines) + strlen(extra) + 2;
             if ((defines = malloc(n))) snprintf(defines, n, "%s %s", l->defines, extra);

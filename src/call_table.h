@@ -124,8 +124,8 @@ mmt_status mmt_table_module(mmt_ctx *ctx, const mmt_family *fam, const char *def
 /* A variant of base, a module of the table: an instance of the family and defines base was
  * built from, extra defines after them, loaded as mmt_table_module loads one (compile: else
  * MMT_NOT_FOUND where no cache holds it). MMT_UNSUPPORTED where base is not the table's or
- * its template is not template_name. */
-mmt_status mmt_table_variant(mmt_ctx *ctx, mmt_module *base, const char *template_name, const char *extra,
+ * its template is none of the NULL-ended list templates. */
+mmt_status mmt_table_variant(mmt_ctx *ctx, mmt_module *base, const char *const *templates, const char *extra,
                              int compile, mmt_module **out, mmt_err *err);
 
 /* Frees the table, the modules, the additions, the modes' records and the vendor library:

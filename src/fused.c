@@ -6,8 +6,9 @@
 
 #include "builder.h"
 
-/* The template whose store takes an epilogue */
-#define FUSED_TEMPLATE "cuda/gemm_wgmma.cu"
+/* The templates whose store takes an epilogue (templates/cuda/mmt_fuse.h); an instance of
+ * one that cannot (the mma template's atomic split-K) fails its build, once. */
+static const char *const fusing[] = {"cuda/gemm_wgmma.cu", "cuda/gemm_mma.cu", NULL};
 
 enum { NOT_TRIED, MAKING, MADE, FAILED };
 
@@ -38,7 +39,7 @@ static mmt_status make(mmt_ctx *ctx, const struct mmt_fused_instance *f, int com
 {
     char extra[64];
     snprintf(extra, sizeof extra, "EPI_BIAS=%d EPI_ACT=%d BIAS_C=%d", f->kind / 6, f->kind / 2 % 3, f->kind % 2);
-    return mmt_table_variant(ctx, f->base, FUSED_TEMPLATE, extra, compile, out, err);
+    return mmt_table_variant(ctx, f->base, fusing, extra, compile, out, err);
 }
 
 /* Publishes what making f came to. */

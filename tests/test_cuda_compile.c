@@ -645,6 +645,17 @@ int main(void)
         /* bare, every mode; and an #error for a tile the warps cannot split */
         static const char *const modes[] = {"MMT_MODE=2", "MMT_MODE=3 MMT_OUT=3", "MMT_MODE=4", "MMT_MODE=5"};
         for (int i = 0; i < 4; i++) compile_one("bare mma", mma, modes[i], NULL);
+        /* the epilogue in the store (fused.h), split-K in the order of K too; none with atomic
+         * split-K, whose slices never hold the sum */
+        static const char *const fused[] = {"MMT_MODE=2 MMT_OUT=2 EPI_BIAS=2 EPI_ACT=2 BIAS_C=1",
+                                            "MMT_MODE=3 MMT_OUT=3 OP_A=1 EPI_BIAS=1 EPI_ACT=1",
+                                            "MMT_MODE=4 OP_B=1 SPLITK=4 SERIAL=1 EPI_BIAS=2 EPI_ACT=2",
+                                            "MMT_MODE=5 EPI_BIAS=1 EPI_ACT=2"};
+        for (int i = 0; i < 4; i++) CHECK_EQ_INT(compile_one("mma fused", mma, fused[i], NULL), 0);
+        st = mmt_cuda_compile_for_arch("sm_90", mma, "MMT_MODE=4 SPLITK=4 EPI_BIAS=2", &bin, &size, &log, &err);
+        CHECK_EQ_INT(st, MMT_COMPILE);
+        CHECK(log && strstr(log, "split-K in the order of K"));
+        free(log);
         st = mmt_cuda_compile_for_arch("sm_90", mma, "BM=64 WARPS_M=8", &bin, &size, &log, &err);
         CHECK_EQ_INT(st, MMT_COMPILE);
         CHECK(log && strstr(log, "warp tiles"));

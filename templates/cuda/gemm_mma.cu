@@ -90,6 +90,17 @@
 #ifndef PACK
 #define PACK 0 /* 1: A and B are first copied to the workspace with 16-byte row pitches */
 #endif
+#ifndef EPI_BIAS
+#define EPI_BIAS 0 /* not a knob: a bias added to C's values before the activation (mmt_fused_params): 1 one
+                    * per row of C, 2 one per column */
+#endif
+#ifndef EPI_ACT
+#define EPI_ACT 0 /* not a knob: the activation of C's values: 1 ReLU, 2 GELU's tanh form */
+#endif
+#ifndef BIAS_C
+#define BIAS_C 0 /* not a knob: the bias in C's type (else fp32) */
+#endif
+#define FUSED (EPI_BIAS || EPI_ACT) /* an epilogue in the store (mmt_gemm_epilogue) */
 
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_MODE == 2 || MMT_MODE == 3
@@ -171,8 +182,29 @@ typedef unsigned short TC;
 #if PACK && VEC * ELEM != 16
 #error "packed operands are copied 16 bytes at a time"
 #endif
+#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && MMT_OUT == 0)
+#error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes a 16-bit C"
+#endif
+#if FUSED && SPLITK > 1 && !SERIAL
+#error "an epilogue in the store needs split-K in the order of K (the last slice holds the sum)"
+#endif
 
 #include "mmt_params.h"
+
+#if FUSED
+/* An instance with the epilogue in its store: the bias after the 128 bytes of src/backend.h's
+ * mmt_gemm_params (the scales' pointers, which this template does not read; src/epilogue.h). */
+struct mmt_fused_params {
+    mmt_gemm_params p;
+    const void *scale_a, *scale_b;
+    const void *bias; /* EPI_BIAS's values (NULL without) */
+    long long pad;
+};
+static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
+typedef mmt_fused_params mmt_launch_params;
+#else
+typedef mmt_gemm_params mmt_launch_params;
+#endif
 
 /* ---- shared-memory layout ------------------------------------------------------------- */
 
@@ -495,6 +527,7 @@ __device__ __forceinline__ TC c_from(float v)
 }
 
 #include "mmt_c_pair.h"
+#include "mmt_fuse.h"
 
 /* The operands the main loop reads: the caller's, or their packed copies in the workspace
  * (rows of cols elements at a pitch rounded up to 16 bytes; B after A; then serial split-K's
@@ -535,8 +568,13 @@ __device__ __forceinline__ operands operands_of(const mmt_gemm_params &p)
  * workspace, the caller's in the pass before, element by element */
 MMT_NEEDS(ELEM, PACK ? 1 : VEC * ELEM, PACK ? 1 : VEC * ELEM, OP_A, OP_B, 0, 0);
 
-extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p)
+extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_launch_params lp)
 {
+#if FUSED
+    const mmt_gemm_params &p = lp.p;
+#else
+    const mmt_gemm_params &p = lp;
+#endif
     /* An instance is built for one pair of transposes and for operands aligned to VEC
      * elements (the space's ALIGN_A / ALIGN_B), with the workspace its launch asked for:
      * anything else is a caller's bug, and a trap says so louder than a wrong answer. */
@@ -710,6 +748,23 @@ extern "C" __global__ void __launch_bounds__(THREADS) mmt_gemm(mmt_gemm_params p
                         }
             }
     }
+#if FUSED /* in a pass of its own (the stores below would keep the bias's loads apart), by the
+           * slice that holds the sum */
+#if SPLITK > 1
+    if (slice == SPLITK - 1)
+#endif
+#pragma unroll
+        for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+                for (int ni = 0; ni < NI; ni++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++) {
+                        float &x = acc[mi][ni][2 * h + e];
+                        x = fuse(x, lp.bias, m0 + wm0 + 16 * mi + 8 * h + g, n0 + wn0 + 8 * ni + 2 * t4 + e, M, N);
+                    }
+#endif
     TC *const cq = C + opaque(c00);
     const int in_pairs = opaque(cvec ? in_n : 0); /* pair ni is one store if 8 ni + 1 < pairs */
 #pragma unroll
