@@ -294,9 +294,10 @@ typedef struct mmt_epilogue {
  * rounded to C's type, then the bias added and the activation applied (in C's precision on
  * the CPU; in fp32 on a GPU, fp64 for f64 C, for 16-bit C rounded once more). On the CPU
  * the tuned GEMM writes C, then the host's cores apply the epilogue to it in one pass (on as
- * many threads as C's size pays for). On a GPU, where a wgmma or mma.sync kernel serves the
- * GEMM, a variant of it applies the epilogue in its store (the sum, the bias and the
- * activation in fp32, C rounded once; 16-bit C's GELU by the hardware's tanh), built off
+ * many threads as C's size pays for). On a GPU, where a wgmma, mma.sync or CUDA-core kernel
+ * serves the GEMM, a variant of it applies the epilogue in its store (the sum, the bias and
+ * the activation in fp32, fp64 for f64 C, C rounded once; 16-bit C's GELU by the hardware's
+ * tanh), built off
  * the call's path on the first call of its kind, the calls before it is built running the
  * epilogue's kernel after the GEMM (mmt_wait_kernels waits for it); where cuBLAS serves the
  * GEMM, beta is 0, A's, B's and C's rows start on 16 bytes and the bias (if any) runs along

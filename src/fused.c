@@ -7,8 +7,8 @@
 #include "builder.h"
 
 /* The templates whose store takes an epilogue (templates/cuda/mmt_fuse.h); an instance of
- * one that cannot (the mma template's atomic split-K) fails its build, once. */
-static const char *const fusing[] = {"cuda/gemm_wgmma.cu", "cuda/gemm_mma.cu", NULL};
+ * one that cannot (atomic split-K) fails its build, once. */
+static const char *const fusing[] = {"cuda/gemm_wgmma.cu", "cuda/gemm_mma.cu", "cuda/gemm_simt.cu", NULL};
 
 enum { NOT_TRIED, MAKING, MADE, FAILED };
 

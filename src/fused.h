@@ -1,7 +1,7 @@
 /* fused.h - a GEMM's epilogue in the store of the kernel that serves it (mmt_gemm_epilogue on
  * a GPU): the variant of the served instance built with EPI_BIAS, EPI_ACT and BIAS_C
- * (templates/cuda/mmt_fuse.h: the wgmma and mma.sync templates), one per instance, kind of
- * epilogue and context, built off the callers' paths. The calls before it is ready run the
+ * (templates/cuda/mmt_fuse.h: the wgmma, mma.sync and CUDA-core templates), one per
+ * instance, kind of epilogue and context, built off the callers' paths. The calls before it is ready run the
  * GEMM, then the epilogue's own kernel (epilogue.h). */
 #ifndef MMT_FUSED_H
 #define MMT_FUSED_H

@@ -611,6 +611,17 @@ int main(void)
         /* the template compiles by itself, every knob defaulted, f32 and f64 */
         compile_one("bare f32", simt, "", NULL);
         compile_one("bare f64", simt, "MMT_DTYPE_F64=1", NULL);
+        /* the epilogue in the store (fused.h): C by 16 bytes, f64 with its bias, split-K in
+         * the order of K, stream-K; an #error with atomic split-K */
+        static const char *const fused[] = {"VEC=1 ASYNC=1 STAGES=3 PIPE=1 EPI_BIAS=2 EPI_ACT=2",
+                                            "MMT_DTYPE_F64=1 EPI_BIAS=1 EPI_ACT=2 BIAS_C=1",
+                                            "SPLITK=4 SERIAL=1 EPI_BIAS=2 EPI_ACT=1",
+                                            "MMT_DTYPE_F64=1 STREAMK=2 SK_GRID=264 EPI_BIAS=2 EPI_ACT=2"};
+        for (int i = 0; i < 4; i++) CHECK_EQ_INT(compile_one("simt fused", simt, fused[i], NULL), 0);
+        st = mmt_cuda_compile_for_arch("sm_90", simt, "SPLITK=4 EPI_ACT=1", &bin, &size, &log, &err);
+        CHECK_EQ_INT(st, MMT_COMPILE);
+        CHECK(log && strstr(log, "split-K in the order of K"));
+        free(log);
         free(simt);
     }
     char *dmma = NULL;

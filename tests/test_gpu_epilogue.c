@@ -185,14 +185,15 @@ static void tuned(const char *path, const store_case *cases, size_t n)
 /* The epilogue in the store of the kernel that serves the GEMM (fused.h): problems a tuned
  * database gives to the wgmma family, one for each way its store runs (C from the registers,
  * through shared memory, by TMA stores; C^T's tiles written transposed; split-K summed by
- * the last slice; FP8's promoted sums), and to the mma.sync family (split-K in the order of
- * K too), both layouts, the vendor off. The operands' rows lie on 16 bytes (the TMA reads
+ * the last slice; FP8's promoted sums), to the mma.sync family (split-K in the order of K
+ * too) and to CUDA cores' (f32 and f64; C by 16 bytes, split-K in order, stream-K), both
+ * layouts, the vendor off. The operands' rows lie on 16 bytes (the TMA reads
  * them in place). Each epilogue runs first as the GEMM and the epilogue's kernel while its
  * variant builds, then, the builds done (mmt_wait_kernels), by the variant alone; right
  * both times, and served as the database says (mmt_last_choice: its knobs, EPILOGUE=fused). */
 static void test_in_store(void)
 {
-    static const char wgmma[] = "cuda/gemm_wgmma.cu", mma[] = "cuda/gemm_mma.cu";
+    static const char wgmma[] = "cuda/gemm_wgmma.cu", mma[] = "cuda/gemm_mma.cu", simt[] = "cuda/gemm_simt.cu";
     const store_case cases[] = {
         {wgmma, {.ab = MMT_BF16, .c = MMT_BF16, .m = 300, .n = 520, .k = 200}, "EPI=0"},
         {wgmma, {.ab = MMT_F16, .c = MMT_F16, .col = 1, .m = 336, .n = 600, .k = 128, .tb = 1}, "EPI=1"},
@@ -210,6 +211,11 @@ static void test_in_store(void)
          "VEC=4 SPLITK=4 SERIAL=1"},
         {mma, {.ab = MMT_F32, .c = MMT_F32, .col = 1, .m = 300, .n = 260, .k = 128, .compute = MMT_COMPUTE_F32X3},
          "VEC=4"},
+        {simt, {.ab = MMT_F32, .c = MMT_F32, .m = 288, .n = 520, .k = 200, .aligned = 1}, /* C by 16 bytes */
+         "VEC=1 ASYNC=1 STAGES=3 PIPE=1"},
+        {simt, {.ab = MMT_F64, .c = MMT_F64, .col = 1, .m = 344, .n = 600, .k = 128, .tb = 1}, "SPLITK=1"},
+        {simt, {.ab = MMT_F32, .c = MMT_F32, .m = 200, .n = 300, .k = 4096, .tb = 1}, "SPLITK=4 SERIAL=1"},
+        {simt, {.ab = MMT_F64, .c = MMT_F64, .m = 300, .n = 260, .k = 512}, "STREAMK=2"},
     };
     const size_t n = sizeof cases / sizeof cases[0];
     char path[] = "/tmp/mmt-epi-store-XXXXXX";
@@ -226,10 +232,10 @@ static void test_in_store(void)
     for (size_t i = 0; ctx && i < n; i++)
         for (int e = 0; e < 3; e++) {
             epi_case t = cases[i].t;
-            const int tma = strstr(cases[i].knobs, "EPI=2") != NULL, c16 = t.c == MMT_BF16 || t.c == MMT_F16;
+            const int tma = strstr(cases[i].knobs, "EPI=2") != NULL, c_type = t.c != MMT_F32; /* its bias too */
             t.bias_kind = e == 1 ? MMT_BIAS_PER_ROW : MMT_BIAS_PER_COL;
             t.act = e == 0 ? MMT_ACT_GELU_TANH : e == 1 ? MMT_ACT_RELU : MMT_ACT_NONE;
-            t.bias_c = e == 0 && c16;
+            t.bias_c = e == 0 && c_type;
             t.beta = e == 1 && !tma ? 1.0 : 0.0; /* the TMA stores C where beta is 0 */
             CHECK(case_right(ctx, &t)); /* the variant builds meanwhile */
             int built = 0;

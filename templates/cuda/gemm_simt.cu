@@ -37,6 +37,17 @@
 #ifndef MMT_DTYPE_F64
 #define MMT_DTYPE_F64 0 /* 1: double, 0: float */
 #endif
+#ifndef EPI_BIAS
+#define EPI_BIAS 0 /* not a knob: a bias added to C's values before the activation (mmt_fused_params): 1 one
+                    * per row of C, 2 one per column */
+#endif
+#ifndef EPI_ACT
+#define EPI_ACT 0 /* not a knob: the activation of C's values: 1 ReLU, 2 GELU's tanh form */
+#endif
+#ifndef BIAS_C
+#define BIAS_C 0 /* not a knob: the bias in C's type (else fp32) */
+#endif
+#define FUSED (EPI_BIAS || EPI_ACT) /* an epilogue in the store (mmt_gemm_epilogue) */
 #ifndef BM
 #define BM 64 /* block tile rows (M) */
 #endif
@@ -205,8 +216,31 @@ static_assert(SMEM == SMEM_, "SMEM does not match the template's shared-memory l
 #if STREAMK < 0 || (STREAMK && (SPLITK != 1 || REGCAP != 0 || SK_GRID < 1))
 #error "STREAMK is >= 0; with it SPLITK is 1 and REGCAP 0 (its launch bound is STREAMK blocks an SM), SK_GRID >= 1"
 #endif
+#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && !MMT_DTYPE_F64)
+#error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes an f64 C (an f32 C's bias is fp32)"
+#endif
+#if FUSED && SPLITK > 1 && !SERIAL
+#error "an epilogue in the store needs split-K in the order of K (the last slice holds the sum)"
+#endif
 
 #include "mmt_params.h"
+
+#if FUSED
+/* An instance with the epilogue in its store: the bias after the 128 bytes of src/backend.h's
+ * mmt_gemm_params (the scales' pointers, which this template does not read; src/epilogue.h). */
+struct mmt_fused_params {
+    mmt_gemm_params p;
+    const void *scale_a, *scale_b;
+    const void *bias; /* EPI_BIAS's values (NULL without) */
+    long long pad;
+};
+static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
+typedef mmt_fused_params mmt_launch_params;
+#else
+typedef mmt_gemm_params mmt_launch_params;
+#endif
+#define FUSE_T T /* the epilogue's arithmetic: C's precision */
+#include "mmt_fuse.h"
 
 /* R contiguous elements, with one 8- or 16-byte access where R allows it; both pointers
  * must then be aligned to R * sizeof(T) (the callers guarantee it). */
@@ -793,9 +827,10 @@ __device__ __forceinline__ void mainloop(const tile_src &s, T *As, T *Bs, long l
 }
 
 /* C = alpha * acc + beta * C over the tile at (s.m0, s.n0) but its first s.skip_m rows and
- * s.skip_n columns (beta == 0: C is not read), or for atomic split-K slices C += alpha * acc. */
+ * s.skip_n columns (beta == 0: C is not read), or for atomic split-K slices C += alpha * acc;
+ * with the epilogue of a FUSED instance (bias: its values) after. */
 __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_src &s, int am, int bn,
-                                         const T (&acc)[TM][TN])
+                                         const T (&acc)[TM][TN], const void *bias)
 {
     T *const C = static_cast<T *>(p.c);
     const long long ldc = p.ldc, M = s.m, N = s.n;
@@ -828,6 +863,8 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
 #pragma unroll
                     for (int r = 0; r < RN; r++) v[r] = fma(alpha, acc[i][jc * RN + r], beta * v[r]);
                 }
+#pragma unroll
+                for (int r = 0; r < RN && FUSED; r++) v[r] = fuse(v[r], bias, gi, gj0 + r, M, N);
                 store_r<RN>(cp, v);
                 continue;
             }
@@ -844,7 +881,8 @@ __device__ __forceinline__ void epilogue(const mmt_gemm_params &p, const tile_sr
                 atomicAdd(cp, alpha * acc[i][j]);
 #else
                 /* one rounding fewer than alpha * acc + beta * c */
-                *cp = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *cp);
+                const T v = beta == T(0) ? alpha * acc[i][j] : fma(alpha, acc[i][j], beta * *cp);
+                *cp = FUSED ? fuse(v, bias, gi, gj, M, N) : v;
 #endif
             }
         }
@@ -867,8 +905,15 @@ __device__ __forceinline__ T *sk_slot(void *ws, int block)
 __device__ __forceinline__ T (&flat(T (&acc)[TM][TN]))[TM * TN] { return reinterpret_cast<T (&)[TM * TN]>(acc); }
 #endif
 
-extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
+extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_launch_params lp)
 {
+#if FUSED
+    const mmt_gemm_params &p = lp.p;
+    const void *const bias = lp.bias;
+#else
+    const mmt_gemm_params &p = lp;
+    const void *const bias = nullptr;
+#endif
     extern __shared__ __align__(16) unsigned char mmt_smem[];
     T *const As = reinterpret_cast<T *>(mmt_smem);
     T *const Bs = As + STAGES * A_STAGE;
@@ -930,7 +975,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
                 begin = next;
             }
         }
-        epilogue(p, s, am, bn, acc);
+        epilogue(p, s, am, bn, acc, bias);
     }
 #else
     long long tile_m, tile_n;
@@ -961,7 +1006,7 @@ extern "C" __global__ void MMT_BOUNDS mmt_gemm(mmt_gemm_params p)
     if (p.workspace_size < sk_last_bytes(tiles, THREADS * TM * TN * (long long)sizeof(T))) __trap(); /* sized by the space */
     if (!sk_last_sum(p.workspace, tiles, tile_m * tiles_n + tile_n, flat(acc))) return;
 #endif
-    epilogue(p, s, am, bn, acc);
+    epilogue(p, s, am, bn, acc, bias);
 #endif
 }
 
