@@ -920,13 +920,8 @@ static mmt_status batch_as_groups(mmt_ctx *ctx, const mmt_problem *user, double 
         bt->stride_c != user->m * ldc || __builtin_mul_overflow(user->m, bt->count, &rows_in_all) ||
         rows_in_all > INT32_MAX) /* the template's rows are 32-bit */
         return MMT_UNSUPPORTED;
-    int64_t *rows = malloc(sizeof *rows * (size_t)bt->count);
-    if (!rows) return MMT_UNSUPPORTED; /* the GEMMs one by one need no memory */
-    for (int64_t i = 0; i < bt->count; i++) rows[i] = user->m;
-    const mmt_status st = mmt_grouped_run(ctx, user, bt->count, rows, alpha, a, lda, b, ldb, bt->stride_b, beta, c,
-                                          ldc, how, config, config_size, err);
-    free(rows);
-    return st;
+    return mmt_grouped_run(ctx, user, bt->count, NULL, alpha, a, lda, b, ldb, bt->stride_b, beta, c, ldc, how,
+                           config, config_size, err); /* NULL: every group of m rows */
 }
 
 /* A strided batch: checked whole first (nothing is written where a check fails), then one

@@ -42,14 +42,18 @@ static int64_t *knob(const mmt_space *s, mmt_config *cfg, const char *name)
     return NULL;
 }
 
+/* Group g's rows: rows[g], or where rows is NULL (a strided batch) the problem's m. */
+static inline int64_t rows_of(const int64_t *rows, int64_t g, const mmt_problem *user)
+{
+    return rows ? rows[g] : user->m;
+}
+
 /* Whether the template takes the call as it stands (grouped.h's terms; the modes and C types
- * test_gpu_grouped checks on a GPU). */
-static int takes(const mmt_problem *user, int64_t groups, const int64_t *rows, const void *a, int64_t lda,
-                 const void *b, int64_t ldb, int64_t stride_b, const void *c, int64_t ldc)
+ * test_gpu_grouped checks on a GPU), its groups of sum rows in all. */
+static int takes(const mmt_problem *user, int64_t groups, int64_t sum, const void *a, int64_t lda, const void *b,
+                 int64_t ldb, int64_t stride_b, const void *c, int64_t ldc)
 {
     const int64_t es = mmt_dtype_size(user->dtype), cs = mmt_dtype_size(user->out);
-    int64_t sum = 0;
-    for (int64_t g = 0; g < groups; g++) sum += rows[g];
     const int64_t b_rows = stride_b ? user->n * (groups < MMT_MAX_GROUPS ? groups : MMT_MAX_GROUPS) : user->n;
     return user->layout == MMT_ROW_MAJOR && !user->trans_a && user->trans_b && kind_of(user) >= 0 &&
            ((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0 && (lda | ldb) * es % 16 == 0 &&
@@ -193,10 +197,9 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
                            const void *a, int64_t lda, const void *b, int64_t ldb, int64_t stride_b, double beta,
                            void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
 {
-    if (!takes(user, groups, rows, a, lda, b, ldb, stride_b, c, ldc)) return MMT_UNSUPPORTED;
     int64_t sum = 0, nonempty = 0;
-    for (int64_t g = 0; g < groups; g++) sum += rows[g], nonempty += rows[g] > 0;
-    if (!nonempty) return MMT_UNSUPPORTED;
+    for (int64_t g = 0; g < groups; g++) sum += rows_of(rows, g, user), nonempty += rows_of(rows, g, user) > 0;
+    if (!nonempty || !takes(user, groups, sum, a, lda, b, ldb, stride_b, c, ldc)) return MMT_UNSUPPORTED;
     /* where the vendor serves, its loop is faster for groups of more rows */
     if (sum > MMT_GROUPED_LAUNCH_ROWS * nonempty && mmt_table_vendor_serves(ctx, user->mode)) return MMT_UNSUPPORTED;
     const int64_t bm = TILE_M, bn = tile_n(user), tiles_n = (user->n + bn - 1) / bn;
@@ -220,7 +223,8 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
         int64_t tiles = 0;
         for (int64_t i = 0; i < count; i++) {
             gp.first_row[i] = (int32_t)row, gp.first_tile[i] = (int32_t)tiles;
-            row += rows[g0 + i], tiles += (rows[g0 + i] + bm - 1) / bm * tiles_n;
+            const int64_t r = rows_of(rows, g0 + i, user);
+            row += r, tiles += (r + bm - 1) / bm * tiles_n;
         }
         if (!tiles) continue;
         RETURN_ERROR_IF(tiles > 0x7fffffff, err, MMT_UNSUPPORTED, "%lld tiles in one launch", (long long)tiles);

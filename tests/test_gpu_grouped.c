@@ -82,11 +82,8 @@ static int case_right(mmt_ctx *ctx, mmt_dtype ty, mmt_dtype ct, int col, int ta,
         fprintf(stderr, "served by %s\n", config ? config : "nothing said");
         right = 0;
     }
-    const mmt_mode mode = ty == MMT_F32    ? MMT_MODE_F32
-                          : ty == MMT_BF16 ? MMT_MODE_BF16
-                          : ty == MMT_F16  ? MMT_MODE_F16
-                          : ty == MMT_E4M3 ? MMT_MODE_E4M3
-                                           : MMT_MODE_E5M2;
+    mmt_mode mode = MMT_MODE_F32;
+    CHECK_EQ_INT(mmt_mode_of(ty, MMT_COMPUTE_NATIVE, &mode), 0);
     double worst = 0;
     for (int64_t g = 0, first = 0; right && g < groups; first += sizes[g], g++) {
         if (!sizes[g]) continue;
@@ -187,7 +184,8 @@ static int pointers_right(mmt_ctx *ctx, mmt_dtype ty, int col, int ta, int tb, i
     const int one_call = config && strstr(config, "ROUTINE=cublasGemmGroupedBatchedEx") != NULL;
     int right = st == MMT_OK && be->sync(NULL, &err) == MMT_OK &&
                 one_call == (vendor_on && m <= 64 && (int64_t)es * (lda | ldb | ldc) % 16 == 0);
-    const mmt_mode mode = ty == MMT_F32 ? MMT_MODE_F32 : ty == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16;
+    mmt_mode mode = MMT_MODE_F32;
+    CHECK_EQ_INT(mmt_mode_of(ty, MMT_COMPUTE_NATIVE, &mode), 0);
     char *out = malloc(c_bytes);
     for (int64_t i = 0; right && i < batch; i++) {
         right &= be->copy(out, dc[i], c_bytes, MMT_D2H, &err) == MMT_OK;
