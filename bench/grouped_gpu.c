@@ -85,18 +85,17 @@ static void run(void *arg, int w)
     const float one = 1, zero = 0;
     for (int64_t g = 0, row = 0; g < l->groups; row += l->sizes[g], g++) {
         if (!l->sizes[g]) continue;
+        const char *bg = l->b + g * l->n * l->k * l->es, *ag = l->a + row * l->k * l->es;
         if (l->fp8) {
-            lt_ok(cublasLtMatmul(l->lt, l->desc, &one, l->b + g * l->n * l->k, l->lb, l->a + row * l->k, l->la[g],
-                                 &zero, l->c + row * l->n, l->lc[g], l->c + row * l->n, l->lc[g], &l->algo[g],
-                                 l->workspace, LT_WORKSPACE, l->stream),
+            lt_ok(cublasLtMatmul(l->lt, l->desc, &one, bg, l->lb, ag, l->la[g], &zero, l->c + row * l->n, l->lc[g],
+                                 l->c + row * l->n, l->lc[g], &l->algo[g], l->workspace, LT_WORKSPACE, l->stream),
                   "cublasLtMatmul");
             continue;
         }
         /* column-major C_g^T (n x m_g) = B_g (stored n x k: k x n column-major, transposed) A_g^T */
-        if (cublasGemmEx(l->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)l->n, (int)l->sizes[g], (int)l->k, &one,
-                         l->b + 2 * g * l->n * l->k, CUDA_R_16BF, (int)l->k, l->a + 2 * row * l->k, CUDA_R_16BF,
-                         (int)l->k, &zero, l->c + row * l->n, CUDA_R_16BF, (int)l->n, CUBLAS_COMPUTE_32F,
-                         CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+        if (cublasGemmEx(l->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)l->n, (int)l->sizes[g], (int)l->k, &one, bg,
+                         CUDA_R_16BF, (int)l->k, ag, CUDA_R_16BF, (int)l->k, &zero, l->c + row * l->n, CUDA_R_16BF,
+                         (int)l->n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
             die("cublasGemmEx", "failed");
     }
 }
