@@ -90,17 +90,6 @@
 #ifndef PACK
 #define PACK 0 /* 1: A and B are first copied to the workspace with 16-byte row pitches */
 #endif
-#ifndef EPI_BIAS
-#define EPI_BIAS 0 /* not a knob: a bias added to C's values before the activation (mmt_fused_params): 1 one
-                    * per row of C, 2 one per column */
-#endif
-#ifndef EPI_ACT
-#define EPI_ACT 0 /* not a knob: the activation of C's values: 1 ReLU, 2 GELU's tanh form */
-#endif
-#ifndef BIAS_C
-#define BIAS_C 0 /* not a knob: the bias in C's type (else fp32) */
-#endif
-#define FUSED (EPI_BIAS || EPI_ACT) /* an epilogue in the store (mmt_gemm_epilogue) */
 
 /* ---- derived ------------------------------------------------------------------------ */
 #if MMT_MODE == 2 || MMT_MODE == 3
@@ -182,29 +171,10 @@ typedef unsigned short TC;
 #if PACK && VEC * ELEM != 16
 #error "packed operands are copied 16 bytes at a time"
 #endif
-#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && MMT_OUT == 0)
-#error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes a 16-bit C"
-#endif
-#if FUSED && SPLITK > 1 && !SERIAL
-#error "an epilogue in the store needs split-K in the order of K (the last slice holds the sum)"
-#endif
 
 #include "mmt_params.h"
-
-#if FUSED
-/* An instance with the epilogue in its store: the bias after the 128 bytes of src/backend.h's
- * mmt_gemm_params (the scales' pointers, which this template does not read; src/epilogue.h). */
-struct mmt_fused_params {
-    mmt_gemm_params p;
-    const void *scale_a, *scale_b;
-    const void *bias; /* EPI_BIAS's values (NULL without) */
-    long long pad;
-};
-static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
-typedef mmt_fused_params mmt_launch_params;
-#else
-typedef mmt_gemm_params mmt_launch_params;
-#endif
+#include "mmt_fused_params.h" /* an epilogue in the store: EPI_BIAS, EPI_ACT, BIAS_C */
+typedef MMT_OWN_OR_FUSED(mmt_gemm_params) mmt_launch_params;
 
 /* ---- shared-memory layout ------------------------------------------------------------- */
 

@@ -37,17 +37,6 @@
 #ifndef MMT_DTYPE_F64
 #define MMT_DTYPE_F64 0 /* 1: double, 0: float */
 #endif
-#ifndef EPI_BIAS
-#define EPI_BIAS 0 /* not a knob: a bias added to C's values before the activation (mmt_fused_params): 1 one
-                    * per row of C, 2 one per column */
-#endif
-#ifndef EPI_ACT
-#define EPI_ACT 0 /* not a knob: the activation of C's values: 1 ReLU, 2 GELU's tanh form */
-#endif
-#ifndef BIAS_C
-#define BIAS_C 0 /* not a knob: the bias in C's type (else fp32) */
-#endif
-#define FUSED (EPI_BIAS || EPI_ACT) /* an epilogue in the store (mmt_gemm_epilogue) */
 #ifndef BM
 #define BM 64 /* block tile rows (M) */
 #endif
@@ -216,29 +205,10 @@ static_assert(SMEM == SMEM_, "SMEM does not match the template's shared-memory l
 #if STREAMK < 0 || (STREAMK && (SPLITK != 1 || REGCAP != 0 || SK_GRID < 1))
 #error "STREAMK is >= 0; with it SPLITK is 1 and REGCAP 0 (its launch bound is STREAMK blocks an SM), SK_GRID >= 1"
 #endif
-#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && !MMT_DTYPE_F64)
-#error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes an f64 C (an f32 C's bias is fp32)"
-#endif
-#if FUSED && SPLITK > 1 && !SERIAL
-#error "an epilogue in the store needs split-K in the order of K (the last slice holds the sum)"
-#endif
 
 #include "mmt_params.h"
-
-#if FUSED
-/* An instance with the epilogue in its store: the bias after the 128 bytes of src/backend.h's
- * mmt_gemm_params (the scales' pointers, which this template does not read; src/epilogue.h). */
-struct mmt_fused_params {
-    mmt_gemm_params p;
-    const void *scale_a, *scale_b;
-    const void *bias; /* EPI_BIAS's values (NULL without) */
-    long long pad;
-};
-static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
-typedef mmt_fused_params mmt_launch_params;
-#else
-typedef mmt_gemm_params mmt_launch_params;
-#endif
+#include "mmt_fused_params.h" /* an epilogue in the store: EPI_BIAS, EPI_ACT, BIAS_C */
+typedef MMT_OWN_OR_FUSED(mmt_gemm_params) mmt_launch_params;
 #define FUSE_T T /* the epilogue's arithmetic: C's precision */
 #include "mmt_fuse.h"
 

@@ -130,16 +130,6 @@
 #define PROMOTE 0 /* FP8: each stage's products summed apart, then added to the fp32 accumulators (2: two
                    * stages' sums in flight, one added while the tensor cores make the next) */
 #endif
-#ifndef EPI_BIAS
-#define EPI_BIAS 0 /* not a knob: a bias added to C's values before the activation (mmt_fused_params): 1 one
-                    * per row of C, 2 one per column */
-#endif
-#ifndef EPI_ACT
-#define EPI_ACT 0 /* not a knob: the activation of C's values: 1 ReLU, 2 GELU's tanh form */
-#endif
-#ifndef BIAS_C
-#define BIAS_C 0 /* not a knob: the bias in C's type (else fp32) */
-#endif
 #ifndef GROUPED
 #define GROUPED 0 /* not a knob: 1 for a grouped GEMM's instance (groups of rows of A and C, a B each), one
                    * launch for all groups (mmt_grouped_params) */
@@ -177,7 +167,6 @@
 /* FP8 with a scale per 128 of K of each row of A, per 128 x 128 block of B */
 #define BLOCK_SCALED (MMT_MODE == 8 || MMT_MODE == 9)
 #define SPLIT (MMT_MODE == 5) /* f32x3: stages split into hi and lo */
-#define FUSED (EPI_BIAS || EPI_ACT) /* an epilogue in the store (mmt_gemm_epilogue) */
 #if MMT_MODE == 2
 #define WG_TYPES "f32.bf16.bf16"
 #elif MMT_MODE == 3
@@ -298,18 +287,17 @@ typedef unsigned short TC;
 #error "SWAP stages C^T's pieces transposed in place: they must be square (64 x 64)"
 #endif
 
-#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && MMT_OUT == 0)
-#error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes a 16-bit C"
-#endif
-#if FUSED && GROUPED
-#error "a grouped instance has no epilogue"
-#endif
 
 #if GROUPED && (A_MN || B_MN || SWAP || SPLITK > 1 || CLUSTER > 1 || EPI == 2 || PACK || BLOCK_SCALED || SPLIT)
 #error "a grouped instance reads K-major A and B in place, a block a tile at a time, C stored by its threads"
 #endif
 
 #include "mmt_params.h"
+#include "mmt_fused_params.h" /* an epilogue in the store: EPI_BIAS, EPI_ACT, BIAS_C */
+
+#if FUSED && (GROUPED || BLOCK_SCALED)
+#error "a grouped instance, or one with block scales, has no epilogue"
+#endif
 
 /* The TMA reads an operand in place at 16-byte addresses and pitches, a packed one from the
  * workspace (its pass reads the caller's 2 bytes at a time): for the host (mmt_params.h) */
@@ -1125,17 +1113,8 @@ struct mmt_grouped_params {
 };
 static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1), "must match src/grouped.h");
 typedef mmt_grouped_params mmt_launch_params;
-#elif FUSED
-/* An instance with the epilogue in its store: the bias after the launch parameters (src/epilogue.h). */
-struct mmt_fused_params {
-    mmt_scaled_params s;
-    const void *bias; /* EPI_BIAS's values (NULL without) */
-    long long pad;
-};
-static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
-typedef mmt_fused_params mmt_launch_params;
 #else
-typedef mmt_scaled_params mmt_launch_params;
+typedef MMT_OWN_OR_FUSED(mmt_scaled_params) mmt_launch_params;
 #endif
 
 /* Where unit u's tile lies: its first row of A and C, the row C's rows end before (the
@@ -1176,17 +1155,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     mmt_gemm(mmt_launch_params lp, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
              const __grid_constant__ mmt_tmap tma_c)
 {
-#if GROUPED || FUSED
+#if GROUPED
     const mmt_scaled_params &ps = lp.s;
+    const mmt_gemm_params &p = ps.p;
+#elif FUSED /* no block scales */
+    const mmt_gemm_params &p = lp.p;
 #else
     const mmt_scaled_params &ps = lp;
+    const mmt_gemm_params &p = ps.p;
 #endif
 #if FUSED
     const void *const bias = lp.bias;
 #else
     const void *const bias = nullptr;
 #endif
-    const mmt_gemm_params &p = ps.p;
     /* An instance is built for one pair of transposes: anything else is a caller's bug. */
     if (p.trans_a != OP_A || p.trans_b != OP_B) __trap();
 
