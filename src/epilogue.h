@@ -10,14 +10,13 @@
 #include "mmtuned.h"
 
 /* The launch parameters of an instance with the epilogue in its store (fused.h): the bias
- * follows the GEMM's (templates/cuda's gemm_wgmma.cu, gemm_mma.cu and gemm_simt.cu repeat the
- * struct). */
+ * follows the GEMM's (templates/cuda/mmt_fused_params.h repeats the struct). */
 typedef struct mmt_fused_params {
     mmt_gemm_params p;
     const void *bias; /* NULL: no bias */
     int64_t pad;
 } mmt_fused_params;
-_Static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match the CUDA templates");
+_Static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match templates/cuda/mmt_fused_params.h");
 
 /* NULL where epi (not NULL) can be applied to the m x n C of c_type at c (layout, leading
  * dimension ldc), else why not. */
