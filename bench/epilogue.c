@@ -1,9 +1,11 @@
 /* epilogue.c - what a GEMM's epilogue costs on the CPU: mmt_gemm_ex alone against
  * mmt_gemm_epilogue with a bias per column and ReLU, and with a bias per column and GELU's
  * tanh form (f32, row-major NN, beta 0, the database's choice of GEMM for each), in rounds
- * of about 20 ms of each, the order reversed every other round, 15 rounds.
+ * of about 20 ms of each, the order reversed every other round, 15 rounds (where the
+ * template serves, after its variants with the epilogue in the store are built).
  *   epilogue [MxNxK ...]   (default: 2048x2048x512 4096x1024x1024 512x4096x1024 256x256x256)
- * Prints per shape the median time of a call of each and the epilogue's cost over the GEMM. */
+ * Prints per shape the median time of a call of each, the epilogue's cost over the GEMM and
+ * what served the GELU call (mmt_last_choice). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -46,6 +48,11 @@ int main(int argc, char **argv)
                 return 1;
             }
         const double call_s = (mmt_now_s() - t0) / WAYS;
+        int built = 0; /* where the template serves, its variants with the epilogue in the store */
+        if (mmt_wait_kernels(ctx, &built) != MMT_OK) return 1;
+        mmt_gemm_epilogue(ctx, &desc, &epi[2], m, n, k, 1, a, k, b, n, 0, c, n);
+        const char *served = "";
+        mmt_last_choice(ctx, &served);
         const int reps = call_s > 0.02 ? 1 : (int)(0.02 / (call_s > 1e-6 ? call_s : 1e-6)) + 1;
         double ms[WAYS][ROUNDS];
         for (int r = 0; r < ROUNDS; r++)
@@ -57,8 +64,8 @@ int main(int argc, char **argv)
             }
         double med[WAYS];
         for (int w = 0; w < WAYS; w++) med[w] = mmt_stats_median(ms[w], ROUNDS);
-        printf("%-16s %12.3f %14.3f %14.3f %+7.1f%% %+7.1f%%\n", arg, med[0], med[1], med[2],
-               100 * (med[1] / med[0] - 1), 100 * (med[2] / med[0] - 1));
+        printf("%-16s %12.3f %14.3f %14.3f %+7.1f%% %+7.1f%%  (GELU: %s)\n", arg, med[0], med[1], med[2],
+               100 * (med[1] / med[0] - 1), 100 * (med[2] / med[0] - 1), served);
         free(a), free(b), free(c), free(bias);
     }
     printf("(a call's median over %d rounds; ReLU, GELU: the call with the bias and that activation over the GEMM "

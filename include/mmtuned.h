@@ -292,9 +292,12 @@ typedef struct mmt_epilogue {
 
 /* mmt_gemm_ex followed by the epilogue epi (NULL: none), with its rules. The GEMM's sum is
  * rounded to C's type, then the bias added and the activation applied (in C's precision on
- * the CPU; in fp32 on a GPU, fp64 for f64 C, for 16-bit C rounded once more). On the CPU
- * the tuned GEMM writes C, then the host's cores apply the epilogue to it in one pass (on as
- * many threads as C's size pays for). On a GPU, where a wgmma, mma.sync or CUDA-core kernel
+ * the CPU; in fp32 on a GPU, fp64 for f64 C, for 16-bit C rounded once more). On the CPU,
+ * where the template serves the GEMM, a variant of it applies the epilogue to each block of
+ * C as its values become final (built off the call's path on the first call of its kind,
+ * the calls before it running the pass below; mmt_wait_kernels waits for it); elsewhere the
+ * GEMM writes C, then the host's cores apply the epilogue to it in one pass (on as many
+ * threads as C's size pays for). On a GPU, where a wgmma, mma.sync or CUDA-core kernel
  * serves the GEMM, a variant of it applies the epilogue in its store (the sum, the bias and
  * the activation in fp32, fp64 for f64 C, C rounded once; 16-bit C's GELU by the hardware's
  * tanh), built off

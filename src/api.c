@@ -667,11 +667,11 @@ mmt_status mmt_gemm_scaled(mmt_ctx *ctx, const mmt_gemm_desc *desc, const float 
     return finish(ctx, st, &err, how, how != MMT_CHOICE_NONE ? config : NULL);
 }
 
-/* On a GPU, the epilogue fused into the GEMM, which spares C a pass of its own: where a
- * template serves the GEMM, by the variant of its kernel with the epilogue in its store
- * (fused.h), once that is built; where the vendor library serves it and beta is 0, into its
- * call (cuBLASLt's). MMT_UNSUPPORTED, nothing run, where neither applies; the caller then
- * runs the GEMM and the epilogue's kernel (which also says what is wrong with a bad call). */
+/* The epilogue fused into the GEMM, which spares C a pass of its own: where a template serves
+ * the GEMM, by the variant of its kernel with the epilogue in its store (fused.h), once that
+ * is built; on a GPU where the vendor library serves it and beta is 0, into its call
+ * (cuBLASLt's). MMT_UNSUPPORTED, nothing run, where neither applies; the caller then runs the
+ * GEMM and the epilogue's pass (which also says what is wrong with a bad call). */
 static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt_epilogue *e, int64_t m, int64_t n,
                                  int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                                  double beta, void *c, int64_t ldc)
@@ -682,7 +682,7 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
     int todo, host = 1;
     if (check_sizes(d, m, n, k, lda, ldb, ldc, &user, span, &err) != MMT_OK ||
         check_work(ctx, &user, &alpha, a, b, &beta, c, &todo, &err) != MMT_OK || !todo ||
-        where_operands(ctx, &user, alpha, a, b, c, &host, &err) != MMT_OK || host)
+        (ctx->async && (where_operands(ctx, &user, alpha, a, b, c, &host, &err) != MMT_OK || host)))
         return MMT_UNSUPPORTED;
     mmt_choice how = MMT_CHOICE_NONE;
     char config[512] = "";
@@ -705,8 +705,8 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
          * do not all start on 16 bytes, its GELU_BIAS ran 4-6x its GEMM's time (H200,
          * BENCHMARKS.md), far more than the element-wise kernel after the GEMM */
         const int c_align = mmt_align_bytes((uintptr_t)c, ldc * mmt_dtype_size(user.out));
-        if (beta != 0 || user.k == 0 || alpha == 0 || bias == 1 || hit.align_a < 16 || hit.align_b < 16 ||
-            c_align < 16)
+        if (!ctx->async || beta != 0 || user.k == 0 || alpha == 0 || bias == 1 || hit.align_a < 16 ||
+            hit.align_b < 16 || c_align < 16)
             return MMT_UNSUPPORTED;
         st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act, bias_ptr,
                                        e->bias_type, &err);
@@ -720,7 +720,8 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
     return finish(ctx, st, &err, how, st == MMT_OK ? config : NULL);
 }
 
-/* The GEMM, then (on the CPU) its epilogue over C. Checked before anything runs. */
+/* The GEMM with its epilogue fused in where it can be (epilogue_fused), else the GEMM, then
+ * the epilogue's pass over C. Checked before anything runs. */
 mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_epilogue *epi, int64_t m, int64_t n,
                              int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                              double beta, void *c, int64_t ldc)
@@ -731,21 +732,21 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     const char *why =
         desc ? mmt_epilogue_refused(epi, desc->c_type, desc->layout, m, n, c, ldc) : "desc is NULL";
     if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, 0, NULL);
-    if (!ctx->async) {
+    if (ctx->async && m > 0 && n > 0 && c && ctx->async->is_host(c))
+        return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues on host matrices of a GPU context"), &err,
+                      0, NULL);
+    if (ctx->async && epi->bias_kind != MMT_BIAS_NONE && m > 0 && n > 0 && ctx->async->is_host(epi->bias))
+        return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: the bias is host memory, C the GPU's"),
+                      &err, 0, NULL);
+    const mmt_status fused = epilogue_fused(ctx, desc, epi, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (fused != MMT_UNSUPPORTED) return fused;
+    if (!ctx->async) { /* the host's cores over C */
         const mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         if (st == MMT_OK) mmt_epilogue_apply_host(epi, desc->c_type, desc->layout, m, n, c, ldc);
         return st;
     }
     /* a GPU: the GEMM, then the epilogue's kernel on the same stream */
-    if (m > 0 && n > 0 && c && ctx->async->is_host(c))
-        return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues on host matrices of a GPU context"), &err,
-                      0, NULL);
     const int bias_c = epi->bias_kind != MMT_BIAS_NONE && epi->bias_type == desc->c_type && desc->c_type != MMT_F32;
-    if (epi->bias_kind != MMT_BIAS_NONE && m > 0 && n > 0 && ctx->async->is_host(epi->bias))
-        return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: the bias is host memory, C the GPU's"),
-                      &err, 0, NULL);
-    const mmt_status fused = epilogue_fused(ctx, desc, epi, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    if (fused != MMT_UNSUPPORTED) return fused;
     /* the kernel, built on the first call of its kind outside the lock (others' calls go on) */
     mmt_module **slot = &ctx->epilogue[desc->c_type][bias_c], *mod, *made = NULL;
     pthread_mutex_lock(&ctx->lock);

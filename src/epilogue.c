@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../templates/cpu/mmt_gelu.h" /* the CPU template computes GELU alike */
 #include "device.h"
 #include "kernel.h"
 #include "parallel_for.h"
@@ -49,43 +50,6 @@ typedef struct pass {
     void *c;
 } pass;
 
-/* GELU's tanh form as x sigmoid(2 u), u = sqrt(2/pi) (x + 0.044715 x^3): 0.5 x (1 + tanh(u))
- * = x / (1 + e^(-2 u)), the same value with one exponential (which overflows for large
- * negative x: -0). */
-static inline double gelu_f64(double x)
-{
-    return x / (1 + exp(-1.5957691216057308 * (x + 0.044715 * x * x * x)));
-}
-
-/* e^x in fp32 for |x| <= 80 (beyond, e^80 or e^-80, which is all GELU needs: 1 + e^-80 is
- * 1 and x / e^80 as good as 0) within about 2 units in the last place, in arithmetic a
- * compiler vectorizes (libm's expf is a call per element): x = r ln 2 + f ln 2 with r whole,
- * |f| <= 1/2, 2^f by its Taylor series to degree 7 (error 3e-9), 2^r into the exponent
- * field. r comes from the low bits of x log2(e) + 1.5 2^23 (rounded to a whole number
- * there), not from a conversion, which a NaN would make undefined. */
-static inline float exp_f32(float x)
-{
-    x = x > -80.0f ? x : -80.0f; /* the forms of maxps and minps: a NaN x becomes a number here */
-    x = x < 80.0f ? x : 80.0f;  /* within e^-80 and e^80 no result is subnormal (slow to make) */
-    const float magic = 12582912.0f, shifted = x * 1.44269504f + magic, r = shifted - magic;
-    const float f = (x * 1.44269504f - r) * 0.693147181f;
-    float p = 1.98412698e-4f;
-    p = p * f + 1.38888889e-3f, p = p * f + 8.33333333e-3f, p = p * f + 4.16666667e-2f;
-    p = p * f + 1.66666667e-1f, p = p * f + 0.5f, p = p * f + 1.0f, p = p * f + 1.0f;
-    int32_t bits, magic_bits;
-    memcpy(&bits, &shifted, sizeof bits), memcpy(&magic_bits, &magic, sizeof magic_bits);
-    const int32_t e = (bits - magic_bits + 127) << 23;
-    float scale;
-    memcpy(&scale, &e, sizeof scale);
-    return p * scale;
-}
-
-/* GELU's tanh form in fp32 (gelu_f64 says how); a NaN x stays NaN through the dividend. */
-static inline float gelu_f32(float x)
-{
-    return x / (1 + exp_f32(-1.59576912f * (x + 0.044715f * x * x * x)));
-}
-
 static inline __attribute__((always_inline)) void line_f32(const pass *p, int64_t l)
 {
     const mmt_epilogue *epi = p->epi;
@@ -98,7 +62,7 @@ static inline __attribute__((always_inline)) void line_f32(const pass *p, int64_
     if (epi->act == MMT_ACT_RELU)
         for (int64_t e = 0; e < p->len; e++) c[e] = c[e] < 0 ? 0 : c[e]; /* NaN stays NaN */
     else if (epi->act == MMT_ACT_GELU_TANH)
-        for (int64_t e = 0; e < p->len; e++) c[e] = gelu_f32(c[e]);
+        for (int64_t e = 0; e < p->len; e++) c[e] = mmt_gelu_f32(c[e]);
 }
 
 static inline __attribute__((always_inline)) void line_f64(const pass *p, int64_t l)
@@ -120,7 +84,7 @@ static inline __attribute__((always_inline)) void line_f64(const pass *p, int64_
     if (epi->act == MMT_ACT_RELU)
         for (int64_t e = 0; e < p->len; e++) c[e] = c[e] < 0 ? 0 : c[e];
     else if (epi->act == MMT_ACT_GELU_TANH)
-        for (int64_t e = 0; e < p->len; e++) c[e] = gelu_f64(c[e]);
+        for (int64_t e = 0; e < p->len; e++) c[e] = mmt_gelu_f64(c[e]);
 }
 
 /* The passes are built twice where GCC builds for x86-64 and glibc, whose loader picks the

@@ -6,9 +6,10 @@
 
 #include "builder.h"
 
-/* The templates whose store takes an epilogue (templates/cuda/mmt_fuse.h); an instance of
- * one that cannot (atomic split-K) fails its build, once. */
-static const char *const fusing[] = {"cuda/gemm_wgmma.cu", "cuda/gemm_mma.cu", "cuda/gemm_simt.cu", NULL};
+/* The templates whose store takes an epilogue (templates/cuda/mmt_fuse.h, and the CPU's); an
+ * instance of one that cannot (atomic split-K) fails its build, once. */
+static const char *const fusing[] = {"cuda/gemm_wgmma.cu", "cuda/gemm_mma.cu", "cuda/gemm_simt.cu", "cpu/gemm_avx.c",
+                                     NULL};
 
 enum { NOT_TRIED, MAKING, MADE, FAILED };
 

@@ -6,15 +6,20 @@
  * GELU's tanh form, beta = 0 over NaN (C never read) and a residual (beta != 0), alpha = 0,
  * sizes that take one thread and several. ReLU keeps a NaN a NaN. No epilogue is mmt_gemm_ex
  * bit for bit (and its bias never read). Refused, C untouched: values outside the enums, a
- * bias of another type, a NULL bias, a bias inside C (one just past C's end is fine). */
+ * bias of another type, a NULL bias, a bias inside C (one just past C's end is fine). The
+ * epilogue in the template's store (fused.h) where a tuned database names its loops. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <stdio.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "epilogue_check.h"
 #include "gemm_check.h"
 #include "mmtuned.h"
+#include "tuned_db.h"
 #include "vendor_both.h"
 
 typedef struct epi_case {
@@ -137,6 +142,80 @@ static void test_none_and_refused(mmt_ctx *ctx)
     free(a), free(b), free(c0), free(c), free(want);
 }
 
+/* The epilogue in the store of the template that serves the GEMM (fused.h): problems a tuned
+ * database gives the CPU template with each of its loops this machine runs (PAR 0 split M, 1
+ * split N, 3 in place with packed edge blocks), K in one block and in several, f32 and f64,
+ * both layouts, alpha 0 too, the vendor off. Each epilogue runs first as the GEMM and the
+ * pass over C while its variant builds, then, built (mmt_wait_kernels), by the variant
+ * alone: right both times, and served so (mmt_last_choice: its PAR, EPILOGUE=fused). */
+static void test_in_store(void)
+{
+    static const struct {
+        epi_case t;
+        int par;
+    } cases[] = {
+        {{0, 0, 0, 0, 200, 150, 300, 3, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 0},
+        {{1, 1, 0, 1, 130, 170, 90, 2, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1},
+        {{0, 0, 0, 0, 100, 70, 50, 1, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 3},
+        {{1, 0, 1, 0, 300, 200, 600, 0, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1},
+        {{0, 0, 0, 0, 64, 96, 40, 0, 0, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1}, /* alpha 0: C = act(beta C + bias) */
+    };
+    const size_t n = sizeof cases / sizeof cases[0];
+    char path[] = "/tmp/mmt-epi-cpu-XXXXXX";
+    const int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    db d;
+    db_open(&d, path);
+    char def[512], params[512];
+    default_text(d.fam, def, sizeof def);
+    for (size_t i = 0; i < n; i++) {
+        const epi_case *t = &cases[i].t;
+        const char *par = strstr(def, "PAR=");
+        CHECK(par != NULL);
+        if (!par) break;
+        snprintf(params, sizeof params, "%.*sPAR=%d%s", (int)(par - def), def, cases[i].par, par + 5);
+        const mmt_problem p = {.dtype = gc_type(t->f64), .out = gc_type(t->f64),
+                               .mode = t->f64 ? MMT_MODE_F64 : MMT_MODE_F32,
+                               .layout = t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR, .trans_a = t->ta, .trans_b = t->tb,
+                               .m = t->m, .n = t->n, .k = t->k};
+        put(&d, d.fam->name, d.fam->source_hash, params, &p, 100, 0);
+    }
+    db_close(&d);
+    setenv("MMTUNE_DB", path, 1);
+    setenv("MMTUNE_VENDOR", "off", 1);
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+    int fused = 0;
+    for (size_t i = 0; ctx && i < n; i++)
+        for (int e = 0; e < 3; e++) {
+            epi_case t = cases[i].t;
+            t.bias_kind = e == 1 ? MMT_BIAS_PER_ROW : MMT_BIAS_PER_COL;
+            t.act = e == 0 ? MMT_ACT_GELU_TANH : e == 1 ? MMT_ACT_RELU : MMT_ACT_NONE;
+            t.bias_f32 = e != 0;
+            t.beta = e == 1 ? 1.5 : 0.0;
+            CHECK(case_right(ctx, &t)); /* the variant builds meanwhile */
+            int built = 0;
+            CHECK_EQ_INT(mmt_wait_kernels(ctx, &built), MMT_OK);
+            CHECK(case_right(ctx, &t));
+            const char *config = "";
+            mmt_last_choice(ctx, &config);
+            char want[16];
+            snprintf(want, sizeof want, "PAR=%d", cases[i].par);
+            const int served = strstr(config, "EPILOGUE=fused") && strstr(config, want);
+            if (!served) fprintf(stderr, "case %zu, epilogue %d: served by %s, not %s with EPILOGUE=fused\n", i, e,
+                                 config, want);
+            fused += served;
+        }
+    printf("the epilogue in the template's store: %d of %zu cases fused\n", fused, 3 * n);
+    CHECK_EQ_INT(fused, (int)(3 * n));
+    mmt_close(ctx);
+    unsetenv("MMTUNE_VENDOR");
+    unsetenv("MMTUNE_DB");
+    unlink(path);
+}
+
 static void cases(mmt_ctx *ctx, const char *who)
 {
     (void)who;
@@ -148,5 +227,6 @@ static void cases(mmt_ctx *ctx, const char *who)
 int main(void)
 {
     with_vendor_and_without(cases);
+    test_in_store();
     return check_result();
 }

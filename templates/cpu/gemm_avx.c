@@ -64,6 +64,17 @@
 #ifndef THREADS
 #define THREADS 0 // 0: omp_get_max_threads(), n > 0: at most n threads
 #endif
+#ifndef EPI_BIAS
+#define EPI_BIAS 0 // not a knob: a bias added to C's values before the activation (mmt_fused_params): 1 one
+                   // per row of C, 2 one per column
+#endif
+#ifndef EPI_ACT
+#define EPI_ACT 0 // not a knob: the activation of C's values: 1 ReLU, 2 GELU's tanh form
+#endif
+#ifndef BIAS_C
+#define BIAS_C 0 // not a knob: the bias in C's type (f64 C), else fp32
+#endif
+#define FUSED (EPI_BIAS || EPI_ACT) // an epilogue in the store (mmt_gemm_epilogue)
 
 /* ---- derived ----------------------------------------------------------------------- */
 #if MMT_DTYPE_F64
@@ -126,6 +137,9 @@ typedef float T;
 #error "NC must be at least NR"
 #endif
 #define NCB (NC / NR * NR) // NC as used: whole NR panels
+#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && !MMT_DTYPE_F64)
+#error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes an f64 C (an f32 C's bias is fp32)"
+#endif
 #if PAR != 0 && PAR != 1 && PAR != 2 && PAR != 3
 #error "PAR must be 0 (split M), 1 (split N), 2 (split both) or 3 (in place)"
 #endif
@@ -147,6 +161,16 @@ typedef struct mmt_gemm_params { /* keep in step with src/backend.h */
     void *workspace;
     int64_t workspace_size;
 } mmt_gemm_params;
+
+/* An instance with the epilogue in its store: the bias after the 128 bytes of src/backend.h's
+ * mmt_gemm_params (the scales' pointers, which this template does not read; src/epilogue.h). */
+typedef struct mmt_fused_params {
+    mmt_gemm_params p;
+    const void *scale_a, *scale_b;
+    const void *bias; /* EPI_BIAS's values (NULL without) */
+    int64_t pad;
+} mmt_fused_params;
+_Static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
 
 /* ---- vector operations per ISA and dtype ------------------------------------------ */
 #if ISA == 2 && MMT_DTYPE_F64
@@ -387,21 +411,58 @@ typedef struct gemm_args {
     int64_t lda, ldb, ldc;
     int ta, tb;
     T alpha;
+    const void *bias; /* FUSED: the epilogue's */
 } gemm_args;
+
+#if FUSED
+#include "mmt_gelu.h"
+
+/* The epilogue over C[i0 : i0+mr, j0 : j0+nr] (at C), its final values just stored (still
+ * in L1): the bias, then the activation, in C's precision. */
+static void fuse_tile(const void *bias, T *C, int64_t ldc, int64_t i0, int64_t j0, int64_t mr, int64_t nr)
+{
+#if BIAS_C
+    const T *b = bias;
+#else
+    const float *b = bias;
+#endif
+    for (int64_t r = 0; r < mr; r++) {
+        T *restrict c = C + r * ldc;
+        if (EPI_BIAS == 1) {
+            const T br = b[i0 + r];
+            for (int64_t j = 0; j < nr; j++) c[j] += br;
+        } else if (EPI_BIAS == 2) {
+            for (int64_t j = 0; j < nr; j++) c[j] += b[j0 + j];
+        }
+        if (EPI_ACT == 1)
+            for (int64_t j = 0; j < nr; j++) c[j] = c[j] < 0 ? 0 : c[j]; /* NaN stays NaN */
+        else if (EPI_ACT == 2)
+            for (int64_t j = 0; j < nr; j++) c[j] = MMT_DTYPE_F64 ? mmt_gelu_f64(c[j]) : mmt_gelu_f32(c[j]);
+    }
+}
+#else
+static inline void fuse_tile(const void *bias, T *C, int64_t ldc, int64_t i0, int64_t j0, int64_t mr, int64_t nr)
+{
+    (void)bias, (void)C, (void)ldc, (void)i0, (void)j0, (void)mr, (void)nr;
+}
+#endif
 
 /* The jr / ir loops for NR panels jp0..jp1 of one B block (kc x nc at pc, jc) against one
  * packed A block (mc x kc at ic). pack_b: each B panel is packed just before its first
- * use (while it is still in L1), rather than in a separate pass over the block. */
+ * use (while it is still in L1), rather than in a separate pass over the block. last: the
+ * block is K's last, so each register block's values are final (the epilogue's, FUSED). */
 static void macro_kernel(const gemm_args *g, int64_t ic, int64_t mc, int64_t jc, int64_t nc, int64_t pc, int64_t kc,
-                         int64_t jp0, int64_t jp1, const T *Ap, T *Bp, T beta, int pack_b)
+                         int64_t jp0, int64_t jp1, const T *Ap, T *Bp, T beta, int pack_b, int last)
 {
     T *C = g->C + ic * g->ldc + jc;
     for (int64_t jp = jp0; jp < jp1; jp++) {
         const int64_t jr = jp * NR, nr = MIN(NR, nc - jr);
         if (pack_b) pack_b_panel(nr, kc, g->B, g->ldb, g->tb, pc, jc + jr, Bp + jr * kc);
-        for (int64_t ir = 0; ir < mc; ir += MR)
+        for (int64_t ir = 0; ir < mc; ir += MR) {
             micro_kernel(kc, Ap + ir * kc, Bp + jr * kc, C + ir * g->ldc + jr, g->ldc, g->alpha, beta,
                          MIN(MR, mc - ir), nr);
+            if (FUSED && last) fuse_tile(g->bias, C + ir * g->ldc + jr, g->ldc, ic + ir, jc + jr, MIN(MR, mc - ir), nr);
+        }
     }
 }
 
@@ -520,6 +581,7 @@ static void on_threads(int nt, void (*share)(const void *arg, int tid, int nth),
  * blocks), each thread's A panel and B panel of panel elements. */
 typedef struct direct_args {
     const mmt_gemm_params *p;
+    const void *bias; /* FUSED: the epilogue's */
     T *scratch;
     size_t a_panel, panel;
 } direct_args;
@@ -547,11 +609,12 @@ static void direct_rows(const void *arg, int tid, int nth)
             if (mr == MR && nr == NR) {
                 micro_kernel_direct(K, A + i0 * a_row, a_row, a_k, B + j0, ldb, C + i0 * ldc + j0, ldc, alpha,
                                     beta);
-                continue;
+            } else {
+                if (mr == MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
+                pack_b_panel(nr, K, B, ldb, 0, 0, j0, Bp);
+                micro_kernel(K, Ap, Bp, C + i0 * ldc + j0, ldc, alpha, beta, mr, nr);
             }
-            if (mr == MR) pack_a(mr, K, A, lda, ta, i0, 0, Ap);
-            pack_b_panel(nr, K, B, ldb, 0, 0, j0, Bp);
-            micro_kernel(K, Ap, Bp, C + i0 * ldc + j0, ldc, alpha, beta, mr, nr);
+            if (FUSED) fuse_tile(x->bias, C + i0 * ldc + j0, ldc, i0, j0, mr, nr);
         }
     }
 }
@@ -560,7 +623,7 @@ static void direct_rows(const void *arg, int tid, int nth)
  * are row blocks: mmt_gemm's cap), whole blocks read A and B in place, edge blocks (mr < MR
  * or nr < NR) packed into a thread's own panels and run by the packed micro-kernel, which
  * stores them in part. 0, or 1 where those panels could not be allocated (C untouched). */
-static int gemm_direct(const mmt_gemm_params *p, int nt)
+static int gemm_direct(const mmt_gemm_params *p, const void *bias, int nt)
 {
     /* a thread's A panel and B panel, each aligned for the packed micro-kernel's loads */
     const size_t a_panel = ROUND_UP((size_t)MR * (size_t)p->k, ALIGN / sizeof(T));
@@ -570,7 +633,7 @@ static int gemm_direct(const mmt_gemm_params *p, int nt)
     int slot = -1;
     T *scratch = whole ? NULL : scratch_get(sizeof(T) * panel * (size_t)nt, &slot);
     if (!whole && !scratch) return 1;
-    const direct_args x = {.p = p, .scratch = scratch, .a_panel = a_panel, .panel = panel};
+    const direct_args x = {.p = p, .bias = bias, .scratch = scratch, .a_panel = a_panel, .panel = panel};
     on_threads(nt, direct_rows, &x);
     if (!whole) scratch_put(scratch, slot);
     return 0;
@@ -614,21 +677,22 @@ static void team_share(const void *arg, int tid, int nth)
         for (int64_t pc = 0; pc < K; pc += kblk) {
             const int64_t kc = MIN(kblk, K - pc);
             const T beta_k = pc == 0 ? beta : (T)1;
+            const int last = pc + kc == K;
             const int64_t mc0 = MIN(MC, m1 - m0);
             if (mc0 > 0) pack_a(mc0, kc, A, lda, ta, m0, pc, Ap);
-            if (mc0 > 0) macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp0, jp1, Ap, Bp, beta_k, 1);
+            if (mc0 > 0) macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp0, jp1, Ap, Bp, beta_k, 1, last);
             else
                 for (int64_t jp = jp0; jp < jp1; jp++)
                     pack_b_panel(MIN(NR, nc - jp * NR), kc, B, ldb, tb, pc, jc + jp * NR, Bp + jp * NR * kc);
 #pragma omp barrier
             if (mc0 > 0) {
-                macro_kernel(&g, m0, mc0, jc, nc, pc, kc, 0, jp0, Ap, Bp, beta_k, 0);
-                macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp1, npanels, Ap, Bp, beta_k, 0);
+                macro_kernel(&g, m0, mc0, jc, nc, pc, kc, 0, jp0, Ap, Bp, beta_k, 0, last);
+                macro_kernel(&g, m0, mc0, jc, nc, pc, kc, jp1, npanels, Ap, Bp, beta_k, 0, last);
             }
             for (int64_t ic = m0 + mc0; ic < m1; ic += MC) {
                 const int64_t mc = MIN(MC, m1 - ic);
                 pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
-                macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, 0);
+                macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, 0, last);
             }
 #pragma omp barrier /* before the B block is packed over */
         }
@@ -651,10 +715,11 @@ static void team_share(const void *arg, int tid, int nth)
         for (int64_t pc = 0; pc < K; pc += kblk) {
             const int64_t kc = MIN(kblk, K - pc);
             const T beta_k = pc == 0 ? beta : (T)1;
+            const int last = pc + kc == K;
             for (int64_t ic = m0; ic < m1; ic += MC) {
                 const int64_t mc = MIN(MC, m1 - ic);
                 pack_a(mc, kc, A, lda, ta, ic, pc, Ap);
-                macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, ic == m0);
+                macro_kernel(&g, ic, mc, jc, nc, pc, kc, 0, npanels, Ap, Bp, beta_k, ic == m0, last);
             }
         }
     }
@@ -664,6 +729,11 @@ static void team_share(const void *arg, int tid, int nth)
 /* 0, or 1 where the packing buffers could not be allocated (C is then untouched). */
 int mmt_gemm(const mmt_gemm_params *p)
 {
+#if FUSED
+    const void *const bias = ((const mmt_fused_params *)p)->bias;
+#else
+    const void *const bias = NULL;
+#endif
     const int64_t M = p->m, N = p->n, K = p->k;
     const T *A = p->a, *B = p->b;
     T *C = p->c;
@@ -673,6 +743,7 @@ int mmt_gemm(const mmt_gemm_params *p)
     if (M <= 0 || N <= 0) return 0;
     if (alpha == 0 || K <= 0) {
         scale_c(M, N, C, ldc, beta);
+        if (FUSED) fuse_tile(bias, C, ldc, 0, 0, M, N);
         return 0;
     }
 
@@ -686,7 +757,7 @@ int mmt_gemm(const mmt_gemm_params *p)
     if (nt > blocks) nt = (int)blocks;
     if (nt > work) nt = work > 1 ? (int)work : 1;
 #if PAR == 3
-    if (!tb) return gemm_direct(p, nt);
+    if (!tb) return gemm_direct(p, bias, nt);
 #endif
 
     /* scratch: per thread one A block; PAR 0 one shared B block, else one per thread */
@@ -701,7 +772,7 @@ int mmt_gemm(const mmt_gemm_params *p)
      * one would cost a full pass over C for a rank-one update) */
     const int64_t kblk = CEIL_DIV(K, CEIL_DIV(K, KC));
     const team_args x = {.g = {.A = A, .B = B, .C = C, .lda = lda, .ldb = ldb, .ldc = ldc, .ta = ta, .tb = tb,
-                               .alpha = alpha},
+                               .alpha = alpha, .bias = bias},
                          .M = M, .N = N, .K = K, .kblk = kblk, .beta = beta, .scratch = scratch,
                          .a_elems = a_elems, .b_elems = b_elems};
     on_threads(nt, team_share, &x);
