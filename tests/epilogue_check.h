@@ -5,7 +5,12 @@
 #define MMT_TEST_EPILOGUE_CHECK_H
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "check.h"
 
 #include "gemm_check.h"
 #include "mmtuned.h"
@@ -45,6 +50,60 @@ static int epi_padding_kept(const void *c, const void *before, size_t es, int64_
         kept &= memcmp((const char *)c + es * (size_t)(l * ldc + ldc - pad),
                        (const char *)before + es * (size_t)(l * ldc + ldc - pad), es * (size_t)pad) == 0;
     return kept;
+}
+
+/* The tests of the epilogue in a kernel's store (fused.h) ------------------------------- */
+
+/* Epilogue e of the three each such case runs: 0 a bias per column and GELU, 1 a bias per
+ * row and ReLU (over a residual where the case allows beta), 2 a bias per column alone. */
+static void epi_store_kind(int e, mmt_bias_kind *kind, mmt_activation *act)
+{
+    *kind = e == 1 ? MMT_BIAS_PER_ROW : MMT_BIAS_PER_COL;
+    *act = e == 0 ? MMT_ACT_GELU_TANH : e == 1 ? MMT_ACT_RELU : MMT_ACT_NONE;
+}
+
+/* A context on device over a new database made by fill(path, cases, n) (the tuned entries
+ * the n cases name), the vendor off; NULL where either fails. path ("...XXXXXX") becomes the
+ * file's. */
+static mmt_ctx *epi_store_open(char *path, const char *device,
+                               void (*fill)(const char *path, const void *cases, size_t n), const void *cases, size_t n)
+{
+    const int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return NULL;
+    close(fd);
+    fill(path, cases, n);
+    setenv("MMTUNE_DB", path, 1);
+    setenv("MMTUNE_VENDOR", "off", 1);
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, device, NULL), MMT_OK);
+    return ctx;
+}
+
+/* Whether ctx's last call ran with the epilogue in the store (EPILOGUE=fused) of a
+ * configuration holding each of knobs ("NAME=VALUE ..."); says what ran where not. */
+static int epi_served_fused(mmt_ctx *ctx, const char *knobs, const char *what, int e)
+{
+    const char *config = "";
+    mmt_last_choice(ctx, &config);
+    int served = strstr(config, "EPILOGUE=fused") != NULL;
+    char list[128], *save = NULL;
+    snprintf(list, sizeof list, "%s", knobs);
+    for (char *tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+        served &= strstr(config, tok) != NULL;
+    if (!served) fprintf(stderr, "%s, epilogue %d: served by %s, not %s with EPILOGUE=fused\n", what, e, config, knobs);
+    return served;
+}
+
+/* After the cases: the context closed, the database gone, the environment as before. */
+static void epi_store_close(mmt_ctx *ctx, const char *path, int fused, size_t cases)
+{
+    printf("the epilogue in the kernel's store: %d of %zu cases fused\n", fused, cases);
+    CHECK_EQ_INT(fused, (int)cases);
+    mmt_close(ctx);
+    unsetenv("MMTUNE_VENDOR");
+    unsetenv("MMTUNE_DB");
+    unlink(path);
 }
 
 #endif

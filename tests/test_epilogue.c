@@ -12,9 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdio.h>
-#include <unistd.h>
-
 #include "check.h"
 #include "epilogue_check.h"
 #include "gemm_check.h"
@@ -148,33 +145,24 @@ static void test_none_and_refused(mmt_ctx *ctx)
  * both layouts, alpha 0 too, the vendor off. Each epilogue runs first as the GEMM and the
  * pass over C while its variant builds, then, built (mmt_wait_kernels), by the variant
  * alone: right both times, and served so (mmt_last_choice: its PAR, EPILOGUE=fused). */
-static void test_in_store(void)
+typedef struct par_case {
+    epi_case t;
+    int par; /* the template's loops (PAR) the database names for the case's problem */
+} par_case;
+
+/* A tuned database at path: for each of the n par_cases' problems, the template's default
+ * with its PAR. */
+static void tuned(const char *path, const void *list, size_t n)
 {
-    static const struct {
-        epi_case t;
-        int par;
-    } cases[] = {
-        {{0, 0, 0, 0, 200, 150, 300, 3, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 0},
-        {{1, 1, 0, 1, 130, 170, 90, 2, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1},
-        {{0, 0, 0, 0, 100, 70, 50, 1, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 3},
-        {{1, 0, 1, 0, 300, 200, 600, 0, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1},
-        {{0, 0, 0, 0, 64, 96, 40, 0, 0, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1}, /* alpha 0: C = act(beta C + bias) */
-    };
-    const size_t n = sizeof cases / sizeof cases[0];
-    char path[] = "/tmp/mmt-epi-cpu-XXXXXX";
-    const int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0) return;
-    close(fd);
+    const par_case *cases = list;
     db d;
     db_open(&d, path);
     char def[512], params[512];
     default_text(d.fam, def, sizeof def);
-    for (size_t i = 0; i < n; i++) {
+    const char *par = strstr(def, "PAR=");
+    CHECK(par != NULL);
+    for (size_t i = 0; par && i < n; i++) {
         const epi_case *t = &cases[i].t;
-        const char *par = strstr(def, "PAR=");
-        CHECK(par != NULL);
-        if (!par) break;
         snprintf(params, sizeof params, "%.*sPAR=%d%s", (int)(par - def), def, cases[i].par, par + 5);
         const mmt_problem p = {.dtype = gc_type(t->f64), .out = gc_type(t->f64),
                                .mode = t->f64 ? MMT_MODE_F64 : MMT_MODE_F32,
@@ -183,37 +171,37 @@ static void test_in_store(void)
         put(&d, d.fam->name, d.fam->source_hash, params, &p, 100, 0);
     }
     db_close(&d);
-    setenv("MMTUNE_DB", path, 1);
-    setenv("MMTUNE_VENDOR", "off", 1);
-    mmt_ctx *ctx = NULL;
-    CHECK_EQ_INT(mmt_open(&ctx, "cpu", NULL), MMT_OK);
+}
+
+static void test_in_store(void)
+{
+    static const par_case cases[] = {
+        {{0, 0, 0, 0, 200, 150, 300, 3, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 0},
+        {{1, 1, 0, 1, 130, 170, 90, 2, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1},
+        {{0, 0, 0, 0, 100, 70, 50, 1, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 3},
+        {{1, 0, 1, 0, 300, 200, 600, 0, 1, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1},
+        {{0, 0, 0, 0, 64, 96, 40, 0, 0, 0, MMT_BIAS_NONE, 0, MMT_ACT_NONE}, 1}, /* alpha 0: C = act(beta C + bias) */
+    };
+    const size_t n = sizeof cases / sizeof cases[0];
+    char path[] = "/tmp/mmt-epi-cpu-XXXXXX";
+    mmt_ctx *ctx = epi_store_open(path, "cpu", tuned, cases, n);
     int fused = 0;
     for (size_t i = 0; ctx && i < n; i++)
         for (int e = 0; e < 3; e++) {
             epi_case t = cases[i].t;
-            t.bias_kind = e == 1 ? MMT_BIAS_PER_ROW : MMT_BIAS_PER_COL;
-            t.act = e == 0 ? MMT_ACT_GELU_TANH : e == 1 ? MMT_ACT_RELU : MMT_ACT_NONE;
+            epi_store_kind(e, &t.bias_kind, &t.act);
             t.bias_f32 = e != 0;
             t.beta = e == 1 ? 1.5 : 0.0;
             CHECK(case_right(ctx, &t)); /* the variant builds meanwhile */
             int built = 0;
             CHECK_EQ_INT(mmt_wait_kernels(ctx, &built), MMT_OK);
             CHECK(case_right(ctx, &t));
-            const char *config = "";
-            mmt_last_choice(ctx, &config);
-            char want[16];
+            char want[16], what[32];
             snprintf(want, sizeof want, "PAR=%d", cases[i].par);
-            const int served = strstr(config, "EPILOGUE=fused") && strstr(config, want);
-            if (!served) fprintf(stderr, "case %zu, epilogue %d: served by %s, not %s with EPILOGUE=fused\n", i, e,
-                                 config, want);
-            fused += served;
+            snprintf(what, sizeof what, "case %zu", i);
+            fused += epi_served_fused(ctx, want, what, e);
         }
-    printf("the epilogue in the template's store: %d of %zu cases fused\n", fused, 3 * n);
-    CHECK_EQ_INT(fused, (int)(3 * n));
-    mmt_close(ctx);
-    unsetenv("MMTUNE_VENDOR");
-    unsetenv("MMTUNE_DB");
-    unlink(path);
+    epi_store_close(ctx, path, fused, 3 * n);
 }
 
 static void cases(mmt_ctx *ctx, const char *who)

@@ -6,8 +6,6 @@
  * and in C's type, no activation, ReLU and GELU's tanh form, beta = 0 over NaN and a
  * residual, more lines than a grid's y (65535); the padding of C never written. Refused with
  * nothing written: a bias in host memory, host matrices. Exits 77 (skipped) without a GPU. */
-#include <unistd.h>
-
 #include "epilogue_check.h"
 #include "gpu_check.h"
 #include "mmtuned.h"
@@ -135,9 +133,10 @@ typedef struct store_case {
     const char *knobs;
 } store_case;
 
-/* A tuned database at path with an entry for each case's problem. */
-static void tuned(const char *path, const store_case *cases, size_t n)
+/* A tuned database at path with an entry for each of the n store_cases' problems. */
+static void tuned(const char *path, const void *list, size_t n)
 {
+    const store_case *cases = list;
     mmt_err err;
     mmt_store *st = NULL;
     int64_t dev_id = 0, sess = 0, tpl = 0;
@@ -219,45 +218,23 @@ static void test_in_store(void)
     };
     const size_t n = sizeof cases / sizeof cases[0];
     char path[] = "/tmp/mmt-epi-store-XXXXXX";
-    const int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0) return;
-    close(fd);
-    tuned(path, cases, n);
-    setenv("MMTUNE_DB", path, 1);
-    setenv("MMTUNE_VENDOR", "off", 1);
-    mmt_ctx *ctx = NULL;
-    CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+    mmt_ctx *ctx = epi_store_open(path, "0", tuned, cases, n);
     int fused = 0;
     for (size_t i = 0; ctx && i < n; i++)
         for (int e = 0; e < 3; e++) {
             epi_case t = cases[i].t;
             const int tma = strstr(cases[i].knobs, "EPI=2") != NULL, c_type = t.c != MMT_F32; /* its bias too */
-            t.bias_kind = e == 1 ? MMT_BIAS_PER_ROW : MMT_BIAS_PER_COL;
-            t.act = e == 0 ? MMT_ACT_GELU_TANH : e == 1 ? MMT_ACT_RELU : MMT_ACT_NONE;
+            epi_store_kind(e, &t.bias_kind, &t.act);
             t.bias_c = e == 0 && c_type;
             t.beta = e == 1 && !tma ? 1.0 : 0.0; /* the TMA stores C where beta is 0 */
             CHECK(case_right(ctx, &t)); /* the variant builds meanwhile */
             int built = 0;
             CHECK_EQ_INT(mmt_wait_kernels(ctx, &built), MMT_OK);
             CHECK(case_right(ctx, &t));
-            const char *config = "";
-            mmt_last_choice(ctx, &config);
-            int served = strstr(config, "EPILOGUE=fused") != NULL;
-            char list[128], *save = NULL;
-            snprintf(list, sizeof list, "%s", cases[i].knobs);
-            for (char *tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-                served &= strstr(config, tok) != NULL;
-            if (!served)
-                fprintf(stderr, "case %zu (%s), epilogue %d: served by %s, not %s with EPILOGUE=fused\n", i,
-                        cases[i].tpl, e, config, cases[i].knobs);
-            fused += served;
+            fused += epi_served_fused(ctx, cases[i].knobs, cases[i].tpl, e);
         }
-    printf("the epilogue in the kernel's store: %d of %zu cases fused\n", fused, 3 * n);
-    CHECK_EQ_INT(fused, (int)(3 * n));
-    mmt_close(ctx);
-    unsetenv("MMTUNE_VENDOR");
-    unlink(path);
+    epi_store_close(ctx, path, fused, 3 * n);
+    setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1); /* as main set it */
 }
 
 /* A bias in host memory, or host matrices: refused, C as it was. */
