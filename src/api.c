@@ -763,7 +763,8 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     }
     mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (st != MMT_OK) return st;
-    st = mmt_epilogue_launch(ctx->be, mod, epi, desc->layout, m, n, c, ldc, atomic_load(&ctx->stream), &err);
+    st = mmt_epilogue_launch(ctx->be, mod, epi, desc->c_type, desc->layout, m, n, c, ldc, atomic_load(&ctx->stream),
+                             &err);
     return st == MMT_OK ? MMT_OK : finish(ctx, st, &err, 0, NULL);
 }
 

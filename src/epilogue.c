@@ -151,11 +151,13 @@ mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, 
     return st;
 }
 
-/* A block covers this many elements of a line; the grid's y at most this many lines at once. */
+/* A block covers this many 16-byte units of a line; the grid's y at most this many lines at
+ * once. */
 enum { EPI_BLOCK = 256, EPI_LINES = 65535 };
 
-mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
-                               int64_t m, int64_t n, void *c, int64_t ldc, void *stream, mmt_err *err)
+mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_dtype c_type,
+                               mmt_layout layout, int64_t m, int64_t n, void *c, int64_t ldc, void *stream,
+                               mmt_err *err)
 {
     if (mmt_epilogue_none(epi) || m <= 0 || n <= 0) return MMT_OK;
     const int row_major = layout == MMT_ROW_MAJOR;
@@ -163,7 +165,8 @@ mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt
     const mmt_gemm_params p = {.m = lines, .n = len, .ldc = ldc, .c = c,
                                .a = epi->bias_kind == MMT_BIAS_NONE ? NULL : epi->bias,
                                .trans_a = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major, .trans_b = (int)epi->act};
-    const mmt_geometry g = {.grid = {(len + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
+    const int64_t threads = len / (16 / mmt_dtype_size(c_type)) + 1; /* the units, and one for the rest */
+    const mmt_geometry g = {.grid = {(threads + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
                             .block = {EPI_BLOCK, 1, 1}};
     return be->launch(mod, &p, &g, stream, err);
 }

@@ -39,9 +39,10 @@ void mmt_epilogue_apply_host(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layo
 mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, mmt_dtype c_type, int bias_c,
                              mmt_module **out, mmt_err *err);
 
-/* Launches mod (mmt_epilogue_load's, for epi's bias type and C's type) over the m x n C at
- * c (layout, ldc) on stream, after what the stream runs before. */
-mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
-                               int64_t m, int64_t n, void *c, int64_t ldc, void *stream, mmt_err *err);
+/* Launches mod (mmt_epilogue_load's, for epi's bias type and C's type c_type) over the m x n
+ * C at c (layout, ldc) on stream, after what the stream runs before. */
+mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_dtype c_type,
+                               mmt_layout layout, int64_t m, int64_t n, void *c, int64_t ldc, void *stream,
+                               mmt_err *err);
 
 #endif
