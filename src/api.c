@@ -701,13 +701,9 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
         if (mmt_fused_instance(ctx, &hit, bias, e->act, bias_c, &mod, &err) != MMT_OK) return MMT_UNSUPPORTED;
         st = mmt_table_launch_fused(ctx, &hit, mod, bias_ptr, alpha, a, lda, b, ldb, beta, c, ldc, &err);
     } else {
-        /* cuBLASLt's bias runs along the columns of the row-major form; where a matrix's rows
-         * do not all start on 16 bytes, its GELU_BIAS ran 4-6x its GEMM's time (H200,
-         * BENCHMARKS.md), far more than the element-wise kernel after the GEMM */
-        const int c_align = mmt_align_bytes((uintptr_t)c, ldc * mmt_dtype_size(user.out));
-        if (!ctx->async || beta != 0 || user.k == 0 || alpha == 0 || bias == 1 || hit.align_a < 16 ||
-            hit.align_b < 16 || c_align < 16)
-            return MMT_UNSUPPORTED;
+        /* cuBLASLt's bias runs along the columns of the row-major form; the vendor says where
+         * else it cannot (or should not) fuse it */
+        if (!ctx->async || beta != 0 || bias == 1) return MMT_UNSUPPORTED;
         st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act, bias_ptr,
                                        e->bias_type, &err);
         if (st == MMT_UNSUPPORTED) return st;

@@ -161,6 +161,12 @@ void mmt_cublaslt_close(mmt_cublaslt *lt)
 
 /* The alignment cuBLASLt may assume of a pointer: its lowest set bit, at most 256 bytes
  * (the heuristic assumes 256 unless told, and would pick kernels that need it). */
+/* Whether every row of a matrix at ptr, rows pitch bytes apart, starts on 16 bytes. */
+static int rows_on_16(const void *ptr, int64_t pitch)
+{
+    return ((uintptr_t)ptr | (uintptr_t)pitch) % 16 == 0;
+}
+
 static int32_t alignment(const void *ptr)
 {
     const uintptr_t a = (uintptr_t)ptr;
@@ -331,6 +337,11 @@ mmt_status mmt_cublaslt_gemm_epilogue(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype
     if (act == MMT_ACT_GELU_TANH && out == MMT_F64) return MMT_UNSUPPORTED;
     const int32_t epilogue = (act == MMT_ACT_RELU ? EPILOGUE_RELU : act == MMT_ACT_GELU_TANH ? EPILOGUE_GELU : 0) |
                              (bias ? EPILOGUE_BIAS : 0);
+    /* where a matrix's rows do not all start on 16 bytes, its GELU_BIAS ran 4-6x its own GEMM's
+     * time (H200, BENCHMARKS.md), far more than the element-wise kernel after the GEMM */
+    const int64_t es = mmt_dtype_size(mmt_mode_dtype(mode)), cs = mmt_dtype_size(out);
+    if (epilogue && !(rows_on_16(p->a, p->lda * es) && rows_on_16(p->b, p->ldb * es) && rows_on_16(p->c, p->ldc * cs)))
+        return MMT_UNSUPPORTED;
     /* any size: the plan spares C a pass of its own, whatever the host's time; the workspace
      * cuBLAS's own call would take, on tensor cores */
     const plan_key key = {.mode = (int32_t)mode, .out = (int32_t)out, .trans_a = !!p->trans_a, .trans_b = !!p->trans_b,

@@ -37,8 +37,10 @@ mmt_status mmt_cublaslt_gemm_whole(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype ou
  * bias (NULL: none) a vector of bias_type with a value per column of p's row-major C, act
  * ReLU or GELU's tanh form (or none), on a plan kept per problem and epilogue whatever the
  * problem's size. MMT_OK when it ran; MMT_UNSUPPORTED, nothing launched, where cuBLASLt has
- * no algorithm for it (a bias type it does not take, say) or refuses it. Not thread-safe,
- * as above. */
+ * no algorithm for it (a bias type it does not take, say) or refuses it, and where its own
+ * is far slower than the GEMM and a pass after it (GELU on doubles is also less exact):
+ * an epilogue over matrices whose rows do not all start on 16 bytes. Not thread-safe, as
+ * above. */
 mmt_status mmt_cublaslt_gemm_epilogue(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
                                       mmt_activation act, const void *bias, mmt_dtype bias_type, void *stream);
 
