@@ -80,26 +80,19 @@ __device__ __forceinline__ TA bias_value(TB b)
 #endif
 }
 
-/* GELU's tanh form, 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), as the store of
- * a template computes it (mmt_fuse.h): for 16-bit C by the hardware's tanh (relative error
- * about 2^-11, below C's rounding), for fp32 C as x sigmoid(2 u) by the fast exponential and
- * division (about 2^-21: the precise division's slow path, taken by every large negative x
- * whose exponential overflows, cost more than the pass's memory traffic), for f64 C the same
- * in double precision (x / inf = -0). */
+/* GELU as a template's store computes it (mmt_fuse.h, in its names for C's type): by the
+ * hardware's tanh for 16-bit C, by the fast exponential and division for fp32 C (the precise
+ * division's slow path, taken by every large negative x whose exponential overflows, cost
+ * more than the pass's memory traffic), in double precision for f64 C. */
+#define MMT_OUT (MMT_C_TYPE == 1 ? 0 : MMT_C_TYPE)
+#define MMT_DTYPE_F64 (MMT_C_TYPE == 1)
+#define FUSE_T TA
+#include "mmt_fuse.h"
+
 __device__ __forceinline__ TA activate(int act, TA x)
 {
     if (act == 1) return x < 0 ? (TA)0 : x; /* NaN stays NaN */
-    if (act != 2) return x;
-#if MMT_C_TYPE == 1
-    return x / (1 + exp(-1.5957691216057308 * (x + 0.044715 * x * x * x)));
-#elif MMT_C_TYPE == 0
-    return __fdividef(x, 1.0f + __expf(-1.5957691216057308f * (x + 0.044715f * x * x * x)));
-#else
-    float t;
-    asm("tanh.approx.f32 %0, %1;\n" : "=f"(t) : "f"(x * fmaf(0.035677408136300125f, x * x, 0.7978845608028654f)));
-    const float h = 0.5f * x;
-    return fmaf(h, t, h);
-#endif
+    return act == 2 ? gelu(x) : x;
 }
 
 #define V (16 / (int)sizeof(TC)) /* elements of a 16-byte unit */

@@ -287,7 +287,6 @@ typedef unsigned short TC;
 #error "SWAP stages C^T's pieces transposed in place: they must be square (64 x 64)"
 #endif
 
-
 #if GROUPED && (A_MN || B_MN || SWAP || SPLITK > 1 || CLUSTER > 1 || EPI == 2 || PACK || BLOCK_SCALED || SPLIT)
 #error "a grouped instance reads K-major A and B in place, a block a tile at a time, C stored by its threads"
 #endif

@@ -14,7 +14,8 @@
 #define BIAS_C 0 /* the bias in C's type (16-bit or f64 C), else fp32 */
 #endif
 #define FUSED (EPI_BIAS || EPI_ACT)
-#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 || (BIAS_C && !(MMT_OUT == 2 || MMT_OUT == 3 || MMT_DTYPE_F64))
+#if EPI_BIAS < 0 || EPI_BIAS > 2 || EPI_ACT < 0 || EPI_ACT > 2 ||                                               \
+    (BIAS_C && !(MMT_OUT == 2 || MMT_OUT == 3 || MMT_DTYPE_F64))
 #error "EPI_BIAS and EPI_ACT are 0 to 2; BIAS_C 1 takes a 16-bit or an f64 C (an fp32 C's bias is fp32)"
 #endif
 
