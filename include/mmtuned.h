@@ -67,8 +67,11 @@ typedef enum mmt_layout { MMT_ROW_MAJOR = 101, MMT_COL_MAJOR = 102 } mmt_layout;
 typedef enum mmt_transpose { MMT_NO_TRANS = 111, MMT_TRANS = 112 } mmt_transpose;
 
 /* Element types of a problem. bf16 and f16 are stored as their 16-bit patterns. */
-/* MMT_E4M3 and MMT_E5M2: 8-bit floating point (OCP FP8), inputs only (a GPU's Hopper tensor
- * cores; C is MMT_F32, MMT_BF16 or MMT_F16). A scale per tensor goes into alpha.
+/* MMT_E4M3 and MMT_E5M2: 8-bit floating point (OCP FP8), inputs of a GPU's Hopper tensor
+ * cores, C of MMT_F32, MMT_BF16, MMT_F16 or FP8. A scale per tensor goes into alpha. C of FP8
+ * (e4m3 or e5m2, whatever the inputs' kinds) is rounded to nearest and saturates: a value
+ * beyond the largest finite (448, 57344) is stored as it, NaN stays NaN; the output's scale
+ * goes into alpha and beta (C = sat(alpha A B + beta C), the sum in fp32).
  * MMT_E4M3_E5M2 and MMT_E5M2_E4M3: an ab_type alone, FP8 of two kinds, A's first (A e4m3
  * and B e5m2, as a backward pass multiplies weights by gradients, and the reverse). */
 typedef enum mmt_dtype { MMT_F32 = 0, MMT_F64 = 1, MMT_BF16 = 2, MMT_F16 = 3, MMT_E4M3 = 4, MMT_E5M2 = 5,
@@ -162,7 +165,8 @@ MMT_API mmt_status mmt_dgemm(mmt_ctx *ctx, mmt_layout layout, mmt_transpose tran
 /* What a general GEMM computes besides its sizes. */
 typedef struct mmt_gemm_desc {
     mmt_dtype ab_type;       /* A and B: MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2 */
-    mmt_dtype c_type;        /* C: ab_type, or MMT_F32 for bf16 and f16 inputs; FP8's: MMT_F32, MMT_BF16, MMT_F16 */
+    mmt_dtype c_type;        /* C: ab_type, or MMT_F32 for bf16 and f16 inputs; FP8's: MMT_F32, MMT_BF16, MMT_F16,
+                              * MMT_E4M3, MMT_E5M2 */
     mmt_compute compute;     /* TF32 and F32X3 need f32 inputs and output */
     mmt_layout layout;
     mmt_transpose trans_a, trans_b;

@@ -412,8 +412,8 @@ static mmt_status check_desc(const mmt_gemm_desc *d, mmt_problem *p, mmt_err *er
                     "unknown ab_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2, MMT_E4M3_E5M2, "
                     "MMT_E5M2_E4M3)",
                     (int)d->ab_type);
-    RETURN_ERROR_IF(!mmt_dtype_name(d->c_type) || mmt_dtype_fp8(d->c_type), err, MMT_INVALID_ARGUMENT,
-                    "unknown c_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16)", (int)d->c_type);
+    RETURN_ERROR_IF(!mmt_dtype_name(d->c_type), err, MMT_INVALID_ARGUMENT,
+                    "unknown c_type %d (MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2)", (int)d->c_type);
     RETURN_ERROR_IF(d->compute != MMT_COMPUTE_NATIVE && d->compute != MMT_COMPUTE_TF32 &&
                         d->compute != MMT_COMPUTE_F32X3,
                     err, MMT_INVALID_ARGUMENT,

@@ -122,8 +122,7 @@ const char *mmt_problem_check(const mmt_problem *p)
     if (!mmt_mode_name(p->mode) || !mmt_dtype_name(p->dtype) || !mmt_dtype_name(p->out)) return "unknown type or mode";
     if (mmt_mode_dtype(p->mode) != p->dtype) return "the mode does not compute this input type";
     if (mmt_dtype_fp8(p->dtype)) {
-        if (p->out != MMT_F32 && p->out != MMT_BF16 && p->out != MMT_F16)
-            return "the output type of FP8 inputs is f32, bf16 or f16";
+        if (p->out == MMT_F64) return "the output type of FP8 inputs is f32, bf16, f16, e4m3 or e5m2";
     } else if (p->out != p->dtype && !(p->out == MMT_F32 && (p->dtype == MMT_BF16 || p->dtype == MMT_F16))) {
         return "the output type is the input type, or f32 for bf16 and f16 inputs";
     }
@@ -179,8 +178,10 @@ int mmt_problem_among(const mmt_problem *p, const mmt_problem *list, size_t n)
 void mmt_problem_format(const mmt_problem *p, char *buf, size_t size)
 {
     const char *mode = mmt_mode_name(p->mode), *out = mmt_dtype_name(p->out);
-    snprintf(buf, size, "%s%s%s %s %c%c %lldx%lldx%lld", mode ? mode : "?", p->out != p->dtype ? "->" : "",
-             p->out != p->dtype && out ? out : "", mmt_layout_name(p->layout), p->trans_a ? 'T' : 'N',
+    /* C's type where it is not the input type, or not the one parse reads for none (FP8's f32) */
+    const int arrow = p->out != p->dtype || p->out != mmt_mode_default_out(p->mode);
+    snprintf(buf, size, "%s%s%s %s %c%c %lldx%lldx%lld", mode ? mode : "?", arrow ? "->" : "",
+             arrow && out ? out : "", mmt_layout_name(p->layout), p->trans_a ? 'T' : 'N',
              p->trans_b ? 'T' : 'N', (long long)p->m, (long long)p->n, (long long)p->k);
 }
 
@@ -207,8 +208,8 @@ const char *mmt_problem_parse(const char *text, mmt_problem *out)
     if (mmt_mode_parse(mode, &p.mode) != 0) return "unknown mode (f32, f64, bf16, f16, tf32, f32x3, e4m3, e5m2)";
     p.dtype = mmt_mode_dtype(p.mode);
     p.out = mmt_mode_default_out(p.mode);
-    if (arrow && (mmt_dtype_parse(arrow + 2, &p.out) != 0 || mmt_dtype_fp8(p.out)))
-        return "unknown output type after -> (f32, f64, bf16, f16)";
+    if (arrow && (mmt_dtype_parse(arrow + 2, &p.out) != 0 || (mmt_dtype_fp8(p.out) && !mmt_dtype_fp8(p.dtype))))
+        return "unknown output type after -> (f32, f64, bf16, f16; e4m3, e5m2 for FP8 inputs)";
     if (mmt_layout_parse(layout, &p.layout) != 0) return "the layout is row or col";
     if (strlen(trans) != 2 || !strchr("NT", trans[0]) || !strchr("NT", trans[1]))
         return "the transposes are two letters N or T (NN, NT, TN, TT)";

@@ -1,8 +1,9 @@
 /* shapes.c - shapes files (see shapes.h, DESIGN.md section 4b): a list of problems whose
  * values may be lists, expanded to every combination (the last key varies fastest, in the
  * order m n k dtype out layout trans_a trans_b host). dtype is the precision mode (f32 f64
- * bf16 f16 tf32 f32x3 e4m3 e5m2); out the type of C (default: the input type, f32 for FP8); host whether the
- * matrices live in host memory (default false: the out-of-core GEMM's knobs are tuned). */
+ * bf16 f16 tf32 f32x3 e4m3 e5m2); out the type of C (default: the input type, f32 for FP8; e4m3
+ * and e5m2 for FP8 inputs alone); host whether the matrices live in host memory (default
+ * false: the out-of-core GEMM's knobs are tuned). */
 #include "shapes.h"
 
 #include <stdlib.h>
@@ -45,8 +46,8 @@ static mmt_status read_value(mmt_yaml_doc *d, const char *file, int key, yaml_no
     }
     case K_OUT: {
         mmt_dtype dt;
-        if (mmt_dtype_parse(text, &dt) != 0 || mmt_dtype_fp8(dt))
-            return mmt_yaml_error(err, file, n, "out '%s' is not a type of C (f32 f64 bf16 f16)", text);
+        if (mmt_dtype_parse(text, &dt) != 0)
+            return mmt_yaml_error(err, file, n, "out '%s' is not a type of C (f32 f64 bf16 f16 e4m3 e5m2)", text);
         *v = dt;
         return MMT_OK;
     }

@@ -192,8 +192,9 @@ static inline void run_shape(const mmt_family *fam, kind kd, int ta, int tb, sha
     int64_t lda, ldb;
     lds_of(s, ta, tb, odd_ld, &lda, &ldb);
     /* padded rows of C (the padding is checked untouched): 8-element multiples where the
-     * operands are aligned, so C meets the TMA's 16-byte row pitch too (EPI 2) */
-    const int64_t ldc = odd_ld ? s.n + 2 : (s.n + 2 + 7) / 8 * 8;
+     * operands are aligned (FP8's: 16), so C meets the TMA's 16-byte row pitch too (EPI 2) */
+    const int64_t cal = mmt_dtype_size(kd.out) == 1 ? 16 : 8;
+    const int64_t ldc = odd_ld ? s.n + 2 : (s.n + 2 + cal - 1) / cal * cal;
     const size_t es = (size_t)mmt_dtype_size(abt), cs = (size_t)mmt_dtype_size(ct);
     const size_t asz = es * ar * lda, bsz = es * br * ldb, csz = cs * s.m * ldc;
     mmt_problem p = problem_of(kd, ta, tb, s);

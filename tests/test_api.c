@@ -171,6 +171,7 @@ static void test_gemm_ex(void)
         {ok, MMT_INVALID_ARGUMENT, "layout 0"},
         {ok, MMT_INVALID_ARGUMENT, "trans_a"},
         {ok, MMT_INVALID_ARGUMENT, "trans_b"},
+        {ok, MMT_INVALID_ARGUMENT, "c_type e4m3"},      /* FP8 C of f32 inputs */
     };
     bad[0].d.ab_type = MMT_BF16;
     bad[1].d.ab_type = MMT_F16, bad[1].d.c_type = MMT_F16;
@@ -186,6 +187,7 @@ static void test_gemm_ex(void)
     bad[11].d.layout = (mmt_layout)0;
     bad[12].d.trans_a = (mmt_transpose)0;
     bad[13].d.trans_b = (mmt_transpose)113;
+    bad[14].d.c_type = MMT_E4M3;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mmt_status st = mmt_gemm_ex(ctx, &bad[i].d, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);
         if (st != bad[i].want || !strstr(mmt_last_error(ctx), bad[i].says))
@@ -230,8 +232,10 @@ static void test_scaled(void)
     d = fp8, d.ab_type = MMT_F32;
     CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 4, 4, 4, 1.0, c, 4, c, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
     CHECK(strstr(mmt_last_error(ctx), "FP8") != NULL);
-    d = fp8, d.c_type = MMT_E4M3;
+    d = fp8, d.c_type = MMT_F64;
     CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
+    d.c_type = MMT_E4M3; /* FP8 C: a GPU's (wgmma's) */
+    CHECK_EQ_INT(mmt_gemm_scaled(ctx, &d, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_UNSUPPORTED);
     CHECK_EQ_INT(mmt_gemm_scaled(ctx, &fp8, sa, sb, 4, 4, 4, 1.0, a, 3, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
     CHECK_EQ_INT(mmt_gemm_scaled(ctx, NULL, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);
     CHECK_EQ_INT(mmt_gemm_scaled(NULL, &fp8, sa, sb, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4), MMT_INVALID_ARGUMENT);

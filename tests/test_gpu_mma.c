@@ -28,7 +28,8 @@ static const shape main_shape = {257, 300, 520}, splitk_shape = {65, 63, 2100}, 
 static const kind kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
                              {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32},
                              {MMT_MODE_F64, MMT_F64},   {MMT_MODE_E4M3, MMT_F32}, {MMT_MODE_E4M3, MMT_BF16},
-                             {MMT_MODE_E5M2, MMT_F16},  {MMT_MODE_E4M3_E5M2, MMT_BF16}, {MMT_MODE_E5M2_E4M3, MMT_F32}};
+                             {MMT_MODE_E5M2, MMT_F16},  {MMT_MODE_E4M3_E5M2, MMT_BF16}, {MMT_MODE_E5M2_E4M3, MMT_F32},
+                             {MMT_MODE_E4M3, MMT_E4M3}, {MMT_MODE_E5M2_E4M3, MMT_E5M2}};
 
 /* Whether the family serves this kind and orientation at all (some configuration is valid
  * for the aligned main shape), and whether its default does. */

@@ -13,7 +13,8 @@ static void test_round_trip(void)
         {MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},  {MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32},
         {MMT_MODE_F16, MMT_F16},   {MMT_MODE_F16, MMT_F32},  {MMT_MODE_TF32, MMT_F32},  {MMT_MODE_F32X3, MMT_F32},
         {MMT_MODE_E4M3, MMT_F32},  {MMT_MODE_E4M3, MMT_BF16}, {MMT_MODE_E5M2, MMT_F16},
-        {MMT_MODE_E4M3_E5M2, MMT_BF16}, {MMT_MODE_E5M2_E4M3, MMT_F32},
+        {MMT_MODE_E4M3_E5M2, MMT_BF16}, {MMT_MODE_E5M2_E4M3, MMT_F32}, {MMT_MODE_E4M3, MMT_E4M3},
+        {MMT_MODE_E5M2_E4M3, MMT_E5M2}, {MMT_MODE_E5M2, MMT_E4M3},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -35,13 +36,16 @@ static void test_round_trip(void)
                       q.trans_a == p.trans_a && q.trans_b == p.trans_b && q.m == p.m && q.n == p.n && q.k == p.k);
                 n++;
             }
-    CHECK_EQ_INT(n, 104);
+    CHECK_EQ_INT(n, 128);
     mmt_problem q;
     CHECK(mmt_problem_parse("  bf16->f32   col  NT 128x64x32 ", &q) == NULL); /* blanks are free */
     CHECK(q.dtype == MMT_BF16 && q.out == MMT_F32 && q.layout == MMT_COL_MAJOR && !q.trans_a && q.trans_b);
     /* FP8: one byte a value, C in f32 where none is named (the accumulation's type) */
     CHECK(mmt_problem_parse("e4m3 row NT 64x64x64", &q) == NULL);
     CHECK(q.dtype == MMT_E4M3 && q.out == MMT_F32 && q.mode == MMT_MODE_E4M3 && mmt_dtype_size(q.dtype) == 1);
+    /* FP8 C, of either kind whatever the inputs' */
+    CHECK(mmt_problem_parse("e4m3->e5m2 row NT 64x64x64", &q) == NULL && q.out == MMT_E5M2);
+    CHECK(mmt_problem_parse("e5m2xe4m3->e4m3 row NT 64x64x64", &q) == NULL && q.out == MMT_E4M3);
     mmt_mode m;
     CHECK(mmt_mode_of(MMT_E5M2, MMT_COMPUTE_NATIVE, &m) == 0 && m == MMT_MODE_E5M2);
     CHECK(mmt_mode_of(MMT_E4M3, MMT_COMPUTE_TF32, &m) != 0);
@@ -67,7 +71,7 @@ static void test_refused(void)
         {"bf16->f8 row NN 8x8x8", "output type"},
         {"f32->bf16 row NN 8x8x8", "output type"}, /* f32 inputs write f32 */
         {"f64->f32 row NN 8x8x8", "output type"},
-        {"e4m3->e4m3 row NT 8x8x8", "output type"}, /* FP8 writes f32, bf16 or f16 */
+        {"bf16->e4m3 row NT 8x8x8", "output type"}, /* FP8 C is FP8 inputs' alone */
         {"e5m2->f64 row NT 8x8x8", "output type"},
         {"e4m3-block->bf16 col NT 8x8x8", "row-major"},
         {"f32->e5m2 row NN 8x8x8", "output type"},

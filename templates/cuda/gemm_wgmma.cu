@@ -28,7 +28,8 @@
  *                   products (128 of K) from zero and adds them to its fp32 accumulators, as
  *                   f32x3 does (DeepGEMM's promotion; cuBLASLt's unless fast accumulation);
  *                   PROMOTE 2 adds one stage's while the tensor cores sum the next's.
- * C is fp32 or the input type (MMT_OUT); FP8 writes fp32, bf16 or f16. BLAS rules: beta == 0
+ * C is fp32 or the input type (MMT_OUT); FP8 writes fp32, bf16, f16 or FP8 (rounded to nearest,
+ * saturated at the largest finite value: cvt's satfinite). BLAS rules: beta == 0
  * -> C is not read; alpha == 0 or K == 0 -> A and B are not read.
  *
  * Structure (warp specialisation): a block is one producer warpgroup and CONSUMERS consumer
@@ -88,7 +89,7 @@
 #define MMT_MODE 2
 #endif
 #ifndef MMT_OUT
-#define MMT_OUT 0 /* type of C: 0 f32, 2 bf16, 3 f16 (16-bit: the input type's, or FP8's choice) */
+#define MMT_OUT 0 /* type of C: 0 f32, 2 bf16, 3 f16 (16-bit: the input type's, or FP8's choice), 4 e4m3, 5 e5m2 */
 #endif
 #ifndef OP_A
 #define OP_A 0 /* 1: A is transposed (stored K x M, contiguous along m) */
@@ -176,8 +177,15 @@
 typedef float TC;
 #elif (MMT_OUT == 2 || MMT_OUT == 3) && (MMT_OUT == MMT_MODE || ELEM == 1)
 typedef unsigned short TC;
+#elif (MMT_OUT == 4 || MMT_OUT == 5) && ELEM == 1
+typedef unsigned char TC; /* FP8 bits */
+#if MMT_OUT == 4
+#define C_F8 "e4m3"
 #else
-#error "MMT_OUT is 0 (f32), the 16-bit input type, or for FP8 bf16 or f16"
+#define C_F8 "e5m2"
+#endif
+#else
+#error "MMT_OUT is 0 (f32), the 16-bit input type, or for FP8 bf16, f16, e4m3 or e5m2"
 #endif
 
 #define STR_(x) #x
@@ -238,6 +246,7 @@ typedef unsigned short TC;
  * 128-byte swizzle, stored by the TMA while the other is filled (1024-byte aligned: every
  * stage and EPI_PITCH * 256 bytes are multiples of 1024) */
 #define BOX_C (LINE / (int)sizeof(TC)) /* columns of C per box */
+static_assert(EPI != 2 || BN % BOX_C == 0, "EPI 2 stores whole boxes: BN a multiple of 128 bytes of C");
 #define BOX_BYTES (64 * LINE)
 #define LO_OFF (STAGES * B_STAGE) /* f32x3: B's lo stages follow its hi ones (A is split in registers) */
 #define SPLITTERS 96 /* f32x3: the producer's warps 1-3 split B */
@@ -697,19 +706,37 @@ __device__ __forceinline__ float c_load(const TC *p)
     return *p;
 #elif MMT_OUT == 2
     return __uint_as_float((unsigned)*p << 16);
-#else
+#elif MMT_OUT == 3
     float f;
     asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(*p));
+    return f;
+#else /* FP8, exact in f16 */
+    float f;
+    asm("{\n.reg .b16 lo, hi;\n.reg .b32 h2;\n"
+        "cvt.rn.f16x2." C_F8 "x2 h2, %1;\nmov.b32 {lo, hi}, h2;\ncvt.f32.f16 %0, lo;\n}\n"
+        : "=f"(f) : "h"((unsigned short)*p));
     return f;
 #endif
 }
 
 #include "mmt_fuse.h"
 
+#if MMT_OUT >= 4
+/* two elements of FP8 C by one conversion: v0 in the low byte (the lower address) */
+__device__ __forceinline__ unsigned short c_from_pair(float v0, float v1)
+{
+    unsigned short h;
+    asm("cvt.rn.satfinite." C_F8 "x2.f32 %0, %1, %2;\n" : "=h"(h) : "f"(v1), "f"(v0));
+    return h;
+}
+#endif
+
 __device__ __forceinline__ TC c_from(float v)
 {
 #if MMT_OUT == 0
     return v;
+#elif MMT_OUT >= 4
+    return (TC)c_from_pair(v, 0.0f);
 #else
     unsigned short h;
 #if MMT_OUT == 2
@@ -954,6 +981,8 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[BN / 2], unsigne
                 if (FUSED) v0 = activate(v0), v1 = activate(v1);
 #if MMT_OUT == 0
                 asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(v0), "f"(v1) : "memory");
+#elif MMT_OUT >= 4
+                asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(at), "h"(c_from_pair(v0, v1)) : "memory");
 #else
                 asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at), "r"((unsigned)c_from(v0) | (unsigned)c_from(v1) << 16)
                              : "memory");

@@ -204,7 +204,8 @@ static int ref_gemm_compensated(const double *A, const double *B, double *R, int
  *   u_in   rounding the inputs inside the kernel: 2^-11 for tf32 (10 stored mantissa bits;
  *          a product of two rounded inputs errs by about 2 u_in), else 0: bf16 and f16
  *          inputs are exact, the reference reads the same stored values;
- *   u_out  rounding C when it is narrower than fp32: 2^-8 for bf16, 2^-11 for f16, else 0.
+ *   u_out  rounding C when it is narrower than fp32: 2^-8 for bf16, 2^-11 for f16, 2^-4 for
+ *          e4m3, 2^-3 for e5m2, else 0.
  *
  * sqrt(K): rounding errors of random signs grow like a random walk; the factor 8 leaves
  * room for blocked and split-K summation orders without letting a wrong kernel through.
@@ -236,7 +237,11 @@ double mmt_bench_error_bound(const mmt_problem *p, int levels)
                          : mmt_dtype_fp8(mmt_mode_dtype(p->mode))               ? ldexp(1.0, -14)
                                                                                 : ldexp(1.0, -24);
     const double u_in = p->mode == MMT_MODE_TF32 ? ldexp(1.0, -11) : 0.0;
-    const double u_out = p->out == MMT_BF16 ? ldexp(1.0, -8) : p->out == MMT_F16 ? ldexp(1.0, -11) : 0.0;
+    const double u_out = p->out == MMT_BF16   ? ldexp(1.0, -8)
+                         : p->out == MMT_F16  ? ldexp(1.0, -11)
+                         : p->out == MMT_E4M3 ? ldexp(1.0, -4)
+                         : p->out == MMT_E5M2 ? ldexp(1.0, -3)
+                                              : 0.0;
     const double acc = 8.0 * (sqrt((double)(p->k > 1 ? p->k : 1)) + levels) * pow(7.0, levels / 2.0) * u_acc;
     return acc * (p->mode == MMT_MODE_F32X3 ? 2 : 1) + 4.0 * u_in + 2.0 * u_out;
 }
