@@ -38,9 +38,9 @@ int main(int argc, char **argv)
         for (long long i = 0; i < m * k; i++) a[i] = (float)((i * 7919 % 2001) - 1000) / 1000;
         for (long long i = 0; i < k * n; i++) b[i] = (float)((i * 104729 % 2001) - 1000) / 1000;
         for (long long i = 0; i < n; i++) bias[i] = (float)(i % 17) / 17 - 0.5f;
-        const mmt_epilogue epi[WAYS] = {{MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_NONE},
-                                        {MMT_BIAS_PER_COL, MMT_F32, bias, MMT_ACT_RELU},
-                                        {MMT_BIAS_PER_COL, MMT_F32, bias, MMT_ACT_GELU_TANH}};
+        const mmt_epilogue epi[WAYS] = {{MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_NONE, 1},
+                                        {MMT_BIAS_PER_COL, MMT_F32, bias, MMT_ACT_RELU, 1},
+                                        {MMT_BIAS_PER_COL, MMT_F32, bias, MMT_ACT_GELU_TANH, 1}};
         double t0 = mmt_now_s();
         for (int w = 0; w < WAYS; w++) /* warm: kernels built, threads made */
             if (mmt_gemm_epilogue(ctx, &desc, &epi[w], m, n, k, 1, a, k, b, n, 0, c, n) != MMT_OK) {

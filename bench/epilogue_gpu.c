@@ -59,7 +59,7 @@ static void run(void *arg, int w)
 {
     shape *s = arg;
     const mmt_gemm_desc d = {MMT_BF16, MMT_BF16, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
-    const mmt_epilogue epi = {MMT_BIAS_PER_COL, MMT_BF16, s->bias, MMT_ACT_GELU_TANH};
+    const mmt_epilogue epi = {MMT_BIAS_PER_COL, MMT_BF16, s->bias, MMT_ACT_GELU_TANH, 1};
     const float one = 1, zero = 0;
     if (w < 2) {
         const mmt_status st =

@@ -275,16 +275,19 @@ MMT_API mmt_status mmt_gemm_grouped(mmt_ctx *ctx, const mmt_gemm_desc *desc, int
 
 /* What a GEMM does to its result before C keeps it (an epilogue, as cuBLASLt's epilogues and
  * oneDNN's post-ops):
- *     C = act(alpha * op(A) * op(B) + beta * C + bias)
+ *     C = scale * act(alpha * op(A) * op(B) + beta * C + bias)
  * beta * C is a residual add where C holds the residual. Rows and columns are those of C as
  * the call sees it (m x n), whatever the layout.
  *   bias_kind  MMT_BIAS_NONE, MMT_BIAS_PER_ROW (m values: bias[i] is added to row i), or
  *              MMT_BIAS_PER_COL (n values: bias[j] to column j, a layer's output features
  *              where C is row-major activations x features)
- *   bias_type  MMT_F32, or C's own type
+ *   bias_type  MMT_F32, or C's own type (FP8 C's: MMT_F32)
  *   bias       where the bias lies: host memory on the CPU, device memory on a GPU
  *   act        MMT_ACT_NONE, MMT_ACT_RELU (max(x, 0)), or MMT_ACT_GELU_TANH
- *              (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GELU's tanh form) */
+ *              (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GELU's tanh form)
+ *   scale      FP8 C's scale (the output's, of a tensor scaled into FP8's range), applied
+ *              before C is rounded (and saturated); 0 reads as 1, so a zeroed epilogue has
+ *              none. C of another type takes 0 or 1. */
 typedef enum mmt_bias_kind { MMT_BIAS_NONE = 0, MMT_BIAS_PER_ROW = 1, MMT_BIAS_PER_COL = 2 } mmt_bias_kind;
 typedef enum mmt_activation { MMT_ACT_NONE = 0, MMT_ACT_RELU = 1, MMT_ACT_GELU_TANH = 2 } mmt_activation;
 typedef struct mmt_epilogue {
@@ -292,6 +295,7 @@ typedef struct mmt_epilogue {
     mmt_dtype bias_type;
     const void *bias;
     mmt_activation act;
+    float scale;
 } mmt_epilogue;
 
 /* mmt_gemm_ex followed by the epilogue epi (NULL: none), with its rules. The GEMM's sum is
@@ -314,8 +318,11 @@ typedef struct mmt_epilogue {
  * stream (built on the first call of its C type and bias type, as a kernel is).
  * Returns MMT_INVALID_ARGUMENT for an epilogue value outside its enum, a bias of another
  * type than fp32 or C's, a NULL bias with a bias_kind, a bias that overlaps C, or on a GPU
- * a bias in host memory; MMT_UNSUPPORTED for host matrices on a GPU context; nothing is
- * written then. */
+ * a bias in host memory, a scale that is not finite, or one other than 1 for C not FP8;
+ * MMT_UNSUPPORTED for host matrices on a GPU context; nothing is written then. FP8 C (a GPU's
+ * wgmma kernels): the sum, bias, activation and scale in fp32, C rounded once, in the
+ * kernel's store; the calls before that variant is built run the GEMM into scratch fp32 C,
+ * then the epilogue's kernel from it into C (the call waits for both: the scratch is freed). */
 MMT_API mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_epilogue *epi, int64_t m,
                                      int64_t n, int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                                      int64_t ldb, double beta, void *c, int64_t ldc);

@@ -699,11 +699,12 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
         const int bias_c = bias && e->bias_type == d->c_type && d->c_type != MMT_F32;
         mmt_module *mod;
         if (mmt_fused_instance(ctx, &hit, bias, e->act, bias_c, &mod, &err) != MMT_OK) return MMT_UNSUPPORTED;
-        st = mmt_table_launch_fused(ctx, &hit, mod, bias_ptr, alpha, a, lda, b, ldb, beta, c, ldc, &err);
+        st = mmt_table_launch_fused(ctx, &hit, mod, bias_ptr, mmt_epilogue_scale(e), alpha, a, lda, b, ldb, beta, c,
+                                    ldc, &err);
     } else {
         /* cuBLASLt's bias runs along the columns of the row-major form; the vendor says where
          * else it cannot (or should not) fuse it */
-        if (!ctx->async || beta != 0 || bias == 1) return MMT_UNSUPPORTED;
+        if (!ctx->async || beta != 0 || bias == 1 || mmt_dtype_fp8(d->c_type)) return MMT_UNSUPPORTED;
         st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act, bias_ptr,
                                        e->bias_type, &err);
         if (st == MMT_UNSUPPORTED) return st;
@@ -714,6 +715,32 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
         snprintf(config + len, sizeof config - len, ",EPILOGUE=%s", hit.mod ? "fused" : "cublasLtMatmul");
     }
     return finish(ctx, st, &err, how, st == MMT_OK ? config : NULL);
+}
+
+/* FP8 C's epilogue apart from the GEMM (its kernel's variant with the epilogue in the store is
+ * not built yet): the GEMM of fp32 C into scratch memory, then the epilogue's kernel (mod)
+ * from it into C, so that C is rounded (and saturated) once, after the scale. */
+static mmt_status epilogue_fp8_apart(mmt_ctx *ctx, mmt_module *mod, const mmt_gemm_desc *desc,
+                                     const mmt_epilogue *epi, int64_t m, int64_t n, int64_t k, double alpha,
+                                     const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                                     int64_t ldc)
+{
+    if (m <= 0 || n <= 0) return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); /* its checks */
+    mmt_err err;
+    void *s = NULL;
+    mmt_status st = ctx->be->alloc(&ctx->dev, (size_t)(m * n) * sizeof(float), &s, &err);
+    if (st != MMT_OK) return finish(ctx, st, &err, 0, NULL);
+    mmt_gemm_desc d32 = *desc;
+    d32.c_type = MMT_F32;
+    void *stream = atomic_load(&ctx->stream);
+    st = gemm(ctx, &d32, 0, m, n, k, alpha, a, lda, b, ldb, 0.0, s, desc->layout == MMT_ROW_MAJOR ? n : m);
+    if (st == MMT_OK) {
+        st = mmt_epilogue_launch_fp8(ctx->be, mod, epi, desc->layout, m, n, s, beta, c, ldc, stream, &err);
+        if (st == MMT_OK) st = ctx->be->sync(stream, &err); /* the scratch is read until then */
+        if (st != MMT_OK) st = finish(ctx, st, &err, 0, NULL);
+    }
+    ctx->be->free(s);
+    return st;
 }
 
 /* The GEMM with its epilogue fused in where it can be (epilogue_fused), else the GEMM, then
@@ -728,6 +755,10 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
     const char *why =
         desc ? mmt_epilogue_refused(epi, desc->c_type, desc->layout, m, n, c, ldc) : "desc is NULL";
     if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, 0, NULL);
+    if (epi->bias_kind == MMT_BIAS_NONE && epi->act == MMT_ACT_NONE) { /* a scale alone: alpha's and beta's */
+        const double s = mmt_epilogue_scale(epi);
+        return gemm(ctx, desc, 0, m, n, k, s * alpha, a, lda, b, ldb, s * beta, c, ldc);
+    }
     if (ctx->async && m > 0 && n > 0 && c && ctx->async->is_host(c))
         return finish(ctx, mmt_err_set(&err, MMT_UNSUPPORTED, "epilogues on host matrices of a GPU context"), &err,
                       0, NULL);
@@ -757,6 +788,8 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
         pthread_mutex_unlock(&ctx->lock);
         if (made) ctx->be->unload(made);
     }
+    if (mmt_dtype_fp8(desc->c_type))
+        return epilogue_fp8_apart(ctx, mod, desc, epi, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (st != MMT_OK) return st;
     st = mmt_epilogue_launch(ctx->be, mod, epi, desc->c_type, desc->layout, m, n, c, ldc, atomic_load(&ctx->stream),

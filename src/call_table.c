@@ -891,11 +891,11 @@ mmt_status mmt_table_launch_epilogue(mmt_ctx *ctx, const mmt_table_hit *hit, dou
 }
 
 mmt_status mmt_table_launch_fused(mmt_ctx *ctx, const mmt_table_hit *hit, mmt_module *mod, const void *bias,
-                                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
-                                  void *c, int64_t ldc, mmt_err *err)
+                                  float scale, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                                  double beta, void *c, int64_t ldc, mmt_err *err)
 {
     mmt_fused_params fp = {.p = params_of(&hit->user, &hit->problem, alpha, a, lda, b, ldb, beta, c, ldc),
-                           .bias = bias};
+                           .bias = bias, .scale = scale};
     return launch(ctx, mod, &hit->geometry, NULL, &fp.p, err); /* the kernel reads the bias after p */
 }
 
@@ -983,7 +983,7 @@ void mmt_table_free(mmt_ctx *ctx)
     }
     mmt_strassen_adds_unload(&ctx->adds[0]);
     mmt_strassen_adds_unload(&ctx->adds[1]);
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < MMT_EPILOGUE_C_TYPES; t++)
         for (int b = 0; b < 2; b++)
             if (ctx->epilogue[t][b]) ctx->be->unload(ctx->epilogue[t][b]);
     for (int d = 0; d < MMT_N_MODES; d++) {

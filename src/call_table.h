@@ -68,11 +68,11 @@ mmt_status mmt_table_launch_epilogue(mmt_ctx *ctx, const mmt_table_hit *hit, dou
                                      const void *bias, mmt_dtype bias_type, mmt_err *err);
 
 /* hit's call (a kernel's, no Strassen levels) by mod, a variant of hit's kernel with an
- * epilogue in its store (fused.h), which reads bias (NULL: none) after the launch
- * parameters; as mmt_table_launch, nothing else. */
+ * epilogue in its store (fused.h), which reads bias (NULL: none) and scale (FP8 C's) after
+ * the launch parameters; as mmt_table_launch, nothing else. */
 mmt_status mmt_table_launch_fused(mmt_ctx *ctx, const mmt_table_hit *hit, mmt_module *mod, const void *bias,
-                                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
-                                  void *c, int64_t ldc, mmt_err *err);
+                                  float scale, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                                  double beta, void *c, int64_t ldc, mmt_err *err);
 
 /* What follows `calls` launches of hit, done once for them all: where it runs untuned, the
  * calls counted with one atomic addition, the hand-over of its problem to a background

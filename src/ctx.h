@@ -13,6 +13,7 @@
 #include "autotune.h"
 #include "backend.h"
 #include "builder.h"
+#include "epilogue.h"
 #include "family.h"
 #include "miss.h"
 #include "mmtuned.h"
@@ -108,7 +109,8 @@ struct mmt_ctx {
     _Atomic uint64_t table_gen; /* bumped under lock where an entry's launch or a policy changes:
                                    a thread's repeat of its last call (mmt_table_repeat) checks it */
     mmt_strassen_adds adds[2]; /* f32, f64: the additions of Strassen levels, loaded when an entry first has levels */
-    mmt_module *epilogue[4][2]; /* the epilogue's kernels by C's type, the bias in fp32 or C's type; under lock */
+    mmt_module *epilogue[MMT_EPILOGUE_C_TYPES][2]; /* the epilogue's kernels by C's type, the bias in fp32 or
+                                                   * C's type; under lock */
     /* grouped.c: the one launch's instance of each kind it takes (a mode and C's type),
      * published once made, and its state (0 not tried, 1 being made, 2 made, 3 failed to
      * build: never tried again) */

@@ -21,9 +21,12 @@ const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_
         return "bias_kind is none of MMT_BIAS_NONE, MMT_BIAS_PER_ROW, MMT_BIAS_PER_COL";
     if (epi->act != MMT_ACT_NONE && epi->act != MMT_ACT_RELU && epi->act != MMT_ACT_GELU_TANH)
         return "act is none of MMT_ACT_NONE, MMT_ACT_RELU, MMT_ACT_GELU_TANH";
-    if ((unsigned)c_type > MMT_F16) return "C's type is none of MMT_F32, MMT_F64, MMT_BF16, MMT_F16";
+    if (!mmt_dtype_name(c_type)) return "C's type is none of MMT_F32, MMT_F64, MMT_BF16, MMT_F16, MMT_E4M3, MMT_E5M2";
+    if (!isfinite(epi->scale)) return "the scale is not finite";
+    if (!mmt_dtype_fp8(c_type) && epi->scale != 0 && epi->scale != 1) return "a scale other than 1 is FP8 C's";
     if (epi->bias_kind == MMT_BIAS_NONE) return NULL;
-    if (epi->bias_type != MMT_F32 && epi->bias_type != c_type) return "the bias is neither fp32 nor of C's type";
+    if (epi->bias_type != MMT_F32 && (epi->bias_type != c_type || mmt_dtype_fp8(c_type)))
+        return "the bias is neither fp32 nor of C's type (FP8 C's: fp32)";
     if (m <= 0 || n <= 0) return NULL; /* nothing is read */
     if (!epi->bias) return "the bias is NULL";
     /* the pass reads the bias while it writes C, on several threads */
@@ -39,8 +42,11 @@ const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_
 
 int mmt_epilogue_none(const mmt_epilogue *epi)
 {
-    return !epi || (epi->bias_kind == MMT_BIAS_NONE && epi->act == MMT_ACT_NONE);
+    return !epi ||
+           (epi->bias_kind == MMT_BIAS_NONE && epi->act == MMT_ACT_NONE && (epi->scale == 0 || epi->scale == 1));
 }
+
+float mmt_epilogue_scale(const mmt_epilogue *epi) { return epi->scale == 0 ? 1.0f : epi->scale; }
 
 /* One pass over lines of C as stored (rows where row-major, columns where column-major). */
 typedef struct pass {
@@ -134,8 +140,8 @@ mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, 
     snprintf(path, sizeof path, "templates/%s/epilogue.cu", be->name);
     RETURN_ERROR_IF(strcmp(be->name, "cuda") != 0, err, MMT_UNSUPPORTED, "the %s backend has no epilogue kernel",
                     be->name);
-    RETURN_ERROR_IF(c_type != MMT_F32 && c_type != MMT_F64 && c_type != MMT_BF16 && c_type != MMT_F16, err,
-                    MMT_INVALID_ARGUMENT, "an epilogue over C of type %d", (int)c_type);
+    RETURN_ERROR_IF(!mmt_dtype_name(c_type) || (mmt_dtype_fp8(c_type) && bias_c), err, MMT_INVALID_ARGUMENT,
+                    "an epilogue over C of type %d%s", (int)c_type, bias_c ? " with a bias of its type" : "");
     snprintf(defines, sizeof defines, "MMT_C_TYPE=%d MMT_BIAS_C=%d", (int)c_type, bias_c != 0);
     char *source = NULL, *log = NULL;
     size_t n;
@@ -167,6 +173,22 @@ mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt
                                .trans_a = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major, .trans_b = (int)epi->act};
     const int64_t threads = len / (16 / mmt_dtype_size(c_type)) + 1; /* the units, and one for the rest */
     const mmt_geometry g = {.grid = {(threads + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
+                            .block = {EPI_BLOCK, 1, 1}};
+    return be->launch(mod, &p, &g, stream, err);
+}
+
+mmt_status mmt_epilogue_launch_fp8(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
+                                   int64_t m, int64_t n, const float *s, double beta, void *c, int64_t ldc,
+                                   void *stream, mmt_err *err)
+{
+    if (m <= 0 || n <= 0) return MMT_OK;
+    const int row_major = layout == MMT_ROW_MAJOR;
+    const int64_t lines = row_major ? m : n, len = row_major ? n : m;
+    const mmt_gemm_params p = {.m = lines, .n = len, .ldc = ldc, .c = c, .b = s, .ldb = len, .beta = beta,
+                               .alpha = mmt_epilogue_scale(epi),
+                               .a = epi->bias_kind == MMT_BIAS_NONE ? NULL : epi->bias,
+                               .trans_a = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major, .trans_b = (int)epi->act};
+    const mmt_geometry g = {.grid = {(len + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
                             .block = {EPI_BLOCK, 1, 1}};
     return be->launch(mod, &p, &g, stream, err);
 }

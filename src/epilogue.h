@@ -14,17 +14,24 @@
 typedef struct mmt_fused_params {
     mmt_gemm_params p;
     const void *bias; /* NULL: no bias */
-    int64_t pad;
+    float scale;      /* FP8 C's (mmt_epilogue's; 1 for none) */
+    int32_t pad;
 } mmt_fused_params;
 _Static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match templates/cuda/mmt_fused_params.h");
+
+/* C's types an epilogue's kernel is built for (mmtuned.h's mmt_dtype: f32 to e5m2). */
+#define MMT_EPILOGUE_C_TYPES (MMT_E5M2 + 1)
 
 /* NULL where epi (not NULL) can be applied to the m x n C of c_type at c (layout, leading
  * dimension ldc), else why not. */
 const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
                                  const void *c, int64_t ldc);
 
-/* 1 where epi changes nothing (NULL, no bias and no activation). */
+/* 1 where epi changes nothing (NULL, no bias, no activation, no scale). */
 int mmt_epilogue_none(const mmt_epilogue *epi);
+
+/* epi's scale (FP8 C's), 0 read as 1. */
+float mmt_epilogue_scale(const mmt_epilogue *epi);
 
 /* C = act(C + bias) over the m x n C (f32 or f64, in layout with leading dimension ldc): the
  * bias added in C's type, the activation in C's precision (GELU in fp32 within a few units
@@ -44,5 +51,11 @@ mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, 
 mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_dtype c_type,
                                mmt_layout layout, int64_t m, int64_t n, void *c, int64_t ldc, void *stream,
                                mmt_err *err);
+
+/* FP8 C (mmt_epilogue_load's module for it) = sat(scale act(S + beta C + bias)) from the
+ * GEMM's fp32 result S, an m x n matrix of C's layout without padding, on stream. */
+mmt_status mmt_epilogue_launch_fp8(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
+                                   int64_t m, int64_t n, const float *s, double beta, void *c, int64_t ldc,
+                                   void *stream, mmt_err *err);
 
 #endif

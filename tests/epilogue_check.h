@@ -23,19 +23,23 @@ static long double act_ref(mmt_activation act, long double x)
     return x;
 }
 
-/* C (of type ct, m x n, leading dimension ldc) against act(ref + bias), relative to the
- * elements' scale (ref's second half, gc_reference_t, plus the bias's magnitude): the
+/* C (of type ct, m x n, leading dimension ldc) against scale act(ref + bias) (FP8 C's scale,
+ * 0 read as 1; saturated at FP8's largest finite value), relative to the elements' scale
+ * (ref's second half, gc_reference_t, plus the bias's magnitude, times the scale): the
  * relative Frobenius error. bias holds nb values of type bt. */
 static double epi_error(const void *c, mmt_dtype ct, int col, int64_t ldc, int64_t m, int64_t n, const double *ref,
                         const mmt_epilogue *e, const void *host_bias, int64_t nb)
 {
     double num = 0, den = 0;
+    const double scale = e->scale == 0 ? 1 : e->scale;
+    const double most = ct == MMT_E4M3 ? 448 : ct == MMT_E5M2 ? 57344 : INFINITY; /* FP8's saturation */
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             const int64_t at = e->bias_kind == MMT_BIAS_PER_ROW ? i : j;
             const double bv = e->bias_kind == MMT_BIAS_NONE ? 0 : gc_get_t(host_bias, e->bias_type, 0, nb, 0, at);
-            const long double want = act_ref(e->act, (long double)ref[i * n + j] + bv);
-            const double d = gc_get_t(c, ct, col, ldc, i, j) - (double)want, s = ref[m * n + i * n + j] + fabs(bv);
+            const double y = scale * (double)act_ref(e->act, (long double)ref[i * n + j] + bv);
+            const double want = fmin(fmax(y, -most), most), s = fabs(scale) * (ref[m * n + i * n + j] + fabs(bv));
+            const double d = gc_get_t(c, ct, col, ldc, i, j) - want;
             num += d * d, den += s * s;
         }
     return sqrt(num) / (den > 0 ? sqrt(den) : 1);

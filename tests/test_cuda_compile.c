@@ -10,7 +10,7 @@
  * the reference kernel, and a broken source that must fail
  * with MMT_COMPILE and its log, and the additions of Strassen-Winograd levels
  * (strassen_add.cu, f32 and f64), and the epilogue's kernel (epilogue.cu, every C type, the
- * bias in fp32 and in C's type). Register and spill counts are printed (ptxas -v); the
+ * bias in fp32 and in C's type; FP8 C's in fp32 alone). Register and spill counts are printed (ptxas -v); the
  * tensor-core samples must not spill, and a wgmma instance with two consumers must be
  * compiled to the register cap that setmaxnreg divides (168 per thread). Every GEMM instance
  * states what it needs of a launch (mmt_gemm_needs, backend.h), and one built for a problem
@@ -459,7 +459,10 @@ static void sample_wgmma(const mmt_device_info *dev)
         "EPI=2 OP_B=1 EPI_BIAS=1",
         "MMT_MODE=4 OP_A=0 OP_B=0 SWAP=1 EPI=1 EPI_BIAS=2 EPI_ACT=2",
         "MMT_MODE=5 OP_A=0 OP_B=0 SWAP=1 EPI=0 PERSIST=1 SPLITK=2 EPI_BIAS=1 EPI_ACT=2",
-        "MMT_MODE=6 MMT_OUT=2 OP_B=1 PROMOTE=1 EPI=1 EPI_BIAS=2 EPI_ACT=2 BIAS_C=1"};
+        "MMT_MODE=6 MMT_OUT=2 OP_B=1 PROMOTE=1 EPI=1 EPI_BIAS=2 EPI_ACT=2 BIAS_C=1",
+        "MMT_MODE=6 MMT_OUT=4 OP_B=1 PROMOTE=1 EPI=1 EPI_BIAS=2 EPI_ACT=2", /* FP8 C, its scale */
+        "MMT_MODE=7 MMT_OUT=4 OP_B=1 EPI=2 PERSIST=1 EPI_BIAS=1 EPI_ACT=1",
+        "MMT_MODE=6 MMT_OUT=5 OP_B=1 PROMOTE=1 EPI=0 PERSIST=1 SPLITK=2 EPI_BIAS=2"};
     for (size_t i = 0; i < sizeof fused / sizeof fused[0]; i++) {
         snprintf(defines, sizeof defines, "%s MMT_ARCH_SPECIFIC=1", fused[i]);
         spilled += compile_one("wgmma fused", fam->source, defines, NULL) > 0;
@@ -719,16 +722,19 @@ int main(void)
     }
 
     /* The epilogue's kernel (a bias and an activation after the GEMM): every C type, the bias
-     * in fp32 and in C's type. */
+     * in fp32 and in C's type (FP8 C: fp32, its bias of FP8 refused). */
     char *epi = NULL;
     size_t epi_size = 0;
     CHECK_OK(mmt_resource_read("templates/cuda/epilogue.cu", &epi, &epi_size, &err), &err);
-    for (int t = 0; epi && t < 4; t++)
+    for (int t = 0; epi && t <= MMT_E5M2; t++)
         for (int bias_c = 0; bias_c < 2; bias_c++) {
             char name[32], defines[48];
             snprintf(name, sizeof name, "epilogue C %d bias %s", t, bias_c ? "C's" : "f32");
             snprintf(defines, sizeof defines, "MMT_C_TYPE=%d MMT_BIAS_C=%d", t, bias_c);
-            CHECK_EQ_INT(compile_one(name, epi, defines, NULL), 0);
+            if (mmt_dtype_fp8((mmt_dtype)t) && bias_c)
+                check_refused(epi, defines, "its bias fp32");
+            else
+                CHECK_EQ_INT(compile_one(name, epi, defines, NULL), 0);
         }
     free(epi);
 

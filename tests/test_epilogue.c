@@ -47,7 +47,7 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
     gc_reference(t->f64, t->col, t->ta, t->tb, t->m, t->n, t->k, t->alpha, a, lda, b, ldb, t->beta, c, ldc, ref);
     const mmt_gemm_desc desc = {ty, ty, MMT_COMPUTE_NATIVE, t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR,
                                 t->ta ? MMT_TRANS : MMT_NO_TRANS, t->tb ? MMT_TRANS : MMT_NO_TRANS};
-    const mmt_epilogue epi = {t->bias_kind, bt, bias, t->act};
+    const mmt_epilogue epi = {t->bias_kind, bt, bias, t->act, 1};
     const mmt_status st =
         mmt_gemm_epilogue(ctx, &desc, &epi, t->m, t->n, t->k, t->alpha, a, lda, b, ldb, t->beta, c, ldc);
     /* the GEMM's error, carried through a bias (exact up to one rounding) and an activation
@@ -91,7 +91,7 @@ static void test_relu_keeps_nan(mmt_ctx *ctx)
 {
     float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {0, NAN, -100, 0};
     const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
-    const mmt_epilogue epi = {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU};
+    const mmt_epilogue epi = {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU, 1};
     CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &epi, 2, 2, 2, 1, a, 2, b, 2, 1, c, 2), MMT_OK);
     CHECK(c[0] == 1 && isnan(c[1]) && c[2] == 0 && c[3] == 4);
 }
@@ -106,16 +106,18 @@ static void test_none_and_refused(mmt_ctx *ctx)
     const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
     memcpy(want, c0, sizeof(float) * m * n);
     CHECK_EQ_INT(mmt_gemm_ex(ctx, &desc, m, n, k, 0.5, a, k, b, n, 2, want, n), MMT_OK);
-    const mmt_epilogue nothing = {MMT_BIAS_NONE, MMT_BF16, (const void *)1, MMT_ACT_NONE}; /* never read */
+    const mmt_epilogue nothing = {MMT_BIAS_NONE, MMT_BF16, (const void *)1, MMT_ACT_NONE, 0}; /* never read; scale 0: 1 */
     for (int i = 0; i < 2; i++) {
         memcpy(c, c0, sizeof(float) * m * n);
         CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, i ? &nothing : NULL, m, n, k, 0.5, a, k, b, n, 2, c, n), MMT_OK);
         CHECK(memcmp(c, want, sizeof(float) * m * n) == 0);
     }
     const mmt_epilogue refused[] = {
-        {(mmt_bias_kind)3, MMT_F32, bias, MMT_ACT_NONE},      {MMT_BIAS_NONE, MMT_F32, NULL, (mmt_activation)9},
-        {MMT_BIAS_PER_ROW, MMT_F32, NULL, MMT_ACT_RELU},      {MMT_BIAS_PER_COL, MMT_F64, bias, MMT_ACT_NONE},
-        {MMT_BIAS_PER_COL, MMT_BF16, bias, MMT_ACT_GELU_TANH}};
+        {(mmt_bias_kind)3, MMT_F32, bias, MMT_ACT_NONE, 1}, {MMT_BIAS_NONE, MMT_F32, NULL, (mmt_activation)9, 1},
+        {MMT_BIAS_PER_ROW, MMT_F32, NULL, MMT_ACT_RELU, 1}, {MMT_BIAS_PER_COL, MMT_F64, bias, MMT_ACT_NONE, 1},
+        {MMT_BIAS_PER_COL, MMT_BF16, bias, MMT_ACT_GELU_TANH, 1},
+        {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU, 2},   /* a scale of f32 C */
+        {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU, NAN}};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         memcpy(c, c0, sizeof(float) * m * n);
         CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &refused[i], m, n, k, 0.5, a, k, b, n, 2, c, n),
@@ -124,13 +126,20 @@ static void test_none_and_refused(mmt_ctx *ctx)
         CHECK(strstr(mmt_last_error(ctx), "epilogue") != NULL);
     }
     /* a bias inside C (its last row; then just past its end: allowed) */
-    const mmt_epilogue inside = {MMT_BIAS_PER_COL, MMT_F32, c + (m - 1) * n, MMT_ACT_NONE};
+    const mmt_epilogue inside = {MMT_BIAS_PER_COL, MMT_F32, c + (m - 1) * n, MMT_ACT_NONE, 1};
     memcpy(c, c0, sizeof(float) * m * n);
     CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &inside, m, n, k, 0.5, a, k, b, n, 2, c, n), MMT_INVALID_ARGUMENT);
     CHECK(memcmp(c, c0, sizeof(float) * m * n) == 0);
     CHECK(strstr(mmt_last_error(ctx), "overlaps") != NULL);
+    /* FP8 C with its scale: a GPU's (no CPU template computes FP8); its bias is fp32 */
+    const mmt_gemm_desc fp8 = {MMT_E4M3, MMT_E4M3, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_TRANS};
+    const mmt_epilogue scaled = {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU, 0.25f},
+                       fp8_bias = {MMT_BIAS_PER_COL, MMT_E4M3, bias, MMT_ACT_RELU, 0.25f};
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &fp8, &scaled, m, n, k, 0.5, a, k, b, k, 0, c, n), MMT_UNSUPPORTED);
+    CHECK(strstr(mmt_last_error(ctx), "e4m3") != NULL);
+    CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &fp8, &fp8_bias, m, n, k, 0.5, a, k, b, k, 0, c, n), MMT_INVALID_ARGUMENT);
     float *c_and_bias = malloc(sizeof(float) * (m * n + n));
-    const mmt_epilogue after = {MMT_BIAS_PER_COL, MMT_F32, c_and_bias + m * n, MMT_ACT_NONE};
+    const mmt_epilogue after = {MMT_BIAS_PER_COL, MMT_F32, c_and_bias + m * n, MMT_ACT_NONE, 1};
     memcpy(c_and_bias, c0, sizeof(float) * m * n);
     memset(c_and_bias + m * n, 0, sizeof(float) * n);
     CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &after, m, n, k, 0.5, a, k, b, n, 2, c_and_bias, n), MMT_OK);

@@ -1,10 +1,11 @@
 /* test_gpu_epilogue.c - mmt_gemm_epilogue on GPU 0 (api.c, epilogue.c, epilogue.cu): the GEMM
  * as libmmtuned serves it (nothing tuned: the vendor, and with the vendor off the
  * templates), then the epilogue's kernel on the same stream: C = act(alpha op(A) op(B) +
- * beta C + bias) against a long double reference of the same formula for f32, f64, bf16 and
- * f16 C (bf16 inputs to an f32 C too), both layouts, a bias per row and per column in fp32
- * and in C's type, no activation, ReLU and GELU's tanh form, beta = 0 over NaN and a
- * residual, more lines than a grid's y (65535); the padding of C never written. Refused with
+ * beta C + bias) against a long double reference of the same formula for f32, f64, bf16,
+ * f16 and e4m3 C (bf16 inputs to an f32 C too; FP8 C times its scale, saturated), both
+ * layouts, a bias per row and per column in fp32 and in C's type, no activation, ReLU and
+ * GELU's tanh form, beta = 0 over NaN and a residual, more lines than a grid's y (65535);
+ * the padding of C never written. Refused with
  * nothing written: a bias in host memory, host matrices. Exits 77 (skipped) without a GPU. */
 #include "epilogue_check.h"
 #include "gpu_check.h"
@@ -21,7 +22,8 @@ typedef struct epi_case {
     mmt_activation act;
     int tb;              /* B transposed */
     mmt_compute compute; /* of f32 inputs: tf32, f32x3 */
-    int aligned;         /* C's rows padded by 8 elements (else 3): with m and n in 8s, on 16 bytes */
+    int aligned;         /* C's rows padded by 16 bytes (else 3 elements): with m and n in 8s, on 16 bytes */
+    float scale;         /* FP8 C's (0: none) */
 } epi_case;
 
 static void *on_device(const void *x, size_t bytes)
@@ -36,8 +38,9 @@ static void *on_device(const void *x, size_t bytes)
 /* One case: 1 where the call succeeded, C is right and its padding untouched. */
 static int case_right(mmt_ctx *ctx, const epi_case *t)
 {
-    const int64_t pad = t->aligned ? 8 : 3, br = t->tb ? t->n : t->k, bc = t->tb ? t->k : t->n, lda = (t->col ? t->m : t->k),
-                  ldb = (t->col ? br : bc), ldc = (t->col ? t->m : t->n) + pad, lines = t->col ? t->n : t->m;
+    const int64_t pad = t->aligned ? 16 / mmt_dtype_size(t->c) : 3, br = t->tb ? t->n : t->k, bc = t->tb ? t->k : t->n;
+    const int64_t lda = (t->col ? t->m : t->k), ldb = (t->col ? br : bc), ldc = (t->col ? t->m : t->n) + pad,
+                  lines = t->col ? t->n : t->m;
     const mmt_dtype bt = t->bias_c ? t->c : MMT_F32;
     const int64_t nb = t->bias_kind == MMT_BIAS_PER_ROW ? t->m : t->n;
     void *a = gc_matrix_t(t->ab, t->col, t->m, t->k, lda, 0), *b = gc_matrix_t(t->ab, t->col, br, bc, ldb, 0);
@@ -51,7 +54,7 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
          *dbias = on_device(bias, (size_t)(nb * mmt_dtype_size(bt)));
     const mmt_gemm_desc desc = {t->ab, t->c, t->compute, t->col ? MMT_COL_MAJOR : MMT_ROW_MAJOR, MMT_NO_TRANS,
                                 t->tb ? MMT_TRANS : MMT_NO_TRANS};
-    const mmt_epilogue epi = {t->bias_kind, bt, dbias, t->act};
+    const mmt_epilogue epi = {t->bias_kind, bt, dbias, t->act, t->scale};
     mmt_err err;
     char *out = malloc(c_bytes);
     const mmt_status st =
@@ -62,7 +65,11 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
      * C rounded once more where it is 16-bit (it is widened, then rounded again) */
     mmt_mode mode = MMT_MODE_F32;
     CHECK_EQ_INT(mmt_mode_of(t->ab, t->compute, &mode), 0);
-    const double u_out = t->c == MMT_BF16 ? ldexp(1.0, -8) : t->c == MMT_F16 ? ldexp(1.0, -11) : 0,
+    const double u_out = t->c == MMT_BF16   ? ldexp(1.0, -8)
+                         : t->c == MMT_F16  ? ldexp(1.0, -11)
+                         : t->c == MMT_E4M3 ? ldexp(1.0, -4)
+                         : t->c == MMT_E5M2 ? ldexp(1.0, -3)
+                                            : 0,
                  u = ldexp(1.0, t->c == MMT_F64 ? -53 : -24),
                  bound = 1.2 * gc_bound_mode(mode, t->c, t->k) + 2 * u_out + 4 * u;
     const double e = copied ? epi_error(out, t->c, t->col, ldc, t->m, t->n, ref, &epi, bias, nb) : NAN;
@@ -81,7 +88,8 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
 static void test_cases(mmt_ctx *ctx, const char *who)
 {
     static const struct { mmt_dtype ab, c; } kinds[] = {
-        {MMT_F32, MMT_F32}, {MMT_F64, MMT_F64}, {MMT_BF16, MMT_BF16}, {MMT_F16, MMT_F16}, {MMT_BF16, MMT_F32}};
+        {MMT_F32, MMT_F32}, {MMT_F64, MMT_F64}, {MMT_BF16, MMT_BF16}, {MMT_F16, MMT_F16}, {MMT_BF16, MMT_F32},
+        {MMT_E4M3, MMT_E4M3}};
     static const int64_t sizes[][3] = {{37, 23, 19}, {300, 257, 64}, {70000, 3, 8}};
     int cases = 0, right = 0;
     for (size_t kd = 0; kd < sizeof kinds / sizeof kinds[0]; kd++)
@@ -90,8 +98,9 @@ static void test_cases(mmt_ctx *ctx, const char *who)
                 for (int act = MMT_ACT_NONE; act <= MMT_ACT_GELU_TANH; act++) {
                     const int v = cases++;
                     const epi_case t = {kinds[kd].ab, kinds[kd].c, v % 2, sizes[s][0], sizes[s][1], sizes[s][2],
-                                        v % 3 == 0 ? 0.0 : 1.0, (mmt_bias_kind)kind, (v / 2) % 2,
-                                        (mmt_activation)act, 0, MMT_COMPUTE_NATIVE, 0};
+                                        v % 3 == 0 ? 0.0 : 1.0, (mmt_bias_kind)kind,
+                                        (v / 2) % 2 && !mmt_dtype_fp8(kinds[kd].c), (mmt_activation)act, 0,
+                                        MMT_COMPUTE_NATIVE, 0, mmt_dtype_fp8(kinds[kd].c) ? 0.5f : 0};
                     right += case_right(ctx, &t);
                 }
     printf("%s: %d of %d epilogue cases right\n", who, right, cases);
@@ -107,12 +116,12 @@ static void test_cases(mmt_ctx *ctx, const char *who)
 static void test_fused(mmt_ctx *ctx)
 {
     const epi_case cases[] = {
-        {MMT_BF16, MMT_BF16, 0, 304, 256, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 1},
-        {MMT_BF16, MMT_BF16, 1, 304, 256, 64, 0.0, MMT_BIAS_PER_ROW, 1, MMT_ACT_RELU, 0, MMT_COMPUTE_NATIVE, 1},
-        {MMT_BF16, MMT_BF16, 0, 304, 256, 64, 1.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 1},
-        {MMT_F64, MMT_F64, 0, 304, 256, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_RELU, 0, MMT_COMPUTE_NATIVE, 1},
-        {MMT_F64, MMT_F64, 0, 304, 256, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 1},
-        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 0},
+        {MMT_BF16, MMT_BF16, 0, 304, 256, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 1, 0},
+        {MMT_BF16, MMT_BF16, 1, 304, 256, 64, 0.0, MMT_BIAS_PER_ROW, 1, MMT_ACT_RELU, 0, MMT_COMPUTE_NATIVE, 1, 0},
+        {MMT_BF16, MMT_BF16, 0, 304, 256, 64, 1.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 1, 0},
+        {MMT_F64, MMT_F64, 0, 304, 256, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_RELU, 0, MMT_COMPUTE_NATIVE, 1, 0},
+        {MMT_F64, MMT_F64, 0, 304, 256, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 1, 0},
+        {MMT_BF16, MMT_BF16, 0, 300, 257, 64, 0.0, MMT_BIAS_PER_COL, 1, MMT_ACT_GELU_TANH, 0, MMT_COMPUTE_NATIVE, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK(case_right(ctx, &cases[i]));
@@ -204,6 +213,12 @@ static void test_in_store(void)
         {wgmma, {.ab = MMT_F32, .c = MMT_F32, .m = 200, .n = 300, .k = 4096, .compute = MMT_COMPUTE_F32X3},
          "SWAP=1 EPI=0 PERSIST=1 SPLITK=2"},
         {wgmma, {.ab = MMT_E4M3, .c = MMT_BF16, .m = 256, .n = 384, .k = 256, .tb = 1}, "PROMOTE=1 EPI=1"},
+        /* FP8 C with a scale (64: C saturates), ldc 512 (the TMA's) */
+        {wgmma, {.ab = MMT_E4M3, .c = MMT_E4M3, .m = 256, .n = 384, .k = 256, .tb = 1, .scale = 0.5f},
+         "PROMOTE=1 EPI=1"},
+        {wgmma, {.ab = MMT_E5M2, .c = MMT_E4M3, .m = 300, .n = 509, .k = 256, .tb = 1, .scale = 64}, "PERSIST=1 EPI=2"},
+        {wgmma, {.ab = MMT_E4M3, .c = MMT_E5M2, .m = 200, .n = 300, .k = 4096, .tb = 1, .scale = 0.25f},
+         "PROMOTE=1 EPI=0 PERSIST=1 SPLITK=2"},
         {mma, {.ab = MMT_BF16, .c = MMT_BF16, .m = 296, .n = 520, .k = 200}, "VEC=8"}, /* others than wgmma's */
         {mma, {.ab = MMT_F16, .c = MMT_F16, .col = 1, .m = 344, .n = 600, .k = 128, .tb = 1}, "BM=128 BN=128 VEC=8"},
         {mma, {.ab = MMT_F32, .c = MMT_F32, .m = 200, .n = 300, .k = 4096, .tb = 1, .compute = MMT_COMPUTE_TF32},
@@ -225,7 +240,7 @@ static void test_in_store(void)
             epi_case t = cases[i].t;
             const int tma = strstr(cases[i].knobs, "EPI=2") != NULL, c_type = t.c != MMT_F32; /* its bias too */
             epi_store_kind(e, &t.bias_kind, &t.act);
-            t.bias_c = e == 0 && c_type;
+            t.bias_c = e == 0 && c_type && !mmt_dtype_fp8(t.c); /* FP8 C's bias is fp32 */
             t.beta = e == 1 && !tma ? 1.0 : 0.0; /* the TMA stores C where beta is 0 */
             CHECK(case_right(ctx, &t)); /* the variant builds meanwhile */
             int built = 0;
@@ -248,14 +263,14 @@ static void test_refused(mmt_ctx *ctx)
     for (int i = 0; i < 128; i++) c[i] = 7;
     void *da = on_device(a, sizeof a), *db = on_device(b, sizeof b), *dc = on_device(c, sizeof c);
     const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
-    const mmt_epilogue host_bias = {MMT_BIAS_PER_COL, MMT_F32, bias, MMT_ACT_RELU};
+    const mmt_epilogue host_bias = {MMT_BIAS_PER_COL, MMT_F32, bias, MMT_ACT_RELU, 1};
     CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &host_bias, m, n, k, 1, da, k, db, n, 0, dc, n), MMT_INVALID_ARGUMENT);
     float back[128];
     mmt_err err;
     CHECK_OK(be->sync(NULL, &err), &err);
     CHECK_OK(be->copy(back, dc, sizeof back, MMT_D2H, &err), &err);
     CHECK(memcmp(back, c, sizeof c) == 0);
-    const mmt_epilogue relu = {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU};
+    const mmt_epilogue relu = {MMT_BIAS_NONE, MMT_F32, NULL, MMT_ACT_RELU, 1};
     CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, &relu, m, n, k, 1, a, k, b, n, 0, c, n), MMT_UNSUPPORTED);
     for (int i = 0; i < 128; i++) CHECK(c[i] == 7);
     be->free(da), be->free(db), be->free(dc);

@@ -30,7 +30,7 @@ class GemmDesc(ctypes.Structure):
 
 class Epilogue(ctypes.Structure):
     _fields_ = [("bias_kind", ctypes.c_int), ("bias_type", ctypes.c_int), ("bias", ctypes.c_void_p),
-                ("act", ctypes.c_int)]
+                ("act", ctypes.c_int), ("scale", ctypes.c_float)]  # scale 0 (unset): none
 
 
 def _candidates():

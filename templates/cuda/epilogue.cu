@@ -5,22 +5,25 @@
  * a block covers 256 units of a line (blockIdx.x) and the grid's y strides over the lines
  * (gridDim.y <= 65535), as strassen_add.cu does. (A thread per element, 2 bytes at a time,
  * moved bf16 C at a quarter of the memory's speed.) The sum and the activation in fp32 (fp64 for f64 C),
- * rounded once into C. Compiled by NVRTC with -DMMT_C_TYPE=0|1|2|3 (C's type: f32, f64,
- * bf16, f16) and -DMMT_BIAS_C=0|1 (the bias in fp32, or in C's type). The entry, and its use
- * of mmt_gemm_params:
+ * rounded once into C. Compiled by NVRTC with -DMMT_C_TYPE=0|1|2|3|4|5 (C's type: f32, f64,
+ * bf16, f16, e4m3, e5m2) and -DMMT_BIAS_C=0|1 (the bias in fp32, or in C's type). The entry,
+ * and its use of mmt_gemm_params:
  *   mmt_epilogue  c, ldc: C; m: its lines (rows where row-major, columns where
  *                 column-major), n: the elements of a line; a: the bias, NULL for none;
  *                 trans_a: 1 where the bias is indexed by the line, 0 by the element;
  *                 trans_b: the activation (mmt_activation: 0 none, 1 ReLU, 2 GELU's tanh
- *                 form) */
+ *                 form); FP8 C also: b, ldb: the GEMM's fp32 result S, in C's layout;
+ *                 beta: C's weight; alpha: the scale. FP8 C = sat(alpha act(S + beta C +
+ *                 bias)), a thread per element (the path of the calls before a kernel's
+ *                 variant with the epilogue in its store is built), C rounded once. */
 #ifndef MMT_C_TYPE
 #define MMT_C_TYPE 0
 #endif
 #ifndef MMT_BIAS_C
 #define MMT_BIAS_C 0
 #endif
-#if MMT_C_TYPE < 0 || MMT_C_TYPE > 3
-#error "MMT_C_TYPE must be 0 (f32), 1 (f64), 2 (bf16) or 3 (f16)"
+#if MMT_C_TYPE < 0 || MMT_C_TYPE > 5 || (MMT_C_TYPE >= 4 && MMT_BIAS_C)
+#error "MMT_C_TYPE must be 0 (f32), 1 (f64), 2 (bf16), 3 (f16), 4 (e4m3) or 5 (e5m2, its bias fp32)"
 #endif
 
 typedef long long i64;
@@ -33,9 +36,18 @@ typedef double TA; /* the arithmetic's type */
 #elif MMT_C_TYPE == 0
 typedef float TC;
 typedef float TA;
-#else
+#elif MMT_C_TYPE <= 3
 typedef unsigned short TC; /* bf16 or f16 bits */
 typedef float TA;
+#else
+typedef unsigned char TC; /* FP8 bits */
+typedef float TA;
+#if MMT_C_TYPE == 4
+#define C_F8 "e4m3"
+#else
+#define C_F8 "e5m2"
+#endif
+#include "mmt_fp8.h"
 #endif
 #if MMT_BIAS_C
 typedef TC TB;
@@ -95,6 +107,7 @@ __device__ __forceinline__ TA activate(int act, TA x)
     return act == 2 ? gelu(x) : x;
 }
 
+#if MMT_C_TYPE <= 3
 #define V (16 / (int)sizeof(TC)) /* elements of a 16-byte unit */
 
 /* An element x of C made act(x + bias[at]) (bias NULL: none). */
@@ -133,3 +146,20 @@ extern "C" __global__ void mmt_epilogue(mmt_gemm_params p)
         }
     }
 }
+#else
+extern "C" __global__ void mmt_epilogue(mmt_gemm_params p)
+{
+    TC *c = (TC *)p.c;
+    const float *s = (const float *)p.b, *bias = (const float *)p.a;
+    const float beta = (float)p.beta, scale = (float)p.alpha;
+    const int by_line = p.trans_a, act = p.trans_b;
+    const i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= p.n) return;
+    for (i64 l = blockIdx.y; l < p.m; l += gridDim.y) {
+        float v = s[l * p.ldb + e];
+        if (beta != 0.0f) v = fmaf(beta, fp8_to_f32(c[l * p.ldc + e]), v); /* beta == 0: C is not read */
+        if (bias) v += bias[by_line ? l : e];
+        c[l * p.ldc + e] = (TC)fp8_pair(scale * activate(act, v), 0.0f);
+    }
+}
+#endif

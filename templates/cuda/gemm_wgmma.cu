@@ -184,6 +184,7 @@ typedef unsigned char TC; /* FP8 bits */
 #else
 #define C_F8 "e5m2"
 #endif
+#include "mmt_fp8.h"
 #else
 #error "MMT_OUT is 0 (f32), the 16-bit input type, or for FP8 bf16, f16, e4m3 or e5m2"
 #endif
@@ -710,12 +711,8 @@ __device__ __forceinline__ float c_load(const TC *p)
     float f;
     asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(*p));
     return f;
-#else /* FP8, exact in f16 */
-    float f;
-    asm("{\n.reg .b16 lo, hi;\n.reg .b32 h2;\n"
-        "cvt.rn.f16x2." C_F8 "x2 h2, %1;\nmov.b32 {lo, hi}, h2;\ncvt.f32.f16 %0, lo;\n}\n"
-        : "=f"(f) : "h"((unsigned short)*p));
-    return f;
+#else
+    return fp8_to_f32(*p);
 #endif
 }
 
@@ -723,12 +720,7 @@ __device__ __forceinline__ float c_load(const TC *p)
 
 #if MMT_OUT >= 4
 /* two elements of FP8 C by one conversion: v0 in the low byte (the lower address) */
-__device__ __forceinline__ unsigned short c_from_pair(float v0, float v1)
-{
-    unsigned short h;
-    asm("cvt.rn.satfinite." C_F8 "x2.f32 %0, %1, %2;\n" : "=h"(h) : "f"(v1), "f"(v0));
-    return h;
-}
+__device__ __forceinline__ unsigned short c_from_pair(float v0, float v1) { return fp8_pair(v0, v1); }
 #endif
 
 __device__ __forceinline__ TC c_from(float v)
@@ -750,6 +742,13 @@ __device__ __forceinline__ TC c_from(float v)
 
 #include "mmt_c_pair.h"
 
+/* FP8 C's scale (mmt_fused_params's), multiplied in after the activation */
+#if FUSED && MMT_OUT >= 4
+#define SCALED(x) ((x) * scale)
+#else
+#define SCALED(x) (x)
+#endif
+
 /* Writes one consumer's m64 x BN accumulators (wgmma's layout: warp w of the warpgroup
  * holds rows 16 w .. 16 w + 15; lane 4 g + t holds rows g and g + 8 and columns 2 t, 2 t + 1
  * of every 8-column group) to C at (row0, col0), alpha * acc + beta * c with one rounding
@@ -761,7 +760,7 @@ __device__ __forceinline__ TC c_from(float v)
  * in 32 bits, with no branch, and cvec is folded into a number NVRTC cannot see through. */
 __device__ __forceinline__ void store_tile(float (&d)[BN / 2], TC *C, long long ldc, long long M, long long N,
                                            long long row0, long long col0, float alpha, float beta, bool cvec,
-                                           const void *bias)
+                                           const void *bias, float scale)
 {
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
     /* element j e of row h (from this thread's first) is in C if 8 j + e < cols[h], and pair
@@ -810,7 +809,7 @@ __device__ __forceinline__ void store_tile(float (&d)[BN / 2], TC *C, long long 
             for (int e = 0; e < 2; e++) { /* C's element: SWAP's tile is C^T's */
                 const long long tr = row0 + 16 * w + g + 8 * h, tc = col0 + 8 * j + 2 * q + e;
                 float &x = d[4 * j + 2 * h + e];
-                x = fuse(x, bias, SWAP ? tc : tr, SWAP ? tr : tc, SWAP ? N : M, SWAP ? M : N);
+                x = SCALED(fuse(x, bias, SWAP ? tc : tr, SWAP ? tr : tc, SWAP ? N : M, SWAP ? M : N));
             }
 #endif
     TC *const cq = C + opaque(c00);
@@ -869,7 +868,7 @@ __device__ __forceinline__ void stage_piece(const float (&d)[MI][BN / 2], float 
  * Named barrier 1 + c keeps the consumer's four warps together. */
 __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], float *S, int c, TC *C, long long ldc,
                                                 long long M, long long N, long long row0, long long col0, float alpha,
-                                                float beta, bool cvec16, const void *bias)
+                                                float beta, bool cvec16, const void *bias, float scale)
 {
     constexpr int V = 16 / sizeof(TC);          /* elements of C per unit */
     constexpr int UNITS = 64 * EPI_COLS / V;    /* units of a piece */
@@ -920,7 +919,7 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
 #elif EPI_BIAS == 2
                         x += bc[e + i];
 #endif
-                        if (FUSED) x = activate(x);
+                        if (FUSED) x = SCALED(activate(x));
                         o.e[e + i] = c_from(x);
                     }
                 }
@@ -934,7 +933,7 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
                 TC *const cp = Cp + r * ldc + cc;
                 const float x = S[r * EPI_PITCH + cc];
                 const float y = beta == 0.0f ? x : fmaf(beta, c_load(cp), x);
-                *cp = c_from(FUSED ? fuse(y, bias, row + r, col + cc, SWAP ? N : M, SWAP ? M : N) : y);
+                *cp = c_from(FUSED ? SCALED(fuse(y, bias, row + r, col + cc, SWAP ? N : M, SWAP ? M : N)) : y);
             }
         }
     }
@@ -948,7 +947,7 @@ __device__ __forceinline__ void store_tile_smem(const float (&d)[MI][BN / 2], fl
  * warpgroup fills one while the other goes out, and leaves the tile without waiting. */
 __device__ __forceinline__ void store_tile_tma(const float (&d)[BN / 2], unsigned S, int c, const mmt_tmap *tm,
                                                long long M, long long N, long long row0, long long col0, float alpha,
-                                               unsigned &box, const void *bias)
+                                               unsigned &box, const void *bias, float scale)
 {
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
 #if EPI_BIAS == 1 /* this thread's two rows' */
@@ -978,7 +977,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&d)[BN / 2], unsigne
 #elif EPI_BIAS == 2
                 v0 += bc[j][0], v1 += bc[j][1];
 #endif
-                if (FUSED) v0 = activate(v0), v1 = activate(v1);
+                if (FUSED) v0 = SCALED(activate(v0)), v1 = SCALED(activate(v1));
 #if MMT_OUT == 0
                 asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(v0), "f"(v1) : "memory");
 #elif MMT_OUT >= 4
@@ -1194,8 +1193,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 #endif
 #if FUSED
     const void *const bias = lp.bias;
+    const float scale = lp.scale;
 #else
     const void *const bias = nullptr;
+    const float scale = 1.0f;
 #endif
     /* An instance is built for one pair of transposes: anything else is a caller's bug. */
     if (p.trans_a != OP_A || p.trans_b != OP_B) __trap();
@@ -1519,16 +1520,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             if (tma_out && (tma_edge || col0 + BN <= N)) {
 #pragma unroll
                 for (int mi = 0; mi < MI; mi++)
-                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, M_, N, row0 + mi * 64, col0, alpha, box, bias);
+                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, M_, N, row0 + mi * 64, col0, alpha, box, bias, scale);
             } else {
                 /* S must be read out by the TMA before it is written again */
                 if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-                store_tile_smem(acc, S, c, C, p.ldc, M_, N, row0, col0, alpha, beta, cvec16, bias);
+                store_tile_smem(acc, S, c, C, p.ldc, M_, N, row0, col0, alpha, beta, cvec16, bias, scale);
             }
 #else
 #pragma unroll
             for (int mi = 0; mi < MI; mi++)
-                store_tile(acc[mi], C, p.ldc, M_, N, row0 + mi * 64, col0, alpha, beta, cvec, bias);
+                store_tile(acc[mi], C, p.ldc, M_, N, row0 + mi * 64, col0, alpha, beta, cvec, bias, scale);
 #endif
         }
         /* the staging buffers live as long as the block: the TMA has read the last boxes */

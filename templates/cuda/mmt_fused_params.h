@@ -28,7 +28,8 @@ struct mmt_fused_params {
     mmt_gemm_params p;
     const void *scale_a, *scale_b;
     const void *bias; /* EPI_BIAS's values (NULL without) */
-    long long pad;
+    float scale;      /* FP8 C's: multiplied in after the activation (1 for none) */
+    int pad;
 };
 static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match src/epilogue.h");
 /* a template's launch parameters: its own (own), or with the epilogue mmt_fused_params */
