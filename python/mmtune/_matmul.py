@@ -123,21 +123,28 @@ def _empty_like(a, shape, dtype):
         return np.empty(shape, dtype={_lib.MMT_F32: np.float32, _lib.MMT_F64: np.float64,
                                       _lib.MMT_F16: np.float16}[dtype])
     import torch
-    return torch.empty(shape, dtype={_lib.MMT_F32: torch.float32, _lib.MMT_F64: torch.float64,
-                                     _lib.MMT_BF16: torch.bfloat16, _lib.MMT_F16: torch.float16}[dtype],
-                       device=a.x.device)
+    types = {_lib.MMT_F32: torch.float32, _lib.MMT_F64: torch.float64, _lib.MMT_BF16: torch.bfloat16,
+             _lib.MMT_F16: torch.float16}
+    if dtype in (_lib.MMT_E4M3, _lib.MMT_E5M2):
+        types[dtype] = torch.float8_e4m3fn if dtype == _lib.MMT_E4M3 else torch.float8_e5m2
+    return torch.empty(shape, dtype=types[dtype], device=a.x.device)
 
 
-def _epilogue(bias, bias_per, activation, m, n, A, C):
-    """libmmtuned's epilogue for matmul's bias and activation (None where neither is given)."""
+def _epilogue(bias, bias_per, activation, out_scale, m, n, A, C):
+    """libmmtuned's epilogue for matmul's bias, activation and FP8 out's scale (None where none is given)."""
     if activation not in _lib.ACTIVATION:
         raise ValueError(f"activation={activation!r}: None, 'relu' or 'gelu'")
+    scale = 0.0 if out_scale is None else float(out_scale)  # 0: none
+    if out_scale is not None and C.dtype not in (_lib.MMT_E4M3, _lib.MMT_E5M2):
+        raise ValueError("out_scale is FP8 out's (float8_e4m3fn, float8_e5m2)")
+    if bias is None and activation is None and out_scale is None:
+        return None
+    if C.batch is not None:
+        raise ValueError("bias, activation and out_scale apply to a single GEMM, not a batch")
     if bias is None:
-        return None if activation is None else _lib.Epilogue(0, _lib.MMT_F32, None, _lib.ACTIVATION[activation])
+        return _lib.Epilogue(0, _lib.MMT_F32, None, _lib.ACTIVATION[activation], scale)
     if bias_per not in _lib.BIAS:
         raise ValueError(f"bias_per={bias_per!r}: 'row' or 'col'")
-    if C.batch is not None:
-        raise ValueError("bias and activation apply to a single GEMM, not a batch")
     length = m if bias_per == "row" else n
     Bias = _Operand("bias", bias.reshape(1, -1) if len(bias.shape) == 1 else bias)
     if len(bias.shape) != 1 or bias.shape[0] != length or (length > 1 and Bias.layout != _lib.MMT_ROW_MAJOR):
@@ -145,7 +152,7 @@ def _epilogue(bias, bias_per, activation, m, n, A, C):
                          f"not {tuple(bias.shape)}")
     if Bias.device != A.device or Bias.dtype not in (_lib.MMT_F32, C.dtype):
         raise TypeError(f"bias: float32 or the result's type, on {A.device}")
-    return _lib.Epilogue(_lib.BIAS[bias_per], Bias.dtype, Bias.ptr, _lib.ACTIVATION[activation])
+    return _lib.Epilogue(_lib.BIAS[bias_per], Bias.dtype, Bias.ptr, _lib.ACTIVATION[activation], scale)
 
 
 def _scales(scale_a, scale_b, A, C, m, n, k, batch, epi):
@@ -173,7 +180,7 @@ def _scales(scale_a, scale_b, A, C, m, n, k, batch, epi):
 
 
 def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, compute="native", out_dtype=None,
-           bias=None, bias_per="col", activation=None, scale_a=None, scale_b=None):
+           bias=None, bias_per="col", activation=None, scale_a=None, scale_b=None, out_scale=None):
     """out = alpha * op(a) @ op(b) + beta * out, op(x) being x.T where trans_x is set.
 
     a, b: 2-D numpy arrays (the CPU: float32, float64) or torch tensors (the CPU, or a CUDA
@@ -187,8 +194,9 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     None makes one (C order), which needs beta = 0. compute: "native", or for float32 on a
     GPU "tf32" (faster, about 1e-3 relative error) or "f32x3" (tensor cores at fp32
     accuracy). out_dtype: float32 for
-    bfloat16 or float16 inputs (default: the inputs' type); float32 (the default), bfloat16
-    or float16 for FP8 inputs. On a GPU the call runs on the
+    bfloat16 or float16 inputs (default: the inputs' type); float32 (the default), bfloat16,
+    float16, float8_e4m3fn or float8_e5m2 for FP8 inputs (FP8 out rounded to nearest and
+    saturated; out_scale, its scale, multiplies the result last). On a GPU the call runs on the
     current torch stream and returns before it is done, as torch's own matmul does.
     bias, bias_per, activation: out = activation(alpha op(a) @ op(b) + beta out + bias), bias
     a contiguous 1-D array of float32 or the result's type with a value per column of the
@@ -226,11 +234,12 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
         c_type = _lib.MMT_F32 if fp8 else A.dtype
         if named == "float32":
             c_type = _lib.MMT_F32
-        elif fp8 and named in ("bfloat16", "float16"):
-            c_type = _lib.MMT_BF16 if named == "bfloat16" else _lib.MMT_F16
+        elif fp8 and named in ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"):
+            c_type = {"bfloat16": _lib.MMT_BF16, "float16": _lib.MMT_F16, "float8_e4m3fn": _lib.MMT_E4M3,
+                      "float8_e5m2": _lib.MMT_E5M2}[named]
         elif named is not None and (fp8 or named != str(a.dtype).split(".")[-1]):
-            raise TypeError(f"out_dtype={out_dtype}: " + ("float32, bfloat16 or float16 for FP8 inputs" if fp8
-                                                          else "the inputs' type, or float32"))
+            raise TypeError(f"out_dtype={out_dtype}: " + ("float32, bfloat16, float16, float8_e4m3fn or float8_e5m2 "
+                                                          "for FP8 inputs" if fp8 else "the inputs' type, or float32"))
         out = _empty_like(A, shape, c_type)
     C = _Operand("out", out)
     if C.device != A.device:
@@ -238,7 +247,7 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
     if tuple(out.shape) != shape:
         raise ValueError(f"out is {'x'.join(map(str, out.shape))}, the product {'x'.join(map(str, shape))}")
     _apart(C, A, B)
-    epi = _epilogue(bias, bias_per, activation, m, n, A, C)
+    epi = _epilogue(bias, bias_per, activation, out_scale, m, n, A, C)
     scales = _scales(scale_a, scale_b, A, C, m, n, k, batch, epi)
     layout = C.layout
     ta, lda = A.in_layout(layout, trans_a)

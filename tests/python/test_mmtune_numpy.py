@@ -182,11 +182,16 @@ class Matmul(unittest.TestCase):
             (ValueError, dict(bias=np.ones(5, np.float32))),  # one a column: 4
             (ValueError, dict(bias=np.ones(8, np.float32)[::2])),  # not contiguous
             (TypeError, dict(bias=np.ones(4, np.float64))),  # neither float32 nor the result's type
+            (ValueError, dict(out_scale=0.5)),  # FP8 out's
         ]
         for error, kwargs in cases:
             with self.subTest(kwargs=kwargs), self.assertRaises(error):
                 mmtune.matmul(a, b, out, **kwargs)
         self.assertTrue(np.all(out == 7.0), "a refused call wrote out")
+        batch = np.full((3, 8, 4), 7.0, np.float32)  # an activation of a batch: refused, not applied to one GEMM
+        with self.assertRaises(ValueError):
+            mmtune.matmul(np.ones((3, 8, 6), np.float32), b, batch, activation="relu")
+        self.assertTrue(np.all(batch == 7.0))
 
     def test_refused(self):
         a = np.ones((8, 6), np.float32)

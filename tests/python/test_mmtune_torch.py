@@ -83,9 +83,27 @@ class MatmulTorch(unittest.TestCase):
                         torch.cuda.synchronize()
                         err = float(((out.double() - x @ y).abs() / (x.abs() @ y.abs() + 1e-30)).max())
                         self.assertLessEqual(err, 1e-2)
-        a = torch.ones((16, 16), device="cuda:0").to(torch.float8_e4m3fn)
-        with self.assertRaises(TypeError):  # C is never FP8
-            mmtune.matmul(a, a, out_dtype=torch.float8_e4m3fn)
+        # FP8 out, rounded to nearest and saturated: its scale alone, and with a bias and ReLU
+        # (in the kernel's store, or from an fp32 scratch while that variant builds)
+        m, n, k = 128, 96, 256
+        a = torch.empty((m, k), device=dev).uniform_(-1, 1).to(torch.float8_e4m3fn)
+        b = torch.empty((n, k), device=dev).uniform_(-1, 1).to(torch.float8_e4m3fn)
+        bias = torch.empty(n, device=dev).uniform_(-1, 1)
+        x, y = a.double(), b.double().t()
+        for ct, most in (("float8_e4m3fn", 448.0), ("float8_e5m2", 57344.0)):
+            for scale, kwargs in ((0.5, {}), (64.0, dict(bias=bias, activation="relu"))):
+                with self.subTest(out=ct, scale=scale, **{key: True for key in kwargs}):
+                    got = mmtune.matmul(a, b, trans_b=True, out_dtype=getattr(torch, ct), out_scale=scale, **kwargs)
+                    torch.cuda.synchronize()
+                    want = x @ y + (bias.double() if kwargs else 0)
+                    want = (want.clamp(min=0) if kwargs else want) * scale
+                    want = want.clamp(-most, most)
+                    err = float(((got.double() - want).abs() / (scale * (x.abs() @ y.abs() + 1))).max())
+                    self.assertEqual(got.dtype, getattr(torch, ct))
+                    self.assertLessEqual(err, 0.07 if ct == "float8_e4m3fn" else 0.13)
+        with self.assertRaises(TypeError):  # FP8 out is FP8 inputs'
+            mmtune.matmul(torch.ones((16, 16), device=dev, dtype=torch.bfloat16),
+                          torch.ones((16, 16), device=dev, dtype=torch.bfloat16), out_dtype=torch.float8_e4m3fn)
 
     @unittest.skipUnless(GPU and hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability(0) == (9, 0),
                          "FP8 needs torch 2.1 and a Hopper GPU")
