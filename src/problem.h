@@ -30,7 +30,7 @@ typedef enum mmt_mode {
 
 typedef struct mmt_problem {
     mmt_dtype dtype; /* A and B (A's where the mode's B differs: mmt_mode_b_dtype) */
-    mmt_dtype out;   /* C: dtype, or f32 for bf16 and f16; f32, bf16 or f16 for FP8 */
+    mmt_dtype out;   /* C: dtype, or f32 for bf16 and f16; f32, bf16, f16, e4m3 or e5m2 for FP8 */
     mmt_mode mode;
     mmt_layout layout;
     int trans_a, trans_b; /* 0 or 1 */
@@ -73,7 +73,8 @@ const char *mmt_layout_name(mmt_layout layout);
 int mmt_layout_parse(const char *name, mmt_layout *out);
 
 /* NULL if dtype, out and mode agree (out is the input type, or f32 for bf16 and f16
- * inputs, or f32, bf16 or f16 for FP8 inputs) and the sizes are ones whose dense matrices 64-bit byte counts hold, else why not. */
+ * inputs, or f32, bf16, f16, e4m3 or e5m2 for FP8 inputs) and the sizes are ones whose
+ * dense matrices 64-bit byte counts hold, else why not. */
 const char *mmt_problem_check(const mmt_problem *p);
 
 /* Every field equal: the same problem, as written (layout and transposes included). */
