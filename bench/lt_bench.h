@@ -20,9 +20,10 @@ static void lt_ok(cublasStatus_t s, const char *what)
     }
 }
 
-/* The heuristic's first algorithm for D = C = A B as desc, la, lb and lc say. */
-static cublasLtMatmulAlgo_t lt_first_algo(cublasLtHandle_t lt, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t la,
-                                          cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc)
+/* The heuristic's first algorithm for D = A B (+ C) as desc, la, lb, lc and ld say. */
+static cublasLtMatmulAlgo_t lt_first_algo_cd(cublasLtHandle_t lt, cublasLtMatmulDesc_t desc,
+                                             cublasLtMatrixLayout_t la, cublasLtMatrixLayout_t lb,
+                                             cublasLtMatrixLayout_t lc, cublasLtMatrixLayout_t ld)
 {
     cublasLtMatmulPreference_t pref;
     lt_ok(cublasLtMatmulPreferenceCreate(&pref), "preference");
@@ -32,10 +33,17 @@ static cublasLtMatmulAlgo_t lt_first_algo(cublasLtHandle_t lt, cublasLtMatmulDes
           "workspace");
     cublasLtMatmulHeuristicResult_t found;
     int count = 0;
-    lt_ok(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &found, &count), "heuristic");
+    lt_ok(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, ld, pref, 1, &found, &count), "heuristic");
     if (count < 1) die("heuristic", "no algorithm");
     cublasLtMatmulPreferenceDestroy(pref);
     return found.algo;
+}
+
+/* The same for D = C = A B. */
+static cublasLtMatmulAlgo_t lt_first_algo(cublasLtHandle_t lt, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t la,
+                                          cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc)
+{
+    return lt_first_algo_cd(lt, desc, la, lb, lc, lc);
 }
 
 #endif
