@@ -18,15 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "epilogue_bench.h"
 #include "half.h"
-#include "lt_bench.h"
-
-enum { ROUNDS = 15, WAYS = 4, SAMPLED = 512 };
-static const char *const way_names[WAYS] = {"mmt_gemm_ex", "mmt_gemm_epilogue", "cuBLASLt", "cuBLASLt GELU_BIAS"};
 
 typedef struct shape {
     int64_t m, n, k;
-    uint16_t *a, *b, *c, *bias; /* device */
+    uint16_t *a, *b, *c, *bias;             /* device */
+    const uint16_t *ha, *hb, *hbias;       /* the host's copies, for the reference */
     void *workspace;            /* cuBLASLt's, as much as cuBLAS's own calls take on Hopper */
     mmt_ctx *ctx;
     cublasLtHandle_t lt;
@@ -65,26 +63,28 @@ static void run(void *arg, int w)
         const mmt_status st =
             w == 0 ? mmt_gemm_ex(s->ctx, &d, s->m, s->n, s->k, 1, s->a, s->k, s->b, s->n, 0, s->c, s->n)
                    : mmt_gemm_epilogue(s->ctx, &d, &epi, s->m, s->n, s->k, 1, s->a, s->k, s->b, s->n, 0, s->c, s->n);
-        if (st != MMT_OK) die(way_names[w], mmt_last_error(s->ctx));
+        if (st != MMT_OK) die(epi_way_names[w], mmt_last_error(s->ctx));
     } else {
         const int e = w - 2;
         lt_ok(cublasLtMatmul(s->lt, s->desc[e], &one, s->b, s->lb, s->a, s->la, &zero, s->c, s->lc, s->c, s->lc,
                              &s->algo[e], s->workspace, LT_WORKSPACE, s->stream),
-              way_names[w]);
+              epi_way_names[w]);
     }
 }
 
 /* Way w's result at SAMPLED elements against a double reference of the same formula (the
  * GEMM rounded to bf16 first where the way has an epilogue, as both round it): the largest
  * error relative to the element's scale. C is poisoned (NaN) before the call. */
-static double sampled_error(shape *s, int w, const uint16_t *ha, const uint16_t *hb, const uint16_t *hbias)
+static double sampled_error(void *arg, int w)
 {
+    shape *s = arg;
+    const uint16_t *ha = s->ha, *hb = s->hb, *hbias = s->hbias;
     const size_t c_bytes = sizeof(uint16_t) * (size_t)(s->m * s->n);
     cuda_ok(cudaMemsetAsync(s->c, 0xff, c_bytes, s->stream), "poison");
     run(s, w);
     cuda_ok(cudaStreamSynchronize(s->stream), "sync");
     double worst = 0;
-    for (int i = 0; i < SAMPLED; i++) {
+    for (int i = 0; i < EPI_SAMPLED; i++) {
         const int64_t r = (int64_t)((i * 2654435761u) % (uint64_t)s->m), col = (int64_t)((i * 40503u) % (uint64_t)s->n);
         uint16_t got;
         cuda_ok(cudaMemcpy(&got, s->c + r * s->n + col, sizeof got, cudaMemcpyDeviceToHost), "copy");
@@ -115,9 +115,7 @@ int main(int argc, char **argv)
     if (rc) return rc;
     lt_ok(cublasLtCreate(&s.lt), "cuBLASLt");
     cuda_ok(cudaMalloc(&s.workspace, LT_WORKSPACE), "alloc");
-    printf("bf16 -> bf16, row NN, bias per column, GELU (tanh); ms a call (median of %d paired rounds)\n", ROUNDS);
-    printf("%-16s %12s %12s %12s %12s %9s %9s %9s\n", "shape", "mmt GEMM", "mmt +epi", "Lt GEMM", "Lt fused",
-           "mmt epi", "Lt epi", "mmt/Lt");
+    epi_bench_head("bf16 -> bf16, row NN, bias per column, GELU (tanh)");
     for (int i = 0; i < n_shapes; i++) {
         const char *arg = argc > 2 ? argv[i + 2] : defaults[i];
         long long m, n, k;
@@ -143,34 +141,14 @@ int main(int argc, char **argv)
         lt_ok(cublasLtMatrixLayoutCreate(&s.lc, CUDA_R_16BF, (uint64_t)n, (uint64_t)m, n), "layout");
         lt_plan(&s, 0);
         lt_plan(&s, 1);
-        double worst[WAYS];
-        for (int w = 0; w < WAYS; w++) {
-            worst[w] = sampled_error(&s, w, ha, hb, hbias);
-            if (!(worst[w] < 1e-2)) { /* bf16 out: 2^-8 of the scale, and the GEMM's own */
-                fprintf(stderr, "epilogue_gpu: %s %s: wrong result (error %g)\n", arg, way_names[w], worst[w]);
-                return 1;
-            }
-        }
-        /* where a template serves, the variant with the epilogue in its store builds off the
-         * path meanwhile: timed once it is there */
-        int built = 0;
-        if (mmt_wait_kernels(s.ctx, &built) != MMT_OK) die("mmt_wait_kernels", mmt_last_error(s.ctx));
-        run(&s, 1);
-        const char *served = "";
-        mmt_last_choice(s.ctx, &served);
-        printf("%-16s mmt_gemm_epilogue: %s\n", arg, served);
-        double med[WAYS];
-        gpu_paired(run, &s, s.stream, WAYS, ROUNDS, 1, med);
-        printf("%-16s %12.4f %12.4f %12.4f %12.4f %+8.1f%% %+8.1f%% %8.2fx\n", arg, med[0], med[1], med[2], med[3],
-               100 * (med[1] / med[0] - 1), 100 * (med[3] / med[2] - 1), med[3] / med[1]);
-        printf("%-16s sampled errors: %.1e %.1e %.1e %.1e\n", "", worst[0], worst[1], worst[2], worst[3]);
+        s.ha = ha, s.hb = hb, s.hbias = hbias;
+        epi_bench_row(arg, run, sampled_error, 1e-2, &s, s.ctx, s.stream); /* bf16 out: 2^-8 of the scale */
         for (int e = 0; e < 2; e++) cublasLtMatmulDescDestroy(s.desc[e]);
         cublasLtMatrixLayoutDestroy(s.la), cublasLtMatrixLayoutDestroy(s.lb), cublasLtMatrixLayoutDestroy(s.lc);
         cudaFree(s.a), cudaFree(s.b), cudaFree(s.c), cudaFree(s.bias);
         free(ha), free(hb), free(hbias);
     }
-    printf("(mmt epi, Lt epi: the epilogue's call over the same library's GEMM alone; mmt/Lt: libmmtuned's epilogue "
-           "call's speed over cuBLASLt's fused one)\n");
+    epi_bench_foot();
     cublasLtDestroy(s.lt);
     cudaFree(s.workspace);
     mmt_close(s.ctx);
