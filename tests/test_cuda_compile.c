@@ -441,7 +441,8 @@ static void sample_wgmma(const mmt_device_info *dev)
                            NULL) > 0;
     /* FP8 C (e4m3, e5m2) out of each way the store runs, split-K's last slice's too; EPI 2's
      * boxes are 128 columns of it, which 192 columns do not fill */
-    static const char *const fp8_c[] = {"EPI=0 MMT_OUT=4 BN=192 PROMOTE=1", "EPI=1 MMT_OUT=5 PERSIST=1 SPLITK=2 PROMOTE=1",
+    static const char *const fp8_c[] = {"EPI=0 MMT_OUT=4 BN=192 PROMOTE=1",
+                                        "EPI=1 MMT_OUT=5 PERSIST=1 SPLITK=2 PROMOTE=1",
                                         "EPI=2 MMT_OUT=4 PERSIST=1 PROMOTE=1", "EPI=2 MMT_OUT=5 BN=256 PERSIST=1",
                                         "EPI=1 MMT_MODE=8 MMT_OUT=5 PROMOTE=1"};
     for (size_t i = 0; i < sizeof fp8_c / sizeof fp8_c[0]; i++) {

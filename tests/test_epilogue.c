@@ -106,7 +106,8 @@ static void test_none_and_refused(mmt_ctx *ctx)
     const mmt_gemm_desc desc = {MMT_F32, MMT_F32, MMT_COMPUTE_NATIVE, MMT_ROW_MAJOR, MMT_NO_TRANS, MMT_NO_TRANS};
     memcpy(want, c0, sizeof(float) * m * n);
     CHECK_EQ_INT(mmt_gemm_ex(ctx, &desc, m, n, k, 0.5, a, k, b, n, 2, want, n), MMT_OK);
-    const mmt_epilogue nothing = {MMT_BIAS_NONE, MMT_BF16, (const void *)1, MMT_ACT_NONE, 0}; /* never read; scale 0: 1 */
+    /* never read; a scale of 0 reads as 1 */
+    const mmt_epilogue nothing = {MMT_BIAS_NONE, MMT_BF16, (const void *)1, MMT_ACT_NONE, 0};
     for (int i = 0; i < 2; i++) {
         memcpy(c, c0, sizeof(float) * m * n);
         CHECK_EQ_INT(mmt_gemm_epilogue(ctx, &desc, i ? &nothing : NULL, m, n, k, 0.5, a, k, b, n, 2, c, n), MMT_OK);

@@ -1520,7 +1520,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
             if (tma_out && (tma_edge || col0 + BN <= N)) {
 #pragma unroll
                 for (int mi = 0; mi < MI; mi++)
-                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, M_, N, row0 + mi * 64, col0, alpha, box, bias, scale);
+                    store_tile_tma(acc[mi], smem_u32(S), c, &tma_c, M_, N, row0 + mi * 64, col0, alpha, box, bias,
+                                   scale);
             } else {
                 /* S must be read out by the TMA before it is written again */
                 if (tma_out && threadIdx.x % 128 == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
