@@ -193,7 +193,8 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
     const int fp8 = mmt_dtype_fp8(in);
     RETURN_ERROR_IF(!mmt_mode_name(mode) || (fp8 ? mmt_dtype_fp8(out) || out == MMT_F64
                                                  : out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
-                    err, MMT_INVALID_ARGUMENT, "cuBLAS: no GEMM of mode %d with output type %d", (int)mode, (int)out);
+                    err, MMT_INVALID_ARGUMENT, "cuBLAS has no GEMM of %s with C of %s",
+                    mmt_mode_name(mode) ? mmt_mode_name(mode) : "?", mmt_dtype_name(out) ? mmt_dtype_name(out) : "?");
     RETURN_ERROR_IF(fp8 && bt, err, MMT_UNSUPPORTED, "cuBLAS has no strided batch of FP8 GEMMs");
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
                         p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
