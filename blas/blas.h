@@ -59,6 +59,14 @@ typedef struct mmtb_cblas_args {
  * argument (layout 1, TransA 2, TransB 3, then as cblas_xerbla numbers them), *g unset. */
 int mmtb_cblas_gemm_of(const mmtb_cblas_args *x, mmtb_gemm *g);
 
+/* inside.c: a call's entry into the context (0: the exit has begun, or no memory for this
+ * thread's count: keep off it) and its leave; the exit's close, which keeps new calls off
+ * and waits wait_ms at most for those inside (1: none is left); a forked child's reset. */
+int mmtb_inside_enter(void);
+void mmtb_inside_leave(void);
+int mmtb_inside_close(int wait_ms);
+void mmtb_inside_forked(void);
+
 /* context.c: the context GEMMs run on, opened on the first call (NULL when it cannot be:
  * the GEMM then goes to the system BLAS, which mmtb_warn has said once). Every successful
  * enter is paired with a leave; between them the context stays open. */

@@ -20,31 +20,6 @@
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(mmt_ctx *) ctx;
 static int open_tried; /* under open_lock: a context that failed to open is not tried again */
-/* Calls between enter and leave, and whether the exit has begun: a call that sees closing
- * keeps off the context, and the exit closes it only once no call is inside. Every call
- * counts itself in and out, so the count is spread over cache lines, a thread to each
- * (threads beyond SLOTS share them: the count is their sum): one count every thread wrote
- * made two threads' 8x8x8 calls up to 2.5 times slower than one thread's. */
-enum { SLOTS = 64 };
-static struct {
-    _Alignas(64) atomic_int n;
-} inflight[SLOTS];
-static atomic_uint next_slot;
-static __thread int slot = -1;
-static _Alignas(64) atomic_int closing;
-
-static atomic_int *my_count(void)
-{
-    if (slot < 0) slot = (int)(atomic_fetch_add_explicit(&next_slot, 1, memory_order_relaxed) % SLOTS);
-    return &inflight[slot].n;
-}
-
-static int calls_inside(void)
-{
-    int sum = 0;
-    for (int i = 0; i < SLOTS; i++) sum += atomic_load(&inflight[i].n);
-    return sum;
-}
 
 #define N_CHOICES 5 /* MMT_CHOICE_NONE .. MMT_CHOICE_VENDOR */
 /* The counts MMTUNE_BLAS_STATS=1 prints, kept only where it asks for them: otherwise a call
@@ -100,18 +75,14 @@ static mmt_ctx *open_once(void)
 
 mmt_ctx *mmtb_context_enter(void)
 {
-    atomic_int *count = my_count();
-    atomic_fetch_add(count, 1); /* before closing is read (a full barrier): the exit waits for this call */
-    mmt_ctx *c = NULL;
-    if (!atomic_load(&closing)) {
-        c = atomic_load(&ctx);
-        if (!c) c = open_once();
-    }
-    if (!c) atomic_fetch_sub(count, 1);
+    if (!mmtb_inside_enter()) return NULL; /* the exit has begun: keep off the context */
+    mmt_ctx *c = atomic_load(&ctx);
+    if (!c) c = open_once();
+    if (!c) mmtb_inside_leave();
     return c;
 }
 
-void mmtb_context_leave(void) { atomic_fetch_sub(my_count(), 1); }
+void mmtb_context_leave(void) { mmtb_inside_leave(); }
 
 void mmtb_count_served(mmt_ctx *c, mmt_dtype dtype, long long n)
 {
@@ -199,11 +170,7 @@ mmt_status mmtb_gemm_on(mmt_ctx *ctx, const mmtb_gemm *g)
 /* At exit (or unload): wait a second at most for calls still inside, then close. */
 __attribute__((destructor)) static void close_context(void)
 {
-    atomic_store(&closing, 1);
-    for (int i = 0; i < 1000 && calls_inside() > 0; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
-    if (calls_inside() == 0) {
-        mmt_close(atomic_exchange(&ctx, NULL));
-    }
+    if (mmtb_inside_close(1000)) mmt_close(atomic_exchange(&ctx, NULL));
     print_counts();
 }
 
@@ -215,7 +182,7 @@ static void after_fork_child(void)
 {
     atomic_store(&ctx, NULL);
     open_tried = 0;
-    for (int i = 0; i < SLOTS; i++) atomic_store(&inflight[i].n, 0);
+    mmtb_inside_forked();
     atomic_store(&stats, -1);
     for (int f64 = 0; f64 < 2; f64++) {
         atomic_store(&forwarded[f64], 0);

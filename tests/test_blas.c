@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -493,6 +495,82 @@ static void test_threads_and_fork(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* A child's stderr up to its end (out, NUL-terminated, its first size - 1 bytes), and how
+ * it ended; a child silent for a minute is killed (a hang at its exit). */
+static int child_output(pid_t pid, int fd, char *out, size_t size)
+{
+    char rest[4096];
+    size_t n = 0;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 60000) <= 0) {
+            kill(pid, SIGKILL);
+            break;
+        }
+        /* all of it, the rest dropped: a child cut off would die of SIGPIPE */
+        const ssize_t r = n < size - 1 ? read(fd, out + n, size - 1 - n) : read(fd, rest, sizeof rest);
+        if (r <= 0) break;
+        if (n < size - 1) n += (size_t)r;
+    }
+    out[n] = '\0';
+    close(fd);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+/* The exit lines' count of GEMMs of one type (what: "sgemm: ") served and forwarded. */
+static void exit_counts(const char *out, const char *what, long long *served, long long *forwarded)
+{
+    const char *line = strstr(out, what);
+    *served = *forwarded = -1;
+    if (line) sscanf(line + strlen(what), "%lld served by libmmtuned (%*[^)]), %lld forwarded", served, forwarded);
+}
+
+static volatile int big_started;
+
+static void *one_big_gemm(void *arg)
+{
+    (void)arg;
+    enum { N = 1600 };
+    float *a = calloc((size_t)N * N, sizeof *a), *c = calloc((size_t)N * N, sizeof *c);
+    big_started = 1;
+    if (a && c) cblas_sgemm(ROW, NO, NO, N, N, N, 1, a, N, a, N, 0, c, N);
+    pause(); /* while the process exits */
+    return NULL;
+}
+
+/* A GEMM still running on another thread when the program exits: the exit keeps new calls
+ * off the context and waits for this one before it closes it and prints the counts, so the
+ * call is counted once (served, or forwarded where it began after the exit did), and the
+ * child ends by exit(0), not by a fault. */
+static void test_exit_waits_for_a_call(void)
+{
+    int fd[2];
+    CHECK(pipe(fd) == 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        setenv("MMTUNE_BLAS_STATS", "1", 1);
+        pthread_t th;
+        if (pthread_create(&th, NULL, one_big_gemm, NULL) != 0) _exit(3);
+        while (!big_started) usleep(1000);
+        usleep(20000); /* the GEMM is inside */
+        exit(0);
+    }
+    close(fd[1]);
+    char out[4096];
+    const int status = child_output(pid, fd[0], out, sizeof out);
+    CHECK(WIFEXITED(status));
+    long long served, forwarded;
+    exit_counts(out, "sgemm: ", &served, &forwarded);
+    if (served + forwarded != 1) fprintf(stderr, "the BLAS's exit lines:\n%s", out);
+    CHECK_EQ_INT(served + forwarded, 1);
+}
+
 /* A child with MMTUNE_BLAS_STATS=1 and its stderr on a pipe runs three SGEMMs (Fortran,
  * CBLAS in both layouts), two DGEMMs and a strided batch of three SGEMMs, then exits: the
  * library's exit lines say who served them. */
@@ -523,23 +601,14 @@ static void test_served_by_libmmtuned(void)
         exit(0); /* not _exit: the counts are printed by the library's destructor */
     }
     close(fd[1]);
-    char out[4096], rest[4096];
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof out - 1 && (r = read(fd[0], out + n, sizeof out - 1 - n)) > 0) n += (size_t)r;
-    out[n] = '\0';
-    while (read(fd[0], rest, sizeof rest) > 0) { /* all of it: a child cut off would die of SIGPIPE */
-    }
-    close(fd[0]);
-    int status = -1;
-    waitpid(pid, &status, 0);
+    char out[4096];
+    const int status = child_output(pid, fd[0], out, sizeof out);
     CHECK(WIFEXITED(status)); /* its code may be LeakSanitizer's: the parent's context, which a child drops */
     const char *what[2] = {"sgemm: ", "dgemm: "};
     const long long want[2] = {9, 2};
     for (int f64 = 0; f64 < 2; f64++) {
-        const char *line = strstr(out, what[f64]);
-        long long served = -1, forwarded = -1;
-        if (line) sscanf(line + strlen(what[f64]), "%lld served by libmmtuned (%*[^)]), %lld forwarded", &served, &forwarded);
+        long long served, forwarded;
+        exit_counts(out, what[f64], &served, &forwarded);
         if (served != want[f64] || forwarded != 0) fprintf(stderr, "the BLAS's exit lines:\n%s", out);
         CHECK_EQ_INT(served, want[f64]);
         CHECK_EQ_INT(forwarded, 0);
@@ -558,5 +627,6 @@ int main(void)
     test_forwarded();
     test_threads_and_fork();
     test_served_by_libmmtuned();
+    test_exit_waits_for_a_call();
     return check_result();
 }
