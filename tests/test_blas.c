@@ -16,7 +16,9 @@
  *   - threads share its context; a forked child gets a context of its own;
  *   - the GEMMs are libmmtuned's own: MMTUNE_BLAS_STATS's exit lines count every call as
  *     served by libmmtuned and none forwarded to the system BLAS (whose results would pass
- *     every check above). */
+ *     every check above);
+ *   - the exit waits for a GEMM still running on another thread before it closes the
+ *     context (the child exits, the call counted once). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
