@@ -32,11 +32,12 @@ static _Atomic(caller *) callers; /* every record made, newest first; none is fr
 static __thread caller *mine;
 static pthread_key_t key; /* its destructor gives an exiting thread's record back */
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static atomic_int key_made;
 static _Alignas(64) atomic_int closing;
 static int by_membarrier;
 
 static void give_back(void *c) { atomic_store(&((caller *)c)->taken, 0); }
-static void make_key(void) { pthread_key_create(&key, give_back); }
+static void make_key(void) { atomic_store(&key_made, pthread_key_create(&key, give_back) == 0); }
 
 static long membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0); }
 
@@ -101,6 +102,8 @@ int mmtb_inside_close(int wait_ms)
     atomic_store(&closing, 1);
     if (by_membarrier) membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
     for (int i = 0; i < wait_ms && calls_inside() > 0; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    /* no thread's exit may run give_back once the library is unloaded */
+    if (atomic_exchange(&key_made, 0)) pthread_key_delete(key);
     return calls_inside() == 0;
 }
 
