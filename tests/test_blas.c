@@ -529,6 +529,26 @@ static void exit_counts(const char *out, const char *what, long long *served, lo
     if (line) sscanf(line + strlen(what), "%lld served by libmmtuned (%*[^)]), %lld forwarded", served, forwarded);
 }
 
+/* A child whose stderr is a pipe to the parent, MMTUNE_BLAS_STATS=1: 0 in the child; in the
+ * parent its pid, *fd the pipe's end to read. */
+static pid_t stats_child(int *fd)
+{
+    int p[2];
+    CHECK(pipe(p) == 0);
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        setenv("MMTUNE_BLAS_STATS", "1", 1);
+        return 0;
+    }
+    close(p[1]);
+    *fd = p[0];
+    return pid;
+}
+
 static volatile int big_started;
 
 static void *one_big_gemm(void *arg)
@@ -548,24 +568,17 @@ static void *one_big_gemm(void *arg)
  * child ends by exit(0), not by a fault. */
 static void test_exit_waits_for_a_call(void)
 {
-    int fd[2];
-    CHECK(pipe(fd) == 0);
-    fflush(stdout);
-    pid_t pid = fork();
+    int fd;
+    const pid_t pid = stats_child(&fd);
     if (pid == 0) {
-        dup2(fd[1], 2);
-        close(fd[0]);
-        close(fd[1]);
-        setenv("MMTUNE_BLAS_STATS", "1", 1);
         pthread_t th;
         if (pthread_create(&th, NULL, one_big_gemm, NULL) != 0) _exit(3);
         while (!big_started) usleep(1000);
         usleep(20000); /* the GEMM is inside */
         exit(0);
     }
-    close(fd[1]);
     char out[4096];
-    const int status = child_output(pid, fd[0], out, sizeof out);
+    const int status = child_output(pid, fd, out, sizeof out);
     CHECK(WIFEXITED(status));
     long long served, forwarded;
     exit_counts(out, "sgemm: ", &served, &forwarded);
@@ -578,15 +591,9 @@ static void test_exit_waits_for_a_call(void)
  * library's exit lines say who served them. */
 static void test_served_by_libmmtuned(void)
 {
-    int fd[2];
-    CHECK(pipe(fd) == 0);
-    fflush(stdout);
-    pid_t pid = fork();
+    int fd;
+    const pid_t pid = stats_child(&fd);
     if (pid == 0) {
-        dup2(fd[1], 2);
-        close(fd[0]);
-        close(fd[1]);
-        setenv("MMTUNE_BLAS_STATS", "1", 1);
         float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, b[12] = {1, 0, 0, 1, 1, 0}, c[16];
         double da[12] = {1, 2, 3, 4}, db[12] = {1, 0, 0, 1}, dc[16];
         for (int api = 0; api < 3; api++) call(0, api, 'N', 'N', 3, 2, 2, 1, a, 3, b, 2, 0, c, 3);
@@ -602,9 +609,8 @@ static void test_served_by_libmmtuned(void)
         cblas_sgemm_batch(ROW, row_nn, row_nn, two, two, two, one, as, two, bs, two, zero, cs, two, 1, three);
         exit(0); /* not _exit: the counts are printed by the library's destructor */
     }
-    close(fd[1]);
     char out[4096];
-    const int status = child_output(pid, fd[0], out, sizeof out);
+    const int status = child_output(pid, fd, out, sizeof out);
     CHECK(WIFEXITED(status)); /* its code may be LeakSanitizer's: the parent's context, which a child drops */
     const char *what[2] = {"sgemm: ", "dgemm: "};
     const long long want[2] = {9, 2};
