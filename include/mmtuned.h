@@ -308,14 +308,14 @@ typedef struct mmt_epilogue {
  * threads as C's size pays for). On a GPU, where a wgmma, mma.sync or CUDA-core kernel
  * serves the GEMM, a variant of it applies the epilogue in its store (the sum, the bias and
  * the activation in fp32, fp64 for f64 C, C rounded once; 16-bit C's GELU by the hardware's
- * tanh), built off
- * the call's path on the first call of its kind, the calls before it is built running the
- * epilogue's kernel after the GEMM (mmt_wait_kernels waits for it); where cuBLAS serves the
- * GEMM, beta is 0, A's, B's and C's rows start on 16 bytes and the bias (if any) runs along
- * the rows of a row-major C or the columns of a column-major one, cuBLASLt's epilogue is
- * fused into the GEMM where it has an algorithm for it (the sum and the bias rounded to C
- * once; GELU on doubles excepted: cuBLASLt's is a single-precision one); elsewhere the epilogue's kernel follows the GEMM on the context's
- * stream (built on the first call of its C type and bias type, as a kernel is).
+ * tanh), built off the call's path on the first call of its kind, the calls before it is
+ * built running the epilogue's kernel after the GEMM (mmt_wait_kernels waits for it); where
+ * cuBLAS serves the GEMM, beta is 0, A's, B's and C's rows start on 16 bytes and the bias
+ * (if any) runs along the rows of a row-major C or the columns of a column-major one,
+ * cuBLASLt's epilogue is fused into the GEMM where it has an algorithm for it (the sum and
+ * the bias rounded to C once; GELU on doubles excepted: cuBLASLt's is a single-precision
+ * one); elsewhere the epilogue's kernel follows the GEMM on the context's stream (built on
+ * the first call of its C type and bias type, as a kernel is).
  * Returns MMT_INVALID_ARGUMENT for an epilogue value outside its enum, a bias of another
  * type than fp32 or C's, a NULL bias with a bias_kind, a bias that overlaps C, or on a GPU
  * a bias in host memory, a scale that is not finite, or one other than 1 for C not FP8;
