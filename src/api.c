@@ -704,7 +704,7 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
     } else {
         /* cuBLASLt's bias runs along the columns of the row-major form; the vendor says where
          * else it cannot (or should not) fuse it */
-        if (!ctx->async || beta != 0 || bias == 1 || mmt_dtype_fp8(d->c_type)) return MMT_UNSUPPORTED;
+        if (!ctx->async || beta != 0 || bias == 1) return MMT_UNSUPPORTED;
         st = mmt_table_launch_epilogue(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, e->act, bias_ptr,
                                        e->bias_type, &err);
         if (st == MMT_UNSUPPORTED) return st;
@@ -735,7 +735,7 @@ static mmt_status epilogue_fp8_apart(mmt_ctx *ctx, mmt_module *mod, const mmt_ge
     void *stream = atomic_load(&ctx->stream);
     st = gemm(ctx, &d32, 0, m, n, k, alpha, a, lda, b, ldb, 0.0, s, desc->layout == MMT_ROW_MAJOR ? n : m);
     if (st == MMT_OK) {
-        st = mmt_epilogue_launch_fp8(ctx->be, mod, epi, desc->layout, m, n, s, beta, c, ldc, stream, &err);
+        st = mmt_epilogue_launch(ctx->be, mod, epi, desc->c_type, desc->layout, m, n, s, beta, c, ldc, stream, &err);
         if (st == MMT_OK) st = ctx->be->sync(stream, &err); /* the scratch is read until then */
         if (st != MMT_OK) st = finish(ctx, st, &err, 0, NULL);
     }
@@ -749,13 +749,13 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
                              int64_t k, double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                              double beta, void *c, int64_t ldc)
 {
-    if (mmt_epilogue_none(epi)) return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (!epi) return gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (!ctx) return MMT_INVALID_ARGUMENT;
     mmt_err err;
     const char *why =
         desc ? mmt_epilogue_refused(epi, desc->c_type, desc->layout, m, n, c, ldc) : "desc is NULL";
     if (why) return finish(ctx, mmt_err_set(&err, MMT_INVALID_ARGUMENT, "epilogue: %s", why), &err, 0, NULL);
-    if (epi->bias_kind == MMT_BIAS_NONE && epi->act == MMT_ACT_NONE) { /* a scale alone: alpha's and beta's */
+    if (epi->bias_kind == MMT_BIAS_NONE && epi->act == MMT_ACT_NONE) { /* nothing, or a scale: alpha's and beta's */
         const double s = mmt_epilogue_scale(epi);
         return gemm(ctx, desc, 0, m, n, k, s * alpha, a, lda, b, ldb, s * beta, c, ldc);
     }
@@ -792,8 +792,8 @@ mmt_status mmt_gemm_epilogue(mmt_ctx *ctx, const mmt_gemm_desc *desc, const mmt_
         return epilogue_fp8_apart(ctx, mod, desc, epi, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     mmt_status st = gemm(ctx, desc, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (st != MMT_OK) return st;
-    st = mmt_epilogue_launch(ctx->be, mod, epi, desc->c_type, desc->layout, m, n, c, ldc, atomic_load(&ctx->stream),
-                             &err);
+    st = mmt_epilogue_launch(ctx->be, mod, epi, desc->c_type, desc->layout, m, n, NULL, 0, c, ldc,
+                             atomic_load(&ctx->stream), &err);
     return st == MMT_OK ? MMT_OK : finish(ctx, st, &err, 0, NULL);
 }
 

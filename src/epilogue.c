@@ -40,12 +40,6 @@ const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_
     return NULL;
 }
 
-int mmt_epilogue_none(const mmt_epilogue *epi)
-{
-    return !epi ||
-           (epi->bias_kind == MMT_BIAS_NONE && epi->act == MMT_ACT_NONE && (epi->scale == 0 || epi->scale == 1));
-}
-
 float mmt_epilogue_scale(const mmt_epilogue *epi) { return epi->scale == 0 ? 1.0f : epi->scale; }
 
 /* One pass over lines of C as stored (rows where row-major, columns where column-major). */
@@ -121,7 +115,7 @@ WIDEST static void lines_f64(void *arg, int64_t begin, int64_t end)
 void mmt_epilogue_apply_host(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
                              void *c, int64_t ldc)
 {
-    if (mmt_epilogue_none(epi) || m <= 0 || n <= 0) return;
+    if (m <= 0 || n <= 0) return;
     const int row_major = layout == MMT_ROW_MAJOR;
     pass p = {.epi = epi, .len = row_major ? n : m, .ldc = ldc, .c = c,
               .bias_by_line = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major};
@@ -162,24 +156,8 @@ mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, 
 enum { EPI_BLOCK = 256, EPI_LINES = 65535 };
 
 mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_dtype c_type,
-                               mmt_layout layout, int64_t m, int64_t n, void *c, int64_t ldc, void *stream,
-                               mmt_err *err)
-{
-    if (mmt_epilogue_none(epi) || m <= 0 || n <= 0) return MMT_OK;
-    const int row_major = layout == MMT_ROW_MAJOR;
-    const int64_t lines = row_major ? m : n, len = row_major ? n : m;
-    const mmt_gemm_params p = {.m = lines, .n = len, .ldc = ldc, .c = c,
-                               .a = epi->bias_kind == MMT_BIAS_NONE ? NULL : epi->bias,
-                               .trans_a = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major, .trans_b = (int)epi->act};
-    const int64_t threads = len / (16 / mmt_dtype_size(c_type)) + 1; /* the units, and one for the rest */
-    const mmt_geometry g = {.grid = {(threads + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
-                            .block = {EPI_BLOCK, 1, 1}};
-    return be->launch(mod, &p, &g, stream, err);
-}
-
-mmt_status mmt_epilogue_launch_fp8(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
-                                   int64_t m, int64_t n, const float *s, double beta, void *c, int64_t ldc,
-                                   void *stream, mmt_err *err)
+                               mmt_layout layout, int64_t m, int64_t n, const float *s, double beta, void *c,
+                               int64_t ldc, void *stream, mmt_err *err)
 {
     if (m <= 0 || n <= 0) return MMT_OK;
     const int row_major = layout == MMT_ROW_MAJOR;
@@ -188,7 +166,9 @@ mmt_status mmt_epilogue_launch_fp8(const mmt_backend *be, mmt_module *mod, const
                                .alpha = mmt_epilogue_scale(epi),
                                .a = epi->bias_kind == MMT_BIAS_NONE ? NULL : epi->bias,
                                .trans_a = (epi->bias_kind == MMT_BIAS_PER_ROW) == row_major, .trans_b = (int)epi->act};
-    const mmt_geometry g = {.grid = {(len + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
+    /* FP8 C: an element a thread; else the 16-byte units of a line, and one for the rest */
+    const int64_t threads = s ? len : len / (16 / mmt_dtype_size(c_type)) + 1;
+    const mmt_geometry g = {.grid = {(threads + EPI_BLOCK - 1) / EPI_BLOCK, lines < EPI_LINES ? lines : EPI_LINES, 1},
                             .block = {EPI_BLOCK, 1, 1}};
     return be->launch(mod, &p, &g, stream, err);
 }

@@ -27,16 +27,13 @@ _Static_assert(sizeof(mmt_fused_params) == 144, "mmt_fused_params must match tem
 const char *mmt_epilogue_refused(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
                                  const void *c, int64_t ldc);
 
-/* 1 where epi changes nothing (NULL, no bias, no activation, no scale). */
-int mmt_epilogue_none(const mmt_epilogue *epi);
-
 /* epi's scale (FP8 C's), 0 read as 1. */
 float mmt_epilogue_scale(const mmt_epilogue *epi);
 
 /* C = act(C + bias) over the m x n C (f32 or f64, in layout with leading dimension ldc): the
  * bias added in C's type, the activation in C's precision (GELU in fp32 within a few units
  * in the last place); on as many of the host's threads as C's size pays for. epi has passed
- * mmt_epilogue_refused. */
+ * mmt_epilogue_refused and has a bias or an activation. */
 void mmt_epilogue_apply_host(const mmt_epilogue *epi, mmt_dtype c_type, mmt_layout layout, int64_t m, int64_t n,
                              void *c, int64_t ldc);
 
@@ -47,15 +44,11 @@ mmt_status mmt_epilogue_load(const mmt_backend *be, const mmt_device_info *dev, 
                              mmt_module **out, mmt_err *err);
 
 /* Launches mod (mmt_epilogue_load's, for epi's bias type and C's type c_type) over the m x n
- * C at c (layout, ldc) on stream, after what the stream runs before. */
+ * C at c (layout, ldc) on stream, after what the stream runs before: in place (s NULL), or
+ * for FP8 C from the GEMM's fp32 result s (m x n, C's layout, unpadded), C's weight beta and
+ * epi's scale, C = sat(scale act(s + beta C + bias)). */
 mmt_status mmt_epilogue_launch(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_dtype c_type,
-                               mmt_layout layout, int64_t m, int64_t n, void *c, int64_t ldc, void *stream,
-                               mmt_err *err);
-
-/* FP8 C (mmt_epilogue_load's module for it) = sat(scale act(S + beta C + bias)) from the
- * GEMM's fp32 result S, an m x n matrix of C's layout without padding, on stream. */
-mmt_status mmt_epilogue_launch_fp8(const mmt_backend *be, mmt_module *mod, const mmt_epilogue *epi, mmt_layout layout,
-                                   int64_t m, int64_t n, const float *s, double beta, void *c, int64_t ldc,
-                                   void *stream, mmt_err *err);
+                               mmt_layout layout, int64_t m, int64_t n, const float *s, double beta, void *c,
+                               int64_t ldc, void *stream, mmt_err *err);
 
 #endif
