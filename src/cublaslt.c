@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "space.h" /* mmt_align_bytes */
+
 typedef void *lt_handle, *lt_desc, *lt_layout, *lt_pref;
 typedef struct lt_algo {
     uint64_t data[8];
@@ -161,12 +163,6 @@ void mmt_cublaslt_close(mmt_cublaslt *lt)
 
 /* The alignment cuBLASLt may assume of a pointer: its lowest set bit, at most 256 bytes
  * (the heuristic assumes 256 unless told, and would pick kernels that need it). */
-/* Whether every row of a matrix at ptr, rows pitch bytes apart, starts on 16 bytes. */
-static int rows_on_16(const void *ptr, int64_t pitch)
-{
-    return ((uintptr_t)ptr | (uintptr_t)pitch) % 16 == 0;
-}
-
 static int32_t alignment(const void *ptr)
 {
     const uintptr_t a = (uintptr_t)ptr;
@@ -340,7 +336,9 @@ mmt_status mmt_cublaslt_gemm_epilogue(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype
     /* where a matrix's rows do not all start on 16 bytes, its GELU_BIAS ran 4-6x its own GEMM's
      * time (H200, BENCHMARKS.md), far more than the element-wise kernel after the GEMM */
     const int64_t es = mmt_dtype_size(mmt_mode_dtype(mode)), cs = mmt_dtype_size(out);
-    if (epilogue && !(rows_on_16(p->a, p->lda * es) && rows_on_16(p->b, p->ldb * es) && rows_on_16(p->c, p->ldc * cs)))
+    if (epilogue && (mmt_align_bytes((uintptr_t)p->a, p->lda * es) < 16 ||
+                     mmt_align_bytes((uintptr_t)p->b, p->ldb * es) < 16 ||
+                     mmt_align_bytes((uintptr_t)p->c, p->ldc * cs) < 16))
         return MMT_UNSUPPORTED;
     /* any size: the plan spares C a pass of its own, whatever the host's time; the workspace
      * cuBLAS's own call would take, on tensor cores */
