@@ -198,7 +198,10 @@ mmt_status mmt_grouped_run(mmt_ctx *ctx, const mmt_problem *user, int64_t groups
                            void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size, mmt_err *err)
 {
     int64_t sum = 0, nonempty = 0;
-    for (int64_t g = 0; g < groups; g++) sum += rows_of(rows, g, user), nonempty += rows_of(rows, g, user) > 0;
+    for (int64_t g = 0; g < groups; g++) {
+        const int64_t r = rows_of(rows, g, user);
+        sum += r, nonempty += r > 0;
+    }
     if (!nonempty || !takes(user, groups, sum, a, lda, b, ldb, stride_b, c, ldc)) return MMT_UNSUPPORTED;
     /* where the vendor serves, its loop is faster for groups of more rows */
     if (sum > MMT_GROUPED_LAUNCH_ROWS * nonempty && mmt_table_vendor_serves(ctx, user->mode)) return MMT_UNSUPPORTED;

@@ -30,8 +30,8 @@ _Static_assert(sizeof(mmt_grouped_params) == 128 + 16 + 8 * (MMT_MAX_GROUPS + 1)
 
 /* The groups of user's checked problem (operands on the context's GPU; group g of rows[g]
  * rows of A and C, or of user->m where rows is NULL, after the rows of the groups before it;
- * its B at b + g * stride_b elements) in one launch of the wgmma template a MMT_MAX_GROUPS groups, on the context's
- * stream. It takes row-major C = A B^T with A and B K-major in place (trans_a no, trans_b
+ * its B at b + g * stride_b elements) in one launch of the wgmma template a MMT_MAX_GROUPS
+ * groups, on the context's stream. It takes row-major C = A B^T with A and B K-major in place (trans_a no, trans_b
  * yes), every matrix and row 16-byte aligned, B's one after another (stride_b n * ldb) or
  * one shared (0), bf16 or f16 with C of the same type or FP8 (e4m3, e5m2; the scales per
  * tensor in alpha) with C of f32, bf16 or f16, groups whose average would not fill the GPU
