@@ -112,22 +112,26 @@ static inline double gc_rel_error(int f64, int col_major, int64_t m, int64_t n, 
     return gc_rel_error_t(gc_type(f64), col_major, m, n, c, ldc, ref);
 }
 
+/* The unit roundoff of rounding to a C narrower than fp32 (bf16 2^-8, f16 2^-11, e4m3 2^-4,
+ * e5m2 2^-3), else 0. */
+static inline double gc_unit_out(mmt_dtype out)
+{
+    return out == MMT_BF16 ? ldexp(1.0, -8) : out == MMT_F16 ? ldexp(1.0, -11) : out == MMT_E4M3 ? ldexp(1.0, -4)
+         : out == MMT_E5M2 ? ldexp(1.0, -3) : 0.0;
+}
+
 /* The tuner's bound for a mode (tuner/measure/bench.c, mmt_bench_error_bound):
  * 8 sqrt(K) u_acc (x2 for f32x3) + 4 u_in + 2 u_out, with u_acc 2^-53 for f64, 2^-14 for
- * FP8 (what its tensor cores keep of a sum) and 2^-24 otherwise, u_in 2^-11 for tf32 (its inputs are rounded) else 0, u_out the unit roundoff
- * of a C narrower than fp32 (bf16 2^-8, f16 2^-11, e4m3 2^-4, e5m2 2^-3) else 0. */
+ * FP8 (what its tensor cores keep of a sum) and 2^-24 otherwise, u_in 2^-11 for tf32 (its
+ * inputs are rounded) else 0, u_out gc_unit_out's. */
 static inline double gc_bound_mode(mmt_mode mode, mmt_dtype out, int64_t k)
 {
     const double u_acc = mode == MMT_MODE_F64                                ? ldexp(1.0, -53)
                          : mmt_dtype_fp8(mmt_mode_dtype(mode))             ? ldexp(1.0, -14)
                                                                           : ldexp(1.0, -24);
     const double u_in = mode == MMT_MODE_TF32 ? ldexp(1.0, -11) : 0.0;
-    const double u_out = out == MMT_BF16   ? ldexp(1.0, -8)
-                         : out == MMT_F16  ? ldexp(1.0, -11)
-                         : out == MMT_E4M3 ? ldexp(1.0, -4)
-                         : out == MMT_E5M2 ? ldexp(1.0, -3)
-                                           : 0.0;
-    return 8.0 * sqrt((double)(k > 1 ? k : 1)) * u_acc * (mode == MMT_MODE_F32X3 ? 2 : 1) + 4.0 * u_in + 2.0 * u_out;
+    return 8.0 * sqrt((double)(k > 1 ? k : 1)) * u_acc * (mode == MMT_MODE_F32X3 ? 2 : 1) + 4.0 * u_in +
+           2.0 * gc_unit_out(out);
 }
 
 static inline double gc_bound(int f64, int64_t k)

@@ -65,13 +65,8 @@ static int case_right(mmt_ctx *ctx, const epi_case *t)
      * C rounded once more where it is 16-bit (it is widened, then rounded again) */
     mmt_mode mode = MMT_MODE_F32;
     CHECK_EQ_INT(mmt_mode_of(t->ab, t->compute, &mode), 0);
-    const double u_out = t->c == MMT_BF16   ? ldexp(1.0, -8)
-                         : t->c == MMT_F16  ? ldexp(1.0, -11)
-                         : t->c == MMT_E4M3 ? ldexp(1.0, -4)
-                         : t->c == MMT_E5M2 ? ldexp(1.0, -3)
-                                            : 0,
-                 u = ldexp(1.0, t->c == MMT_F64 ? -53 : -24),
-                 bound = 1.2 * gc_bound_mode(mode, t->c, t->k) + 2 * u_out + 4 * u;
+    const double u = ldexp(1.0, t->c == MMT_F64 ? -53 : -24),
+                 bound = 1.2 * gc_bound_mode(mode, t->c, t->k) + 2 * gc_unit_out(t->c) + 4 * u;
     const double e = copied ? epi_error(out, t->c, t->col, ldc, t->m, t->n, ref, &epi, bias, nb) : NAN;
     const int padding_kept = !copied || epi_padding_kept(out, c, cs, lines, ldc, pad);
     const int right = copied && e <= bound && padding_kept;
