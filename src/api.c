@@ -647,7 +647,8 @@ static mmt_status run_scaled(mmt_ctx *ctx, const mmt_gemm_desc *d, const float *
                         MMT_UNSUPPORTED, "mmt_gemm_scaled: A, B, C and the scales must be device memory");
     }
     mmt_table_hit hit;
-    FORWARD_IF_ERROR(mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, c, ldc, how, config, config_size, &hit, err));
+    FORWARD_IF_ERROR(
+        mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, beta, c, ldc, how, config, config_size, &hit, err));
     FORWARD_IF_ERROR(mmt_table_launch_scaled(ctx, &hit, alpha, a, lda, b, ldb, beta, c, ldc, scale_a, scale_b, err));
     mmt_table_count_calls(ctx, &hit, 1);
     return MMT_OK;
@@ -687,7 +688,12 @@ static mmt_status epilogue_fused(mmt_ctx *ctx, const mmt_gemm_desc *d, const mmt
     mmt_choice how = MMT_CHOICE_NONE;
     char config[512] = "";
     mmt_table_hit hit;
-    if (mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, c, ldc, &how, config, sizeof config, &hit, &err) != MMT_OK)
+    /* FP8 C's epilogue is the templates' store (cuBLASLt's FP8 D would read its scale, applied
+     * after the activation, from device memory): looked up as for a beta other than 0, which
+     * the vendor does not take for FP8 C */
+    const double key_beta = mmt_dtype_fp8(d->c_type) ? 1.0 : beta;
+    if (mmt_table_lookup(ctx, &user, 0, a, lda, b, ldb, key_beta, c, ldc, &how, config, sizeof config, &hit, &err) !=
+        MMT_OK)
         return MMT_UNSUPPORTED;
     /* a bias along the rows or the columns of the row-major form: a column-major call's
      * rows are its columns */
@@ -926,7 +932,7 @@ static int run_spread(mmt_ctx *ctx, const mmt_problem *user, double alpha, const
         mmt_choice h;
         char text[512];
         *st = mmt_table_lookup(ctx, user, 0, nth(a, i, bt->stride_a, s.es), lda, nth(b, i, bt->stride_b, s.es), ldb,
-                               nth(c, i, bt->stride_c, s.cs), ldc, &h, text, sizeof text, &hit[i], err);
+                               beta, nth(c, i, bt->stride_c, s.cs), ldc, &h, text, sizeof text, &hit[i], err);
         if (*st != MMT_OK) return 1;
         const mmt_table_hit *hi = &hit[i];
         if (!hi->repeatable || mnk > (hi->mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK)) return 0;
@@ -1058,8 +1064,8 @@ static int run_list_spread(mmt_ctx *ctx, const mmt_problem *total, const gemm_li
         mmt_problem user = *total;
         user.m = l->rows[i];
         /* what served the call: the last GEMM with rows (its text only) */
-        *st = mmt_table_lookup(ctx, &user, 0, l->a[i], lda, l->b[i], ldb, l->c[i], ldc, how, config, config_size,
-                               &hit[i], err);
+        *st = mmt_table_lookup(ctx, &user, 0, l->a[i], lda, l->b[i], ldb, beta, l->c[i], ldc, how, config,
+                               config_size, &hit[i], err);
         const double mnk = (double)l->rows[i] * (double)user.n * (double)user.k;
         spreads = *st != MMT_OK ||
                   (hit[i].repeatable && mnk <= (hit[i].mod ? MMT_CPU_ONE_THREAD_MNK : MMT_VENDOR_ONE_THREAD_MNK));

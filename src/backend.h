@@ -156,7 +156,7 @@ void mmt_cuda_context_leave(int pushed);
  * take and give back its memory in stream order (the release waits for the stream's work
  * before it, so the next user cannot overlap it). is_pinned: host memory CUDA pinned
  * (cuMemHostAlloc, cuMemHostRegister). copy_2d copies `rows` rows of `width` bytes between
- * pitched host and device memory. */
+ * pitched host and device memory; zero_2d zeroes `rows` rows of `width` bytes of device memory. */
 typedef struct mmt_cuda_async {
     int (*is_host)(const void *ptr);
     int (*is_pinned)(const void *ptr);
@@ -181,6 +181,8 @@ typedef struct mmt_cuda_async {
     mmt_status (*sync)(int ordinal, void *stream, mmt_err *err);
     mmt_status (*copy_2d)(int ordinal, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                           size_t rows, mmt_copy_dir dir, void *stream, mmt_err *err);
+    mmt_status (*zero_2d)(int ordinal, void *dst, size_t pitch, size_t width, size_t rows, void *stream,
+                          mmt_err *err);
 } mmt_cuda_async;
 
 /* The table above, or NULL without the CUDA driver. */

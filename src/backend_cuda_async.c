@@ -231,6 +231,15 @@ static mmt_status async_copy_2d(int ordinal, void *dst, size_t dpitch, const voi
     return MMT_OK;
 }
 
+static mmt_status async_zero_2d(int ordinal, void *dst, size_t pitch, size_t width, size_t rows, void *stream,
+                                mmt_err *err)
+{
+    if (width == 0 || rows == 0) return MMT_OK;
+    ON_DEVICE(ordinal, mmt_cu.MemsetD2D8Async((CUdeviceptr)(uintptr_t)dst, pitch, 0, width, rows, (CUstream)stream),
+              MMT_LAUNCH, "cuMemsetD2D8Async");
+    return MMT_OK;
+}
+
 static const mmt_cuda_async async_api = {
     .is_host = async_is_host,
     .is_pinned = async_is_pinned,
@@ -253,6 +262,7 @@ static const mmt_cuda_async async_api = {
     .copy = async_copy,
     .sync = async_sync,
     .copy_2d = async_copy_2d,
+    .zero_2d = async_zero_2d,
 };
 
 const mmt_cuda_async *mmt_cuda_async_api(void)

@@ -60,8 +60,9 @@ static mmt_status vendor_launch(mmt_ctx *ctx, const mmt_problem *p, mmt_vendor_r
 static unsigned key_hash(const call_key *k)
 {
     const mmt_problem *p = &k->problem;
-    uint64_t kind = (((((uint64_t)p->mode * 4 + p->out) * 4 + (uint64_t)p->trans_a * 2 + p->trans_b) * 32 +
-                     (uint64_t)k->align_a) * 32 + (uint64_t)k->align_b) * 32 + (uint64_t)k->align_c;
+    uint64_t kind = ((((((uint64_t)p->mode * 4 + p->out) * 4 + (uint64_t)p->trans_a * 2 + p->trans_b) * 32 +
+                      (uint64_t)k->align_a) * 32 + (uint64_t)k->align_b) * 32 + (uint64_t)k->align_c) * 2 +
+                    (uint64_t)k->beta_zero;
     uint64_t h = (uint64_t)p->m * 0x9E3779B97F4A7C15ull ^ (uint64_t)p->n * 0xC2B2AE3D27D4EB4Full ^
                  (uint64_t)p->k * 0x165667B19E3779F9ull ^
                  (((kind * 2 + (uint64_t)k->allow_f32x3) * 2 + (uint64_t)k->reproducible) * 2 + (uint64_t)k->allow_levels) *
@@ -74,7 +75,8 @@ static int same_key(const call_key *a, const call_key *b)
     const mmt_problem *p = &a->problem, *q = &b->problem;
     return p->m == q->m && p->n == q->n && p->k == q->k && p->dtype == q->dtype && p->out == q->out &&
            p->mode == q->mode && p->trans_a == q->trans_a && p->trans_b == q->trans_b && a->align_a == b->align_a &&
-           a->align_b == b->align_b && a->align_c == b->align_c && a->allow_f32x3 == b->allow_f32x3 &&
+           a->align_b == b->align_b && a->align_c == b->align_c && a->beta_zero == b->beta_zero &&
+           a->allow_f32x3 == b->allow_f32x3 &&
            a->reproducible == b->reproducible && a->allow_levels == b->allow_levels;
 }
 
@@ -394,7 +396,7 @@ static mmt_status pick_measured(mmt_ctx *ctx, served *sv, const mmt_space_env *e
 static int vendor_may_serve(const mmt_ctx *ctx, const call_key *k)
 {
     return atomic_load(&ctx->vendor_state) >= 0 &&
-           mmt_vendor_takes(ctx->be, &k->problem, k->align_a, k->align_b, k->align_c);
+           mmt_vendor_takes(ctx->be, &k->problem, k->align_a, k->align_b, k->align_c, k->beta_zero);
 }
 
 /* The vendor library where it may serve mode: opened by the first call that asks (cuBLAS
@@ -790,6 +792,13 @@ static int key_align_c(const mmt_problem *normal, const mmt_gemm_params *gp)
     return mmt_align_bytes((uintptr_t)gp->c, gp->ldc * mmt_dtype_size(normal->out));
 }
 
+/* Whether beta is 0 in a call's key (call_key): for FP8 C, where it decides whether the vendor
+ * takes the call; 0 elsewhere. */
+static int key_beta_zero(const mmt_problem *normal, double beta)
+{
+    return mmt_dtype_fp8(normal->out) && beta == 0;
+}
+
 int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda, const void *b,
                      int64_t ldb, double beta, void *c, int64_t ldc, mmt_status *st, mmt_err *err)
 {
@@ -798,7 +807,8 @@ int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const
     const int es = mmt_dtype_size(hit->problem.dtype);
     if (mmt_align_bytes((uintptr_t)gp.a, gp.lda * es) != hit->align_a ||
         mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es) != hit->align_b ||
-        (hit->align_c && key_align_c(&hit->problem, &gp) != hit->align_c)) /* 0: not keyed (not FP8) */
+        (hit->align_c && key_align_c(&hit->problem, &gp) != hit->align_c) || /* 0: not keyed (not FP8) */
+        key_beta_zero(&hit->problem, beta) != hit->beta_zero)
         return 0;
     *st = run_entry(ctx, &hit->problem, hit->mod, &hit->geometry, NULL, hit->route, hit->miss, &gp, err);
     return 1;
@@ -808,8 +818,8 @@ int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const
  * and what the launch reads copied under the lock into *hit (*plan where the entry runs
  * Strassen levels: hit->repeatable is 0 then); *how and config. */
 static mmt_status lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const void *a, int64_t lda, const void *b,
-                         int64_t ldb, const void *c, int64_t ldc, mmt_choice *how, char *config, size_t config_size,
-                         mmt_table_hit *hit, mmt_strassen_plan *plan, mmt_err *err)
+                         int64_t ldb, double beta, const void *c, int64_t ldc, mmt_choice *how, char *config,
+                         size_t config_size, mmt_table_hit *hit, mmt_strassen_plan *plan, mmt_err *err)
 {
     call_key key = {.problem = mmt_problem_normalise(user)};
     const mmt_gemm_params gp = params_of(user, &key.problem, 0, a, lda, b, ldb, 0, (void *)c, ldc);
@@ -817,6 +827,7 @@ static mmt_status lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const
     key.align_a = mmt_align_bytes((uintptr_t)gp.a, gp.lda * es);
     key.align_b = mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es);
     key.align_c = key_align_c(&key.problem, &gp);
+    key.beta_zero = key_beta_zero(&key.problem, beta);
 
     /* the fast path: the lookup and what the launch reads, under the lock once; a first-time
      * key is made outside it */
@@ -837,7 +848,7 @@ static mmt_status lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const
     if (levels) *plan = e->plan;
     *hit = (mmt_table_hit){.repeatable = !levels, .gen = atomic_load(&ctx->table_gen), .user = *user,
                            .problem = key.problem, .align_a = key.align_a, .align_b = key.align_b, .align_c = key.align_c,
-                           .mod = e->mod,
+                           .beta_zero = key.beta_zero, .mod = e->mod,
                            .geometry = e->geometry, .route = e->route,
                            .miss = e->choice != MMT_CHOICE_EXACT ? e->miss : NULL};
     pthread_mutex_unlock(&ctx->lock);
@@ -850,18 +861,18 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
 {
     mmt_table_hit own, *h = hit ? hit : &own;
     mmt_strassen_plan plan;
-    FORWARD_IF_ERROR(lookup(ctx, user, sgemm, a, lda, b, ldb, c, ldc, how, config, config_size, h, &plan, err));
+    FORWARD_IF_ERROR(lookup(ctx, user, sgemm, a, lda, b, ldb, beta, c, ldc, how, config, config_size, h, &plan, err));
     mmt_gemm_params gp = params_of(user, &h->problem, alpha, a, lda, b, ldb, beta, c, ldc);
     return run_entry(ctx, &h->problem, h->mod, &h->geometry, h->repeatable ? NULL : &plan, h->route, h->miss, &gp,
                      err);
 }
 
 mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const void *a, int64_t lda,
-                            const void *b, int64_t ldb, const void *c, int64_t ldc, mmt_choice *how, char *config,
-                            size_t config_size, mmt_table_hit *hit, mmt_err *err)
+                            const void *b, int64_t ldb, double beta, const void *c, int64_t ldc, mmt_choice *how,
+                            char *config, size_t config_size, mmt_table_hit *hit, mmt_err *err)
 {
     mmt_strassen_plan plan;
-    return lookup(ctx, user, sgemm, a, lda, b, ldb, c, ldc, how, config, config_size, hit, &plan, err);
+    return lookup(ctx, user, sgemm, a, lda, b, ldb, beta, c, ldc, how, config, config_size, hit, &plan, err);
 }
 
 mmt_status mmt_table_launch(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda,

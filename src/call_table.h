@@ -17,7 +17,7 @@ typedef struct mmt_table_hit {
     int repeatable; /* 0: the call ran Strassen levels, or was not looked up */
     uint64_t gen;   /* the table's generation at the lookup */
     mmt_problem user, problem; /* the caller's problem, and its row-major normal form */
-    int align_a, align_b, align_c;
+    int align_a, align_b, align_c, beta_zero;
     mmt_module *mod;
     mmt_geometry geometry;
     mmt_vendor_route route;
@@ -34,8 +34,8 @@ mmt_status mmt_table_run(mmt_ctx *ctx, const mmt_problem *user, int sgemm, doubl
 
 /* Runs hit's call again on new operands of the same leading dimensions (the caller checked
  * them as the first call was checked), as mmt_table_run would: 0 without running where the
- * hit no longer holds (an entry or a policy changed since, or the operands' alignment
- * differs), 1 where it ran, with its status in *st. */
+ * hit no longer holds (an entry or a policy changed since, or the operands' alignment or,
+ * for FP8 C, beta's being 0 differs), 1 where it ran, with its status in *st. */
 int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const void *a, int64_t lda, const void *b,
                      int64_t ldb, double beta, void *c, int64_t ldc, mmt_status *st, mmt_err *err);
 
@@ -44,8 +44,8 @@ int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const
  * where the entry runs Strassen levels), *how and config. A batch's GEMMs then run through
  * mmt_table_launch and are counted at once by mmt_table_count_calls. */
 mmt_status mmt_table_lookup(mmt_ctx *ctx, const mmt_problem *user, int sgemm, const void *a, int64_t lda,
-                            const void *b, int64_t ldb, const void *c, int64_t ldc, mmt_choice *how, char *config,
-                            size_t config_size, mmt_table_hit *hit, mmt_err *err);
+                            const void *b, int64_t ldb, double beta, const void *c, int64_t ldc, mmt_choice *how,
+                            char *config, size_t config_size, mmt_table_hit *hit, mmt_err *err);
 
 /* Runs a repeatable hit's call on operands of the alignment it was looked up for (the caller
  * checked them), on the calling thread, as mmt_table_run launches it; nothing else: no

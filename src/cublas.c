@@ -191,10 +191,13 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
 {
     const mmt_dtype in = mmt_mode_dtype(mode);
     const int fp8 = mmt_dtype_fp8(in);
-    RETURN_ERROR_IF(!mmt_mode_name(mode) || (fp8 ? mmt_dtype_fp8(out) || out == MMT_F64
+    RETURN_ERROR_IF(!mmt_mode_name(mode) || (fp8 ? out == MMT_F64
                                                  : out != in && !(out == MMT_F32 && (in == MMT_BF16 || in == MMT_F16))),
                     err, MMT_INVALID_ARGUMENT, "cuBLAS has no GEMM of %s with C of %s",
                     mmt_mode_name(mode) ? mmt_mode_name(mode) : "?", mmt_dtype_name(out) ? mmt_dtype_name(out) : "?");
+    /* cuBLASLt's FP8 D reads beta C from a C of another type (bf16 or f16), not C in place */
+    RETURN_ERROR_IF(mmt_dtype_fp8(out) && p->beta != 0, err, MMT_UNSUPPORTED,
+                    "cuBLASLt takes C of %s only with beta 0", mmt_dtype_name(out));
     RETURN_ERROR_IF(fp8 && bt, err, MMT_UNSUPPORTED, "cuBLAS has no strided batch of FP8 GEMMs");
     RETURN_ERROR_IF(p->m > 0x7fffffff || p->n > 0x7fffffff || p->k > 0x7fffffff || p->lda > 0x7fffffff ||
                         p->ldb > 0x7fffffff || p->ldc > 0x7fffffff,
@@ -210,6 +213,10 @@ static mmt_status gemm(mmt_cublas *cb, mmt_mode mode, mmt_dtype out, const mmt_g
         if (st == MMT_UNSUPPORTED)
             mmt_err_set(err, st, "cuBLASLt has no FP8 matmul for this call (%s; it takes both operands K-major, "
                                  "row-major NT, 16-byte aligned)", cb->lt ? "none found" : "no libcublasLt");
+    } else if (mmt_dtype_fp8(out)) { /* K == 0 and beta 0: C = 0 */
+        const mmt_cuda_async *as = mmt_cuda_async_api();
+        st = as ? as->zero_2d(cb->ordinal, p->c, (size_t)p->ldc, (size_t)p->n, (size_t)p->m, stream, err)
+                : mmt_err_set(err, MMT_UNSUPPORTED, "no CUDA driver");
     } else if (fp8) { /* K == 0: C = beta C, A and B not read: the output type's own GEMM */
         st = gemm_in(cb, out == MMT_F32 ? MMT_MODE_F32 : out == MMT_BF16 ? MMT_MODE_BF16 : MMT_MODE_F16, out, p, bt,
                      stream, err);

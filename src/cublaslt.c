@@ -67,7 +67,7 @@ typedef struct plan {
     int usable; /* 0: cuBLASLt has none (that the key allows), or refused it: cuBLAS runs the problem */
     size_t workspace;
     lt_desc desc;
-    lt_layout la, lb, lc;
+    lt_layout la, lb, lc, ld; /* ld: D's where C's type is another (FP8 C), else NULL (lc is D's too) */
     lt_algo algo;
 } plan;
 
@@ -148,6 +148,7 @@ static void plan_free(mmt_cublaslt *lt, plan *pl)
     if (pl->la) lt->layout_destroy(pl->la);
     if (pl->lb) lt->layout_destroy(pl->lb);
     if (pl->lc) lt->layout_destroy(pl->lc);
+    if (pl->ld) lt->layout_destroy(pl->ld);
     memset(pl, 0, sizeof *pl);
 }
 
@@ -207,6 +208,8 @@ static void plan_make(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
     /* our A's and B's types (FP8 of two kinds: e4m3 x e5m2 or the reverse) */
     const int in_a = data_type(mmt_mode_dtype(mode)), in_b = data_type(mmt_mode_b_dtype(mode)),
               ct = data_type((mmt_dtype)k->out);
+    /* an FP8 D reads beta C from a C of bf16 (or f16): this C is never read (beta 0, run_plan) */
+    const int fp8_d = mmt_dtype_fp8((mmt_dtype)k->out);
     const int compute = mode == MMT_MODE_F64 ? COMPUTE_64F : mode == MMT_MODE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
     const int32_t opa = k->trans_b, opb = k->trans_a; /* cuBLASLt's A is our B, its B our A */
     /* A plan with workspace only on tensor cores: for f32 and f64 the kernel cuBLAS's own
@@ -222,7 +225,8 @@ static void plan_make(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
         lt->desc_set(pl->desc, DESC_TRANSB, &opb, sizeof opb) == 0 &&
         lt->layout_create(&pl->la, in_b, opa ? k->k : k->n, opa ? k->n : k->k, k->ldb) == 0 &&
         lt->layout_create(&pl->lb, in_a, opb ? k->m : k->k, opb ? k->k : k->m, k->lda) == 0 &&
-        lt->layout_create(&pl->lc, ct, k->n, k->m, k->ldc) == 0 &&
+        lt->layout_create(&pl->lc, fp8_d ? CUDA_R_16BF : ct, k->n, k->m, k->ldc) == 0 &&
+        (!fp8_d || lt->layout_create(&pl->ld, ct, k->n, k->m, k->ldc) == 0) &&
         (!mmt_mode_block_scaled(mode) || /* block scales: 128 x 128 of its A (our B), 1 x 128 of its B */
          (lt->desc_set(pl->desc, DESC_A_SCALE_MODE, &(int32_t){SCALE_BLK128x128_32F}, sizeof(int32_t)) == 0 &&
           lt->desc_set(pl->desc, DESC_B_SCALE_MODE, &(int32_t){SCALE_VEC128_32F}, sizeof(int32_t)) == 0 &&
@@ -236,7 +240,7 @@ static void plan_make(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
                                    (uint32_t)k->align_c};
         int set = 1;
         for (int i = 0; i < 4; i++) set &= lt->pref_set(pref, PREF_ALIGN_A + i, &align[i], sizeof align[i]) == 0;
-        found = set && lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &best, &found) == 0 &&
+        found = set && lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->ld ? pl->ld : pl->lc, pref, 1, &best, &found) == 0 &&
                 found == 1 && best.state == 0 &&
                 (best.workspace_size == 0 ||
                  (k->workspace && tensor_cores && lt->cuda && best.workspace_size <= HEURISTIC_WORKSPACE));
@@ -296,7 +300,7 @@ int mmt_cublaslt_has_plan(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const 
  * can be had or cuBLASLt refuses the call (the plan is then marked unusable). */
 static mmt_status run_plan(mmt_cublaslt *lt, plan *pl, mmt_mode mode, const mmt_gemm_params *p, void *stream)
 {
-    if (!pl || !pl->usable) return MMT_UNSUPPORTED;
+    if (!pl || !pl->usable || (pl->ld && p->beta != 0)) return MMT_UNSUPPORTED;
     if (mmt_mode_block_scaled(mode) && set_scales(lt, pl, p)) return MMT_UNSUPPORTED;
     void *ws = NULL;
     if (pl->workspace && ((!lt->pool && lt->cuda->pool_new(lt->ordinal, KEEP_WORKSPACE, &lt->pool, NULL) != MMT_OK) ||
@@ -307,8 +311,11 @@ static mmt_status run_plan(mmt_cublaslt *lt, plan *pl, mmt_mode mode, const mmt_
     const double alpha64 = p->alpha, beta64 = p->beta;
     const float alpha32 = (float)p->alpha, beta32 = (float)p->beta;
     const int f64 = mode == MMT_MODE_F64;
+    /* FP8 C: no C pointer (cuBLASLt refuses C == D with C's layout of another type, H200,
+     * cuBLAS 13.1; at beta 0 it reads no C) */
     int rc = lt->matmul(lt->h, pl->desc, f64 ? (const void *)&alpha64 : &alpha32, p->b, pl->la, p->a, pl->lb,
-                        f64 ? (const void *)&beta64 : &beta32, p->c, pl->lc, p->c, pl->lc, &pl->algo, ws, pl->workspace, stream);
+                        f64 ? (const void *)&beta64 : &beta32, pl->ld ? NULL : p->c, pl->lc, p->c,
+                        pl->ld ? pl->ld : pl->lc, &pl->algo, ws, pl->workspace, stream);
     if (ws) lt->cuda->pool_release(lt->ordinal, ws, stream);
     if (rc != 0) { /* refused before launching: cuBLAS runs the problem from now on */
         pl->usable = 0;

@@ -29,7 +29,8 @@ mmt_status mmt_cublaslt_gemm(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, con
 
 /* p's GEMM on a plan kept per problem whatever its size (workspace allowed): the one route
  * of FP8, which cuBLAS's own calls lack. MMT_UNSUPPORTED, nothing launched, where cuBLASLt
- * has no algorithm for it (FP8 takes both operands K-major: row-major NT). Not thread-safe. */
+ * has no algorithm for it (FP8 takes both operands K-major: row-major NT), and for FP8 C
+ * unless beta is 0 (its FP8 D reads beta C from a C of another type). Not thread-safe. */
 mmt_status mmt_cublaslt_gemm_whole(mmt_cublaslt *lt, mmt_mode mode, mmt_dtype out, const mmt_gemm_params *p,
                                    void *stream);
 

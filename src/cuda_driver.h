@@ -55,6 +55,7 @@
     X(MemHostAlloc, cuMemHostAlloc)                   \
     X(MemFreeHost, cuMemFreeHost)                     \
     X(Memcpy2DAsync, cuMemcpy2DAsync)                 \
+    X(MemsetD2D8Async, cuMemsetD2D8Async)             \
     X(MemPoolCreate, cuMemPoolCreate)                 \
     X(MemPoolDestroy, cuMemPoolDestroy)               \
     X(MemPoolSetAttribute, cuMemPoolSetAttribute)     \

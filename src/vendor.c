@@ -201,14 +201,18 @@ const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode)
     return NULL;
 }
 
-int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal, int align_a, int align_b, int align_c)
+int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal, int align_a, int align_b, int align_c,
+                     int beta_zero)
 {
     if (!mmt_vendor_routine(be, normal->mode)) return 0;
     /* cuBLASLt's FP8 matmul reads both operands K-major (A as stored, B transposed), all
      * three matrices in 16-byte aligned rows */
     if (!mmt_dtype_fp8(mmt_mode_dtype(normal->mode))) return 1;
-    /* an FP8 D of cuBLASLt reads beta C from a C of another type (bf16 or f16): not C in place */
-    if (mmt_dtype_fp8(normal->out)) return 0;
+    /* an FP8 D of cuBLASLt reads beta C from a C of another type (bf16 or f16): not C in place,
+     * so beta 0 alone, and of e4m3 operands into e4m3 alone (its e5m2 D needs an e5m2
+     * operand; the mixed kinds and block scales into FP8 D are not tested here) */
+    if (mmt_dtype_fp8(normal->out) && (!beta_zero || normal->mode != MMT_MODE_E4M3 || normal->out != MMT_E4M3))
+        return 0;
     if (normal->trans_a || !normal->trans_b || align_a < 16 || align_b < 16 || align_c < 16) return 0;
     /* Block scales: cuBLASLt's 1 x 128 scales of A (VEC128, M-major) and 128 x 128 of B
      * (BLK128x128, K-major) are mmt_gemm_scaled's layout where M is a multiple of 4 and K of

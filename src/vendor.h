@@ -37,10 +37,11 @@ void mmt_vendor_use_device_cores(mmt_vendor *v, const mmt_device_info *dev);
  * library has none (OpenBLAS: no bf16, f16, tf32 or f32x3; cuBLASLt: no e5m2 x e5m2). */
 const char *mmt_vendor_routine(const mmt_backend *be, mmt_mode mode);
 /* Whether the vendor library has a call for the row-major problem normal whose A, B and C
- * rows are align_a, align_b and align_c bytes aligned (mmt_align_bytes): its routine for
- * the mode, and for FP8 the one orientation cuBLASLt takes, row-major NT, on 16-byte
- * aligned rows. */
-int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal, int align_a, int align_b, int align_c);
+ * rows are align_a, align_b and align_c bytes aligned (mmt_align_bytes), with beta 0 or
+ * not (beta_zero): its routine for the mode, and for FP8 the one orientation cuBLASLt
+ * takes, row-major NT, on 16-byte aligned rows; FP8 C with beta 0 alone. */
+int mmt_vendor_takes(const mmt_backend *be, const mmt_problem *normal, int align_a, int align_b, int align_c,
+                     int beta_zero);
 
 /* OpenBLAS picks its kernels from the CPU's model; a model it does not know (a virtual
  * machine's "Intel Xeon Processor") gets generic ones, 5x slower on AVX-512 (1,120 GFLOP/s

@@ -8,7 +8,8 @@
  * larger problem a mode. Then a problem with a tuned template entry whose kernel is not
  * cached: its first call runs cuBLAS, and after mmt_wait_kernels the tuned kernel does. And
  * vendor bests whose route is a cuBLASLt plan with workspace (ROUTINE=cublasLtMatmul). And
- * a repeated call's operands asked where they live. Exits 77 (skipped) without a GPU or
+ * a repeated call's operands asked where they live. And FP8 C, by cuBLASLt at beta 0 alone
+ * (test_fp8_c). Exits 77 (skipped) without a GPU or
  * without cuBLAS. */
 #include "gpu_check.h"
 #include "mmtuned.h"
@@ -23,7 +24,10 @@ static double one_call(mmt_ctx *ctx, const mode_case *mc, int col, int ta, int t
                        mmt_choice *how, char *config, size_t size)
 {
     const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k, br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
-    const int64_t lda = (col ? ar : ac) + 3, ldb = (col ? br : bc) + 1, ldc = (col ? s.m : s.n) + 2;
+    /* FP8's rows padded by 16 bytes: cuBLASLt takes 16-byte aligned rows alone */
+    const int fp8 = mmt_dtype_fp8(mc->ab);
+    const int64_t lda = (col ? ar : ac) + (fp8 ? 16 : 3), ldb = (col ? br : bc) + (fp8 ? 16 : 1),
+                  ldc = (col ? s.m : s.n) + (fp8 ? 16 : 2);
     const size_t es = (size_t)mmt_dtype_size(mc->ab), cs = (size_t)mmt_dtype_size(mc->c);
     const size_t asz = es * (col ? ac : ar) * lda, bsz = es * (col ? bc : br) * ldb, csz = cs * (col ? s.n : s.m) * ldc;
     void *a = gc_matrix_t(mc->ab, col, ar, ac, lda, c.nan_ab), *b = gc_matrix_t(mc->ab, col, br, bc, ldb, c.nan_ab);
@@ -104,6 +108,45 @@ static void test_modes(void)
         printf("%s->%s %lldx%lldx%lld: error %g (%s)\n", mmt_mode_name(modes[mi].mode), mmt_dtype_name(modes[mi].c),
                (long long)larger.m, (long long)larger.n, (long long)larger.k, e, config);
         CHECK(e <= gc_bound_mode(modes[mi].mode, modes[mi].c, larger.k) && how == MMT_CHOICE_VENDOR);
+    }
+    mmt_close(ctx);
+}
+
+/* FP8 C, row-major NT on 16-byte rows (cuBLASLt's one orientation), nothing tuned: cuBLASLt's
+ * FP8 D serves beta 0 (NaN in C; and alpha 0 or K 0, where C is zeroed, with NaN in A and B
+ * too), a template beta other than 0 (cuBLASLt would read C from a C of another type), and
+ * e5m2 C (which cuBLASLt writes only beside an e5m2 operand). */
+static void test_fp8_c(void)
+{
+    mmt_ctx *ctx = NULL;
+    CHECK_EQ_INT(mmt_open(&ctx, "0", NULL), MMT_OK);
+    if (!ctx) return;
+    static const mode_case fp8[] = {
+        {MMT_E4M3, MMT_E4M3, MMT_COMPUTE_NATIVE, MMT_MODE_E4M3, MMT_VENDOR_LT_ROUTINE, NULL},
+        {MMT_E4M3, MMT_E5M2, MMT_COMPUTE_NATIVE, MMT_MODE_E4M3, NULL, NULL}};
+    static const ab fp8_cases[] = {{1.0, 0.0, 1, 0}, {0.0, 0.0, 1, 1}, {0.75, -1.25, 0, 0}, {-1.5, 1.0, 0, 0}};
+    static const shape shapes[] = {{67, 48, 96}, {256, 384, 512}, {130, 16, 0}};
+    for (size_t mi = 0; mi < sizeof fp8 / sizeof fp8[0]; mi++) {
+        int bad = 0, by_vendor = 0, runs = 0;
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (size_t ci = 0; ci < sizeof fp8_cases / sizeof fp8_cases[0]; ci++) {
+                mmt_choice how;
+                char config[512];
+                const double e =
+                    one_call(ctx, &fp8[mi], 0, 0, 1, shapes[si], fp8_cases[ci], 0, &how, config, sizeof config);
+                const int vendor = fp8[mi].routine && fp8_cases[ci].beta == 0;
+                runs++, by_vendor += how == MMT_CHOICE_VENDOR;
+                if (!(e <= gc_bound_mode(fp8[mi].mode, fp8[mi].c, shapes[si].k)) ||
+                    (how == MMT_CHOICE_VENDOR) != vendor || (vendor && !strstr(config, fp8[mi].routine))) {
+                    fprintf(stderr, "%s->%s %lldx%lldx%lld case %zu: error %g, choice %d (%s)\n",
+                            mmt_mode_name(fp8[mi].mode), mmt_dtype_name(fp8[mi].c), (long long)shapes[si].m,
+                            (long long)shapes[si].n, (long long)shapes[si].k, ci, e, (int)how, config);
+                    bad++;
+                }
+            }
+        printf("%s->%s: %d runs (%d by cuBLASLt), %d wrong\n", mmt_mode_name(fp8[mi].mode),
+               mmt_dtype_name(fp8[mi].c), runs, by_vendor, bad);
+        CHECK_EQ_INT(bad, 0);
     }
     mmt_close(ctx);
 }
@@ -314,6 +357,7 @@ int main(void)
     mmt_vendor_close(v);
     setenv("MMTUNE_DB", "/nonexistent/mmtune-test.db", 1);
     test_modes();
+    test_fp8_c();
     test_repeat_operands();
     unsetenv("MMTUNE_DB");
     test_background_build();

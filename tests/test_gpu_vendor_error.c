@@ -1,6 +1,6 @@
 /* test_gpu_vendor_error.c - every mode's error against the vendor's on GPU 0: for each family
  * that serves a mode (bf16 and f16 with 16-bit and fp32 C, tf32, f32x3, f32, f64, e4m3 with
- * bf16 and fp32 C; cuBLASLt has no e5m2 x e5m2 matmul), the configuration an untuned problem
+ * bf16, fp32 and e4m3 C; cuBLASLt has no e5m2 x e5m2 matmul), the configuration an untuned problem
  * gets (the space's default, or its `defaults:` entry) is run on the same inputs as cuBLAS
  * (the routine the vendor family calls for that mode: GemmEx, with TF32 for tf32; Sgemm for
  * f32 and f32x3; Dgemm; cuBLASLt's matmul for FP8, NT alone, the one orientation it takes),
@@ -20,7 +20,8 @@ static double ratio_max(mmt_mode mode) { return mode == MMT_MODE_F32 || mode == 
 static const kind kinds[] = {{MMT_MODE_BF16, MMT_BF16}, {MMT_MODE_BF16, MMT_F32}, {MMT_MODE_F16, MMT_F16},
                              {MMT_MODE_F16, MMT_F32},   {MMT_MODE_TF32, MMT_F32}, {MMT_MODE_F32X3, MMT_F32},
                              {MMT_MODE_F32, MMT_F32},   {MMT_MODE_F64, MMT_F64},  {MMT_MODE_E4M3, MMT_BF16},
-                             {MMT_MODE_E4M3, MMT_F32},  {MMT_MODE_E4M3_E5M2, MMT_BF16}, {MMT_MODE_E5M2_E4M3, MMT_F32}};
+                             {MMT_MODE_E4M3, MMT_F32},  {MMT_MODE_E4M3, MMT_E4M3}, {MMT_MODE_E4M3_E5M2, MMT_BF16},
+                             {MMT_MODE_E5M2_E4M3, MMT_F32}};
 
 /* a long K (the error of the sums shows) over a few hundred tiles' worth of C */
 static const shape s = {512, 384, 4096};
