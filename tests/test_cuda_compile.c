@@ -306,9 +306,9 @@ static void sample_dmma(const mmt_device_info *dev)
     mmt_family_free(fam);
 }
 
-/* The fp64 tensor-core space fed by the TMA: NN (as C^T = B^T A^T), TN and TT, the default
+/* The fp64 tensor-core space fed by the TMA: NN (as C^T = B^T A^T), TN, TT and NT, the default
  * and spread samples, odd sizes (the TMA zero-fills the edges), m16n8k16, clusters, and the
- * largest tiles the prune keeps, which must not spill; NT is not served. */
+ * largest tiles the prune keeps, which must not spill. */
 static void sample_dmma_tma(const mmt_device_info *dev)
 {
     mmt_family *fam = NULL;
@@ -321,23 +321,20 @@ static void sample_dmma_tma(const mmt_device_info *dev)
     for (int t = 0; t < 4; t++) {
         p.trans_a = t & 1, p.trans_b = t >> 1;
         p.m = p.n = p.k = 4096;
-        if (t == 2) { /* NT */
-            mmt_space_env env = {.problem = &p, .device = dev};
-            mmt_config *all = NULL;
-            size_t count = 0;
-            CHECK_OK(mmt_space_enumerate(fam->space, &env, &all, &count, &err), &err);
-            CHECK_EQ_INT((int)count, 0);
-            free(all);
-            continue;
-        }
-        spilled += sample_problem(fam, dev, &p, 1, t == 0 ? 4 : 2);
+        spilled += sample_problem(fam, dev, &p, 1, t == 0 || t == 2 ? 4 : 2);
         p.m = 1000, p.n = 1002, p.k = 998; /* partial tiles, 16-byte rows */
         spilled += sample_problem(fam, dev, &p, 0, 1);
     }
-    p.trans_a = p.trans_b = 0, p.m = p.n = p.k = 4096;
-    spilled += sample_with(fam, dev, &p, "MMA_K", 16);
-    spilled += sample_with(fam, dev, &p, "CLUSTER", 2);
-    spilled += sample_with(fam, dev, &p, "KH", 2);
+    for (int nt = 0; nt < 2; nt++) { /* NN (C^T = B^T A^T), NT (both slots K-major) */
+        p.trans_a = 0, p.trans_b = nt, p.m = p.n = p.k = 4096;
+        spilled += sample_with(fam, dev, &p, "MMA_K", 16);
+        spilled += sample_with(fam, dev, &p, "CLUSTER", 2);
+        spilled += sample_with(fam, dev, &p, "KH", 2);
+    }
+    /* NT's largest warp tile the prune keeps: 254 registers */
+    spilled +=
+        compile_measured(fam, dev, &p, "BM=128,BN=32,WARPS_M=1,WARPS_N=4,STAGES=4,MMA_K=8,GROUP_M=8,CLUSTER=1,KH=1");
+    p.trans_a = p.trans_b = 0;
     /* an untuned aligned fp64 NN problem of many tiles: the `defaults:` entry */
     int entry;
     spilled += compile_default(fam, dev, &p, "dmma_tma f64 NN default", "BM=64 BN=256 STAGES=4", &entry);
@@ -673,11 +670,11 @@ int main(void)
     size_t dmma_tma_size = 0;
     CHECK_OK(mmt_resource_read("templates/cuda/gemm_dmma_tma.cu", &dmma_tma, &dmma_tma_size, &err), &err);
     if (dmma_tma) {
-        /* bare (sm_90a), and an #error for the orientation it does not serve */
+        /* bare (sm_90a), and an #error for a mode it lacks */
         CHECK_EQ_INT(compile_one("bare dmma_tma", dmma_tma, "MMT_ARCH_SPECIFIC=1", NULL), 0);
-        st = mmt_cuda_compile_for_arch("sm_90a", dmma_tma, "OP_B=1", &bin, &size, &log, &err);
+        st = mmt_cuda_compile_for_arch("sm_90a", dmma_tma, "MMT_MODE=0", &bin, &size, &log, &err);
         CHECK_EQ_INT(st, MMT_COMPILE);
-        CHECK(log && strstr(log, "NT has no"));
+        CHECK(log && strstr(log, "f64 (MMT_MODE 1) only"));
         free(log);
         free(dmma_tma);
     }

@@ -4,7 +4,7 @@
  *
  *   C = alpha * op(A) * op(B) + beta * C      row-major doubles, any M N K; A and B 16-byte
  *                                             aligned with row pitches a multiple of 16
- *                                             bytes (TMA); NN, TN and TT (NT: gemm_dmma.cu).
+ *                                             bytes (TMA); every orientation.
  *
  * Why a second fp64 template: at the tensor cores' fp64 rate (128 fused multiply-adds a
  * clock an SM) the cp.async copies of gemm_dmma.cu share the issue slots with the mma, and
@@ -17,23 +17,25 @@
  * mma's A operand: each loads half of it and the TMA multicasts it into both. With KH = 2
  * a stage holds 32 k: one barrier wait per 32 k.
  *
- * Slots: the mma's A operand (rows g and g + 8 of one k side by side in a fragment) is
- * always one stored contiguous along its rows' dimension (M-major), read a double at a time;
- * its B operand (two k of one column side by side) is the K-major one where there is one,
- * read 16 bytes at a time. So NN computes C^T = B^T A^T (B^T in the A slot, A in the B slot,
- * C written transposed), TT computes C = A B as stored, TN has both operands M/N-major.
- * Below, M and N are the tile's (C^T's under SWAP).
+ * Slots: the mma's A operand (rows g and g + 8 of one k side by side in a fragment) is one
+ * stored contiguous along its rows' dimension (M-major), read a double at a time, where
+ * there is one; its B operand (two k of one column side by side) is the K-major one where
+ * there is one, read 16 bytes at a time. So NN computes C^T = B^T A^T (B^T in the A slot, A
+ * in the B slot, C written transposed), TT computes C = A B as stored, TN has both operands
+ * M/N-major, and NT both K-major: its A slot is read as the K-major B slot is, two k of a
+ * row in one 16-byte load. Below, M and N are the tile's (C^T's under SWAP).
  *
  * Shared memory: a stage holds KH pieces of 16 k; in each the A slot is BM / 16 boxes of 16
- * k rows x 16 doubles (128 bytes a row) and the B slot BN rows of 16 k (K-major) or BN / 16
- * such boxes, all in the TMA's 128-byte swizzle (the 16-byte chunk c of row r at c ^ (r %
+ * k rows x 16 doubles (128 bytes a row), or BM rows of 16 k (K-major), and the B slot BN
+ * rows of 16 k (K-major) or BN / 16 such boxes, all in the TMA's 128-byte swizzle (the 16-byte chunk c of row r at c ^ (r %
  * 8)). The k an mma
  * step takes is a free choice as long as both slots agree: lane t's k slots t, t + 4, t + 8,
  * t + 12 are the stage's k 2t, 2t + 1, 2t + 8, 2t + 9, so a K-major B column gives two of
  * them in one 16-byte load, and the eight k rows a half warp reads of the A slot fall in
  * eight different chunks. A K-major B slot gives the mma's column g the tile column
  * rho(g) = 4 (g % 2) + g / 2, so the two rows a quarter warp reads lie half a row apart
- * in the swizzle. The TMA zero-fills what lies outside the matrices: edges need no code.
+ * in the swizzle; a K-major A slot gives its row g the tile row rho(g) likewise. The TMA
+ * zero-fills what lies outside the matrices: edges need no code.
  *
  * Launch (the space's launch section): grid CLUSTER * ceil(M / BM) * ceil(N / (CLUSTER BN)),
  * tiles in GROUP_M-row groups of cluster tiles (mmt_grid.h), block 32 * WARPS_M * WARPS_N,
@@ -85,11 +87,9 @@
 #if MMT_MODE != 1
 #error "gemm_dmma_tma.cu serves f64 (MMT_MODE 1) only"
 #endif
-#if !OP_A && OP_B
-#error "NT has no M/N-major operand for the mma's A slot (gemm_dmma.cu serves it)"
-#endif
 #define SWAP_ (!OP_A && !OP_B)  /* NN: C^T = B^T A^T */
-#define B_KMAJ_ (OP_A == OP_B) /* the B slot is K-major: A under SWAP, B stored N x K for TT */
+#define B_KMAJ_ (OP_B || !OP_A) /* the B slot is K-major: A under SWAP, B stored N x K for TT and NT */
+#define A_KMAJ (!OP_A && OP_B)  /* the A slot is K-major: A stored M x K for NT */
 #ifndef SWAP
 #define SWAP SWAP_
 #endif
@@ -169,16 +169,27 @@ __host__ __device__ constexpr int kmaj_at(int x, int k) { return x * LINE + (((k
 __host__ __device__ constexpr int phys_k(int t, int s) { return 2 * t + s % 2 + 8 * (s / 2); }
 /* The tile column of the mma's column c (within eight): a K-major B slot spreads them. */
 __host__ __device__ constexpr int col_of(int c) { return B_KMAJ ? (c % 2) * 4 + c / 2 : c; }
+/* The tile row of the mma's row g (within eight): a K-major A slot spreads them likewise. */
+__host__ __device__ constexpr int row_of(int g) { return A_KMAJ ? (g % 2) * 4 + g / 2 : g; }
 
 /* Where lane 4 g + t reads its fragments in a stage, as a few bases plus immediates. The A
- * slot's element (tile i, row half e, slot s) is at mn_at(phys_k(t, s), w0 + 16 i + 8 e + g);
- * the B slot's (tile j, slot s) at kmaj_at(w0 + 8 j + col_of(g), phys_k(t, s)) or mn_at(
- * phys_k(t, s), w0 + 8 j + g). exact(): so for every lane and warp, checked at compile time. */
+ * slot's element (tile i, row half e, slot s) is at mn_at(phys_k(t, s), w0 + 16 i + 8 e + g)
+ * or kmaj_at(w0 + 16 i + 8 e + row_of(g), phys_k(t, s)); the B slot's (tile j, slot s) at
+ * kmaj_at(w0 + 8 j + col_of(g), phys_k(t, s)) or mn_at(phys_k(t, s), w0 + 8 j + g). exact():
+ * so for every lane and warp, checked at compile time. */
 struct frag_bases {
-    int a[2][2]; /* [e][s % 2] */
+    int a[2][2]; /* [e][s % 2]; K-major: [e][s / 2] */
     int b[2][2]; /* K-major: [s / 2][0]; N-major: [j % 2][s % 2] */
 
-    __host__ __device__ constexpr int a_at(int i, int e, int s) const { return a[e][s % 2] + i * BOX + s / 2 * 8 * LINE; }
+    __host__ __device__ constexpr int a_at(int i, int e, int s) const
+    {
+        return A_KMAJ ? a[e][s / 2] + i * 16 * LINE + s % 2 * 8 : a[e][s % 2] + i * BOX + s / 2 * 8 * LINE;
+    }
+    /* the A slot's element as exact() reads it from the layout */
+    static __host__ __device__ constexpr int a_ref(int m, int t, int g, int s)
+    {
+        return A_KMAJ ? kmaj_at(m + row_of(g), phys_k(t, s)) : mn_at(phys_k(t, s), m + g);
+    }
     __host__ __device__ constexpr int b_at(int j, int s) const
     {
         return B_KMAJ ? b[s / 2][0] + j * 8 * LINE + s % 2 * 8 : b[j % 2][s % 2] + j / 2 * BOX + s / 2 * 8 * LINE;
@@ -188,7 +199,7 @@ struct frag_bases {
         const int g = lane / 4, t = lane % 4;
         for (int e = 0; e < 2; e++)
             for (int p = 0; p < 2; p++) {
-                a[e][p] = mn_at(phys_k(t, p), wm0 + 8 * e + g);
+                a[e][p] = a_ref(wm0 + 8 * e, t, g, A_KMAJ ? 2 * p : p);
                 b[e][p] = B_KMAJ ? kmaj_at(wn0 + col_of(g), phys_k(t, 2 * e)) : mn_at(phys_k(t, p), wn0 + 8 * e + g);
             }
     }
@@ -202,7 +213,7 @@ struct frag_bases {
                 for (int s = 0; s < 4; s++) {
                     for (int i = 0; i < MI; i++)
                         for (int e = 0; e < 2; e++)
-                            if (f.a_at(i, e, s) != mn_at(phys_k(t, s), wm0 + 16 * i + 8 * e + g)) return false;
+                            if (f.a_at(i, e, s) != a_ref(wm0 + 16 * i + 8 * e, t, g, s)) return false;
                     for (int j = 0; j < NI; j++)
                         if (f.b_at(j, s) != (B_KMAJ ? kmaj_at(wn0 + 8 * j + col_of(g), phys_k(t, s))
                                                     : mn_at(phys_k(t, s), wn0 + 8 * j + g)))
@@ -248,7 +259,15 @@ __device__ __forceinline__ void load_step(frags &x, const unsigned char *As, con
 #pragma unroll
     for (int i = 0; i < MI; i++)
 #pragma unroll
-        for (int v = 0; v < 2 * KS; v++) x.a[i][v] = *reinterpret_cast<const double *>(As + f.a_at(i, v % 2, s0 + v / 2));
+        for (int v = 0; v < 2 * KS; v++) {
+            if (A_KMAJ) { /* a[v], a[v + 2]: slots s and s + 1 of a row, two k side by side */
+                if (v / 2 % 2) continue;
+                const double2 w = *reinterpret_cast<const double2 *>(As + f.a_at(i, v % 2, s0 + v / 2));
+                x.a[i][v] = w.x, x.a[i][v + 2] = w.y;
+            } else {
+                x.a[i][v] = *reinterpret_cast<const double *>(As + f.a_at(i, v % 2, s0 + v / 2));
+            }
+        }
 #pragma unroll
     for (int j = 0; j < NI; j++)
 #pragma unroll
@@ -316,8 +335,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     cluster_sync();
 
     /* Thread 0 has the TMA fill stage kt % STAGES with K tile kt. The A slot is B^T (B's
-     * map, boxes along n) under SWAP, else A^T (A's map, boxes along m); the B slot is A
-     * (K-major) under SWAP, else B (K-major rows for TT, boxes along n for TN). */
+     * map, boxes along n) under SWAP, else A^T (A's map, boxes along m; K-major rows for
+     * NT, a share of them a block of a cluster); the B slot is A (K-major) under SWAP, else
+     * B (K-major rows for TT and NT, boxes along n for TN). */
     const mmt_tmap *const map_a = SWAP ? &tma_b : &tma_a, *const map_b = SWAP ? &tma_a : &tma_b;
     const auto load = [&](int kt) {
         const unsigned s = kt % STAGES, a = As + s * A_STAGE, b = Bs + s * B_STAGE;
@@ -326,8 +346,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         for (int h = 0; h < KH; h++) {
             const int k0 = kt * BK + h * KL;
             const unsigned ah = a + h * A_PIECE, bh = b + h * B_PIECE;
-            for (int j = (int)rank; j < BM / 16; j += CLUSTER)
-                tma_load(ah + j * BOX, map_a, (int)m0 + 16 * j, k0, FULL(s), CLUSTER > 1 ? all : 0);
+            if (A_KMAJ)
+                tma_load(ah + rank * (BM / CLUSTER) * LINE, map_a, k0, (int)m0 + (int)rank * (BM / CLUSTER), FULL(s),
+                         CLUSTER > 1 ? all : 0);
+            else
+                for (int j = (int)rank; j < BM / 16; j += CLUSTER)
+                    tma_load(ah + j * BOX, map_a, (int)m0 + 16 * j, k0, FULL(s), CLUSTER > 1 ? all : 0);
             if (B_KMAJ)
                 tma_load(bh, map_b, k0, (int)n0, FULL(s), 0);
             else
@@ -388,8 +412,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         if (++s == STAGES) s = 0, phase ^= 1;
     }
 
-    /* Epilogue: acc[i][j][v] is the tile's row wm0 + 16 i + g + 8 (v / 2), column wn0 +
-     * 8 j + col_of(2 t + v % 2). C = alpha * acc + beta * C (beta == 0: C is not read);
+    /* Epilogue: acc[i][j][v] is the tile's row wm0 + 16 i + row_of(g) + 8 (v / 2), column
+     * wn0 + 8 j + col_of(2 t + v % 2). C = alpha * acc + beta * C (beta == 0: C is not read);
      * under SWAP the tile is C^T's, written a double at a time (eight lanes write 64
      * contiguous bytes); an N-major B slot keeps a lane's two columns side by side,
      * which go out as one 16-byte access where C allows it. */
@@ -402,7 +426,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     for (int i = 0; i < MI; i++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const long long row = m0 + wm0 + 16 * i + 8 * h + g;
+            const long long row = m0 + wm0 + 16 * i + 8 * h + row_of(g);
             if (row >= M) continue;
 #pragma unroll
             for (int j = 0; j < NI; j++) {
