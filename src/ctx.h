@@ -42,11 +42,11 @@ typedef struct loaded {
  * the alignment of A and B (mmt_align_bytes of pointer and row pitch), because lookups
  * check configurations against it: one that needs 16-byte rows must never serve 2-byte
  * ones; that of C where it decides whether the vendor takes the call (FP8: cuBLASLt
- * writes 16-byte aligned rows alone; 0 elsewhere), and for FP8 C whether beta is 0 (cuBLASLt
- * takes FP8 C at beta 0 alone; 0 elsewhere); whether the call may run f32x3 for an f32 problem (mmt_sgemm under
- * MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the plain f32 one; and whether it
- * must be reproducible bit for bit (mmt_set_reproducible: no atomic split-K) and whether it
- * may run Strassen-Winograd levels (MMT_ALLOW_STRASSEN). */
+ * writes 16-byte aligned rows alone; 0 elsewhere), and for FP8 C whether beta is 0
+ * (cuBLASLt takes FP8 C at beta 0 alone; 0 elsewhere); whether the call may run f32x3 for
+ * an f32 problem (mmt_sgemm under MMT_SGEMM_ALLOW_F32X3), whose answer may differ from the
+ * plain f32 one; and whether it must be reproducible bit for bit (mmt_set_reproducible: no
+ * atomic split-K) and whether it may run Strassen-Winograd levels (MMT_ALLOW_STRASSEN). */
 typedef struct call_key {
     mmt_problem problem;
     int align_a, align_b, align_c;

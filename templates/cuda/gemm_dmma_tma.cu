@@ -27,8 +27,8 @@
  *
  * Shared memory: a stage holds KH pieces of 16 k; in each the A slot is BM / 16 boxes of 16
  * k rows x 16 doubles (128 bytes a row), or BM rows of 16 k (K-major), and the B slot BN
- * rows of 16 k (K-major) or BN / 16 such boxes, all in the TMA's 128-byte swizzle (the 16-byte chunk c of row r at c ^ (r %
- * 8)). The k an mma
+ * rows of 16 k (K-major) or BN / 16 such boxes, all in the TMA's 128-byte swizzle (the
+ * 16-byte chunk c of row r at c ^ (r % 8)). The k an mma
  * step takes is a free choice as long as both slots agree: lane t's k slots t, t + 4, t + 8,
  * t + 12 are the stage's k 2t, 2t + 1, 2t + 8, 2t + 9, so a K-major B column gives two of
  * them in one 16-byte load, and the eight k rows a half warp reads of the A slot fall in
