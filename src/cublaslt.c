@@ -240,7 +240,9 @@ static void plan_make(mmt_cublaslt *lt, plan *pl, const mmt_gemm_params *p)
                                    (uint32_t)k->align_c};
         int set = 1;
         for (int i = 0; i < 4; i++) set &= lt->pref_set(pref, PREF_ALIGN_A + i, &align[i], sizeof align[i]) == 0;
-        found = set && lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->ld ? pl->ld : pl->lc, pref, 1, &best, &found) == 0 &&
+        found = set &&
+                lt->heuristic(lt->h, pl->desc, pl->la, pl->lb, pl->lc, pl->ld ? pl->ld : pl->lc, pref, 1, &best,
+                              &found) == 0 &&
                 found == 1 && best.state == 0 &&
                 (best.workspace_size == 0 ||
                  (k->workspace && tensor_cores && lt->cuda && best.workspace_size <= HEURISTIC_WORKSPACE));
