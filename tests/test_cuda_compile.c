@@ -331,9 +331,11 @@ static void sample_dmma_tma(const mmt_device_info *dev)
         spilled += sample_with(fam, dev, &p, "CLUSTER", 2);
         spilled += sample_with(fam, dev, &p, "KH", 2);
     }
-    /* NT's largest warp tile the prune keeps: 254 registers */
+    /* NT's largest tiles, as NN's (its A slot's two loads kept apart: 255 registers, none spilled) */
     spilled +=
-        compile_measured(fam, dev, &p, "BM=128,BN=32,WARPS_M=1,WARPS_N=4,STAGES=4,MMA_K=8,GROUP_M=8,CLUSTER=1,KH=1");
+        compile_measured(fam, dev, &p, "BM=64,BN=256,WARPS_M=2,WARPS_N=4,STAGES=4,MMA_K=8,GROUP_M=8,CLUSTER=1,KH=1");
+    spilled +=
+        compile_measured(fam, dev, &p, "BM=128,BN=64,WARPS_M=2,WARPS_N=2,STAGES=4,MMA_K=8,GROUP_M=8,CLUSTER=2,KH=2");
     p.trans_a = p.trans_b = 0;
     /* an untuned aligned fp64 NN problem of many tiles: the `defaults:` entry */
     int entry;

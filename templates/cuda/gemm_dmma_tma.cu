@@ -22,8 +22,8 @@
  * there is one; its B operand (two k of one column side by side) is the K-major one where
  * there is one, read 16 bytes at a time. So NN computes C^T = B^T A^T (B^T in the A slot, A
  * in the B slot, C written transposed), TT computes C = A B as stored, TN has both operands
- * M/N-major, and NT both K-major: its A slot is read as the K-major B slot is, two k of a
- * row in one 16-byte load. Below, M and N are the tile's (C^T's under SWAP).
+ * M/N-major, and NT both K-major: its A slot is read a double at a time too, with its rows
+ * spread as the K-major B slot's columns are. Below, M and N are the tile's (C^T's under SWAP).
  *
  * Shared memory: a stage holds KH pieces of 16 k; in each the A slot is BM / 16 boxes of 16
  * k rows x 16 doubles (128 bytes a row), or BM rows of 16 k (K-major), and the B slot BN
@@ -178,12 +178,19 @@ __host__ __device__ constexpr int row_of(int g) { return A_KMAJ ? (g % 2) * 4 + 
  * kmaj_at(w0 + 8 j + col_of(g), phys_k(t, s)) or mn_at(phys_k(t, s), w0 + 8 j + g). exact():
  * so for every lane and warp, checked at compile time. */
 struct frag_bases {
-    int a[2][2]; /* [e][s % 2]; K-major: [e][s / 2] */
+    int a[2][2]; /* [e][s % 2]; K-major: [e][s / 2], the even slot's */
     int b[2][2]; /* K-major: [s / 2][0]; N-major: [j % 2][s % 2] */
+    /* K-major: [e][s / 2], the odd slot's, 8 bytes on. A base of its own, opaque to the
+     * compiler, keeps the two slots' loads apart: merged into one 16-byte load, a0 and a2
+     * of the mma's operand came side by side and ptxas moved every pair into place (NT at
+     * 64 x 256 on 2 x 4 warps: 255 registers and 56 bytes spilled; now 255 and none, as TT).
+     * The price: a half warp's 8-byte loads meet two to a bank. */
+    int a_odd[2][A_KMAJ ? 2 : 1];
 
     __host__ __device__ constexpr int a_at(int i, int e, int s) const
     {
-        return A_KMAJ ? a[e][s / 2] + i * 16 * LINE + s % 2 * 8 : a[e][s % 2] + i * BOX + s / 2 * 8 * LINE;
+        return A_KMAJ ? (s % 2 ? a_odd[e][s / 2] : a[e][s / 2]) + i * 16 * LINE
+                      : a[e][s % 2] + i * BOX + s / 2 * 8 * LINE;
     }
     /* the A slot's element as exact() reads it from the layout */
     static __host__ __device__ constexpr int a_ref(int m, int t, int g, int s)
@@ -200,6 +207,7 @@ struct frag_bases {
         for (int e = 0; e < 2; e++)
             for (int p = 0; p < 2; p++) {
                 a[e][p] = a_ref(wm0 + 8 * e, t, g, A_KMAJ ? 2 * p : p);
+                if (A_KMAJ) a_odd[e][p] = a[e][p] + 8;
                 b[e][p] = B_KMAJ ? kmaj_at(wn0 + col_of(g), phys_k(t, 2 * e)) : mn_at(phys_k(t, p), wn0 + 8 * e + g);
             }
     }
@@ -259,15 +267,8 @@ __device__ __forceinline__ void load_step(frags &x, const unsigned char *As, con
 #pragma unroll
     for (int i = 0; i < MI; i++)
 #pragma unroll
-        for (int v = 0; v < 2 * KS; v++) {
-            if (A_KMAJ) { /* a[v], a[v + 2]: slots s and s + 1 of a row, two k side by side */
-                if (v / 2 % 2) continue;
-                const double2 w = *reinterpret_cast<const double2 *>(As + f.a_at(i, v % 2, s0 + v / 2));
-                x.a[i][v] = w.x, x.a[i][v + 2] = w.y;
-            } else {
-                x.a[i][v] = *reinterpret_cast<const double *>(As + f.a_at(i, v % 2, s0 + v / 2));
-            }
-        }
+        for (int v = 0; v < 2 * KS; v++)
+            x.a[i][v] = *reinterpret_cast<const double *>(As + f.a_at(i, v % 2, s0 + v / 2));
 #pragma unroll
     for (int j = 0; j < NI; j++)
 #pragma unroll
@@ -386,7 +387,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         /* opaque to the compiler: ptxas had recomputed the bases from the thread index at
          * every K step (about 50 instructions beside 32 mma) to spare their registers */
         for (int e = 0; e < 2; e++)
-            for (int q = 0; q < 2; q++) asm volatile("" : "+r"(f.a[e][q]), "+r"(f.b[e][q]));
+            for (int q = 0; q < 2; q++) {
+                asm volatile("" : "+r"(f.a[e][q]), "+r"(f.b[e][q]));
+                if (A_KMAJ) asm volatile("" : "+r"(f.a_odd[e][q % (A_KMAJ ? 2 : 1)]));
+            }
         const unsigned sn = s + 1 == STAGES ? 0 : s + 1, pn = sn ? phase : phase ^ 1;
 #pragma unroll
         for (int q = 0; q < STEPS; q++) {
