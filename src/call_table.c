@@ -807,8 +807,8 @@ int mmt_table_repeat(mmt_ctx *ctx, const mmt_table_hit *hit, double alpha, const
     const int es = mmt_dtype_size(hit->problem.dtype);
     if (mmt_align_bytes((uintptr_t)gp.a, gp.lda * es) != hit->align_a ||
         mmt_align_bytes((uintptr_t)gp.b, gp.ldb * es) != hit->align_b ||
-        (hit->align_c && key_align_c(&hit->problem, &gp) != hit->align_c) || /* 0: not keyed (not FP8) */
-        key_beta_zero(&hit->problem, beta) != hit->beta_zero)
+        (hit->align_c && /* 0: not keyed (not FP8), nor is beta */
+         (key_align_c(&hit->problem, &gp) != hit->align_c || key_beta_zero(&hit->problem, beta) != hit->beta_zero)))
         return 0;
     *st = run_entry(ctx, &hit->problem, hit->mod, &hit->geometry, NULL, hit->route, hit->miss, &gp, err);
     return 1;

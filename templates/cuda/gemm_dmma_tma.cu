@@ -167,10 +167,12 @@ __host__ __device__ constexpr int mn_at(int k, int x)
 __host__ __device__ constexpr int kmaj_at(int x, int k) { return x * LINE + (((k / 2 % 8) ^ (x % 8)) << 4) + k % 2 * 8; }
 /* The stage's k of lane t's k slot t + 4 s. */
 __host__ __device__ constexpr int phys_k(int t, int s) { return 2 * t + s % 2 + 8 * (s / 2); }
-/* The tile column of the mma's column c (within eight): a K-major B slot spreads them. */
-__host__ __device__ constexpr int col_of(int c) { return B_KMAJ ? (c % 2) * 4 + c / 2 : c; }
-/* The tile row of the mma's row g (within eight): a K-major A slot spreads them likewise. */
-__host__ __device__ constexpr int row_of(int g) { return A_KMAJ ? (g % 2) * 4 + g / 2 : g; }
+/* rho(x) = 4 (x % 2) + x / 2 within eight: the two lines a quarter warp reads of a K-major
+ * slot lie half a line apart in the swizzle. The tile column of the mma's column c (a
+ * K-major B slot spreads them), and the tile row of its row g (a K-major A slot likewise). */
+__host__ __device__ constexpr int rho(int x) { return x % 2 * 4 + x / 2; }
+__host__ __device__ constexpr int col_of(int c) { return B_KMAJ ? rho(c) : c; }
+__host__ __device__ constexpr int row_of(int g) { return A_KMAJ ? rho(g) : g; }
 
 /* Where lane 4 g + t reads its fragments in a stage, as a few bases plus immediates. The A
  * slot's element (tile i, row half e, slot s) is at mn_at(phys_k(t, s), w0 + 16 i + 8 e + g)
@@ -185,17 +187,21 @@ struct frag_bases {
      * of the mma's operand came side by side and ptxas moved every pair into place (NT at
      * 64 x 256 on 2 x 4 warps: 255 registers and 56 bytes spilled; now 255 and none, as TT).
      * The price: a half warp's 8-byte loads meet two to a bank. */
-    int a_odd[2][A_KMAJ ? 2 : 1];
+    int a_odd[2][2];
 
     __host__ __device__ constexpr int a_at(int i, int e, int s) const
     {
         return A_KMAJ ? (s % 2 ? a_odd[e][s / 2] : a[e][s / 2]) + i * 16 * LINE
                       : a[e][s % 2] + i * BOX + s / 2 * 8 * LINE;
     }
-    /* the A slot's element as exact() reads it from the layout */
+    /* the slots' elements as exact() reads them from the layout */
     static __host__ __device__ constexpr int a_ref(int m, int t, int g, int s)
     {
         return A_KMAJ ? kmaj_at(m + row_of(g), phys_k(t, s)) : mn_at(phys_k(t, s), m + g);
+    }
+    static __host__ __device__ constexpr int b_ref(int n, int t, int g, int s)
+    {
+        return B_KMAJ ? kmaj_at(n + col_of(g), phys_k(t, s)) : mn_at(phys_k(t, s), n + g);
     }
     __host__ __device__ constexpr int b_at(int j, int s) const
     {
@@ -208,7 +214,7 @@ struct frag_bases {
             for (int p = 0; p < 2; p++) {
                 a[e][p] = a_ref(wm0 + 8 * e, t, g, A_KMAJ ? 2 * p : p);
                 if (A_KMAJ) a_odd[e][p] = a[e][p] + 8;
-                b[e][p] = B_KMAJ ? kmaj_at(wn0 + col_of(g), phys_k(t, 2 * e)) : mn_at(phys_k(t, p), wn0 + 8 * e + g);
+                b[e][p] = B_KMAJ ? b_ref(wn0, t, g, 2 * e) : b_ref(wn0 + 8 * e, t, g, p);
             }
     }
     static __host__ __device__ constexpr bool exact()
@@ -223,9 +229,7 @@ struct frag_bases {
                         for (int e = 0; e < 2; e++)
                             if (f.a_at(i, e, s) != a_ref(wm0 + 16 * i + 8 * e, t, g, s)) return false;
                     for (int j = 0; j < NI; j++)
-                        if (f.b_at(j, s) != (B_KMAJ ? kmaj_at(wn0 + 8 * j + col_of(g), phys_k(t, s))
-                                                    : mn_at(phys_k(t, s), wn0 + 8 * j + g)))
-                            return false;
+                        if (f.b_at(j, s) != b_ref(wn0 + 8 * j, t, g, s)) return false;
                 }
             }
         return true;
@@ -389,7 +393,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         for (int e = 0; e < 2; e++)
             for (int q = 0; q < 2; q++) {
                 asm volatile("" : "+r"(f.a[e][q]), "+r"(f.b[e][q]));
-                if (A_KMAJ) asm volatile("" : "+r"(f.a_odd[e][q % (A_KMAJ ? 2 : 1)]));
+                if (A_KMAJ) asm volatile("" : "+r"(f.a_odd[e][q]));
             }
         const unsigned sn = s + 1 == STAGES ? 0 : s + 1, pn = sn ? phase : phase ^ 1;
 #pragma unroll
