@@ -307,8 +307,8 @@ static void sample_dmma(const mmt_device_info *dev)
 }
 
 /* The fp64 tensor-core space fed by the TMA: NN (as C^T = B^T A^T), TN, TT and NT, the default
- * and spread samples, odd sizes (the TMA zero-fills the edges), m16n8k16, clusters, and the
- * largest tiles the prune keeps, which must not spill. */
+ * and spread samples, odd sizes (the TMA zero-fills the edges), m16n8k16, clusters, split-K,
+ * and the largest tiles the prune keeps, which must not spill. */
 static void sample_dmma_tma(const mmt_device_info *dev)
 {
     mmt_family *fam = NULL;
@@ -331,6 +331,15 @@ static void sample_dmma_tma(const mmt_device_info *dev)
         spilled += sample_with(fam, dev, &p, "CLUSTER", 2);
         spilled += sample_with(fam, dev, &p, "KH", 2);
     }
+    for (int t = 0; t < 4; t++) { /* few tiles over a long K: slices of K summed in order, kept by the prune */
+        p.trans_a = t & 1, p.trans_b = t >> 1, p.m = p.n = 512, p.k = 4096;
+        spilled += sample_with(fam, dev, &p, "SPLITK", 4);
+        spilled += compile_measured(fam, dev, &p,
+                                    "BM=64,BN=128,WARPS_M=2,WARPS_N=4,STAGES=4,MMA_K=8,GROUP_M=8,CLUSTER=1,KH=1,SPLITK=4");
+    }
+    spilled +=
+        compile_measured(fam, dev, &p, "BM=128,BN=128,WARPS_M=4,WARPS_N=2,STAGES=4,MMA_K=8,GROUP_M=1,CLUSTER=2,KH=2,SPLITK=8");
+    p.trans_a = 0, p.trans_b = 1, p.m = p.n = p.k = 4096;
     /* NT's largest tiles, as NN's (its A slot's two loads kept apart: 255 registers, none spilled) */
     spilled +=
         compile_measured(fam, dev, &p, "BM=64,BN=256,WARPS_M=2,WARPS_N=4,STAGES=4,MMA_K=8,GROUP_M=8,CLUSTER=1,KH=1");

@@ -85,7 +85,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         } else {
             pick(fam, &p, 1, NULL, 0, 1, list, &n);
         }
-        if (!tma64 && (kd.out == MMT_F32 || !strstr(fam->name, "gemm_mma"))) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
+        if (kd.out == MMT_F32 || !strstr(fam->name, "gemm_mma")) pick(fam, &r, 0, "SPLITK", 1, 1, list, &n);
         if (swaps) pick_where(fam, &p, 0, "SWAP", 1, 1, 1, list, &n);
         if (dswaps) pick_where(fam, &r, 0, "SWAP", 1, 1, 1, list, &n);
         if (fp8) pick_where(fam, &r, 0, "PROMOTE", 1, 1, 1, list, &n); /* split-K, partial sums promoted */
@@ -112,6 +112,7 @@ static void test_kind(const mmt_family *fam, kind kd, int ta, int tb)
         pick(fam, &p, 0, "KH", 1, 2, list, &n);        /* stages of 32 k (a ragged last one) */
         pick(fam, &w, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation (NN: over C^T's 2200 rows) */
         pick_where(fam, &p, 0, "BM", 128, 1, 2, list, &n); /* the tall tiles, near 255 registers */
+        pick(fam, &r, 0, "SPLITK", 1, 2, list, &n);    /* slices of K summed in order */
     } else if (strstr(fam->name, "dmma")) {
         pick(fam, &p, 1, NULL, 0, 1, list, &n);        /* odd rows: 8-byte copies */
         pick(fam, &q, 0, "GROUP_M", 1, 1, list, &n);   /* rasterisation */

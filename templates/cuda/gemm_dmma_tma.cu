@@ -37,11 +37,14 @@
  * in the swizzle; a K-major A slot gives its row g the tile row rho(g) likewise. The TMA
  * zero-fills what lies outside the matrices: edges need no code.
  *
- * Launch (the space's launch section): grid CLUSTER * ceil(M / BM) * ceil(N / (CLUSTER BN)),
- * tiles in GROUP_M-row groups of cluster tiles (mmt_grid.h), block 32 * WARPS_M * WARPS_N,
- * dynamic shared memory SMEM bytes; the backend passes the tensor maps of A and B
- * (boxes tma_a and tma_b, 128-byte swizzle) after the parameters. BLAS rules: beta == 0 ->
- * C is not read; alpha == 0 or K == 0 -> A and B are not read.
+ * Launch (the space's launch section): grid (CLUSTER * ceil(M / BM) * ceil(N / (CLUSTER BN)),
+ * 1, SPLITK), tiles in GROUP_M-row groups of cluster tiles (mmt_grid.h), block 32 * WARPS_M *
+ * WARPS_N, dynamic shared memory SMEM bytes; the backend passes the tensor maps of A and B
+ * (boxes tma_a and tma_b, 128-byte swizzle) after the parameters. With SPLITK > 1 (few
+ * tiles over a long K) each z is a slice of K, the module exports mmt_gemm_pre, launched
+ * first, which zeroes a counter per tile in the workspace, and each tile's last slice to
+ * arrive adds the slices' partial sums in the order of K and writes C (mmt_serial_splitk.h).
+ * BLAS rules: beta == 0 -> C is not read; alpha == 0 or K == 0 -> A and B are not read.
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_90a). */
 
@@ -81,6 +84,9 @@
 #endif
 #ifndef KH
 #define KH 1 /* pieces of 16 k a stage holds (1 or 2): fewer barrier waits */
+#endif
+#ifndef SPLITK
+#define SPLITK 0 /* slices of K (the grid's z), summed in the order of K by each tile's last slice; 0: K whole */
 #endif
 
 /* ---- derived ------------------------------------------------------------------------ */
@@ -125,7 +131,11 @@
 #if defined(SMEM) && SMEM != SMEM_ /* the space's SMEM is what the launch gives */
 #error "SMEM does not match the stages of this instance"
 #endif
-#define SPLITK 1 /* mmt_grid.h: no slices of K */
+#if SPLITK == 0 /* mmt_grid.h and mmt_serial_splitk.h count the slices: one */
+#undef SPLITK
+#define SPLITK 1
+#endif
+#define SERIAL 1 /* mmt_serial_splitk.h: slices are always summed in the order of K (the same bits every run) */
 
 #if BM % (16 * WARPS_M) || BN % (8 * WARPS_N) || (!B_KMAJ && WTN % 16)
 #error "warp tiles are multiples of 16 x 8 (16 x 16 with an N-major B slot)"
@@ -144,6 +154,9 @@
 #endif
 #if KH != 1 && KH != 2
 #error "KH is 1 or 2"
+#endif
+#if SPLITK > 16
+#error "SPLITK is 0 to 16"
 #endif
 #if CLUSTER > 1 && BM / 16 < CLUSTER
 #error "with multicast each block of a cluster loads a box of the A slot"
@@ -298,6 +311,13 @@ __device__ __forceinline__ void mma_step(double (&acc)[MI][NI][4], const frags &
 /* ---- the kernel ----------------------------------------------------------------------- */
 
 #include "mmt_grid.h"
+#include "mmt_serial_splitk.h"
+
+/* The grid's blocks a slice of K: tiles of BM x BN, whole clusters along n. */
+__device__ __forceinline__ long long slice_blocks(long long M, long long N)
+{
+    return CLUSTER * ((M + BM - 1) / BM) * ((N + (long long)CLUSTER * BN - 1) / (CLUSTER * BN));
+}
 
 #if CLUSTER > 1
 #define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
@@ -326,8 +346,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     mmt_place_tile(blockIdx.x / CLUSTER, tiles_m, ctiles_n, tm, tn);
     const unsigned rank = cluster_rank();
     const long long m0 = tm * BM, n0 = (tn * CLUSTER + rank) * BN;
-    /* alpha == 0 or K == 0: C = beta C, A and B are not read */
-    const int ktiles = p.alpha == 0.0 ? 0 : (int)((K + BK - 1) / BK);
+    /* This slice's K range (an empty one still counts itself in); alpha == 0 or K == 0:
+     * C = beta C, A and B are not read */
+    long long kbeg = 0, kend = K;
+#if SPLITK > 1
+    mmt_slice_range(K, blockIdx.z, kbeg, kend);
+    if (kbeg > kend) kbeg = kend;
+#endif
+    const int ktiles = p.alpha == 0.0 ? 0 : (int)((kend - kbeg + BK - 1) / BK);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
     if (threadIdx.x == 0) {
@@ -349,7 +375,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         const unsigned short all = (unsigned short)((1u << CLUSTER) - 1);
         mbar_expect_tx(FULL(s), A_STAGE + B_STAGE);
         for (int h = 0; h < KH; h++) {
-            const int k0 = kt * BK + h * KL;
+            const int k0 = (int)kbeg + kt * BK + h * KL;
             const unsigned ah = a + h * A_PIECE, bh = b + h * B_PIECE;
             if (A_KMAJ)
                 tma_load(ah + rank * (BM / CLUSTER) * LINE, map_a, k0, (int)m0 + (int)rank * (BM / CLUSTER), FULL(s),
@@ -420,6 +446,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         if (++s == STAGES) s = 0, phase ^= 1;
     }
 
+    /* Split-K: the tile's last slice to arrive sums the slices' partial sums in the order of
+     * K (mmt_serial_splitk.h; blockIdx.x is the tile) and alone writes C. */
+#if SPLITK > 1
+    if (p.workspace_size < sk_last_bytes(slice_blocks(M, N), BM * BN * 8)) __trap(); /* sized by the space */
+    const bool last = sk_last_sum(p.workspace, slice_blocks(M, N), blockIdx.x,
+                                  reinterpret_cast<double (&)[MI * NI * 4]>(acc));
+#else
+    const bool last = true;
+#endif
+
     /* Epilogue: acc[i][j][v] is the tile's row wm0 + 16 i + row_of(g) + 8 (v / 2), column
      * wn0 + 8 j + col_of(2 t + v % 2). C = alpha * acc + beta * C (beta == 0: C is not read);
      * under SWAP the tile is C^T's, written a double at a time (eight lanes write 64
@@ -431,7 +467,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     const int g = lane / 4, t = lane % 4;
     const bool cvec = !B_KMAJ && reinterpret_cast<unsigned long long>(C) % 16 == 0 && ldc % 2 == 0;
 #pragma unroll
-    for (int i = 0; i < MI; i++)
+    for (int i = 0; i < MI && last; i++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const long long row = m0 + wm0 + 16 * i + 8 * h + row_of(g);
@@ -459,3 +495,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
      * or arrive on its barriers */
     if (CLUSTER > 1) cluster_sync();
 }
+
+#if SPLITK > 1
+/* Before the kernel, any 1-D launch (it strides): the tiles' counters zeroed (the workspace
+ * the space's launch asks for). */
+extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
+{
+    const long long blocks = slice_blocks(SWAP ? p.n : p.m, SWAP ? p.m : p.n);
+    if (p.workspace_size < sk_last_bytes(blocks, BM * BN * 8)) __trap();
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < blocks; i += stride)
+        static_cast<int *>(p.workspace)[i] = 0;
+}
+#endif
