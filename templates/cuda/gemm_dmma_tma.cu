@@ -41,10 +41,11 @@
  * 1, SPLITK), tiles in GROUP_M-row groups of cluster tiles (mmt_grid.h), block 32 * WARPS_M *
  * WARPS_N, dynamic shared memory SMEM bytes; the backend passes the tensor maps of A and B
  * (boxes tma_a and tma_b, 128-byte swizzle) after the parameters. With SPLITK > 1 (few
- * tiles over a long K) each z is a slice of K, the module exports mmt_gemm_pre, launched
- * first, which zeroes a counter per tile in the workspace, and each tile's last slice to
- * arrive adds the slices' partial sums in the order of K and writes C (mmt_serial_splitk.h).
- * BLAS rules: beta == 0 -> C is not read; alpha == 0 or K == 0 -> A and B are not read.
+ * tiles over a long K) each z is a slice of K and a tile's slices are one cluster: each
+ * leaves its partial sums in its own shared memory, and each sums a share of the tile's rows
+ * over the slices, in the order of K, reading the others' through distributed shared memory
+ * (no workspace, no pass before, the same bits every run). BLAS rules: beta == 0 -> C is
+ * not read; alpha == 0 or K == 0 -> A and B are not read.
  *
  * Every knob has a default, so the file compiles by itself (nvrtc, -std=c++17, sm_90a). */
 
@@ -86,7 +87,7 @@
 #define KH 1 /* pieces of 16 k a stage holds (1 or 2): fewer barrier waits */
 #endif
 #ifndef SPLITK
-#define SPLITK 0 /* slices of K (the grid's z), summed in the order of K by each tile's last slice; 0: K whole */
+#define SPLITK 0 /* slices of K (the grid's z), a cluster a tile, summed in the order of K; 0: K whole */
 #endif
 
 /* ---- derived ------------------------------------------------------------------------ */
@@ -131,11 +132,11 @@
 #if defined(SMEM) && SMEM != SMEM_ /* the space's SMEM is what the launch gives */
 #error "SMEM does not match the stages of this instance"
 #endif
-#if SPLITK == 0 /* mmt_grid.h and mmt_serial_splitk.h count the slices: one */
+#if SPLITK == 0 /* mmt_grid.h counts the slices: one */
 #undef SPLITK
 #define SPLITK 1
 #endif
-#define SERIAL 1 /* mmt_serial_splitk.h: slices are always summed in the order of K (the same bits every run) */
+#define RP (BN + 1) /* doubles a row of the partial sums in shared memory (odd: a column's reads miss no bank) */
 
 #if BM % (16 * WARPS_M) || BN % (8 * WARPS_N) || (!B_KMAJ && WTN % 16)
 #error "warp tiles are multiples of 16 x 8 (16 x 16 with an N-major B slot)"
@@ -155,8 +156,11 @@
 #if KH != 1 && KH != 2
 #error "KH is 1 or 2"
 #endif
-#if SPLITK > 16
-#error "SPLITK is 0 to 16"
+#if CLUSTER * SPLITK > 8
+#error "a cluster (CLUSTER blocks along n times SPLITK slices) has at most 8 blocks"
+#endif
+#if SPLITK > 1 && (BM % SPLITK || BM * RP * 8 > STAGES * (A_STAGE + B_STAGE))
+#error "with slices of K the stages hold the tile's partial sums, and each slice sums whole rows"
 #endif
 #if CLUSTER > 1 && BM / 16 < CLUSTER
 #error "with multicast each block of a cluster loads a box of the A slot"
@@ -311,19 +315,48 @@ __device__ __forceinline__ void mma_step(double (&acc)[MI][NI][4], const frags &
 /* ---- the kernel ----------------------------------------------------------------------- */
 
 #include "mmt_grid.h"
-#include "mmt_serial_splitk.h"
 
-/* The grid's blocks a slice of K: tiles of BM x BN, whole clusters along n. */
-__device__ __forceinline__ long long slice_blocks(long long M, long long N)
-{
-    return CLUSTER * ((M + BM - 1) / BM) * ((N + (long long)CLUSTER * BN - 1) / (CLUSTER * BN));
-}
-
-#if CLUSTER > 1
-#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+#if CLUSTER > 1 || SPLITK > 1
+#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, SPLITK)
 #else
 #define CLUSTER_DIMS
 #endif
+
+/* This block's place along n in its cluster (the blocks that share the A slot). */
+__device__ __forceinline__ unsigned pair_rank()
+{
+#if CLUSTER > 1 && SPLITK == 1
+    return cluster_rank();
+#elif CLUSTER > 1
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctaid.x;\n" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+/* Every thread of every block of the cluster: what each wrote to shared memory before is
+ * visible to all after. */
+__device__ __forceinline__ void cluster_barrier()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* The shared address addr of this block as block `cta` of the cluster has it, and a double
+ * read there. */
+__device__ __forceinline__ unsigned cluster_map(unsigned addr, unsigned cta)
+{
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(cta));
+    return r;
+}
+__device__ __forceinline__ double cluster_ld(unsigned addr)
+{
+    double v;
+    asm volatile("ld.shared::cluster.f64 %0, [%1];\n" : "=d"(v) : "r"(addr) : "memory");
+    return v;
+}
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     mmt_gemm(mmt_gemm_params p, const __grid_constant__ mmt_tmap tma_a, const __grid_constant__ mmt_tmap tma_b,
@@ -344,7 +377,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     const long long tiles_m = (M + BM - 1) / BM, ctiles_n = (N + (long long)CLUSTER * BN - 1) / (CLUSTER * BN);
     long long tm, tn;
     mmt_place_tile(blockIdx.x / CLUSTER, tiles_m, ctiles_n, tm, tn);
-    const unsigned rank = cluster_rank();
+    /* rank along n; the cluster's blocks are ranked x first, so this slice's pair starts at
+     * pair0 */
+    const unsigned rank = pair_rank(), pair0 = SPLITK > 1 ? blockIdx.z * CLUSTER : 0;
     const long long m0 = tm * BM, n0 = (tn * CLUSTER + rank) * BN;
     /* This slice's K range (an empty one still counts itself in); alpha == 0 or K == 0:
      * C = beta C, A and B are not read */
@@ -372,7 +407,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     const mmt_tmap *const map_a = SWAP ? &tma_b : &tma_a, *const map_b = SWAP ? &tma_a : &tma_b;
     const auto load = [&](int kt) {
         const unsigned s = kt % STAGES, a = As + s * A_STAGE, b = Bs + s * B_STAGE;
-        const unsigned short all = (unsigned short)((1u << CLUSTER) - 1);
+        const unsigned short all = (unsigned short)(((1u << CLUSTER) - 1) << pair0);
         mbar_expect_tx(FULL(s), A_STAGE + B_STAGE);
         for (int h = 0; h < KH; h++) {
             const int k0 = (int)kbeg + kt * BK + h * KL;
@@ -435,7 +470,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         if (STEPS % 2) F[0] = F[1]; /* the next stage's first step is in F[1] */
         __syncwarp();
         if (lane == 0)
-            for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), r);
+            for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive(EMPTY(s), pair0 + r);
         /* The stage before this one is refilled once every warp of the cluster has read
          * it (the TMA writes the A slot into both blocks): by now they mostly have, where
          * this stage's own readers would keep thread 0 waiting for the slowest warp. */
@@ -446,28 +481,55 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
         if (++s == STAGES) s = 0, phase ^= 1;
     }
 
-    /* Split-K: the tile's last slice to arrive sums the slices' partial sums in the order of
-     * K (mmt_serial_splitk.h; blockIdx.x is the tile) and alone writes C. */
-#if SPLITK > 1
-    if (p.workspace_size < sk_last_bytes(slice_blocks(M, N), BM * BN * 8)) __trap(); /* sized by the space */
-    const bool last = sk_last_sum(p.workspace, slice_blocks(M, N), blockIdx.x,
-                                  reinterpret_cast<double (&)[MI * NI * 4]>(acc));
-#else
-    const bool last = true;
-#endif
-
     /* Epilogue: acc[i][j][v] is the tile's row wm0 + 16 i + row_of(g) + 8 (v / 2), column
-     * wn0 + 8 j + col_of(2 t + v % 2). C = alpha * acc + beta * C (beta == 0: C is not read);
-     * under SWAP the tile is C^T's, written a double at a time (eight lanes write 64
-     * contiguous bytes); an N-major B slot keeps a lane's two columns side by side,
-     * which go out as one 16-byte access where C allows it. */
+     * wn0 + 8 j + col_of(2 t + v % 2). C = alpha * acc + beta * C (beta == 0: C is not read). */
     double *const C = static_cast<double *>(p.c);
     const long long ldc = p.ldc;
     const double alpha = p.alpha, beta = p.beta;
     const int g = lane / 4, t = lane % 4;
+#if SPLITK > 1
+    /* Slices of K: each block's partial sums go to its stages (every warp is done with
+     * them, and every TMA write into them has landed), then block z sums rows z of SPLITK
+     * shares of the tile over the slices 0, 1, ... (the others' through distributed shared
+     * memory) and writes them: consecutive threads along C's contiguous dimension. */
+    __syncthreads();
+    double *const part = reinterpret_cast<double *>(mmt_smem + (base - raw));
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int j = 0; j < NI; j++)
+#pragma unroll
+                for (int v = 0; v < 2; v++) {
+                    const int r = wm0 + 16 * i + 8 * h + row_of(g), c = wn0 + 8 * j + col_of(2 * t + v);
+                    part[r * RP + c] = acc[i][j][2 * h + v];
+                }
+    cluster_barrier();
+    unsigned peer[SPLITK];
+#pragma unroll
+    for (int z = 0; z < SPLITK; z++) peer[z] = cluster_map(base, rank + z * CLUSTER);
+    constexpr int ROWS = BM / SPLITK;
+    const int r0 = blockIdx.z * ROWS;
+    for (int e = threadIdx.x; e < ROWS * BN; e += THREADS) {
+        const int r = r0 + (SWAP ? e % ROWS : e / BN), c = SWAP ? e / ROWS : e % BN;
+        const long long row = m0 + r, col = n0 + c;
+        if (row >= M || col >= N) continue;
+        const unsigned at = (unsigned)(r * RP + c) * 8;
+        double sum = cluster_ld(peer[0] + at);
+#pragma unroll
+        for (int z = 1; z < SPLITK; z++) sum += cluster_ld(peer[z] + at);
+        double *const cp = SWAP ? C + col * ldc + row : C + row * ldc + col;
+        *cp = beta == 0.0 ? alpha * sum : fma(beta, *cp, alpha * sum);
+    }
+    cluster_barrier(); /* no block leaves while another reads its shared memory */
+#else
+    /* Under SWAP the tile is C^T's, written a double at a time (eight lanes write 64
+     * contiguous bytes); an N-major B slot keeps a lane's two columns side by side, which go
+     * out as one 16-byte access where C allows it. */
     const bool cvec = !B_KMAJ && reinterpret_cast<unsigned long long>(C) % 16 == 0 && ldc % 2 == 0;
 #pragma unroll
-    for (int i = 0; i < MI && last; i++)
+    for (int i = 0; i < MI; i++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const long long row = m0 + wm0 + 16 * i + 8 * h + row_of(g);
@@ -494,17 +556,5 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
     /* no block of a cluster leaves while the other may still write into its shared memory
      * or arrive on its barriers */
     if (CLUSTER > 1) cluster_sync();
-}
-
-#if SPLITK > 1
-/* Before the kernel, any 1-D launch (it strides): the tiles' counters zeroed (the workspace
- * the space's launch asks for). */
-extern "C" __global__ void mmt_gemm_pre(mmt_gemm_params p)
-{
-    const long long blocks = slice_blocks(SWAP ? p.n : p.m, SWAP ? p.m : p.n);
-    if (p.workspace_size < sk_last_bytes(blocks, BM * BN * 8)) __trap();
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < blocks; i += stride)
-        static_cast<int *>(p.workspace)[i] = 0;
-}
 #endif
+}
