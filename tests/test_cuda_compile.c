@@ -331,15 +331,16 @@ static void sample_dmma_tma(const mmt_device_info *dev)
         spilled += sample_with(fam, dev, &p, "CLUSTER", 2);
         spilled += sample_with(fam, dev, &p, "KH", 2);
     }
-    for (int t = 0; t < 4; t++) { /* few tiles over a long K: slices of K summed in order, kept by the prune */
+    /* few tiles over a long K: slices of K summed in order (instances the prune keeps) */
+    const char *sliced = "BM=64,BN=128,WARPS_M=2,WARPS_N=4,STAGES=4,MMA_K=8,GROUP_M=1,CLUSTER=1,KH=1,SPLITK=4";
+    for (int t = 0; t < 4; t++) {
         p.trans_a = t & 1, p.trans_b = t >> 1, p.m = p.n = 512, p.k = 4096;
         spilled += sample_with(fam, dev, &p, "SPLITK", 4);
-        spilled += compile_measured(fam, dev, &p,
-                                    "BM=64,BN=128,WARPS_M=2,WARPS_N=4,STAGES=4,MMA_K=8,GROUP_M=1,CLUSTER=1,KH=1,SPLITK=4");
+        spilled += compile_measured(fam, dev, &p, sliced);
     }
     p.trans_a = p.trans_b = 0; /* and in a cluster of 2 x 4 blocks */
-    spilled +=
-        compile_measured(fam, dev, &p, "BM=128,BN=128,WARPS_M=4,WARPS_N=2,STAGES=3,MMA_K=8,GROUP_M=1,CLUSTER=2,KH=2,SPLITK=4");
+    sliced = "BM=128,BN=128,WARPS_M=4,WARPS_N=2,STAGES=3,MMA_K=8,GROUP_M=1,CLUSTER=2,KH=2,SPLITK=4";
+    spilled += compile_measured(fam, dev, &p, sliced);
     p.trans_a = 0, p.trans_b = 1, p.m = p.n = p.k = 4096;
     /* NT's largest tiles, as NN's (its A slot's two loads kept apart: 255 registers, none spilled) */
     spilled +=
